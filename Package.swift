@@ -1,0 +1,71 @@
+// swift-tools-version: 6.1
+// Millrace: a Swift runtime for state machines driven by a libuv event loop, and the daemon
+// `millraced` that hosts them behind a RESP socket. See ../shared/DESIGN.md for the contract.
+//
+// Module dependencies only point downward:
+//   millraced → MillraceHost → MillraceUV → Millrace   (Millrace depends on nothing)
+import PackageDescription
+
+let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+
+let package = Package(
+  name: "Millrace",
+  products: [
+    .library(name: "Millrace", targets: ["Millrace"]),
+    .library(name: "MillraceUV", targets: ["MillraceUV"]),
+    .library(name: "MillraceHost", targets: ["MillraceHost"]),
+    .executable(name: "millraced", targets: ["millraced"]),
+    .executable(name: "millctl", targets: ["millctl"]),
+    .executable(name: "millrace-demo", targets: ["millrace-demo"]),
+  ],
+  dependencies: [
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+  ],
+  targets: [
+    // The core: no Foundation, no dependency, builds as Embedded Swift (`make embedded`).
+    .target(name: "Millrace", swiftSettings: strict),
+
+    // Thin C module maps over system libraries (Debian: libuv1-dev, libsqlite3-dev).
+    .systemLibrary(
+      name: "CLibUV", path: "CSupport/CLibUV", pkgConfig: "libuv",
+      providers: [.apt(["libuv1-dev"])]),
+    .systemLibrary(
+      name: "CSQLite", path: "CSupport/CSQLite", pkgConfig: "sqlite3",
+      providers: [.apt(["libsqlite3-dev"])]),
+
+    .target(name: "MillraceUV", dependencies: ["Millrace", "CLibUV"], swiftSettings: strict),
+    .target(
+      name: "MillraceHost",
+      dependencies: [
+        "MillraceUV", "CSQLite",
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      swiftSettings: strict),
+    .executableTarget(
+      name: "millraced",
+      dependencies: [
+        "MillraceHost",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      swiftSettings: strict),
+    .executableTarget(
+      name: "millctl",
+      dependencies: [
+        "MillraceHost",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ],
+      swiftSettings: strict),
+    .executableTarget(
+      name: "millrace-demo", dependencies: ["Millrace", "MillraceUV"], swiftSettings: strict),
+
+    .testTarget(name: "MillraceTests", dependencies: ["Millrace"], swiftSettings: strict),
+    .testTarget(
+      name: "MillraceUVTests", dependencies: ["MillraceUV", "Millrace"], swiftSettings: strict),
+    .testTarget(
+      name: "MillraceHostTests", dependencies: ["MillraceHost"], swiftSettings: strict),
+    .testTarget(
+      name: "IntegrationTests", dependencies: ["MillraceHost"], swiftSettings: strict),
+  ]
+)

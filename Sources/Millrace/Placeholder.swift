@@ -1,0 +1,1 @@
+// The core module; sources land with the core issue.

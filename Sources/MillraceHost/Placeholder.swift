@@ -1,0 +1,1 @@
+// Placeholder until the MillraceHost issue lands.

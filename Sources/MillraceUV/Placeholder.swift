@@ -1,0 +1,1 @@
+// Placeholder until the MillraceUV issue lands.

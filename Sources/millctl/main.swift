@@ -1,0 +1,1 @@
+print("millctl: not built yet")

@@ -1,0 +1,1 @@
+print("millraced: not built yet")
