@@ -1,0 +1,30 @@
+/// A unit of unidirectional logic: inputs in, state and outputs out, effects on named queues.
+///
+/// The outside can only post inputs and observe replies, outputs and state (through a
+/// `MachineHandle`); only `resolve` changes state. The runtime calls `resolve` for one input
+/// at a time, run-to-completion, on the runtime's thread.
+public protocol Machine {
+  /// What the machine accepts.
+  associatedtype Input
+  /// What the machine remembers between inputs.
+  associatedtype State
+  /// What the machine emits to observers and wired machines.
+  associatedtype Output = Never
+  /// The machine's dependencies, given at spawn time and passed to every resolution.
+  associatedtype Extra = Void
+
+  /// The machine's effect queues: queue `n` has policy `queues[n]`; queue 0 is the default.
+  /// An empty array means a single `merge` queue. Read once, when the machine is spawned.
+  static var queues: [QueuePolicy] { get }
+
+  /// Resolves one input: either handles it (possibly changing `state` and recording
+  /// effects) or rejects it (the runtime then restores the state and discards the effects).
+  static func resolve(
+    _ input: Input, state: inout State, extra: Extra, effects: inout Effects<Input, Output>
+  ) -> Resolution
+}
+
+extension Machine {
+  /// A single `merge` queue.
+  public static var queues: [QueuePolicy] { [.merge] }
+}

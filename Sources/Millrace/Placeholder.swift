@@ -1,1 +1,0 @@
-// The core module; sources land with the core issue.

@@ -1,0 +1,62 @@
+/// Machine trees: routes set up once between machines. Routed inputs are queued like any
+/// other (no re-entrancy); a full target queue is counted and reported as
+/// `Diagnostic.inputQueueFull(target, .route)`.
+extension Runtime {
+  /// Routes each output of `source` to zero or more inputs of `target`: `map` calls `send`
+  /// once per input to deliver.
+  public func outward<Source: Machine, Target: Machine>(
+    from source: MachineHandle<Source>, to target: MachineHandle<Target>,
+    _ map: @escaping (Source.Output, (Target.Input) -> Void) -> Void
+  ) {
+    guard source.box.isAlive else { return }
+    let target = target.box
+    source.box.routes.append { output in
+      map(output) { input in target.enqueue(input, token: 0, source: .route) }
+    }
+  }
+
+  /// Routes each output of `source` to at most one input of `target` (nil: nothing).
+  public func outward<Source: Machine, Target: Machine>(
+    from source: MachineHandle<Source>, to target: MachineHandle<Target>,
+    _ map: @escaping (Source.Output) -> Target.Input?
+  ) {
+    outward(from: source, to: target) { output, send in
+      if let input = map(output) { send(input) }
+    }
+  }
+
+  /// Maps each output of `handle` back into its own inputs (`.back`), or lets it pass up to
+  /// observers and outward routes (`.pass`). A later call replaces the earlier redirect.
+  public func redirect<M: Machine>(
+    _ handle: MachineHandle<M>, _ map: @escaping (M.Output) -> Redirection<M.Input>
+  ) {
+    guard handle.box.isAlive else { return }
+    handle.box.redirect = map
+  }
+
+  /// A port that maps outer inputs to inputs of `target`; an input that maps to nil is
+  /// accepted and ignored.
+  public func inward<Outer, M: Machine>(
+    to target: MachineHandle<M>, _ map: @escaping (Outer) -> M.Input?
+  ) -> InputPort<Outer> {
+    let box = target.box
+    return InputPort { outer, tag in
+      guard let input = map(outer) else { return box.isAlive ? .accepted : .noMachine }
+      return box.post(input, tag: tag)
+    }
+  }
+
+  /// A port that broadcasts each input to every port in `ports`, in order. It answers
+  /// `.accepted` when every port accepted, otherwise the first refusal; ports that accepted
+  /// keep the input either way.
+  public func merge<Input>(_ ports: [InputPort<Input>]) -> InputPort<Input> {
+    InputPort { input, tag in
+      var result = PostResult.accepted
+      for port in ports {
+        let outcome = port.post(input, tag: tag)
+        if outcome != .accepted && result == .accepted { result = outcome }
+      }
+      return result
+    }
+  }
+}

@@ -1,0 +1,56 @@
+import Millrace
+import Testing
+
+/// `fetch(n)` runs a job that yields `got(n * 10)` and `got(n * 10 + 1)`; `abort` cancels it.
+enum Fetcher: Machine {
+  enum Input: Equatable, Sendable { case fetch(Int), got(Int), abort }
+  static func resolve(
+    _ input: Input, state: inout [Int], extra: Void, effects: inout Effects<Input, Never>
+  ) -> Resolution {
+    switch input {
+    case .fetch(let n): effects.run(Job { [.got(n * 10), .got(n * 10 + 1)] }, id: "fetch")
+    case .got(let value): state.append(value)
+    case .abort: effects.cancel("fetch")
+    }
+    return .handled
+  }
+}
+
+@Suite("Jobs")
+struct JobTests {
+  @Test("a job's results come back as inputs, in order")
+  func results() throws {
+    let runtime = Runtime()
+    let driver = ManualDriver(runtime: runtime)
+    let machine = try #require(runtime.spawn(Fetcher.self, state: []))
+    _ = machine.post(.fetch(1))
+    driver.runUntilIdle()
+    #expect(driver.pendingJobs.count == 1)
+    #expect(machine.state == [])
+    driver.runJobs()
+    #expect(machine.state == [10, 11])
+    #expect(machine.statistics.effectsStarted == 1)
+  }
+
+  @Test("a cancelled job's completion is discarded")
+  func cancelledJob() throws {
+    let runtime = Runtime()
+    let driver = ManualDriver(runtime: runtime)
+    let machine = try #require(runtime.spawn(Fetcher.self, state: []))
+    _ = machine.post(.fetch(1))
+    _ = machine.post(.abort)
+    driver.runUntilIdle()
+    driver.runJobs()
+    #expect(machine.state == [])
+    #expect(machine.statistics.effectsCancelled == 1)
+  }
+
+  @Test("without a driver, jobs run inline and complete at once")
+  func inlineJobs() throws {
+    let runtime = Runtime()
+    let machine = try #require(runtime.spawn(Fetcher.self, state: []))
+    _ = machine.post(.fetch(2))
+    while runtime.hasPendingInputs { runtime.dispatch() }
+    #expect(machine.state == [20, 21])
+  }
+}

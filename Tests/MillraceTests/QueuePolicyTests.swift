@@ -1,0 +1,57 @@
+import Millrace
+import Testing
+
+/// `start(n)` starts `after(100 ms, done(n))` on queue 1, whose policy the test chooses.
+enum Starter: Machine {
+  enum Input: Equatable { case start(Int), done(Int) }
+  static func resolve(
+    _ input: Input, state: inout [Int], extra: Void, effects: inout Effects<Input, Never>
+  ) -> Resolution {
+    switch input {
+    case .start(let n): effects.after(.milliseconds(100), send: .done(n), on: EffectQueue(1))
+    case .done(let n): state.append(n)
+    }
+    return .handled
+  }
+}
+
+@Suite("Queue policies")
+struct QueuePolicyTests {
+  struct Case: CustomTestStringConvertible, Sendable {
+    let policy: QueuePolicy
+    /// (effect number, completion time in ms)
+    let completions: [(Int, UInt64)]
+    var testDescription: String { "\(policy)" }
+  }
+
+  static let cases: [Case] = [
+    Case(policy: .merge, completions: [(1, 100), (2, 110), (3, 120)]),
+    Case(policy: .latest(max: 1), completions: [(3, 120)]),
+    Case(policy: .latest(max: 2), completions: [(2, 110), (3, 120)]),
+    Case(policy: .oldest(max: 1, .suspendNew), completions: [(1, 100), (2, 200), (3, 300)]),
+    Case(policy: .oldest(max: 1, .discardNew), completions: [(1, 100)]),
+    Case(policy: .oldest(max: 2, .suspendNew), completions: [(1, 100), (2, 110), (3, 200)]),
+  ]
+
+  @Test("three effects started 10 ms apart complete as the policy says", arguments: cases)
+  func threeDelayedEffects(_ testCase: Case) throws {
+    let runtime = Runtime()
+    let driver = ManualDriver(runtime: runtime)
+    let machine = try #require(
+      runtime.spawn(Starter.self, state: [], queues: [.merge, testCase.policy]))
+    let recorder = Recorder(machine, in: runtime)
+    for n in 1...3 {
+      _ = machine.post(.start(n))
+      driver.advance(by: .milliseconds(n < 3 ? 10 : 0))
+    }
+    driver.advance(by: .seconds(1))
+    let completions: [(Int, UInt64)] = recorder.events.compactMap {
+      guard case .done(let n) = $0.event.reply?.input else { return nil }
+      return (n, $0.at.nanoseconds / 1_000_000)
+    }
+    #expect(completions.map(\.0) == testCase.completions.map(\.0))
+    #expect(completions.map(\.1) == testCase.completions.map(\.1))
+    #expect(machine.state == testCase.completions.map(\.0))
+    #expect(runtime.statistics.timers == 0)
+  }
+}

@@ -1,0 +1,156 @@
+import Millrace
+import Testing
+
+/// Appends every input to a shared log and echoes it as an output.
+enum Logger: Machine {
+  final class Log { var entries: [String] = [] }
+  typealias Extra = (name: String, log: Log)
+  static func resolve(
+    _ input: Int, state: inout Int, extra: Extra, effects: inout Effects<Int, Int>
+  ) -> Resolution {
+    extra.log.entries.append("\(extra.name)\(input)")
+    state = input
+    effects.emit(input)
+    return .handled
+  }
+}
+
+@Suite("Scheduling, capacity and removal")
+struct SchedulingTests {
+  @Test("inputs are FIFO per machine and machines take turns")
+  func fifoAndFair() throws {
+    let runtime = Runtime()
+    let log = Logger.Log()
+    let a = try #require(runtime.spawn(Logger.self, state: 0, extra: ("a", log)))
+    let b = try #require(runtime.spawn(Logger.self, state: 0, extra: ("b", log)))
+    for n in 1...3 { _ = a.post(n) }
+    _ = b.post(1)
+    _ = b.post(2)
+    while runtime.hasPendingInputs { runtime.dispatch() }
+    #expect(log.entries == ["a1", "b1", "a2", "b2", "a3"])
+  }
+
+  @Test("a full queue refuses the fifth post and loses none of the first four")
+  func overflow() throws {
+    let runtime = Runtime(capacity: RuntimeCapacity(inputsPerMachine: 4))
+    let log = Logger.Log()
+    let machine = try #require(runtime.spawn(Logger.self, state: 0, extra: ("m", log)))
+    for n in 1...4 { #expect(machine.post(n) == .accepted) }
+    #expect(machine.post(5) == .queueFull)
+    runtime.dispatch()
+    #expect(log.entries == ["m1", "m2", "m3", "m4"])
+    #expect(machine.statistics.queueHighWater == 4)
+    #expect(machine.statistics.dropped == 1)
+    #expect(machine.statistics.posted == 4)
+    #expect(machine.statistics.handled == 4)
+  }
+
+  @Test("running out of machines is reported, not a crash")
+  func machineCapacity() throws {
+    let runtime = Runtime(capacity: RuntimeCapacity(machines: 2))
+    let log = Logger.Log()
+    let first = try #require(runtime.spawn(Logger.self, state: 0, extra: ("a", log)))
+    #expect(runtime.spawn(Logger.self, state: 0, extra: ("b", log)) != nil)
+    #expect(runtime.spawn(Logger.self, state: 0, extra: ("c", log)) == nil)
+    #expect(runtime.statistics.spawnsRefused == 1)
+    runtime.remove(first)
+    #expect(runtime.spawn(Logger.self, state: 0, extra: ("d", log)) != nil)
+    #expect(runtime.statistics.machinesHighWater == 2)
+  }
+
+  @Test("removing a machine mid-effect silences it and frees its timers")
+  func removalMidEffect() throws {
+    let runtime = Runtime()
+    let driver = ManualDriver(runtime: runtime)
+    let auth = try #require(runtime.spawn(table: authTable(delays: true), state: .loggedOut))
+    let recorder = Recorder(auth, in: runtime)
+    _ = auth.post(.login)
+    driver.runUntilIdle()
+    _ = auth.post(.loginOK)
+    runtime.remove(auth)
+    driver.advance(by: .seconds(5))
+    #expect(recorder.events.count == 1)
+    #expect(runtime.statistics.timers == 0)
+    #expect(runtime.nextDeadline == nil)
+    #expect(auth.post(.login) == .noMachine)
+    #expect(auth.state == nil)
+    #expect(runtime.statistics.machines == 0)
+  }
+
+  @Test("a machine removed by its own observer stops applying effects")
+  func removalFromObserver() throws {
+    let runtime = Runtime()
+    let auth = try #require(runtime.spawn(table: authTable(delays: true), state: .loggedOut))
+    auth.observe { [runtime] _ in runtime.remove(auth) }
+    _ = auth.post(.login)
+    _ = auth.post(.logout)
+    runtime.dispatch()
+    #expect(runtime.statistics.timers == 0)
+    #expect(runtime.statistics.machines == 0)
+    #expect(runtime.statistics.dispatched == 1)
+  }
+
+  @Test("overflowing effect slots, timers and the effect buffer is reported")
+  func effectOverflowIsReported() throws {
+    let runtime = Runtime(
+      capacity: RuntimeCapacity(effectsPerMachine: 2, timers: 3, effectsPerResolution: 2))
+    var diagnostics: [Diagnostic] = []
+    runtime.onDiagnostic = { diagnostics.append($0) }
+    let first = try #require(runtime.spawn(Starter.self, state: []))
+    let second = try #require(runtime.spawn(Starter.self, state: []))
+    for n in 1...3 { _ = first.post(.start(n)) }
+    for n in 1...2 { _ = second.post(.start(n)) }
+    let chatty = try #require(
+      runtime.spawn(
+        table: Table<Int, Int, Int>(rows: [
+          .init(on: .any, from: .any, effects: [.emit(1), .emit(2), .emit(3)])
+        ]),
+        state: 0))
+    let recorder = Recorder(chatty, in: runtime)
+    _ = chatty.post(0)
+    runtime.dispatch()
+    // Machines take turns: first, second, chatty, first, second, first.
+    #expect(
+      diagnostics == [
+        .effectBufferFull(chatty.id, dropped: 1), .timersFull(second.id),
+        .effectSlotsFull(first.id),
+      ])
+    #expect(recorder.outputs == [1, 2])
+    #expect(first.statistics.effectsOverflowed == 1)
+    #expect(second.statistics.effectsOverflowed == 1)
+    #expect(runtime.statistics.timersHighWater == 3)
+    #expect(runtime.statistics.diagnostics == 3)
+  }
+
+  @Test("an observer that posts does not re-enter dispatch")
+  func noReentrancy() throws {
+    let runtime = Runtime()
+    let log = Logger.Log()
+    let machine = try #require(runtime.spawn(Logger.self, state: 0, extra: ("m", log)))
+    var depth = 0
+    machine.observe { event in
+      guard case .replied(let reply, _) = event, reply.input < 3 else { return }
+      depth += 1
+      #expect(runtime.dispatch() == 0)
+      _ = machine.post(reply.input + 1)
+      log.entries.append("posted")
+      depth -= 1
+    }
+    _ = machine.post(1)
+    while runtime.hasPendingInputs { runtime.dispatch() }
+    #expect(log.entries == ["m1", "posted", "m2", "posted", "m3"])
+  }
+
+  @Test("replies carry the tag of the post that caused them")
+  func tags() throws {
+    let runtime = Runtime()
+    let log = Logger.Log()
+    let machine = try #require(runtime.spawn(Logger.self, state: 0, extra: ("m", log)))
+    var tags: [PostTag] = []
+    machine.observe { if case .replied(_, let tag) = $0 { tags.append(tag) } }
+    _ = machine.post(1, tag: PostTag(7))
+    _ = machine.post(2)
+    runtime.dispatch()
+    #expect(tags == [PostTag(7), .none])
+  }
+}
