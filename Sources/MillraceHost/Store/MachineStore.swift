@@ -1,0 +1,106 @@
+import CSQLite
+
+/// Keeps machine names, kinds, states and pending timers in SQLite (WAL) under a data
+/// directory. Single-threaded: use it on the loop thread.
+///
+/// A host groups the changes of one loop turn between `begin()` and `commit()` and writes
+/// replies only after `commit()` returned: what was acknowledged is on disk (DESIGN §4.4).
+public final class MachineStore {
+  /// The durability it was opened with (`batched` or `strict`).
+  public let durability: Durability
+  private let database: SQLiteConnection
+  private var inTransaction = false
+
+  /// Opens or creates `machines.sqlite3` in `directory` (which must exist).
+  public init(directory: String, durability: Durability) throws(StoreError) {
+    self.durability = durability
+    database = try SQLiteConnection(path: directory + "/machines.sqlite3")
+    try database.execute(
+      """
+      PRAGMA journal_mode=WAL;
+      PRAGMA synchronous=\(durability == .strict ? "FULL" : "NORMAL");
+      PRAGMA busy_timeout=2000;
+      CREATE TABLE IF NOT EXISTS machines(
+        name TEXT PRIMARY KEY, kind TEXT NOT NULL, state TEXT NOT NULL);
+      CREATE TABLE IF NOT EXISTS timers(
+        machine TEXT NOT NULL, position INTEGER NOT NULL, input TEXT NOT NULL,
+        repeats INTEGER NOT NULL, span_ns INTEGER NOT NULL, deadline_ns INTEGER,
+        queue INTEGER NOT NULL, effect_id INTEGER NOT NULL,
+        PRIMARY KEY(machine, position));
+      """)
+  }
+
+  /// Every stored machine with its timers, ordered by name.
+  public func loadAll() throws(StoreError) -> [StoredMachine] {
+    var machines: [StoredMachine] = []
+    var positions: [String: Int] = [:]
+    try database.run("SELECT name, kind, state FROM machines ORDER BY name") { row in
+      let name = SQLiteConnection.text(row, 0)
+      positions[name] = machines.count
+      machines.append(
+        StoredMachine(
+          name: name, kind: SQLiteConnection.text(row, 1), state: SQLiteConnection.text(row, 2)))
+    }
+    try database.run(
+      """
+      SELECT machine, input, repeats, span_ns, deadline_ns, queue, effect_id
+      FROM timers ORDER BY machine, position
+      """
+    ) { row in
+      guard let index = positions[SQLiteConnection.text(row, 0)] else { return }
+      machines[index].timers.append(
+        StoredTimer(
+          input: SQLiteConnection.text(row, 1),
+          repeats: SQLiteConnection.integer(row, 2) != 0,
+          spanNanoseconds: SQLiteConnection.integer(row, 3) ?? 0,
+          deadlineWallNanoseconds: SQLiteConnection.integer(row, 4),
+          queue: UInt8(truncatingIfNeeded: SQLiteConnection.integer(row, 5) ?? 0),
+          effectID: UInt64(bitPattern: SQLiteConnection.integer(row, 6) ?? 0)))
+    }
+    return machines
+  }
+
+  /// Starts the transaction of one loop turn (idempotent).
+  public func begin() throws(StoreError) {
+    guard !inTransaction else { return }
+    try database.run("BEGIN")
+    inTransaction = true
+  }
+
+  /// Writes (inserts or replaces) a machine and its timers.
+  public func save(_ machine: StoredMachine) throws(StoreError) {
+    try begin()
+    try database.run(
+      "INSERT OR REPLACE INTO machines(name, kind, state) VALUES(?, ?, ?)",
+      [.text(machine.name), .text(machine.kind), .text(machine.state)])
+    try database.run("DELETE FROM timers WHERE machine = ?", [.text(machine.name)])
+    for (position, timer) in machine.timers.enumerated() {
+      try database.run(
+        """
+        INSERT INTO timers(machine, position, input, repeats, span_ns, deadline_ns, queue,
+          effect_id) VALUES(?, ?, ?, ?, ?, ?, ?, ?)
+        """,
+        [
+          .text(machine.name), .integer(Int64(position)), .text(timer.input),
+          .integer(timer.repeats ? 1 : 0), .integer(timer.spanNanoseconds),
+          timer.deadlineWallNanoseconds.map { .integer($0) } ?? .null,
+          .integer(Int64(timer.queue)), .integer(Int64(bitPattern: timer.effectID)),
+        ])
+    }
+  }
+
+  /// Deletes a machine and its timers.
+  public func delete(name: String) throws(StoreError) {
+    try begin()
+    try database.run("DELETE FROM machines WHERE name = ?", [.text(name)])
+    try database.run("DELETE FROM timers WHERE machine = ?", [.text(name)])
+  }
+
+  /// Commits the turn's transaction; when it returns, the changes are durable to the level
+  /// of `durability`.
+  public func commit() throws(StoreError) {
+    guard inTransaction else { return }
+    inTransaction = false
+    try database.run("COMMIT")
+  }
+}

@@ -1,0 +1,90 @@
+import CSQLite
+
+/// A thin owner of one SQLite connection and its prepared statements; single-threaded.
+final class SQLiteConnection {
+  private let handle: OpaquePointer
+  private var statements: [String: OpaquePointer] = [:]
+
+  /// SQLite copies bound text at once (SQLITE_TRANSIENT).
+  private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+  /// Opens (creating) the database at `path`.
+  init(path: String) throws(StoreError) {
+    var connection: OpaquePointer?
+    let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+    let code = sqlite3_open_v2(path, &connection, flags, nil)
+    guard code == SQLITE_OK, let connection else {
+      let message = connection.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+      sqlite3_close(connection)
+      throw StoreError(operation: "open \(path)", code: code, message: message)
+    }
+    handle = connection
+  }
+
+  deinit {
+    for statement in statements.values { sqlite3_finalize(statement) }
+    sqlite3_close(handle)
+  }
+
+  private func error(_ operation: String, _ code: Int32) -> StoreError {
+    StoreError(operation: operation, code: code, message: String(cString: sqlite3_errmsg(handle)))
+  }
+
+  /// Runs SQL without results (several statements allowed).
+  func execute(_ sql: String) throws(StoreError) {
+    let code = sqlite3_exec(handle, sql, nil, nil, nil)
+    guard code == SQLITE_OK else { throw error(sql, code) }
+  }
+
+  /// A value bound to a statement parameter.
+  enum Value {
+    case integer(Int64)
+    case text(String)
+    case null
+  }
+
+  private func prepared(_ sql: String) throws(StoreError) -> OpaquePointer {
+    if let statement = statements[sql] { return statement }
+    var statement: OpaquePointer?
+    let code = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
+    guard code == SQLITE_OK, let statement else { throw error(sql, code) }
+    statements[sql] = statement
+    return statement
+  }
+
+  /// Runs one cached statement with `values`, calling `row` for each result row.
+  func run(
+    _ sql: String, _ values: [Value] = [], row: (OpaquePointer) -> Void = { _ in }
+  ) throws(StoreError) {
+    let statement = try prepared(sql)
+    defer {
+      sqlite3_reset(statement)
+      sqlite3_clear_bindings(statement)
+    }
+    for (offset, value) in values.enumerated() {
+      let index = Int32(offset + 1)
+      switch value {
+      case .integer(let number): sqlite3_bind_int64(statement, index, number)
+      case .text(let text): sqlite3_bind_text(statement, index, text, -1, Self.transient)
+      case .null: sqlite3_bind_null(statement, index)
+      }
+    }
+    while true {
+      let code = sqlite3_step(statement)
+      if code == SQLITE_DONE { return }
+      guard code == SQLITE_ROW else { throw error(sql, code) }
+      row(statement)
+    }
+  }
+
+  /// The text in column `column` of the current row.
+  static func text(_ statement: OpaquePointer, _ column: Int32) -> String {
+    sqlite3_column_text(statement, column).map { String(cString: $0) } ?? ""
+  }
+
+  /// The integer in column `column`, or nil for NULL.
+  static func integer(_ statement: OpaquePointer, _ column: Int32) -> Int64? {
+    sqlite3_column_type(statement, column) == SQLITE_NULL
+      ? nil : sqlite3_column_int64(statement, column)
+  }
+}

@@ -1,0 +1,19 @@
+/// A failure of the machine store, with SQLite's own message.
+public struct StoreError: Error, CustomStringConvertible, Sendable {
+  /// What the store was doing.
+  public var operation: String
+  /// SQLite's result code.
+  public var code: Int32
+  /// SQLite's message.
+  public var message: String
+
+  /// Creates an error.
+  public init(operation: String, code: Int32, message: String) {
+    self.operation = operation
+    self.code = code
+    self.message = message
+  }
+
+  /// `operation: message (code N)`.
+  public var description: String { "\(operation): \(message) (code \(code))" }
+}

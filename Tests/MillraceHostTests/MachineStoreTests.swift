@@ -1,0 +1,73 @@
+import Foundation
+import MillraceHost
+import Testing
+
+@Suite("Machine store")
+struct MachineStoreTests {
+  let directory: String = {
+    let path = NSTemporaryDirectory() + "millrace-store-\(UUID().uuidString)"
+    try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+  }()
+
+  let timer = StoredTimer(
+    input: "loginOK", repeats: false, spanNanoseconds: 1_000_000_000,
+    deadlineWallNanoseconds: 1_700_000_000_000_000_000, queue: 1, effectID: .max)
+
+  @Test(
+    "what was committed is read back by a new connection",
+    arguments: [
+      Durability.batched, .strict,
+    ])
+  func roundTrip(durability: Durability) throws {
+    do {
+      let store = try MachineStore(directory: directory, durability: durability)
+      try store.save(StoredMachine(name: "a", kind: "auth", state: "loggingIn", timers: [timer]))
+      try store.save(StoredMachine(name: "d", kind: "door", state: "closed"))
+      try store.commit()
+    }
+    let reopened = try MachineStore(directory: directory, durability: durability)
+    let machines = try reopened.loadAll()
+    #expect(
+      machines == [
+        StoredMachine(name: "a", kind: "auth", state: "loggingIn", timers: [timer]),
+        StoredMachine(name: "d", kind: "door", state: "closed"),
+      ])
+  }
+
+  @Test("saving replaces state and timers; delete removes both")
+  func replaceAndDelete() throws {
+    let store = try MachineStore(directory: directory, durability: .batched)
+    try store.save(StoredMachine(name: "a", kind: "auth", state: "loggingIn", timers: [timer]))
+    try store.commit()
+    var waiting = timer
+    waiting.deadlineWallNanoseconds = nil
+    try store.save(StoredMachine(name: "a", kind: "auth", state: "loggedIn", timers: [waiting]))
+    try store.save(StoredMachine(name: "b", kind: "auth", state: "loggedOut", timers: [timer]))
+    try store.delete(name: "b")
+    try store.commit()
+    #expect(
+      try store.loadAll() == [
+        StoredMachine(name: "a", kind: "auth", state: "loggedIn", timers: [waiting])
+      ])
+  }
+
+  @Test("changes not committed are not kept")
+  func uncommittedIsLost() throws {
+    do {
+      let store = try MachineStore(directory: directory, durability: .batched)
+      try store.save(StoredMachine(name: "a", kind: "auth", state: "loggedOut"))
+      try store.commit()
+      try store.save(StoredMachine(name: "a", kind: "auth", state: "loggedIn"))
+    }
+    let reopened = try MachineStore(directory: directory, durability: .batched)
+    #expect(try reopened.loadAll().map(\.state) == ["loggedOut"])
+  }
+
+  @Test("an unusable directory is a clear error")
+  func badDirectory() {
+    #expect(throws: StoreError.self) {
+      _ = try MachineStore(directory: "/nonexistent/millrace", durability: .batched)
+    }
+  }
+}
