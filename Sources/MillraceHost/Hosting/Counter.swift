@@ -1,0 +1,66 @@
+import Millrace
+
+/// The built-in code-defined kind `counter`: an integer state; inputs `inc`, `dec`, `reset`,
+/// and `add:N` (for example `add:5`). It emits `zero` whenever it comes back to 0. It shows
+/// how a daemon that links MillraceHost registers kinds compiled in Swift.
+public enum Counter: Machine {
+  /// What a counter accepts.
+  public enum Input: Hashable, Sendable {
+    /// Adds one.
+    case increment
+    /// Subtracts one; rejected at 0.
+    case decrement
+    /// Back to 0.
+    case reset
+    /// Adds `n` (may be negative; rejected if the result would be negative or overflow).
+    case add(Int)
+  }
+
+  /// Applies the input to the count.
+  public static func resolve(
+    _ input: Input, state: inout Int, extra: Void, effects: inout Effects<Input, String>
+  ) -> Resolution {
+    let next: Int
+    switch input {
+    case .increment: next = state &+ 1
+    case .decrement: next = state - 1
+    case .reset: next = 0
+    case .add(let amount):
+      let (sum, overflow) = state.addingReportingOverflow(amount)
+      guard !overflow else { return .rejected }
+      next = sum
+    }
+    guard next >= 0 else { return .rejected }
+    if next == 0 && state != 0 { effects.emit("zero") }
+    state = next
+    return .handled
+  }
+
+  /// The `counter` kind for a host's registry.
+  public static var kind: HostKind {
+    .code(
+      "counter", Counter.self, initial: 0, extra: (),
+      codec: TextCodec(
+        parseInput: { word in
+          switch word {
+          case "inc": return .increment
+          case "dec": return .decrement
+          case "reset": return .reset
+          default:
+            guard word.hasPrefix("add:"), let amount = Int(word.dropFirst(4)) else { return nil }
+            return .add(amount)
+          }
+        },
+        formatInput: { input in
+          switch input {
+          case .increment: return "inc"
+          case .decrement: return "dec"
+          case .reset: return "reset"
+          case .add(let amount): return "add:\(amount)"
+          }
+        },
+        parseState: { word in Int(word).flatMap { $0 >= 0 ? $0 : nil } },
+        formatState: { String($0) },
+        formatOutput: { $0 }))
+  }
+}

@@ -1,0 +1,30 @@
+import Millrace
+
+/// One event of a hosted machine, as text: a reply (tagged with the request that caused it)
+/// or an output.
+public enum HostedEvent: Hashable, Sendable {
+  /// The input was handled: `from` → `to`.
+  case succeeded(input: String, from: String, to: String, tag: PostTag)
+  /// No transition exists for the input in `state`.
+  case rejected(input: String, state: String, tag: PostTag)
+  /// The machine emitted an output.
+  case emitted(String)
+
+  /// The tag of the post that caused a reply (`.none` for outputs and internal inputs).
+  public var tag: PostTag {
+    switch self {
+    case .succeeded(_, _, _, let tag), .rejected(_, _, let tag): return tag
+    case .emitted: return .none
+    }
+  }
+
+  /// The pub/sub message body of DESIGN §4.1: `<input> <from> <to>`, `rejected <input>
+  /// <state>`, or `emit <output>`.
+  public var message: String {
+    switch self {
+    case .succeeded(let input, let from, let to, _): return "\(input) \(from) \(to)"
+    case .rejected(let input, let state, _): return "rejected \(input) \(state)"
+    case .emitted(let output): return "emit \(output)"
+    }
+  }
+}

@@ -1,0 +1,34 @@
+import Millrace
+
+/// What posting a text input to a hosted machine did.
+public enum HostedPostResult: Hashable, Sendable {
+  /// Queued; its reply will carry the tag.
+  case accepted
+  /// The machine's queue is full; nothing changed.
+  case busy
+  /// The kind has no such input.
+  case unknownInput
+  /// The machine is gone.
+  case noMachine
+}
+
+/// A machine the daemon hosts, seen through text: the daemon's registry holds these whatever
+/// the machine's Swift types are. Use on the loop thread only.
+public protocol HostedMachine: AnyObject {
+  /// The machine's name in the registry.
+  var name: String { get }
+  /// Its kind.
+  var kind: String { get }
+  /// Its current state as text, or nil once removed.
+  var stateText: String? { get }
+  /// Its counters and high-water marks.
+  var statistics: MachineStatistics { get }
+  /// Parses and posts `input`.
+  func post(_ input: String, tag: PostTag) -> HostedPostResult
+  /// The record to store: state and pending timers, deadlines converted to the wall clock.
+  func stored(clock: HostClock) -> StoredMachine?
+  /// Re-creates stored timers; returns a problem per timer that could not be restored.
+  func restore(_ timers: [StoredTimer], clock: HostClock) -> [String]
+  /// Removes the machine from its runtime (effects cancelled, observers silenced).
+  func remove()
+}

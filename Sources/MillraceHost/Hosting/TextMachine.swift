@@ -1,0 +1,86 @@
+import Millrace
+
+/// A hosted machine of Swift type `M`, read and printed through a `TextCodec`.
+final class TextMachine<M: Machine>: HostedMachine {
+  let name: String
+  let kind: String
+  let handle: MachineHandle<M>
+  let runtime: Runtime
+  let codec: TextCodec<M>
+
+  /// Wraps a spawned machine and forwards its events, as text, to `events`.
+  init(
+    name: String, kind: String, handle: MachineHandle<M>, runtime: Runtime,
+    codec: TextCodec<M>, events: @escaping (TextMachine<M>, HostedEvent) -> Void
+  ) {
+    self.name = name
+    self.kind = kind
+    self.handle = handle
+    self.runtime = runtime
+    self.codec = codec
+    // The observer keeps this wrapper alive until the machine is removed, which clears it.
+    handle.observe { event in
+      switch event {
+      case .replied(.success(let input, let from, let to), let tag):
+        events(
+          self,
+          .succeeded(
+            input: codec.formatInput(input), from: codec.formatState(from),
+            to: codec.formatState(to), tag: tag))
+      case .replied(.failure(let input, let state), let tag):
+        events(
+          self,
+          .rejected(input: codec.formatInput(input), state: codec.formatState(state), tag: tag))
+      case .emitted(let output):
+        events(self, .emitted(codec.formatOutput(output)))
+      }
+    }
+  }
+
+  var stateText: String? { handle.state.map(codec.formatState) }
+
+  var statistics: MachineStatistics { handle.statistics }
+
+  func post(_ input: String, tag: PostTag) -> HostedPostResult {
+    guard let input = codec.parseInput(input) else { return .unknownInput }
+    switch handle.post(input, tag: tag) {
+    case .accepted: return .accepted
+    case .queueFull: return .busy
+    case .noMachine: return .noMachine
+    }
+  }
+
+  func stored(clock: HostClock) -> StoredMachine? {
+    guard let state = handle.state else { return nil }
+    let timers = handle.timers.map { timer in
+      StoredTimer(
+        input: codec.formatInput(timer.input), repeats: timer.repeats,
+        spanNanoseconds: timer.span.nanoseconds,
+        deadlineWallNanoseconds: timer.deadline.map(clock.wall), queue: timer.queue.index,
+        effectID: timer.id.rawValue)
+    }
+    return StoredMachine(name: name, kind: kind, state: codec.formatState(state), timers: timers)
+  }
+
+  func restore(_ timers: [StoredTimer], clock: HostClock) -> [String] {
+    var problems: [String] = []
+    for timer in timers {
+      guard let input = codec.parseInput(timer.input) else {
+        problems.append("\(name): timer input \"\(timer.input)\" no longer exists in \(kind)")
+        continue
+      }
+      let snapshot = TimerSnapshot(
+        repeats: timer.repeats, span: .nanoseconds(timer.spanNanoseconds), input: input,
+        deadline: timer.deadlineWallNanoseconds.map { clock.instant(wall: $0) },
+        queue: EffectQueue(timer.queue), id: EffectID(rawValue: timer.effectID))
+      if !runtime.restore(snapshot, into: handle) {
+        problems.append("\(name): no room to restore timer \(timer.input)")
+      }
+    }
+    return problems
+  }
+
+  func remove() {
+    runtime.remove(handle)
+  }
+}

@@ -1,0 +1,79 @@
+import Millrace
+import MillraceHost
+import Testing
+
+@Suite("Hosted code kinds")
+struct HostKindTests {
+  let runtime = Runtime()
+
+  func spawnCounter(_ state: String? = nil, into log: EventLog) throws -> any HostedMachine {
+    try Counter.kind.spawn(runtime, "c", state) { _, event in log.events.append(event) }.get()
+  }
+
+  final class EventLog { var events: [HostedEvent] = [] }
+
+  @Test("a code kind parses inputs, prints replies and outputs as text")
+  func textRoundTrip() throws {
+    let log = EventLog()
+    let counter = try spawnCounter("2", into: log)
+    #expect(counter.post("dec", tag: PostTag(1)) == .accepted)
+    #expect(counter.post("add:-1", tag: PostTag(2)) == .accepted)
+    #expect(counter.post("dec", tag: PostTag(3)) == .accepted)
+    #expect(counter.post("jump", tag: PostTag(4)) == .unknownInput)
+    runtime.dispatch()
+    #expect(
+      log.events == [
+        .succeeded(input: "dec", from: "2", to: "1", tag: PostTag(1)),
+        .succeeded(input: "add:-1", from: "1", to: "0", tag: PostTag(2)),
+        .emitted("zero"),
+        .rejected(input: "dec", state: "0", tag: PostTag(3)),
+      ])
+    #expect(log.events.map(\.message) == ["dec 2 1", "add:-1 1 0", "emit zero", "rejected dec 0"])
+    #expect(counter.stateText == "0")
+  }
+
+  @Test("an unknown initial state is refused")
+  func unknownState() {
+    let result = Counter.kind.spawn(runtime, "c", "minus") { _, _ in }
+    #expect(throws: SpawnFailure.unknownState("minus")) { try result.get() }
+  }
+
+  @Test("stored timers come back with their wall-clock deadlines")
+  func storedTimersRoundTrip() throws {
+    enum Alarm: Machine {
+      static func resolve(
+        _ input: String, state: inout String, extra: Void, effects: inout Effects<String, Never>
+      ) -> Resolution {
+        if input == "arm" { effects.after(.seconds(2), send: "ring", id: "alarm") }
+        state = input
+        return .handled
+      }
+    }
+    let codec = TextCodec<Alarm>(
+      parseInput: { $0 == "arm" || $0 == "ring" ? $0 : nil }, formatInput: { $0 },
+      parseState: { $0 }, formatState: { $0 }, formatOutput: { _ in "" })
+    let kind = HostKind.code("alarm", Alarm.self, initial: "idle", extra: (), codec: codec)
+    let driver = ManualDriver(runtime: runtime)
+    let alarm = try kind.spawn(runtime, "a", nil) { _, _ in }.get()
+    _ = alarm.post("arm", tag: .none)
+    driver.advance(by: .milliseconds(500))
+    let clock = HostClock(monotonic: runtime.now, wallNanoseconds: 1_000_000_000_000)
+    let stored = try #require(alarm.stored(clock: clock))
+    #expect(stored.state == "arm")
+    #expect(stored.timers.map(\.deadlineWallNanoseconds) == [1_000_000_000_000 + 1_500_000_000])
+
+    let later = Runtime()
+    let laterDriver = ManualDriver(runtime: later)
+    let log = EventLog()
+    let restored = try kind.spawn(later, "a", stored.state) { _, event in
+      log.events.append(event)
+    }.get()
+    let laterClock = HostClock(
+      monotonic: later.now, wallNanoseconds: 1_000_000_000_000 + 1_000_000_000)
+    #expect(restored.restore(stored.timers, clock: laterClock) == [])
+    laterDriver.advance(by: .milliseconds(499))
+    #expect(restored.stateText == "arm")
+    laterDriver.advance(by: .milliseconds(1))
+    #expect(restored.stateText == "ring")
+  }
+}
