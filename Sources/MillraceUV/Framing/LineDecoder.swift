@@ -51,6 +51,17 @@ public struct LineDecoder: Sendable {
   /// Returns the next complete line, or `nil` when more input is needed. Throws `.tooLong` for
   /// an over-long line; calling `next()` again continues after it.
   public mutating func next() throws(FramingError) -> ArraySlice<UInt8>? {
+    guard let line = try nextRange() else { return nil }
+    return buffer[line]
+  }
+
+  /// `next()` as a one-part `Frame` sharing the buffer (what `StreamServer` hands out).
+  mutating func nextFrame() throws(FramingError) -> Frame? {
+    guard let line = try nextRange() else { return nil }
+    return Frame(storage: buffer, line: line)
+  }
+
+  private mutating func nextRange() throws(FramingError) -> Range<Int>? {
     while true {
       guard let newline = findNewline() else {
         scan = buffer.count
@@ -74,7 +85,7 @@ public struct LineDecoder: Sendable {
       var end = newline
       if end > lineStart && buffer[end - 1] == 13 { end -= 1 }
       if end - lineStart > maxLineLength { throw .tooLong }
-      return buffer[lineStart..<end]
+      return lineStart..<end
     }
   }
 
