@@ -1,0 +1,19 @@
+/// Why a decoder refused its input.
+///
+/// The two cases map onto the control protocol's error codes: `.tooLong` → `-ERR toolong`,
+/// `.protocol` → `-ERR protocol`.
+public enum FramingError: Error, Equatable, Hashable, Sendable, CustomStringConvertible {
+  /// A frame (a line, or a whole RESP request including its headers) exceeds the maximum frame
+  /// length. Reported as soon as that is certain, without waiting for the rest of the frame.
+  case tooLong
+  /// The bytes are not a valid frame; `reason` says what was expected.
+  case `protocol`(String)
+
+  /// `"toolong"` or `"protocol: <reason>"`.
+  public var description: String {
+    switch self {
+    case .tooLong: "toolong"
+    case .protocol(let reason): "protocol: \(reason)"
+    }
+  }
+}

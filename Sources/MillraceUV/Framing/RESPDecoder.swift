@@ -1,0 +1,232 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Incremental decoder of RESP2 *requests*: arrays of bulk strings (`*N\r\n$len\r\n...\r\n`)
+/// and inline commands (one line, words split on spaces and tabs), as Redis accepts them.
+///
+/// Guarantees:
+/// - Works for any split of the input, one byte at a time included, and never rescans more than
+///   a header's few bytes: decoding is linear in the input. Steady-state decoding does not
+///   allocate: the buffer and the argument list keep their capacity (see `Frame` for how a frame
+///   shares the buffer).
+/// - A frame is at most `maxFrameLength` bytes *on the wire* (headers, CRLFs and data). A longer
+///   one throws `.tooLong` as soon as a header proves it, without waiting for its bytes; this
+///   also bounds the argument count (each argument takes at least 6 bytes).
+/// - Malformed input throws `.protocol(reason)`: a bad count or length, a missing `$`, a missing
+///   CRLF. Empty inline lines and empty or null arrays (`*0`, `*-1`) are skipped, like Redis.
+/// - Errors are terminal: once `next()` threw, it throws the same error until `reset()` (a server
+///   replies `-ERR toolong` / `-ERR protocol` and closes the connection).
+/// - Memory stays below `maxFrameLength` plus the bytes appended since the last `next()`.
+public struct RESPDecoder: Sendable {
+  /// The default maximum frame length, 64 KiB.
+  public static let defaultMaxFrameLength = 64 * 1024
+
+  /// The longest accepted request, in bytes on the wire.
+  public let maxFrameLength: Int
+
+  private enum State: Equatable, Sendable {
+    case idle
+    case arrayHeader
+    case bulkHeader(remaining: Int)
+    case bulkBody(remaining: Int, length: Int)
+    case inline(scan: Int)
+  }
+
+  private var buffer: [UInt8] = []
+  private var frameStart = 0
+  private var cursor = 0
+  private var state = State.idle
+  private var ranges: [Range<Int>] = []
+  private var failure: FramingError?
+
+  /// Creates a decoder for requests of at most `maxFrameLength` bytes.
+  public init(maxFrameLength: Int = RESPDecoder.defaultMaxFrameLength) {
+    precondition(maxFrameLength >= 16, "maxFrameLength must be at least 16 bytes")
+    self.maxFrameLength = maxFrameLength
+  }
+
+  /// Bytes appended and not yet consumed by a returned frame.
+  public var bufferedByteCount: Int { buffer.count - (state == .idle ? cursor : frameStart) }
+
+  /// Appends input bytes (copied into the decoder's buffer).
+  public mutating func append(_ bytes: UnsafeRawBufferPointer) {
+    makeRoom(for: bytes.count)
+    buffer.append(contentsOf: bytes)
+  }
+
+  /// Appends input bytes (copied into the decoder's buffer).
+  public mutating func append(_ bytes: some Collection<UInt8>) {
+    makeRoom(for: bytes.count)
+    buffer.append(contentsOf: bytes)
+  }
+
+  /// Returns the next complete request, or `nil` when more input is needed.
+  public mutating func next() throws(FramingError) -> Frame? {
+    if let failure { throw failure }
+    do {
+      return try step()
+    } catch {
+      failure = error
+      throw error
+    }
+  }
+
+  /// Forgets all buffered input and any error.
+  public mutating func reset() {
+    buffer.removeAll(keepingCapacity: true)
+    ranges.removeAll(keepingCapacity: true)
+    frameStart = 0
+    cursor = 0
+    state = .idle
+    failure = nil
+  }
+
+  private mutating func step() throws(FramingError) -> Frame? {
+    while true {
+      switch state {
+      case .idle:
+        guard cursor < buffer.count else { return nil }
+        frameStart = cursor
+        ranges.removeAll(keepingCapacity: true)
+        if buffer[cursor] == UInt8(ascii: "*") {
+          cursor += 1
+          state = .arrayHeader
+        } else {
+          state = .inline(scan: cursor)
+        }
+
+      case .arrayHeader:
+        guard let count = try readNumber("multibulk length") else { return nil }
+        if count <= 0 {
+          state = .idle
+          continue
+        }
+        // Each argument needs at least 6 bytes: "$0\r\n\r\n".
+        if count > (maxFrameLength - (cursor - frameStart)) / 6 { throw .tooLong }
+        state = .bulkHeader(remaining: count)
+
+      case .bulkHeader(let remaining):
+        guard cursor < buffer.count else { return nil }
+        let byte = buffer[cursor]
+        guard byte == UInt8(ascii: "$") else {
+          throw .protocol("expected '$', got '\(printable(byte))'")
+        }
+        cursor += 1
+        guard let length = try readNumber("bulk length") else {
+          cursor -= 1
+          return nil
+        }
+        guard length >= 0 else { throw .protocol("invalid bulk length") }
+        let rest = (remaining - 1) * 6
+        if cursor - frameStart + length + 2 + rest > maxFrameLength { throw .tooLong }
+        state = .bulkBody(remaining: remaining, length: length)
+
+      case .bulkBody(let remaining, let length):
+        guard buffer.count - cursor >= length + 2 else { return nil }
+        guard buffer[cursor + length] == 13, buffer[cursor + length + 1] == 10 else {
+          throw .protocol("expected CRLF after a bulk string of \(length) bytes")
+        }
+        ranges.append(cursor..<cursor + length)
+        cursor += length + 2
+        if remaining == 1 {
+          state = .idle
+          return Frame(storage: buffer, ranges: ranges, isInline: false)
+        }
+        state = .bulkHeader(remaining: remaining - 1)
+
+      case .inline(let scan):
+        guard let newline = find(10, from: scan) else {
+          if buffer.count - frameStart > maxFrameLength { throw .tooLong }
+          state = .inline(scan: buffer.count)
+          return nil
+        }
+        if newline + 1 - frameStart > maxFrameLength { throw .tooLong }
+        var end = newline
+        if end > frameStart && buffer[end - 1] == 13 { end -= 1 }
+        splitWords(frameStart..<end)
+        cursor = newline + 1
+        state = .idle
+        if ranges.isEmpty { continue }
+        return Frame(storage: buffer, ranges: ranges, isInline: true)
+      }
+    }
+  }
+
+  /// Reads `-?[0-9]+\r\n` at `cursor`; `nil` when incomplete. Advances past the CRLF.
+  private mutating func readNumber(_ what: StaticString) throws(FramingError) -> Int? {
+    let limit = min(buffer.count, cursor + 21)
+    var carriageReturn = cursor
+    while carriageReturn < limit && buffer[carriageReturn] != 13 { carriageReturn += 1 }
+    if carriageReturn == limit {
+      if limit - cursor >= 21 { throw .protocol("invalid \(what)") }
+      return nil
+    }
+    guard carriageReturn + 1 < buffer.count else { return nil }
+    guard buffer[carriageReturn + 1] == 10 else { throw .protocol("expected CRLF after \(what)") }
+    var position = cursor
+    var negative = false
+    if buffer[position] == UInt8(ascii: "-") {
+      negative = true
+      position += 1
+    }
+    guard position < carriageReturn, carriageReturn - position <= 18 else {
+      throw .protocol("invalid \(what)")
+    }
+    var value = 0
+    while position < carriageReturn {
+      let digit = buffer[position] &- UInt8(ascii: "0")
+      guard digit < 10 else { throw .protocol("invalid \(what)") }
+      value = value * 10 + Int(digit)
+      position += 1
+    }
+    cursor = carriageReturn + 2
+    return negative ? -value : value
+  }
+
+  private mutating func splitWords(_ line: Range<Int>) {
+    var position = line.lowerBound
+    while position < line.upperBound {
+      while position < line.upperBound && isBlank(buffer[position]) { position += 1 }
+      let wordStart = position
+      while position < line.upperBound && !isBlank(buffer[position]) { position += 1 }
+      if position > wordStart { ranges.append(wordStart..<position) }
+    }
+  }
+
+  @inline(__always)
+  private func isBlank(_ byte: UInt8) -> Bool { byte == 32 || byte == 9 }
+
+  private func find(_ byte: UInt8, from start: Int) -> Int? {
+    guard start < buffer.count else { return nil }
+    return buffer.withUnsafeBytes { bytes -> Int? in
+      let base = bytes.baseAddress!
+      guard let hit = memchr(base + start, Int32(byte), bytes.count - start) else { return nil }
+      return base.distance(to: UnsafeRawPointer(hit))
+    }
+  }
+
+  private mutating func makeRoom(for incoming: Int) {
+    let keep = state == .idle ? cursor : frameStart
+    if keep == buffer.count {
+      buffer.removeAll(keepingCapacity: true)
+      cursor = 0
+      frameStart = 0
+    } else if keep > 0 && buffer.capacity - buffer.count < incoming {
+      buffer.removeSubrange(0..<keep)
+      cursor -= keep
+      frameStart -= keep
+      for index in ranges.indices {
+        ranges[index] = ranges[index].lowerBound - keep..<ranges[index].upperBound - keep
+      }
+      if case .inline(let scan) = state { state = .inline(scan: scan - keep) }
+    }
+  }
+
+  private func printable(_ byte: UInt8) -> String {
+    byte >= 0x20 && byte < 0x7F
+      ? String(UnicodeScalar(byte)) : "\\x" + String(byte, radix: 16, uppercase: true)
+  }
+}

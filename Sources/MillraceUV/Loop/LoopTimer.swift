@@ -1,0 +1,95 @@
+import CLibUV
+
+/// A one-shot or periodic timer (`uv_timer_t`) that calls a Swift closure on the loop thread.
+///
+/// Guarantees:
+/// - Re-armable: `start` on a running timer restarts it with the new timeout; `stop()` disarms
+///   it and keeps the handle for a later `start`.
+/// - Never early by the loop clock: the loop time is refreshed (`uv_update_time`) when arming,
+///   and sub-millisecond durations round up to the next millisecond.
+/// - The timer stays alive while its loop does (the loop owns it), whether or not the caller
+///   keeps a reference; `close()` (or `EventLoop.close()`) releases it and its closure. After
+///   `close()` the closure is never called again and `start` is ignored.
+public final class LoopTimer: LoopResource, ClosableHandleOwner {
+  /// The loop the timer runs on.
+  public let loop: EventLoop
+  private var handle: UnsafeMutablePointer<uv_timer_t>?
+  private var handler: ((LoopTimer) -> Void)?
+
+  /// Creates a stopped timer; `handler` runs on the loop thread each time it fires.
+  public init(loop: EventLoop, handler: @escaping (LoopTimer) -> Void) {
+    self.loop = loop
+    self.handler = handler
+    let handle = allocateUV(uv_timer_t.self)
+    uv_timer_init(loop.raw, handle)
+    self.handle = handle
+    handle.pointee.data = Unmanaged.passUnretained(self).toOpaque()
+    loop.register(self)
+  }
+
+  /// Arms a one-shot timer that fires once after `delay`.
+  public func start(after delay: Duration) {
+    start(afterMilliseconds: Self.milliseconds(delay), repeatMilliseconds: 0)
+  }
+
+  /// Arms a timer that fires after `delay`, then every `interval` until stopped. Intervals are
+  /// measured from each callback (libuv semantics), so a slow callback delays the next tick.
+  public func start(after delay: Duration, repeat interval: Duration) {
+    start(
+      afterMilliseconds: Self.milliseconds(delay),
+      repeatMilliseconds: max(1, Self.milliseconds(interval)))
+  }
+
+  /// Arms the timer in milliseconds; `repeatMilliseconds == 0` means one-shot.
+  public func start(afterMilliseconds: UInt64, repeatMilliseconds: UInt64 = 0) {
+    loop.assertInLoop()
+    guard let handle else { return }
+    uv_update_time(loop.raw)
+    uv_timer_start(
+      handle,
+      { timer in
+        let this = owner(of: asHandle(timer!), as: LoopTimer.self)
+        this.handler?(this)
+      }, afterMilliseconds, repeatMilliseconds)
+  }
+
+  /// Disarms the timer; a later `start` re-arms it.
+  public func stop() {
+    loop.assertInLoop()
+    guard let handle else { return }
+    uv_timer_stop(handle)
+  }
+
+  /// Whether the timer is armed.
+  public var isActive: Bool {
+    guard let handle else { return false }
+    return uv_is_active(asHandle(handle)) != 0
+  }
+
+  /// Closes the timer and releases its closure. Idempotent.
+  public func close() {
+    loop.assertInLoop()
+    shutdown()
+  }
+
+  func shutdown() {
+    guard let handle, uv_is_closing(asHandle(handle)) == 0 else { return }
+    handler = nil
+    uv_close(asHandle(handle), closeHandleCallback)
+  }
+
+  func handleDidClose(_ raw: UnsafeMutablePointer<uv_handle_t>) {
+    deallocateUV(raw)
+    handle = nil
+    loop.unregister(self)
+  }
+
+  /// Whole milliseconds in `duration`, rounded up, never negative.
+  static func milliseconds(_ duration: Duration) -> UInt64 {
+    let (seconds, attoseconds) = duration.components
+    if seconds < 0 { return 0 }
+    let perMillisecond: Int64 = 1_000_000_000_000_000
+    let ms = attoseconds / perMillisecond + (attoseconds % perMillisecond > 0 ? 1 : 0)
+    return UInt64(seconds) &* 1000 &+ UInt64(max(0, ms))
+  }
+}

@@ -1,0 +1,43 @@
+import CLibUV
+
+/// Internal: one `uv_async_t` whose callback runs `onWake` on the loop thread.
+///
+/// `uv_async_send` on the handle may be called from any thread while the handle is open; the
+/// owner (`Inbox`) guarantees that no thread sends once `shutdown()` began, via `onShutdown`,
+/// which runs before `uv_close`.
+final class AsyncWakeup: LoopResource, ClosableHandleOwner {
+  let loop: EventLoop
+  private(set) var handle: UnsafeMutablePointer<uv_async_t>?
+  var onWake: (() -> Void)?
+  var onShutdown: (() -> Void)?
+
+  init(loop: EventLoop) throws(UVError) {
+    self.loop = loop
+    let handle = allocateUV(uv_async_t.self)
+    let rc = uv_async_init(loop.raw, handle) { raw in
+      owner(of: asHandle(raw!), as: AsyncWakeup.self).onWake?()
+    }
+    if rc < 0 {
+      deallocateUV(handle)
+      throw UVError(rc)
+    }
+    self.handle = handle
+    handle.pointee.data = Unmanaged.passUnretained(self).toOpaque()
+    loop.register(self)
+  }
+
+  func shutdown() {
+    guard let handle, uv_is_closing(asHandle(handle)) == 0 else { return }
+    let last = onShutdown
+    onShutdown = nil
+    last?()
+    onWake = nil
+    uv_close(asHandle(handle), closeHandleCallback)
+  }
+
+  func handleDidClose(_ raw: UnsafeMutablePointer<uv_handle_t>) {
+    deallocateUV(raw)
+    handle = nil
+    loop.unregister(self)
+  }
+}

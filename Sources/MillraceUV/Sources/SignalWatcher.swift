@@ -1,0 +1,104 @@
+import CLibUV
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Watches one POSIX signal (`uv_signal_t`) and calls a closure on the loop thread each time it
+/// arrives.
+///
+/// Guarantees:
+/// - The closure runs as an ordinary loop callback (not in signal context), so it may do
+///   anything, including `loop.stop()`.
+/// - Signals that arrive close together may be coalesced into one call (libuv semantics).
+/// - While the watcher is open the signal's default action (for example terminating on
+///   SIGTERM) is replaced; `close()` restores it once no other watcher on the signal remains.
+public final class SignalWatcher: LoopResource, ClosableHandleOwner {
+  /// A signal number with names for the ones a daemon handles.
+  public struct Signal: Hashable, Sendable, CustomStringConvertible {
+    /// The POSIX signal number.
+    public let rawValue: Int32
+    /// Wraps a POSIX signal number.
+    public init(_ rawValue: Int32) { self.rawValue = rawValue }
+    /// SIGINT (Ctrl-C).
+    public static let interrupt = Signal(SIGINT)
+    /// SIGTERM (polite termination request).
+    public static let terminate = Signal(SIGTERM)
+    /// SIGHUP (by convention: reload configuration).
+    public static let hangup = Signal(SIGHUP)
+    /// The conventional name, for example `"SIGTERM"`.
+    public var description: String {
+      switch rawValue {
+      case SIGINT: "SIGINT"
+      case SIGTERM: "SIGTERM"
+      case SIGHUP: "SIGHUP"
+      default: "signal \(rawValue)"
+      }
+    }
+  }
+
+  /// The loop the watcher runs on.
+  public let loop: EventLoop
+  /// The watched signal.
+  public let signal: Signal
+  private var handle: UnsafeMutablePointer<uv_signal_t>?
+  private var handler: ((Signal) -> Void)?
+
+  /// Starts watching `signal`; `handler` runs on the loop thread for each delivery.
+  public init(loop: EventLoop, signal: Signal, handler: @escaping (Signal) -> Void)
+    throws(UVError)
+  {
+    self.loop = loop
+    self.signal = signal
+    self.handler = handler
+    let handle = allocateUV(uv_signal_t.self)
+    let rc = uv_signal_init(loop.raw, handle)
+    if rc < 0 {
+      deallocateUV(handle)
+      throw UVError(rc)
+    }
+    self.handle = handle
+    handle.pointee.data = Unmanaged.passUnretained(self).toOpaque()
+    loop.register(self)
+    let started = uv_signal_start(
+      handle,
+      { raw, _ in
+        let this = owner(of: asHandle(raw!), as: SignalWatcher.self)
+        this.handler?(this.signal)
+      }, signal.rawValue)
+    if started < 0 {
+      shutdown()
+      throw UVError(started)
+    }
+  }
+
+  /// Whether the watcher does not keep `EventLoop.run()` from returning (`uv_unref`). A
+  /// daemon's watchers are usually unreferenced so that the loop ends when its real work does.
+  public var isUnreferenced: Bool {
+    get { handle.map { uv_has_ref(asHandle($0)) == 0 } ?? true }
+    set {
+      guard let handle else { return }
+      if newValue { uv_unref(asHandle(handle)) } else { uv_ref(asHandle(handle)) }
+    }
+  }
+
+  /// Stops watching and releases the closure. Idempotent.
+  public func close() {
+    loop.assertInLoop()
+    shutdown()
+  }
+
+  func shutdown() {
+    guard let handle, uv_is_closing(asHandle(handle)) == 0 else { return }
+    handler = nil
+    uv_close(asHandle(handle), closeHandleCallback)
+  }
+
+  func handleDidClose(_ raw: UnsafeMutablePointer<uv_handle_t>) {
+    deallocateUV(raw)
+    handle = nil
+    loop.unregister(self)
+  }
+}

@@ -1,0 +1,455 @@
+import CLibUV
+
+/// One accepted client of a `StreamServer`: reads and frames its requests, and writes replies
+/// back in request order.
+///
+/// Replies and order:
+/// - `write(...)` appends a reply at the end of the connection's reply sequence.
+/// - `reserveReply()` appends an empty *slot* and returns it; `complete(slot, ...)` fills it
+///   later (from a timer, a job completion, another machine's reply, ...). Nothing written after
+///   a slot goes out before the slot is completed, so a handler that answers one request later,
+///   asynchronously, and the next one at once still produces replies in request order.
+/// - Replies produced while one read's requests are handled are coalesced into one write;
+///   others are written at once (`uv_try_write`, then `uv_write` for what the socket refused).
+///
+/// Back-pressure and limits:
+/// - `pauseReading()` stops reading the socket (`uv_read_stop`) and stops handing out requests,
+///   even those already read and buffered; `resumeReading()` hands out the buffered ones first,
+///   in order, then reads on. No byte is lost or reordered.
+/// - When bytes queued and not yet accepted by the socket (including completed slots waiting
+///   behind an earlier one) exceed the server's `writeBufferLimit`, the connection is closed
+///   (`.writeLimitExceeded`): a client that does not read cannot make the server buffer without
+///   bound.
+///
+/// Lifetime:
+/// - A client that vanishes, mid-request or mid-reply, closes the connection (`.peerClosed` or
+///   `.error`); a client that half-closes after sending gets its pending replies first.
+/// - Once closed, no request is handed out, writes return `false`, and the server's `onClose`
+///   runs exactly once. The object stays valid (holding it is safe) but inert.
+/// - Use on the loop thread only. The handlers must not capture the connection strongly for
+///   ever; `context` is released when the connection closes.
+public final class Connection: LoopResource, ClosableHandleOwner {
+  /// Why a connection closed.
+  public enum CloseReason: Sendable, Equatable {
+    /// `close()` or `closeAfterWriting()` was called.
+    case local
+    /// The peer closed its side (end of stream) and the pending replies were written.
+    case peerClosed
+    /// Reading or writing failed (for example `ECONNRESET`, `EPIPE`).
+    case error(UVError)
+    /// A request was over-long or malformed; the framing error handler ran first.
+    case framing(FramingError)
+    /// The queued reply bytes passed the server's `writeBufferLimit`.
+    case writeLimitExceeded
+    /// The server (or the loop) was closed.
+    case serverClosed
+  }
+
+  /// A place reserved in the reply order, to be completed with `complete(_:...)`.
+  public struct ReplySlot: Hashable, Sendable {
+    let sequence: UInt64
+  }
+
+  private enum State { case open, draining, closed }
+
+  private struct PendingReply {
+    var bytes: [UInt8]
+    var ready: Bool
+  }
+
+  /// The server that accepted the connection.
+  public let server: StreamServer
+  /// Unique among the server's connections, increasing in accept order.
+  public let id: UInt64
+  /// The peer: `host:port` for TCP, `unix:<socket path>` for a Unix socket.
+  public let peer: String
+  /// Anything the application wants to attach (per-connection state); released at close.
+  public var context: AnyObject?
+
+  /// The loop the connection runs on.
+  public var loop: EventLoop { server.loop }
+
+  private var stream: UnsafeMutablePointer<uv_stream_t>?
+  private let writeRequest: UnsafeMutablePointer<uv_write_t>
+  private var state = State.open
+  private var closeReason = CloseReason.local
+  private var paused = false
+  private var reading = false
+  private var processing = false
+  private var building = false
+
+  private let framing: StreamServer.Framing
+  private var respDecoder: RESPDecoder
+  private var lineDecoder: LineDecoder
+
+  private var outgoing: [UInt8] = []
+  private var inFlight = UnsafeMutableRawBufferPointer(start: nil, count: 0)
+  private var inFlightCount = 0
+  private var writeInFlight = false
+  private var pending: [PendingReply] = []
+  private var pendingHead = 0
+  private var headSequence: UInt64 = 0
+  private var pendingBytes = 0
+
+  init(server: StreamServer, stream: UnsafeMutablePointer<uv_stream_t>, id: UInt64, peer: String) {
+    self.server = server
+    self.stream = stream
+    self.id = id
+    self.peer = peer
+    self.framing = server.configuration.framing
+    self.respDecoder = RESPDecoder(maxFrameLength: max(16, server.configuration.maxFrameLength))
+    self.lineDecoder = LineDecoder(maxLineLength: server.configuration.maxFrameLength)
+    self.writeRequest = allocateUV(uv_write_t.self)
+    let me = Unmanaged.passUnretained(self).toOpaque()
+    stream.pointee.data = me
+    writeRequest.pointee.data = me
+    server.loop.register(self)
+  }
+
+  deinit {
+    deallocateUV(writeRequest)
+    inFlight.deallocate()
+  }
+
+  /// Whether requests may still be handed out and replies written (not closing or closed).
+  public var isOpen: Bool { state == .open }
+
+  /// Whether reading is paused by `pauseReading()`.
+  public var isPaused: Bool { paused }
+
+  /// Reply bytes queued and not yet accepted by the socket.
+  public var queuedByteCount: Int { outgoing.count + inFlightCount + pendingBytes }
+
+  /// Reply slots reserved and not yet completed, plus replies waiting behind them.
+  public var pendingReplyCount: Int { pending.count - pendingHead }
+
+  // MARK: Writing
+
+  /// Appends raw bytes to the reply sequence. Returns `false` if the connection is closed.
+  @discardableResult
+  public func write(_ bytes: some Collection<UInt8>) -> Bool {
+    write { $0.raw(bytes) }
+  }
+
+  /// Appends a reply built with a `RESPWriter` (encoded straight into the output buffer). The
+  /// builder must not call back into this connection. Returns `false` if the connection is
+  /// closed.
+  @discardableResult
+  public func write(_ build: (inout RESPWriter) -> Void) -> Bool {
+    loop.assertInLoop()
+    guard state != .closed else { return false }
+    if pendingHead == pending.count {
+      encode(into: &outgoing, build)
+    } else if pending[pending.count - 1].ready {
+      let before = pending[pending.count - 1].bytes.count
+      encode(into: &pending[pending.count - 1].bytes, build)
+      pendingBytes += pending[pending.count - 1].bytes.count - before
+    } else {
+      var bytes: [UInt8] = []
+      encode(into: &bytes, build)
+      pending.append(PendingReply(bytes: bytes, ready: true))
+      pendingBytes += bytes.count
+    }
+    didQueue()
+    return state != .closed
+  }
+
+  /// Reserves the next place in the reply sequence. Complete it exactly once with
+  /// `complete(_:...)`; later writes wait for it. On a closed connection the slot is inert.
+  public func reserveReply() -> ReplySlot {
+    loop.assertInLoop()
+    let slot = ReplySlot(sequence: headSequence + UInt64(pending.count - pendingHead))
+    if state != .closed {
+      pending.append(PendingReply(bytes: [], ready: false))
+    }
+    return slot
+  }
+
+  /// Fills a reserved slot with raw bytes. Returns `false` if the connection is closed or the
+  /// slot was already completed.
+  @discardableResult
+  public func complete(_ slot: ReplySlot, with bytes: some Collection<UInt8>) -> Bool {
+    complete(slot) { $0.raw(bytes) }
+  }
+
+  /// Fills a reserved slot with a reply built by a `RESPWriter`. Returns `false` if the
+  /// connection is closed or the slot was already completed.
+  @discardableResult
+  public func complete(_ slot: ReplySlot, _ build: (inout RESPWriter) -> Void) -> Bool {
+    loop.assertInLoop()
+    guard state != .closed, slot.sequence >= headSequence else { return false }
+    let index = pendingHead + Int(slot.sequence - headSequence)
+    guard index < pending.count, !pending[index].ready else { return false }
+    encode(into: &pending[index].bytes, build)
+    pending[index].ready = true
+    pendingBytes += pending[index].bytes.count
+    if index == pendingHead { releaseReadyReplies() }
+    didQueue()
+    return state != .closed
+  }
+
+  private func encode(into target: inout [UInt8], _ build: (inout RESPWriter) -> Void) {
+    precondition(!building, "Connection.write called from inside a reply builder")
+    building = true
+    defer { building = false }
+    var writer = RESPWriter()
+    swap(&writer.bytes, &target)
+    build(&writer)
+    swap(&writer.bytes, &target)
+  }
+
+  private func releaseReadyReplies() {
+    while pendingHead < pending.count && pending[pendingHead].ready {
+      pendingBytes -= pending[pendingHead].bytes.count
+      if outgoing.isEmpty {
+        swap(&outgoing, &pending[pendingHead].bytes)
+      } else {
+        outgoing.append(contentsOf: pending[pendingHead].bytes)
+      }
+      pending[pendingHead].bytes = []
+      pendingHead += 1
+      headSequence += 1
+    }
+    if pendingHead == pending.count {
+      pending.removeAll(keepingCapacity: true)
+      pendingHead = 0
+    } else if pendingHead >= 64 && pendingHead * 2 >= pending.count {
+      pending.removeFirst(pendingHead)
+      pendingHead = 0
+    }
+  }
+
+  /// After bytes were queued: enforce the limit, and write now unless a read batch is being
+  /// handled (that batch flushes once at its end).
+  private func didQueue() {
+    if queuedByteCount > server.configuration.writeBufferLimit {
+      flush()
+      if state != .closed && queuedByteCount > server.configuration.writeBufferLimit {
+        closeNow(.writeLimitExceeded)
+      }
+    } else if !processing {
+      flush()
+    }
+  }
+
+  private func flush() {
+    guard state != .closed, !writeInFlight, let stream else { return }
+    guard !outgoing.isEmpty else {
+      finishDrainingIfDone()
+      return
+    }
+    let total = outgoing.count
+    let written = outgoing.withUnsafeMutableBytes { raw -> Int32 in
+      var buffer = uv_buf_init(raw.baseAddress!.assumingMemoryBound(to: CChar.self), UInt32(total))
+      return uv_try_write(stream, &buffer, 1)
+    }
+    var sent = 0
+    if written >= 0 {
+      sent = Int(written)
+    } else if written != UV_EAGAIN.rawValue {
+      closeNow(.error(UVError(written)))
+      return
+    }
+    if sent < total {
+      let rest = total - sent
+      if inFlight.count < rest {
+        inFlight.deallocate()
+        inFlight = .allocate(byteCount: max(rest, 16 * 1024), alignment: 16)
+      }
+      outgoing.withUnsafeBytes { raw in
+        inFlight.baseAddress!.copyMemory(from: raw.baseAddress! + sent, byteCount: rest)
+      }
+      var buffer = uv_buf_init(
+        inFlight.baseAddress!.assumingMemoryBound(to: CChar.self), UInt32(rest))
+      let rc = uv_write(writeRequest, stream, &buffer, 1) { request, status in
+        Unmanaged<Connection>.fromOpaque(request!.pointee.data!).takeUnretainedValue()
+          .writeDone(status)
+      }
+      if rc < 0 {
+        closeNow(.error(UVError(rc)))
+        return
+      }
+      writeInFlight = true
+      inFlightCount = rest
+    }
+    if outgoing.capacity > 256 * 1024 {
+      outgoing = []
+    } else {
+      outgoing.removeAll(keepingCapacity: true)
+    }
+    finishDrainingIfDone()
+  }
+
+  private func writeDone(_ status: Int32) {
+    writeInFlight = false
+    inFlightCount = 0
+    guard state != .closed else { return }
+    if status < 0 {
+      closeNow(.error(UVError(status)))
+    } else {
+      flush()
+    }
+  }
+
+  // MARK: Reading
+
+  /// Stops handing out requests and reading the socket until `resumeReading()`. Idempotent.
+  public func pauseReading() {
+    loop.assertInLoop()
+    paused = true
+    stopReading()
+  }
+
+  /// Hands out the requests buffered while paused (in the next loop iteration, in order), then
+  /// reads on. Idempotent.
+  public func resumeReading() {
+    loop.assertInLoop()
+    guard paused else { return }
+    paused = false
+    guard state == .open, !processing else { return }  // a running batch continues by itself
+    if bufferedByteCount > 0 {
+      loop.execute { [self] in
+        if state == .open && !paused { processFrames() }
+      }
+    } else {
+      startReading()
+    }
+  }
+
+  private var bufferedByteCount: Int {
+    framing == .resp ? respDecoder.bufferedByteCount : lineDecoder.bufferedByteCount
+  }
+
+  func start() {
+    startReading()
+  }
+
+  private func startReading() {
+    guard state == .open, !paused, !reading, let stream else { return }
+    let rc = uv_read_start(
+      stream,
+      { handle, _, buffer in
+        let chunk = owner(of: handle, as: Connection.self).server.readChunk
+        buffer!.pointee = uv_buf_init(
+          chunk.baseAddress!.assumingMemoryBound(to: CChar.self), UInt32(chunk.count))
+      },
+      { handle, count, _ in
+        owner(of: asHandle(handle!), as: Connection.self).didRead(count)
+      })
+    if rc < 0 {
+      closeNow(.error(UVError(rc)))
+    } else {
+      reading = true
+    }
+  }
+
+  private func stopReading() {
+    guard reading, let stream else { return }
+    uv_read_stop(stream)
+    reading = false
+  }
+
+  private func didRead(_ count: Int) {
+    guard state == .open else { return }
+    if count > 0 {
+      let bytes = UnsafeRawBufferPointer(rebasing: server.readChunk[0..<count])
+      if framing == .resp {
+        respDecoder.append(bytes)
+      } else {
+        lineDecoder.append(bytes)
+      }
+      processFrames()
+    } else if count == Int(UV_EOF.rawValue) {
+      // The peer finished sending. A partial request is dropped; replies still go out.
+      stopReading()
+      beginDraining(.peerClosed)
+    } else if count < 0 {
+      closeNow(.error(UVError(Int32(count))))
+    }
+  }
+
+  private func nextFrame() throws(FramingError) -> Frame? {
+    if framing == .resp { return try respDecoder.next() }
+    return try lineDecoder.nextFrame()
+  }
+
+  private func processFrames() {
+    guard !processing else { return }
+    processing = true
+    while state == .open && !paused {
+      let frame: Frame?
+      do {
+        frame = try nextFrame()
+      } catch {
+        stopReading()
+        server.onFramingError?(self, error)
+        beginDraining(.framing(error))
+        break
+      }
+      guard let frame else { break }
+      server.onFrame?(self, frame)
+    }
+    processing = false
+    if state == .open {
+      if paused { stopReading() } else { startReading() }
+    }
+    flush()
+  }
+
+  // MARK: Closing
+
+  /// Stops reading, writes every queued and reserved reply, then closes (reason `.local`).
+  /// Idempotent.
+  public func closeAfterWriting() {
+    loop.assertInLoop()
+    beginDraining(.local)
+  }
+
+  /// Closes at once, discarding unwritten replies (reason `.local`). Idempotent.
+  public func close() {
+    loop.assertInLoop()
+    closeNow(.local)
+  }
+
+  func shutdown() {
+    closeNow(.serverClosed)
+  }
+
+  private func beginDraining(_ reason: CloseReason) {
+    guard state == .open else { return }
+    state = .draining
+    closeReason = reason
+    stopReading()
+    if !processing { flush() }
+    finishDrainingIfDone()
+  }
+
+  private func finishDrainingIfDone() {
+    guard state == .draining, !writeInFlight, outgoing.isEmpty, pendingHead == pending.count
+    else { return }
+    closeNow(closeReason)
+  }
+
+  func closeNow(_ reason: CloseReason) {
+    guard state != .closed, let stream else { return }
+    state = .closed
+    closeReason = reason
+    stopReading()
+    outgoing = []
+    pending = []
+    pendingHead = 0
+    pendingBytes = 0
+    respDecoder.reset()
+    lineDecoder.reset()
+    uv_close(asHandle(stream), closeHandleCallback)
+  }
+
+  func handleDidClose(_ raw: UnsafeMutablePointer<uv_handle_t>) {
+    deallocateUV(raw)
+    stream = nil
+    inFlightCount = 0
+    server.connectionDidClose(self, reason: closeReason)
+    context = nil
+    loop.unregister(self)
+  }
+}

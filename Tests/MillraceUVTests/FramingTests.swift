@@ -1,0 +1,168 @@
+import MillraceUV
+import Testing
+
+@Suite("RESP and line framing")
+struct FramingTests {
+  /// Feeds `input` to a fresh decoder in pieces of `step` bytes, collecting frames as strings.
+  func decode(_ input: [UInt8], step: Int, max: Int = 64 * 1024) throws(FramingError)
+    -> [[String]]
+  {
+    var decoder = RESPDecoder(maxFrameLength: max)
+    var frames: [[String]] = []
+    var offset = 0
+    while offset < input.count {
+      let end = min(input.count, offset + step)
+      decoder.append(input[offset..<end])
+      offset = end
+      while let frame = try decoder.next() { frames.append(frame.strings) }
+    }
+    return frames
+  }
+
+  @Test func pipelinedArraysByteByByteAndInChunks() throws {
+    var input: [UInt8] = []
+    let requests = [["SEND", "door", "open"], ["PING"], ["SET", "k", ""], ["X", "a b\r\nc"]]
+    for request in requests { input += respRequest(request) }
+    for step in [1, 2, 3, 7, input.count] {
+      #expect(try decode(input, step: step) == requests, "step \(step)")
+    }
+  }
+
+  @Test func inlineCommands() throws {
+    let input = Array("PING\r\nSEND  door\topen\n\r\n   \nQUIT".utf8)
+    #expect(try decode(input, step: 1) == [["PING"], ["SEND", "door", "open"]])
+    var decoder = RESPDecoder()
+    decoder.append(Array("PING\r\n".utf8))
+    let frame = try #require(try decoder.next())
+    #expect(frame.isInline)
+    #expect(frame.part(0, equalsIgnoringCase: "ping"))
+    #expect(!frame.part(0, equalsIgnoringCase: "pin"))
+  }
+
+  @Test func mixedInlineAndArrays() throws {
+    let input = Array("PING\r\n".utf8) + respRequest(["STATE", "door"]) + Array("KINDS\n".utf8)
+    #expect(try decode(input, step: 1) == [["PING"], ["STATE", "door"], ["KINDS"]])
+  }
+
+  @Test func emptyAndNullArraysAreSkipped() throws {
+    let input = Array("*0\r\n*-1\r\n".utf8) + respRequest(["PING"])
+    #expect(try decode(input, step: 1) == [["PING"]])
+  }
+
+  @Test func tooLongIsReportedAsSoonAsAHeaderProvesIt() throws {
+    // The bulk header alone announces more than the limit: no need to wait for the data.
+    var decoder = RESPDecoder(maxFrameLength: 1024)
+    decoder.append(Array("*1\r\n$5000\r\n".utf8))
+    #expect(throws: FramingError.tooLong) { try decoder.next() }
+    // Errors are terminal until reset.
+    decoder.append(respRequest(["PING"]))
+    #expect(throws: FramingError.tooLong) { try decoder.next() }
+    decoder.reset()
+    decoder.append(respRequest(["PING"]))
+    #expect(try decoder.next()?.strings == ["PING"])
+  }
+
+  @Test func tooLongForArgumentCountsAndInlineLines() throws {
+    var many = RESPDecoder(maxFrameLength: 1024)
+    many.append(Array("*1000\r\n".utf8))
+    #expect(throws: FramingError.tooLong) { try many.next() }
+
+    var inline = RESPDecoder(maxFrameLength: 64)
+    inline.append([UInt8](repeating: UInt8(ascii: "a"), count: 65))
+    #expect(throws: FramingError.tooLong) { try inline.next() }
+
+    // Exactly at the limit is fine.
+    let exact = respRequest(["ECHO", String(repeating: "x", count: 40)])
+    var atLimit = RESPDecoder(maxFrameLength: exact.count)
+    atLimit.append(exact)
+    #expect(try atLimit.next()?.count == 2)
+    var underLimit = RESPDecoder(maxFrameLength: exact.count - 1)
+    underLimit.append(exact)
+    #expect(throws: FramingError.tooLong) { try underLimit.next() }
+  }
+
+  @Test(arguments: [
+    "*x\r\n", "*2\r\n+OK\r\n", "*1\r\n$-1\r\n", "*1\r\n$3\r\nabcX\r\n", "*1\r\n$3x\r\n",
+    "*1\r\n$\r\n", "*12345678901234567890123\r\n", "*1\rX",
+  ])
+  func garbageIsAProtocolError(_ text: String) {
+    var decoder = RESPDecoder()
+    var caught: FramingError?
+    for byte in text.utf8 {
+      decoder.append([byte])
+      do {
+        _ = try decoder.next()
+      } catch {
+        caught = error
+        break
+      }
+    }
+    guard case .protocol = caught else {
+      Issue.record("expected a protocol error for \(text.debugDescription), got \(String(describing: caught))")
+      return
+    }
+  }
+
+  @Test func framesSurviveLaterDecoderWrites() throws {
+    // A frame kept by the caller is a value: later input must not change it.
+    var decoder = RESPDecoder()
+    decoder.append(respRequest(["first", "one"]))
+    let kept = try #require(try decoder.next())
+    for _ in 0..<100 { decoder.append(respRequest(["other", "two"])) }
+    while try decoder.next() != nil {}
+    #expect(kept.strings == ["first", "one"])
+    #expect(kept.arguments == [Array("first".utf8), Array("one".utf8)])
+  }
+
+  @Test func lineDecoderAcceptsLFAndCRLFAndRecoversFromLongLines() throws {
+    var decoder = LineDecoder(maxLineLength: 5)
+    var lines: [String] = []
+    var errors = 0
+    for byte in Array("ab\r\ncd\n\ntoolongline\nxyz\r\nlast".utf8) {
+      decoder.append([byte])
+      while true {
+        do {
+          guard let line = try decoder.next() else { break }
+          lines.append(String(decoding: line, as: UTF8.self))
+        } catch {
+          #expect(error == .tooLong)
+          errors += 1
+        }
+      }
+    }
+    if let last = try decoder.finish() { lines.append(String(decoding: last, as: UTF8.self)) }
+    #expect(lines == ["ab", "cd", "", "xyz", "last"])
+    #expect(errors == 1)
+  }
+
+  @Test func lineOfExactlyMaxLengthWithCRLFIsAccepted() throws {
+    var decoder = LineDecoder(maxLineLength: 4)
+    for byte in Array("abcd\r\n".utf8) { decoder.append([byte]) }
+    #expect(try decoder.next().map { Array($0) } == Array("abcd".utf8))
+  }
+
+  @Test func writerEncodesEveryReplyKind() {
+    var writer = RESPWriter()
+    writer.simpleString("OK")
+    writer.error("toolong", "frame exceeds\r\n64 KiB")
+    writer.integer(-42)
+    writer.integer(0)
+    writer.integer(Int.min)
+    writer.bulkString("hé")
+    writer.bulkString([UInt8]())
+    writer.null()
+    writer.nullArray()
+    writer.array(["a", "bc"])
+    let expected =
+      "+OK\r\n-ERR toolong frame exceeds  64 KiB\r\n:-42\r\n:0\r\n:-9223372036854775808\r\n"
+      + "$3\r\nhé\r\n$0\r\n\r\n$-1\r\n*-1\r\n*2\r\n$1\r\na\r\n$2\r\nbc\r\n"
+    #expect(String(decoding: writer.bytes, as: UTF8.self) == expected)
+  }
+
+  @Test func decoderReadsWhatTheWriterWrites() throws {
+    var writer = RESPWriter()
+    let parts = ["SEND", "", String(repeating: "z", count: 3000), "\r\n\0"]
+    writer.array(parts)
+    #expect(try decode(writer.bytes, step: 5) == [parts])
+  }
+}
