@@ -1,0 +1,137 @@
+import CLibUV
+import Millrace
+
+/// Drives a `Runtime` from an `EventLoop` (DESIGN §3).
+///
+/// Guarantees:
+/// - Time: the runtime sees the loop's monotonic clock (`uv_hrtime`, as nanoseconds since the
+///   `RuntimeLoop` was created); one `uv_timer_t` is armed at the runtime's next deadline and
+///   re-armed only when that deadline changes. The timer never fires early.
+/// - Dispatch: inputs posted from any callback (I/O, signals, the inbox, job completions) are
+///   dispatched after the loop's poll phase of the same iteration (a `uv_check_t`), in
+///   batches of at most `batchSize` machine turns. When a batch leaves inputs queued, the next
+///   poll does not block, so sockets are polled between batches and never starved.
+/// - Turn end: `onTurnEnd` runs after every pump, so a host can commit what the turn changed
+///   and only then write its replies.
+/// - Jobs: `run` effects execute on libuv's thread pool (`uv_queue_work`); completions come back
+///   on the loop thread, where the runtime discards those of cancelled effects.
+/// - Use on the loop thread only. `close()` (or `EventLoop.close()`) closes its handles.
+public final class RuntimeLoop: LoopResource, ClosableHandleOwner {
+  /// The loop.
+  public let loop: EventLoop
+  /// The driven runtime.
+  public let runtime: Runtime
+  /// The most machine turns one pump dispatches before letting the loop poll again.
+  public var batchSize: Int
+  /// Runs after every pump (after dispatch), on the loop thread.
+  public var onTurnEnd: (() -> Void)?
+
+  private var check: UnsafeMutablePointer<uv_check_t>?
+  private var idle: UnsafeMutablePointer<uv_idle_t>?
+  private var openHandles = 2
+  private let timer: LoopTimer
+  private let pool: WorkPool
+  private let origin: UInt64
+  private var armedDeadline: Instant?
+  private var idling = false
+
+  /// Attaches `runtime` to `loop`; takes over the runtime's job executor.
+  public init(loop: EventLoop, runtime: Runtime, batchSize: Int = 256) {
+    loop.assertInLoop()
+    self.loop = loop
+    self.runtime = runtime
+    self.batchSize = max(1, batchSize)
+    self.origin = uv_hrtime()
+    self.pool = WorkPool(loop: loop)
+    var pump: (() -> Void)?
+    self.timer = LoopTimer(loop: loop) { _ in pump?() }
+    let check = allocateUV(uv_check_t.self)
+    let idle = allocateUV(uv_idle_t.self)
+    uv_check_init(loop.raw, check)
+    uv_idle_init(loop.raw, idle)
+    self.check = check
+    self.idle = idle
+    check.pointee.data = Unmanaged.passUnretained(self).toOpaque()
+    idle.pointee.data = Unmanaged.passUnretained(self).toOpaque()
+    loop.register(self)
+    pump = { [unowned self] in self.pump() }
+    uv_check_start(check) { handle in
+      owner(of: asHandle(handle!), as: RuntimeLoop.self).pump()
+    }
+    // The check handle alone must not keep the loop alive.
+    uv_unref(asHandle(check))
+    let pool = self.pool
+    runtime.jobExecutor = { [unowned self] job in
+      do {
+        try pool.submit({ job.execute() }) { _ in
+          self.runtime.complete(job)
+          self.pump()
+        }
+      } catch {
+        // The pool is closed (shutting down): the job's inputs are dropped with the runtime.
+      }
+    }
+  }
+
+  /// The runtime's clock: nanoseconds since this object was created.
+  public var now: Instant { Instant(nanoseconds: uv_hrtime() &- origin) }
+
+  /// Fires due timers, dispatches one batch, runs the turn-end hook and re-arms the timer.
+  /// Called by the loop; call it yourself after posting from outside a loop callback.
+  public func pump() {
+    guard check != nil else { return }
+    runtime.advance(to: now)
+    runtime.dispatch(limit: batchSize)
+    onTurnEnd?()
+    keepPolling(runtime.hasPendingInputs)
+    rearm()
+  }
+
+  private func keepPolling(_ busy: Bool) {
+    guard let idle, busy != idling else { return }
+    idling = busy
+    if busy {
+      uv_idle_start(idle) { _ in }
+    } else {
+      uv_idle_stop(idle)
+    }
+  }
+
+  private func rearm() {
+    let deadline = runtime.nextDeadline
+    guard deadline != armedDeadline else { return }
+    armedDeadline = deadline
+    guard let deadline else {
+      timer.stop()
+      return
+    }
+    let wait = deadline.since(now).nanoseconds
+    timer.start(afterMilliseconds: UInt64((wait + 999_999) / 1_000_000))
+  }
+
+  /// Closes the handles and the job pool. Idempotent.
+  public func close() {
+    loop.assertInLoop()
+    shutdown()
+  }
+
+  func shutdown() {
+    // Jobs started while shutting down are dropped with the runtime, not run inline.
+    runtime.jobExecutor = { _ in }
+    onTurnEnd = nil
+    timer.close()
+    pool.close()
+    for handle in [check.map { asHandle($0) }, idle.map { asHandle($0) }] {
+      guard let handle, uv_is_closing(handle) == 0 else { continue }
+      uv_close(handle, closeHandleCallback)
+    }
+  }
+
+  func handleDidClose(_ handle: UnsafeMutablePointer<uv_handle_t>) {
+    if let check, asHandle(check) == handle { self.check = nil }
+    if let idle, asHandle(idle) == handle { self.idle = nil }
+    deallocateUV(handle)
+    openHandles -= 1
+    if openHandles == 0 { loop.unregister(self) }
+  }
+}

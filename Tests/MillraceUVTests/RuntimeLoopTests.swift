@@ -1,0 +1,100 @@
+import Millrace
+import MillraceUV
+import Testing
+
+/// `arm(ms)` starts `after(ms, ring)`; `ring` counts; `work` runs a job yielding `done`;
+/// `abort` cancels the job; `spin` sends itself again until its count reaches 0.
+enum Bell: Machine {
+  enum Input: Equatable, Sendable { case arm(Int64), ring, work, done, abort, spin(Int) }
+  static func resolve(
+    _ input: Input, state: inout [Input], extra: Void, effects: inout Effects<Input, Never>
+  ) -> Resolution {
+    switch input {
+    case .arm(let ms): effects.after(.milliseconds(ms), send: .ring)
+    case .work: effects.run(Job { [.done] }, id: "job")
+    case .abort: effects.cancel("job")
+    case .spin(let left) where left > 0: effects.send(.spin(left - 1))
+    default: break
+    }
+    state.append(input)
+    return .handled
+  }
+}
+
+@Suite("RuntimeLoop")
+struct RuntimeLoopTests {
+  @Test("timer effects fire on real time, in deadline order, never early")
+  func timersOnRealTime() throws {
+    let loop = try EventLoop()
+    let runtime = Runtime()
+    let driver = RuntimeLoop(loop: loop, runtime: runtime)
+    let bell = try #require(runtime.spawn(Bell.self, state: []))
+    var rings: [Double] = []
+    let start = loop.now
+    bell.observe { event in
+      guard event.reply?.input == .ring else { return }
+      rings.append(millisecondsSince(start, loop: loop))
+      if rings.count == 2 { loop.stop() }
+    }
+    #expect(bell.post(.arm(60)) == .accepted)
+    #expect(bell.post(.arm(20)) == .accepted)
+    driver.pump()
+    runLoop(loop, timeout: 5)
+    #expect(rings.count == 2)
+    #expect(rings.first.map { $0 >= 20 && $0 < 1_000 } == true)
+    #expect(rings.last.map { $0 >= 60 && $0 < 2_000 } == true)
+    driver.close()
+    try loop.close()
+  }
+
+  @Test("a long run of inputs is dispatched in batches without starving other callbacks")
+  func batchesDoNotStarveTheLoop() throws {
+    let loop = try EventLoop()
+    let runtime = Runtime()
+    let driver = RuntimeLoop(loop: loop, runtime: runtime, batchSize: 100)
+    let bell = try #require(runtime.spawn(Bell.self, state: []))
+    var turnsSeenByTimer: [Int] = []
+    let probe = LoopTimer(loop: loop) { _ in
+      turnsSeenByTimer.append(bell.statistics.handled > 0 ? Int(bell.statistics.handled) : 0)
+    }
+    probe.start(afterMilliseconds: 0, repeatMilliseconds: 1)
+    var pumps = 0
+    driver.onTurnEnd = {
+      pumps += 1
+      if !runtime.hasPendingInputs && bell.statistics.handled > 0 { loop.stop() }
+    }
+    _ = bell.post(.spin(20_000))
+    runLoop(loop, timeout: 20)
+    #expect(bell.statistics.handled == 20_001)
+    #expect(pumps > 200)
+    #expect(turnsSeenByTimer.contains { $0 > 0 && $0 < 20_001 })
+    probe.close()
+    driver.close()
+    try loop.close()
+  }
+
+  @Test("jobs run on the thread pool; a cancelled job's completion is discarded")
+  func jobsOnThePool() throws {
+    let loop = try EventLoop()
+    let runtime = Runtime()
+    let driver = RuntimeLoop(loop: loop, runtime: runtime)
+    let bell = try #require(runtime.spawn(Bell.self, state: []))
+    let aborted = try #require(runtime.spawn(Bell.self, state: []))
+    bell.observe { event in if event.reply?.input == .done { loop.stop() } }
+    _ = aborted.post(.work)
+    _ = aborted.post(.abort)
+    _ = bell.post(.work)
+    driver.pump()
+    runLoop(loop, timeout: 5)
+    #expect(bell.state == [.work, .done])
+    // Give the aborted job's completion a chance to arrive, then check it was dropped.
+    let settle = LoopTimer(loop: loop) { _ in loop.stop() }
+    settle.start(afterMilliseconds: 50)
+    runLoop(loop, timeout: 5)
+    #expect(aborted.state == [.work, .abort])
+    #expect(aborted.statistics.effectsCancelled == 1)
+    settle.close()
+    driver.close()
+    try loop.close()
+  }
+}
