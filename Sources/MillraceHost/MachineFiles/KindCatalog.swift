@@ -1,0 +1,85 @@
+import Foundation
+
+/// All table-machine kinds of a machines directory, loaded together: either every file is
+/// valid and the catalog holds every kind, or loading throws the errors of every bad file.
+///
+/// Files are the directory's `*.json` entries (not recursive; names starting with `.`, such as
+/// editor back-ups, are skipped), read in sorted name order. Kinds must be unique across files;
+/// a repeat is an error in the later file.
+public struct KindCatalog: Sendable {
+  /// The kinds, in the order of their files.
+  public let kinds: [KindDefinition]
+  private let positions: [String: Int]
+
+  /// The kind named `kind`, if loaded.
+  public subscript(kind: String) -> KindDefinition? {
+    positions[kind].map { kinds[$0] }
+  }
+
+  /// The kind names, in file order.
+  public var names: [String] { kinds.map(\.kind) }
+
+  /// The warnings of every file, in file order.
+  public var warnings: [MachineFileDiagnostic] { kinds.flatMap(\.warnings) }
+
+  /// Compiles the given files in the given order (`name` is used in diagnostics); throws the
+  /// errors of all bad files, including kinds defined twice.
+  public init(files: [(name: String, contents: Data)]) throws(MachineFileErrors) {
+    var kinds: [KindDefinition] = []
+    var positions: [String: Int] = [:]
+    var errors: [MachineFileDiagnostic] = []
+    for file in files {
+      do throws(MachineFileErrors) {
+        let definition = try KindDefinition(json: file.contents, file: file.name)
+        if let earlier = positions[definition.kind] {
+          let message =
+            "duplicate kind \(definition.kind.quoted) (also in \(kinds[earlier].source))"
+          errors.append(MachineFileDiagnostic(file: file.name, path: "kind", message: message))
+        } else {
+          positions[definition.kind] = kinds.count
+          kinds.append(definition)
+        }
+      } catch {
+        errors += error.errors
+      }
+    }
+    guard errors.isEmpty else { throw MachineFileErrors(errors) }
+    self.kinds = kinds
+    self.positions = positions
+  }
+
+  /// Loads every `*.json` file of `directory`, sorted by name; throws the errors of all bad
+  /// files, or a single error naming the directory when it cannot be listed.
+  public init(directory: String) throws(MachineFileErrors) {
+    let url = URL(fileURLWithPath: directory, isDirectory: true)
+    let entries: [URL]
+    do {
+      entries = try FileManager.default.contentsOfDirectory(
+        at: url, includingPropertiesForKeys: [.isRegularFileKey])
+    } catch {
+      let message = "cannot list the machines directory: \(error.localizedDescription)"
+      throw MachineFileErrors([MachineFileDiagnostic(file: directory, path: "", message: message)])
+    }
+    let files = entries.filter {
+      $0.pathExtension == "json" && !$0.lastPathComponent.hasPrefix(".")
+        && (try? $0.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true
+    }.sorted { $0.lastPathComponent < $1.lastPathComponent }
+    var contents: [(name: String, contents: Data)] = []
+    var errors: [MachineFileDiagnostic] = []
+    for file in files {
+      do {
+        contents.append((file.lastPathComponent, try Data(contentsOf: file)))
+      } catch {
+        let message = "cannot read the file: \(error.localizedDescription)"
+        errors.append(
+          MachineFileDiagnostic(file: file.lastPathComponent, path: "", message: message))
+      }
+    }
+    do throws(MachineFileErrors) {
+      try self.init(files: contents)
+    } catch {
+      throw MachineFileErrors(errors + error.errors)
+    }
+    if !errors.isEmpty { throw MachineFileErrors(errors) }
+  }
+}

@@ -1,0 +1,106 @@
+import Foundation
+
+/// A validated, interned table-machine kind, ready for a dispatcher.
+///
+/// Every name (state, input, output, queue, effect id) is a small integer with a `NameTable`
+/// to go back; durations are nanoseconds. The table keeps file order and "the first row whose
+/// `on` and `from` match wins" (DESIGN §4.2): `firstMatch(input:state:)` implements exactly
+/// that without allocating, hashing or comparing strings, by scanning a precomputed list per
+/// input that merges the rows for that input with the `"on": "*"` rows in file order.
+///
+/// A definition only exists if its file passed every check; `warnings` lists what was
+/// allowed but suspicious.
+public struct KindDefinition: Sendable {
+  /// The index of a state in `states`.
+  public typealias StateIndex = UInt16
+  /// The index of an input in `inputs`.
+  public typealias InputIndex = UInt16
+  /// The index of an output in `outputs`.
+  public typealias OutputIndex = UInt16
+  /// The index of a queue in `queues` (0 is `default`; always below 256).
+  public typealias QueueIndex = UInt16
+  /// The index of an effect id in `effectIDs`.
+  public typealias EffectIDIndex = UInt16
+
+  /// The kind's name.
+  public let kind: String
+  /// The file it came from, as diagnostics name it (e.g. `auth.json`).
+  public let source: String
+  /// The state a new machine starts in.
+  public let initial: StateIndex
+  /// The states: declared in the file, or else the initial state then every `from` and `to`
+  /// in file order.
+  public let states: NameTable
+  /// The inputs: declared, or else every `on` and `send` in file order.
+  public let inputs: NameTable
+  /// The outputs: declared, or else every `emit` in file order.
+  public let outputs: NameTable
+  /// The effect queues: `default` first, then the declared ones sorted by name.
+  public let queues: NameTable
+  /// The policy of each queue, by queue index.
+  public let queuePolicies: [QueuePolicy]
+  /// The effect ids, in order of their first `after` / `every` effect.
+  public let effectIDs: NameTable
+  /// The transition table in file order.
+  public let rows: [Row]
+  /// The effects of all rows, back to back; a row's `effects` range points in here.
+  public let effects: [Effect]
+  /// Suspicious but allowed things found in the file (see `KindCompiler`).
+  public let warnings: [MachineFileDiagnostic]
+
+  /// Bitsets of `StateMatch.set` rows: `stateSetStride` words each, bit `s` set for state `s`.
+  let stateSetWords: [UInt64]
+  let stateSetStride: Int
+  /// Row indices per input, `on` = input or `*`, in file order:
+  /// `candidateRows[candidateStart[i] ..< candidateStart[i + 1]]` for input `i`.
+  let candidateStart: [Int32]
+  let candidateRows: [Int32]
+
+  /// The index of the first row, in file order, that handles `input` in `state`, or `nil`
+  /// when the input is rejected there. Never allocates; cost is linear in the rows for
+  /// `input` plus the `"on": "*"` rows.
+  public func firstMatch(input: InputIndex, state: StateIndex) -> Int? {
+    let start = Int(candidateStart[Int(input)])
+    let end = Int(candidateStart[Int(input) + 1])
+    for position in start..<end {
+      let row = Int(candidateRows[position])
+      if matches(rows[row].from, state) { return row }
+    }
+    return nil
+  }
+
+  /// True when `match` includes `state`.
+  public func matches(_ match: StateMatch, _ state: StateIndex) -> Bool {
+    switch match {
+    case .any: return true
+    case .state(let only): return only == state
+    case .set(let offset):
+      let word = stateSetWords[Int(offset) + Int(state) / 64]
+      return word & (1 << (UInt64(state) % 64)) != 0
+    }
+  }
+
+  /// The states `match` includes, in index order.
+  public func states(in match: StateMatch) -> [StateIndex] {
+    (0..<StateIndex(states.count)).filter { matches(match, $0) }
+  }
+
+  /// The effects of `row`, in recording order.
+  public func effects(of row: Row) -> ArraySlice<Effect> {
+    effects[Int(row.effects.lowerBound)..<Int(row.effects.upperBound)]
+  }
+}
+
+extension KindDefinition {
+  /// Checks and interns the JSON text of the machine file named `file` (the name is used in
+  /// diagnostics); throws every problem found.
+  public init(json: Data, file: String) throws(MachineFileErrors) {
+    self = try KindCompiler.compile(try MachineFile.decode(json, file: file), source: file)
+  }
+
+  /// Checks the references of a decoded machine file and interns it; `source` names the file
+  /// in diagnostics. Throws every problem found.
+  public init(_ file: MachineFile, source: String) throws(MachineFileErrors) {
+    self = try KindCompiler.compile(file, source: source)
+  }
+}

@@ -1,0 +1,89 @@
+extension MachineFile {
+  /// One effect of a row as written. An effect object does exactly one thing:
+  /// `{"send": i}`, `{"after": d, "send": i}`, `{"every": d, "send": i}` (these two also take
+  /// `"queue"` and `"id"`), `{"cancel": id}` or `{"emit": o}`.
+  public enum Effect: Hashable, Sendable, Decodable {
+    /// Feed an input back to the same machine.
+    case send(String)
+    /// Send an input once, after a delay.
+    case after(Timer)
+    /// Send an input periodically until cancelled.
+    case every(Timer)
+    /// Cancel every in-flight effect of the machine with this id.
+    case cancel(String)
+    /// Deliver an output.
+    case emit(String)
+
+    /// The keys an effect object may have.
+    public static let keys = ["after", "cancel", "emit", "every", "id", "queue", "send"]
+
+    /// Decodes one effect, refusing objects that do none or more than one thing, `queue` or
+    /// `id` on effects that are not timers, and malformed durations and names.
+    public init(from decoder: any Decoder) throws {
+      let reader = try FieldReader(decoder, known: Self.keys)
+      guard reader.isObject else { throw DecodingProblems.Reported() }
+      var actions = ["after", "every", "cancel", "emit"].filter(reader.contains)
+      let timer = actions == ["after"] || actions == ["every"]
+      if reader.contains("send"), !timer { actions.append("send") }
+      guard actions.count == 1 else {
+        let problem =
+          actions.isEmpty
+          ? "effect needs one of \"send\", \"after\", \"every\", \"cancel\" or \"emit\""
+          : "effect combines \(Self.list(actions)); write each as its own effect"
+        try decoder.report(problem)
+        throw DecodingProblems.Reported()
+      }
+      for key in ["queue", "id"] where !timer && reader.contains(key) {
+        try reader.report("\"\(key)\" applies only to \"after\" and \"every\"", at: key)
+      }
+      switch actions[0] {
+      case "send": self = .send(try Self.required(reader.name("send", "input")))
+      case "cancel": self = .cancel(try Self.required(reader.name("cancel", "id")))
+      case "emit": self = .emit(try Self.required(reader.name("emit", "output")))
+      default:
+        let action = actions[0]
+        if !reader.contains("send") {
+          try reader.report("\"\(action)\" needs \"send\" (the input to deliver)", at: action)
+        }
+        let timer = Timer(
+          nanoseconds: try reader.duration(action) ?? 0,
+          send: try reader.name("send", "input") ?? "",
+          queue: try reader.name("queue", "queue"),
+          id: try reader.name("id", "id"))
+        self = action == "after" ? .after(timer) : .every(timer)
+      }
+    }
+
+    private static func required(_ name: String?) throws -> String {
+      guard let name else { throw DecodingProblems.Reported() }
+      return name
+    }
+
+    /// `"a"`, `"a" and "b"`, `"a", "b" and "c"`.
+    private static func list(_ keys: [String]) -> String {
+      let quoted = keys.map(\.quoted)
+      return quoted.count == 1
+        ? quoted[0] : quoted.dropLast().joined(separator: ", ") + " and " + quoted.last!
+    }
+  }
+
+  /// An `after` or `every` effect: when, what to send, on which queue, under which id.
+  public struct Timer: Hashable, Sendable {
+    /// The delay (`after`) or period (`every`) in nanoseconds, always positive.
+    public var nanoseconds: Int64
+    /// The input to send.
+    public var send: String
+    /// The queue to run on, or `nil` for the default queue.
+    public var queue: String?
+    /// The id `cancel` can name, or `nil` for none.
+    public var id: String?
+
+    /// Creates a timer effect in code.
+    public init(nanoseconds: Int64, send: String, queue: String? = nil, id: String? = nil) {
+      self.nanoseconds = nanoseconds
+      self.send = send
+      self.queue = queue
+      self.id = id
+    }
+  }
+}

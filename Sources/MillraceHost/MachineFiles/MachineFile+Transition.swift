@@ -1,0 +1,82 @@
+extension MachineFile {
+  /// One row of the transition table as written:
+  /// `{"on": input|"*", "from": state|[states]|"*", "to"?: state, "effects"?: [...]}`.
+  public struct Transition: Hashable, Sendable, Decodable {
+    /// The input the row handles.
+    public var on: InputPattern
+    /// The states the row applies in.
+    public var from: StatePattern
+    /// The state to move to, or `nil` to stay in the current state.
+    public var to: String?
+    /// The effects to record, in order.
+    public var effects: [Effect]
+
+    /// The keys a transition object may have.
+    public static let keys = ["effects", "from", "on", "to"]
+
+    /// Creates a row in code.
+    public init(on: InputPattern, from: StatePattern, to: String? = nil, effects: [Effect] = []) {
+      self.on = on
+      self.from = from
+      self.to = to
+      self.effects = effects
+    }
+
+    /// Decodes a row, refusing unknown keys, bad names and an empty `from` list.
+    public init(from decoder: any Decoder) throws {
+      let reader = try FieldReader(decoder, known: Self.keys)
+      let on = try reader.name("on", "input", required: true, wildcard: true)
+      let from = try Self.statePattern(reader)
+      to = try reader.name("to", "state")
+      effects = try reader.value("effects", as: [Collected<Effect>].self)?.compactMap(\.value) ?? []
+      guard let on, let from else { throw DecodingProblems.Reported() }
+      self.on = on == "*" ? .any : .input(on)
+      self.from = from
+    }
+
+    /// `from`: a state, `"*"`, or a non-empty list of states.
+    private static func statePattern(_ reader: FieldReader) throws -> StatePattern? {
+      if !reader.contains("from") || reader.isString("from") {
+        let name = try reader.name("from", "state", required: true, wildcard: true)
+        return name.map { $0 == "*" ? .any : .state($0) }
+      }
+      guard reader.isList("from") else {
+        try reader.report("expected a state, a list of states, or \"*\"", at: "from")
+        return nil
+      }
+      guard let names = try reader.names("from", "state") else { return nil }
+      if names.isEmpty {
+        try reader.report("empty list; write \"*\" for every state", at: "from")
+        return nil
+      }
+      return .states(names)
+    }
+  }
+
+  /// Which inputs a row handles.
+  public enum InputPattern: Hashable, Sendable {
+    /// Every input (`"on": "*"`).
+    case any
+    /// One input, by name.
+    case input(String)
+  }
+
+  /// Which states a row applies in.
+  public enum StatePattern: Hashable, Sendable {
+    /// Every state (`"from": "*"`).
+    case any
+    /// One state, written as a string.
+    case state(String)
+    /// The states of a list, none repeated, never empty.
+    case states([String])
+
+    /// The states named, in file order (none for `any`).
+    public var names: [String] {
+      switch self {
+      case .any: []
+      case .state(let name): [name]
+      case .states(let names): names
+      }
+    }
+  }
+}

@@ -1,0 +1,143 @@
+import Foundation
+
+/// A machine file (DESIGN §4.2) as written: names are still strings, but every field has been
+/// checked on its own (shape, name syntax, durations, queue settings, no unknown keys).
+/// References between fields (is `to` a known state?) are checked when it becomes a
+/// `KindDefinition`.
+///
+/// ```json
+/// { "kind": "door", "initial": "closed",
+///   "states": ["closed", "opened"],           // optional: declare names explicitly
+///   "inputs": ["open", "close"], "outputs": [],  // optional
+///   "queues": { "timers": { "policy": "latest", "max": 1 } },
+///   "transitions": [ { "on": "open", "from": "closed", "to": "opened" } ] }
+/// ```
+public struct MachineFile: Hashable, Sendable, Decodable {
+  /// The kind this file defines; unique within a machines directory.
+  public var kind: String
+  /// The state a machine of this kind starts in.
+  public var initial: String
+  /// The declared states, or `nil` to infer them (the initial state and every `from` and `to`).
+  public var states: [String]?
+  /// The declared inputs, or `nil` to infer them (every `on` and `send`).
+  public var inputs: [String]?
+  /// The declared outputs, or `nil` to infer them (every `emit`).
+  public var outputs: [String]?
+  /// The declared effect queues by name; the `default` queue (merge) exists without declaring.
+  public var queues: [String: Queue]
+  /// The transition table, in file order: the first row that matches an input wins.
+  public var transitions: [Transition]
+
+  /// The top-level keys a machine file may have; any other key is refused.
+  public static let keys = [
+    "inputs", "initial", "kind", "outputs", "queues", "states", "transitions",
+  ]
+
+  /// Creates a machine file in code.
+  public init(
+    kind: String, initial: String, states: [String]? = nil, inputs: [String]? = nil,
+    outputs: [String]? = nil, queues: [String: Queue] = [:], transitions: [Transition]
+  ) {
+    self.kind = kind
+    self.initial = initial
+    self.states = states
+    self.inputs = inputs
+    self.outputs = outputs
+    self.queues = queues
+    self.transitions = transitions
+  }
+
+  /// Decodes a machine file, refusing unknown keys and malformed fields. Under
+  /// `MachineFile.decode(_:file:)` every problem is collected; under any other decoder the
+  /// first one is thrown as a `DecodingError`.
+  public init(from decoder: any Decoder) throws {
+    let reader = try FieldReader(decoder, known: Self.keys)
+    let kind = try reader.name("kind", "kind", required: true)
+    let initial = try reader.name("initial", "state", required: true)
+    states = try reader.names("states", "state")
+    inputs = try reader.names("inputs", "input")
+    outputs = try reader.names("outputs", "output")
+    queues = try reader.members("queues", "queue", as: Queue.self) ?? [:]
+    let rows = try reader.value("transitions", required: true, as: [Collected<Transition>].self)
+    guard let kind, let initial, let rows else { throw DecodingProblems.Reported() }
+    self.kind = kind
+    self.initial = initial
+    transitions = rows.compactMap(\.value)
+  }
+
+  /// Decodes the JSON text of the file named `file` (used in diagnostics), reporting every
+  /// problem of shape at once: invalid UTF-8, a JSON syntax error with its line and column,
+  /// repeated keys, unknown keys, missing or mistyped fields, bad names, durations and queues.
+  ///
+  /// The result is never partial: if anything was reported, this throws.
+  public static func decode(_ data: Data, file: String) throws(MachineFileErrors) -> MachineFile {
+    func refuse(_ problems: [(path: JSONPath, message: String)]) -> MachineFileErrors {
+      MachineFileErrors(
+        problems.map { MachineFileDiagnostic(file: file, path: "\($0.path)", message: $0.message) })
+    }
+    guard String(validating: data, as: UTF8.self) != nil else {
+      throw refuse([(.root, "not valid UTF-8 text")])
+    }
+    let syntax = JSONSyntaxCheck.check(Array(data))
+    if let failure = syntax.failure {
+      let location = "line \(failure.line), column \(failure.column)"
+      throw refuse([(.root, "invalid JSON at \(location): \(failure.message)")])
+    }
+    let problems = DecodingProblems()
+    for path in syntax.duplicateKeys { problems.add(path, "duplicate key") }
+    let decoder = JSONDecoder()
+    decoder.userInfo[DecodingProblems.key] = problems
+    do {
+      let machineFile = try decoder.decode(MachineFile.self, from: data)
+      if problems.all.isEmpty { return machineFile }
+    } catch {
+      problems.add(error, codingPath: [])
+    }
+    throw refuse(problems.all)
+  }
+}
+
+extension MachineFile {
+  /// A declared effect queue: its policy, from `{"policy": ..., "max": n, "overflow": ...}`.
+  ///
+  /// `policy` is required. `max` (1...65535, default 1) is only for `latest` and `oldest`;
+  /// `merge` is bounded by the machine's effect capacity alone. `overflow` (`suspend`, the
+  /// default, or `discard`) is only for `oldest`.
+  public struct Queue: Hashable, Sendable, Decodable {
+    /// What the queue does when a new effect starts while it is full.
+    public var policy: KindDefinition.QueuePolicy
+
+    /// The keys a queue object may have.
+    public static let keys = ["max", "overflow", "policy"]
+
+    /// Creates a queue in code.
+    public init(policy: KindDefinition.QueuePolicy) {
+      self.policy = policy
+    }
+
+    /// Decodes a queue object, refusing unknown keys and settings that do not apply.
+    public init(from decoder: any Decoder) throws {
+      let reader = try FieldReader(decoder, known: Self.keys)
+      let name = try reader.choice(
+        "policy", "policy", ["merge": Name.merge, "latest": .latest, "oldest": .oldest])
+      let max = try reader.integer("max", in: 1...Int(UInt16.max))
+      let overflow = try reader.choice(
+        "overflow", "overflow",
+        ["suspend": KindDefinition.Overflow.suspendNew, "discard": .discardNew])
+      if name == .merge, reader.contains("max") {
+        try reader.report("\"max\" applies only to \"latest\" and \"oldest\"", at: "max")
+      }
+      if name != .oldest, reader.contains("overflow") {
+        try reader.report("\"overflow\" applies only to \"oldest\"", at: "overflow")
+      }
+      switch name {
+      case .merge: policy = .merge
+      case .latest: policy = .latest(max: max ?? 1)
+      case .oldest: policy = .oldest(max: max ?? 1, overflow ?? .suspendNew)
+      case nil: throw DecodingProblems.Reported()
+      }
+    }
+
+    private enum Name { case merge, latest, oldest }
+  }
+}

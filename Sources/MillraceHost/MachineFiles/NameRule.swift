@@ -1,0 +1,31 @@
+/// The one rule for names of kinds, machines, states, inputs, outputs, queues and effect ids
+/// (DESIGN §4.1): 1 to 128 characters, each one of `A-Z a-z 0-9 _ . : -`.
+///
+/// The rule is byte-based, so `isValid` never allocates; `"*"` is not a name, which is why
+/// machine files can use it as the wildcard.
+public enum NameRule {
+  /// The longest valid name, in characters (all valid characters are ASCII).
+  public static let maxLength = 128
+
+  /// The rule in words, for error messages.
+  public static let summary = "1 to 128 characters from A-Z a-z 0-9 _ . : -"
+
+  /// True when `name` follows the rule.
+  public static func isValid(_ name: some StringProtocol) -> Bool {
+    let bytes = name.utf8
+    guard !bytes.isEmpty, bytes.count <= maxLength else { return false }
+    return bytes.allSatisfy(isNameByte)
+  }
+
+  /// True for the bytes a name may contain.
+  static func isNameByte(_ byte: UInt8) -> Bool {
+    switch byte {
+    case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+      UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "."),
+      UInt8(ascii: ":"), UInt8(ascii: "-"):
+      return true
+    default:
+      return false
+    }
+  }
+}

@@ -1,0 +1,42 @@
+/// Interned names: each distinct name gets the next small integer from 0, in order of first
+/// appearance, and both directions are cheap (`self[index]` is an array read; `index(of:)` one
+/// hash lookup, for parsing requests, never needed on the dispatch path).
+///
+/// A table holds at most `capacity` names, so every index fits a `UInt16` and `UInt16.max` is
+/// never an index (free for callers to use as a sentinel).
+public struct NameTable: Hashable, Sendable {
+  /// The most names one table holds.
+  public static let capacity = Int(UInt16.max)
+
+  /// The names in index order.
+  public private(set) var names: [String] = []
+  private var indices: [String: UInt16] = [:]
+
+  /// An empty table.
+  public init() {}
+
+  /// A table of `names` in order, repeated names kept once; names past `capacity` are dropped.
+  public init(_ names: some Sequence<String>) {
+    for name in names where intern(name) == nil { break }
+  }
+
+  /// The number of names.
+  public var count: Int { names.count }
+
+  /// The name at `index`; `index` must be below `count`.
+  public subscript(index: UInt16) -> String { names[Int(index)] }
+
+  /// The index of `name`, or `nil` if the table does not hold it.
+  public func index(of name: String) -> UInt16? { indices[name] }
+
+  /// The index of `name`, adding it if new; `nil` when it is new and the table already holds
+  /// `limit` names (never more than `capacity`).
+  mutating func intern(_ name: String, limit: Int = capacity) -> UInt16? {
+    if let index = indices[name] { return index }
+    guard names.count < min(limit, Self.capacity) else { return nil }
+    let index = UInt16(names.count)
+    names.append(name)
+    indices[name] = index
+    return index
+  }
+}

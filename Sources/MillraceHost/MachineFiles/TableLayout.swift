@@ -1,0 +1,102 @@
+/// Lays out the transition table of a machine file whose references `KindCompiler` checked:
+/// rows with integer names, all effects in one array, `from` lists as bitsets, and per input
+/// the list of candidate rows in file order.
+///
+/// The candidate list of input `i` holds every row with `"on": i` and every `"on": "*"` row,
+/// merged by file position, so scanning it finds the same first match as scanning the whole
+/// table: grouping by input never lets a later specific row overtake an earlier `*` row.
+struct TableLayout {
+  private(set) var rows: [KindDefinition.Row] = []
+  private(set) var effects: [KindDefinition.Effect] = []
+  private(set) var stateSetWords: [UInt64] = []
+  let stateSetStride: Int
+  private(set) var candidateStart: [Int32] = [0]
+  private(set) var candidateRows: [Int32] = []
+
+  private let states: NameTable
+  private let inputs: NameTable
+  private let outputs: NameTable
+  private let queues: NameTable
+  private let effectIDs: NameTable
+
+  /// Lays out `file` with names from the given tables, which must hold every name it uses.
+  init(
+    file: MachineFile, states: NameTable, inputs: NameTable, outputs: NameTable,
+    queues: NameTable, effectIDs: NameTable
+  ) {
+    (self.states, self.inputs, self.outputs) = (states, inputs, outputs)
+    (self.queues, self.effectIDs) = (queues, effectIDs)
+    stateSetStride = max(1, (states.count + 63) / 64)
+    for transition in file.transitions {
+      let first = Int32(effects.count)
+      for effect in transition.effects { effects.append(resolve(effect)) }
+      rows.append(
+        KindDefinition.Row(
+          on: inputIndex(transition.on),
+          from: stateMatch(transition.from),
+          to: transition.to.map { index($0, in: states) },
+          effects: first..<Int32(effects.count)))
+    }
+    var rowsByInput = [[Int32]](repeating: [], count: inputs.count)
+    var anyInputRows: [Int32] = []
+    for (position, row) in rows.enumerated() {
+      if let input = row.on {
+        rowsByInput[Int(input)].append(Int32(position))
+      } else {
+        anyInputRows.append(Int32(position))
+      }
+    }
+    for specific in rowsByInput {
+      candidateRows += (specific + anyInputRows).sorted()
+      candidateStart.append(Int32(candidateRows.count))
+    }
+  }
+
+  /// The index of a name already checked to be in `table`.
+  func index(_ name: String, in table: NameTable) -> UInt16 {
+    guard let index = table.index(of: name) else {
+      preconditionFailure("\(name.quoted) should have been checked by KindCompiler")
+    }
+    return index
+  }
+
+  private func inputIndex(_ pattern: MachineFile.InputPattern) -> KindDefinition.InputIndex? {
+    switch pattern {
+    case .any: nil
+    case .input(let name): index(name, in: inputs)
+    }
+  }
+
+  private mutating func stateMatch(_ pattern: MachineFile.StatePattern) -> KindDefinition.StateMatch
+  {
+    let members = pattern.names.map { index($0, in: states) }
+    switch pattern {
+    case .any: return .any
+    case _ where members.count == 1: return .state(members[0])
+    default:
+      let offset = stateSetWords.count
+      stateSetWords += repeatElement(0, count: stateSetStride)
+      for state in members {
+        stateSetWords[offset + Int(state) / 64] |= 1 << (UInt64(state) % 64)
+      }
+      return .set(Int32(offset))
+    }
+  }
+
+  private func resolve(_ effect: MachineFile.Effect) -> KindDefinition.Effect {
+    switch effect {
+    case .send(let input): .send(index(input, in: inputs))
+    case .emit(let output): .emit(index(output, in: outputs))
+    case .cancel(let id): .cancel(index(id, in: effectIDs))
+    case .after(let timer): .after(resolve(timer))
+    case .every(let timer): .every(resolve(timer))
+    }
+  }
+
+  private func resolve(_ timer: MachineFile.Timer) -> KindDefinition.Timer {
+    KindDefinition.Timer(
+      nanoseconds: timer.nanoseconds, input: index(timer.send, in: inputs),
+      queue: index(timer.queue ?? "default", in: queues),
+      id: timer.id.map { index($0, in: effectIDs) })
+  }
+}
