@@ -1,0 +1,220 @@
+import MillraceUV
+
+/// Executes control protocol v1 (DESIGN §4.1) for one daemon: parses each request frame,
+/// runs it against the `MachineHost`, and writes the reply in request order.
+///
+/// Replies that acknowledge a durable change go into a reserved reply slot that the host
+/// completes after the turn's commit; every other reply is written at once (and still waits
+/// behind any earlier reserved slot of the same connection).
+public final class ControlCommands {
+  /// The lines `HELP` answers with.
+  public static let help = [
+    "PING [message] - +PONG, or the message",
+    "HELP - this list",
+    "KINDS - the kinds that can be spawned",
+    "SPAWN kind name [state] - create a machine",
+    "SEND name input - process an input; replies [from, to] once processed",
+    "STATE name - the machine's state",
+    "LIST [kind] - machine names",
+    "KILL name - remove a machine, its timers and its stored state",
+    "SUBSCRIBE name... - stream replies and outputs (* = every machine)",
+    "UNSUBSCRIBE [name...] - stop streaming",
+    "STATS - counters, INFO style",
+    "AUTH token - authenticate (when the daemon requires a token)",
+    "QUIT - close the connection",
+  ]
+
+  private let host: MachineHost
+  private let token: String?
+  /// Extra `key:value` lines for `STATS` (connections, uptime, ...).
+  public var extraStatistics: () -> [(String, String)] = { [] }
+
+  /// Serves `host`; when `token` is set, a connection must `AUTH` first.
+  public init(host: MachineHost, token: String?) {
+    self.host = host
+    self.token = token
+  }
+
+  /// The session to attach to a new connection.
+  func session() -> ClientSession { ClientSession(authenticated: token == nil) }
+
+  /// A connection closed: forget its subscriptions.
+  public func connectionClosed(_ connection: Connection) {
+    guard let session = connection.context as? ClientSession else { return }
+    host.unsubscribe(connection, from: session.subscriptions)
+    session.subscriptions.removeAll()
+  }
+
+  /// A connection opened.
+  public func connectionOpened(_ connection: Connection) {
+    connection.context = session()
+  }
+
+  /// Runs one request.
+  public func execute(_ frame: Frame, on connection: Connection) {
+    guard !frame.isEmpty else { return }
+    let session =
+      connection.context as? ClientSession
+      ?? {
+        let fresh = self.session()
+        connection.context = fresh
+        return fresh
+      }()
+    let command = frame.string(at: 0).uppercased()
+    let arguments = frame.count - 1
+    if !session.authenticated && command != "AUTH" && command != "QUIT" {
+      fail(connection, .denied, "authentication required: AUTH <token>")
+      return
+    }
+    switch command {
+    case "SEND":
+      guard arguments == 2 else { return arity(connection, command) }
+      guard let name = validName(frame, 1, connection), let input = validName(frame, 2, connection)
+      else { return }
+      if case .failure(let failure) = host.send(
+        input, to: name, replyingOn: connection, slot: connection.reserveReply())
+      {
+        fail(connection, failure)
+      }
+    case "PING":
+      guard arguments <= 1 else { return arity(connection, command) }
+      _ = connection.write { writer in
+        if arguments == 1 { writer.bulkString(frame[1]) } else { writer.simpleString("PONG") }
+      }
+    case "HELP":
+      _ = connection.write { $0.array(Self.help) }
+    case "KINDS":
+      guard arguments == 0 else { return arity(connection, command) }
+      _ = connection.write { $0.array(host.kindNames) }
+    case "SPAWN":
+      guard arguments == 2 || arguments == 3 else { return arity(connection, command) }
+      guard let kind = validName(frame, 1, connection), let name = validName(frame, 2, connection)
+      else { return }
+      var state: String? = nil
+      if arguments == 3 {
+        guard let given = validName(frame, 3, connection) else { return }
+        state = given
+      }
+      switch host.spawn(kind: kind, name: name, state: state) {
+      case .success: holdOK(connection)
+      case .failure(let failure): fail(connection, failure)
+      }
+    case "STATE":
+      guard arguments == 1 else { return arity(connection, command) }
+      guard let name = validName(frame, 1, connection) else { return }
+      guard let state = host.machine(name)?.stateText else {
+        return fail(connection, .nomachine, "no machine \(name)")
+      }
+      _ = connection.write { $0.bulkString(state) }
+    case "LIST":
+      guard arguments <= 1 else { return arity(connection, command) }
+      var kind: String? = nil
+      if arguments == 1 {
+        guard let given = validName(frame, 1, connection) else { return }
+        guard host.kind(given) != nil else { return fail(connection, .nokind, "no kind \(given)") }
+        kind = given
+      }
+      _ = connection.write { $0.array(host.machineNames(kind: kind)) }
+    case "KILL":
+      guard arguments == 1 else { return arity(connection, command) }
+      guard let name = validName(frame, 1, connection) else { return }
+      guard host.kill(name) else { return fail(connection, .nomachine, "no machine \(name)") }
+      holdOK(connection)
+    case "SUBSCRIBE":
+      guard arguments >= 1 else { return arity(connection, command) }
+      for index in 1...arguments {
+        let name = frame.string(at: index)
+        guard name == "*" || NameRule.isValid(name) else {
+          return fail(connection, .args, "invalid name \"\(name)\" (\(NameRule.summary) or *)")
+        }
+        session.subscriptions.insert(name)
+        host.subscribe(connection, to: name)
+        let count = session.subscriptions.count
+        _ = connection.write { writer in
+          writer.arrayHeader(3)
+          writer.bulkString("subscribe")
+          writer.bulkString(name)
+          writer.integer(count)
+        }
+      }
+    case "UNSUBSCRIBE":
+      let names = arguments == 0 ? session.subscriptions.sorted() : (1...arguments).map(frame.string)
+      host.unsubscribe(connection, from: names)
+      for name in names {
+        session.subscriptions.remove(name)
+        let count = session.subscriptions.count
+        _ = connection.write { writer in
+          writer.arrayHeader(3)
+          writer.bulkString("unsubscribe")
+          writer.bulkString(name)
+          writer.integer(count)
+        }
+      }
+    case "STATS":
+      guard arguments == 0 else { return arity(connection, command) }
+      let text = statistics().map { "\($0.0):\($0.1)" }.joined(separator: "\r\n") + "\r\n"
+      _ = connection.write { $0.bulkString(text) }
+    case "AUTH":
+      guard arguments == 1 else { return arity(connection, command) }
+      guard let token, frame.string(at: 1) == token else {
+        return fail(connection, .denied, token == nil ? "no token is required" : "wrong token")
+      }
+      session.authenticated = true
+      _ = connection.write { $0.simpleString("OK") }
+    case "QUIT":
+      _ = connection.write { $0.simpleString("OK") }
+      connection.closeAfterWriting()
+    default:
+      fail(connection, .unknown, "unknown command '\(frame.string(at: 0).prefix(64))'")
+    }
+  }
+
+  /// `key:value` lines of the daemon's and the runtime's counters.
+  public func statistics() -> [(String, String)] {
+    let runtime = host.runtime.statistics
+    var lines: [(String, String)] = extraStatistics()
+    lines += [
+      ("machines", "\(host.machineCount)"),
+      ("machines_high_water", "\(runtime.machinesHighWater)"),
+      ("machines_capacity", "\(host.runtime.capacity.machines)"),
+      ("spawns_refused", "\(runtime.spawnsRefused)"),
+      ("inputs_dispatched", "\(runtime.dispatched)"),
+      ("timers", "\(runtime.timers)"),
+      ("timers_high_water", "\(runtime.timersHighWater)"),
+      ("timers_capacity", "\(host.runtime.capacity.timers)"),
+      ("diagnostics", "\(runtime.diagnostics)"),
+      ("subscriptions", "\(host.subscriptionCount)"),
+      ("durability", host.durability.rawValue),
+      ("commits", "\(host.commits)"),
+      ("commit_failures", "\(host.commitFailures)"),
+    ]
+    return lines
+  }
+
+  private func validName(_ frame: Frame, _ index: Int, _ connection: Connection) -> String? {
+    let name = frame.string(at: index)
+    guard NameRule.isValid(name) else {
+      fail(connection, .args, "invalid name \"\(name.prefix(140))\" (\(NameRule.summary))")
+      return nil
+    }
+    return name
+  }
+
+  private func holdOK(_ connection: Connection) {
+    var writer = RESPWriter()
+    writer.simpleString("OK")
+    host.hold(writer.bytes, for: connection.reserveReply(), on: connection)
+  }
+
+  private func arity(_ connection: Connection, _ command: String) {
+    fail(connection, .args, "wrong number of arguments for '\(command.lowercased())'")
+  }
+
+  private func fail(_ connection: Connection, _ failure: ControlFailure) {
+    fail(connection, failure.code, failure.text)
+  }
+
+  private func fail(_ connection: Connection, _ code: ControlError, _ text: String) {
+    _ = connection.write { $0.error(code.rawValue, text) }
+  }
+}

@@ -1,0 +1,289 @@
+import Foundation
+import Logging
+import Millrace
+import MillraceUV
+
+/// The daemon's registry of named machines over one runtime, with durability and
+/// subscriptions (DESIGN §4).
+///
+/// Guarantees:
+/// - Replies that acknowledge a durable change (`SEND` transitions, `SPAWN`, `KILL`) are held
+///   in their connection's reply order and written only after the turn's changes were
+///   committed (`finishTurn()`), so an acknowledged transition survives `kill -9`.
+/// - Pub/sub messages of a turn go out after the same commit, in event order.
+/// - Use on the loop thread only.
+public final class MachineHost {
+  /// The runtime the machines live in.
+  public let runtime: Runtime
+  /// The logger.
+  public var logger: Logger
+  /// How changes are kept.
+  public let durability: Durability
+  private let store: MachineStore?
+  private var kinds: [String: HostKind] = [:]
+  private var machines: [String: any HostedMachine] = [:]
+  private let clock: () -> HostClock
+
+  private var nextTag: UInt64 = 0
+  private var awaiting:
+    [UInt64: (machine: String, connection: Connection, slot: Connection.ReplySlot)] = [:]
+  private var heldReplies: [(connection: Connection, slot: Connection.ReplySlot, bytes: [UInt8])] =
+    []
+  private var heldMessages: [(connection: Connection, bytes: [UInt8])] = []
+  private var dirty: Set<String> = []
+  private var deleted: Set<String> = []
+  private var subscribers: [String: [ObjectIdentifier: Connection]] = [:]
+  /// Commits done, and commits that failed.
+  public private(set) var commits = 0
+  /// Commits that failed (their replies became `-ERR internal`).
+  public private(set) var commitFailures = 0
+
+  /// Creates a host. `store` is nil for durability `none`; `clock` pairs the runtime's time
+  /// with the wall clock for stored timer deadlines.
+  public init(
+    runtime: Runtime, store: MachineStore?, logger: Logger, clock: @escaping () -> HostClock
+  ) {
+    self.runtime = runtime
+    self.store = store
+    self.durability = store?.durability ?? .none
+    self.logger = logger
+    self.clock = clock
+  }
+
+  // MARK: Kinds
+
+  /// Kind names, sorted.
+  public var kindNames: [String] { kinds.keys.sorted() }
+
+  /// The kind named `name`.
+  public func kind(_ name: String) -> HostKind? { kinds[name] }
+
+  /// Adds or replaces kinds. Machines already spawned keep the definition they started with.
+  public func register(_ newKinds: [HostKind]) {
+    for kind in newKinds { kinds[kind.name] = kind }
+  }
+
+  /// Replaces the file-defined kinds (`source` not `built-in`) with `newKinds`.
+  public func replaceFileKinds(with newKinds: [HostKind]) {
+    kinds = kinds.filter { $0.value.source == "built-in" }
+    register(newKinds)
+  }
+
+  // MARK: Machines
+
+  /// Machine names, sorted, optionally of one kind.
+  public func machineNames(kind: String? = nil) -> [String] {
+    machines.values.filter { kind == nil || $0.kind == kind }.map(\.name).sorted()
+  }
+
+  /// The machine named `name`.
+  public func machine(_ name: String) -> (any HostedMachine)? { machines[name] }
+
+  /// How many machines are hosted.
+  public var machineCount: Int { machines.count }
+
+  /// Spawns `name` of `kind` in `state` (initial when nil); the change is committed at the
+  /// end of the turn.
+  public func spawn(kind kindName: String, name: String, state: String?) -> Result<
+    any HostedMachine, ControlFailure
+  > {
+    guard machines[name] == nil else { return .failure(.init(.exists, "machine \(name) exists")) }
+    guard let kind = kinds[kindName] else {
+      return .failure(.init(.nokind, "no kind \(kindName)"))
+    }
+    switch kind.spawn(runtime, name, state, { [unowned self] in self.handle($1, of: $0) }) {
+    case .success(let machine):
+      machines[name] = machine
+      deleted.remove(name)
+      dirty.insert(name)
+      return .success(machine)
+    case .failure(.unknownState(let state)):
+      return .failure(.init(.nostate, "kind \(kindName) has no state \(state)"))
+    case .failure(.full):
+      return .failure(.init(.busy, "no room for another machine"))
+    }
+  }
+
+  /// Removes `name`: its timers and effects are cancelled, its stored record deleted.
+  public func kill(_ name: String) -> Bool {
+    guard let machine = machines.removeValue(forKey: name) else { return false }
+    machine.remove()
+    dirty.remove(name)
+    deleted.insert(name)
+    // Inputs still queued for it are gone: answer the requests that waited for them.
+    for (tag, waiter) in awaiting where waiter.machine == name {
+      awaiting[tag] = nil
+      var writer = RESPWriter()
+      writer.error(ControlError.nomachine.rawValue, "machine \(name) was killed")
+      heldReplies.append((waiter.connection, waiter.slot, writer.bytes))
+    }
+    return true
+  }
+
+  /// Posts `input` to `name`; on `.accepted` the reply is written to `slot` after the commit
+  /// of the turn that processes it.
+  public func send(
+    _ input: String, to name: String, replyingOn connection: Connection,
+    slot: @autoclosure () -> Connection.ReplySlot
+  ) -> Result<Void, ControlFailure> {
+    guard let machine = machines[name] else {
+      return .failure(.init(.nomachine, "no machine \(name)"))
+    }
+    nextTag &+= 1
+    switch machine.post(input, tag: PostTag(nextTag)) {
+    case .accepted:
+      awaiting[nextTag] = (name, connection, slot())
+      return .success(())
+    case .busy: return .failure(.init(.busy, "queue of \(name) is full"))
+    case .unknownInput:
+      return .failure(.init(.noinput, "kind \(machine.kind) has no input \(input)"))
+    case .noMachine: return .failure(.init(.nomachine, "no machine \(name)"))
+    }
+  }
+
+  /// Holds `bytes` for `slot` until the end of the turn (after the commit).
+  public func hold(_ bytes: [UInt8], for slot: Connection.ReplySlot, on connection: Connection) {
+    heldReplies.append((connection, slot, bytes))
+  }
+
+  // MARK: Events
+
+  private func handle(_ event: HostedEvent, of machine: any HostedMachine) {
+    if case .succeeded = event { dirty.insert(machine.name) }
+    if event.tag != .none, let waiter = awaiting.removeValue(forKey: event.tag.rawValue) {
+      var writer = RESPWriter()
+      switch event {
+      case .succeeded(_, let from, let to, _): writer.array([from, to])
+      case .rejected(let input, let state, _):
+        writer.error(ControlError.rejected.rawValue, "\(input) in \(state)")
+      case .emitted: break
+      }
+      heldReplies.append((waiter.connection, waiter.slot, writer.bytes))
+    }
+    publish(event.message, from: machine.name)
+  }
+
+  // MARK: Subscriptions
+
+  /// Subscribes `connection` to `name` (`*` = every machine).
+  public func subscribe(_ connection: Connection, to name: String) {
+    subscribers[name, default: [:]][ObjectIdentifier(connection)] = connection
+  }
+
+  /// Drops every subscription of `connection`.
+  public func unsubscribe(_ connection: Connection, from names: some Sequence<String>) {
+    for name in names {
+      subscribers[name]?[ObjectIdentifier(connection)] = nil
+      if subscribers[name]?.isEmpty == true { subscribers[name] = nil }
+    }
+  }
+
+  /// Number of subscribed connections, counting each (connection, name) once.
+  public var subscriptionCount: Int { subscribers.values.reduce(0) { $0 + $1.count } }
+
+  private func publish(_ message: String, from name: String) {
+    for key in [name, "*"] {
+      guard let connections = subscribers[key] else { continue }
+      var writer = RESPWriter()
+      writer.array(["message", name, message])
+      for connection in connections.values { heldMessages.append((connection, writer.bytes)) }
+    }
+  }
+
+  // MARK: Turns
+
+  /// Commits the turn's changes, then writes the replies and messages held for it. A failed
+  /// commit turns the held replies into `-ERR internal` (nothing is acknowledged that was not
+  /// kept).
+  public func finishTurn() {
+    var committed = true
+    if let store, !(dirty.isEmpty && deleted.isEmpty) {
+      committed = persist(into: store, names: dirty)
+    }
+    dirty.removeAll(keepingCapacity: true)
+    deleted.removeAll(keepingCapacity: true)
+    for held in heldReplies {
+      if committed {
+        _ = held.connection.complete(held.slot, with: held.bytes)
+      } else {
+        _ = held.connection.complete(held.slot) {
+          $0.error(ControlError.internal.rawValue, "store commit failed; change not kept")
+        }
+      }
+    }
+    heldReplies.removeAll(keepingCapacity: true)
+    for message in heldMessages { _ = message.connection.write(message.bytes) }
+    heldMessages.removeAll(keepingCapacity: true)
+  }
+
+  /// Saves every machine (fresh timer deadlines) and commits; for shutdown.
+  public func persistAll() {
+    guard let store else { return }
+    dirty.formUnion(machines.keys)
+    _ = persist(into: store, names: dirty)
+    dirty.removeAll()
+    deleted.removeAll()
+  }
+
+  private func persist(into store: MachineStore, names: Set<String>) -> Bool {
+    let now = clock()
+    do {
+      try store.begin()
+      for name in deleted { try store.delete(name: name) }
+      for name in names {
+        if let record = machines[name]?.stored(clock: now) { try store.save(record) }
+      }
+      try store.commit()
+      commits += 1
+      return true
+    } catch {
+      commitFailures += 1
+      logger.error("store commit failed: \(error)")
+      return false
+    }
+  }
+
+  /// Restores every stored machine whose kind is known; returns the problems met (a missing
+  /// kind or state, a timer that no longer fits), which the caller logs.
+  public func restore() -> [String] {
+    guard let store else { return [] }
+    let records: [StoredMachine]
+    do {
+      records = try store.loadAll()
+    } catch {
+      return ["could not read the store: \(error)"]
+    }
+    var problems: [String] = []
+    let now = clock()
+    for record in records {
+      switch spawn(kind: record.kind, name: record.name, state: record.state) {
+      case .success(let machine):
+        problems += machine.restore(record.timers, clock: now)
+      case .failure(let failure):
+        problems.append("\(record.name): not restored: \(failure.text)")
+      }
+    }
+    dirty.removeAll()
+    return problems
+  }
+
+  /// Removes every machine from the runtime (not from the store); for shutdown.
+  public func removeAll() {
+    for machine in machines.values { machine.remove() }
+    machines.removeAll()
+  }
+}
+
+/// A control error with its text, as replied.
+public struct ControlFailure: Error, Hashable, Sendable {
+  /// The code.
+  public var code: ControlError
+  /// The text after the code.
+  public var text: String
+
+  /// Creates a failure.
+  public init(_ code: ControlError, _ text: String) {
+    self.code = code
+    self.text = text
+  }
+}

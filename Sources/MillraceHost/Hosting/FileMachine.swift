@@ -1,0 +1,98 @@
+import Millrace
+
+/// The Millrace machine behind every kind loaded from a machine file: inputs, states and
+/// outputs are the file's interned indices, so dispatch compares integers only and never
+/// allocates or hashes a string (DESIGN §4.2).
+public enum FileMachine: Machine {
+  /// An index into the kind's inputs.
+  public typealias Input = UInt16
+  /// An index into the kind's states.
+  public typealias State = UInt16
+  /// An index into the kind's outputs.
+  public typealias Output = UInt16
+  /// The compiled kind.
+  public typealias Extra = FileKind
+
+  /// Applies the first row, in file order, whose `on` and `from` match; or rejects.
+  @inlinable
+  public static func resolve(
+    _ input: UInt16, state: inout UInt16, extra kind: FileKind,
+    effects: inout Effects<UInt16, UInt16>
+  ) -> Resolution {
+    guard let index = kind.definition.firstMatch(input: input, state: state) else {
+      return .rejected
+    }
+    let row = kind.definition.rows[index]
+    if let to = row.to { state = to }
+    for effect in row.effects { effects.record(kind.effects[Int(effect)]) }
+    return .handled
+  }
+}
+
+/// A machine file's definition compiled for the runtime: its effects as core effects (ids
+/// hashed from their names, so they stay the same when the file is edited) and its queue
+/// policies as core policies.
+public final class FileKind {
+  /// The validated, interned definition.
+  public let definition: KindDefinition
+  /// `definition.effects`, as the runtime records them.
+  public let effects: [Effect<UInt16, UInt16>]
+  /// The queue layout, by queue index.
+  public let queues: [Millrace.QueuePolicy]
+
+  /// Compiles `definition`.
+  public init(_ definition: KindDefinition) {
+    self.definition = definition
+    let ids = definition.effectIDs.names.map { name in
+      Array(name.utf8).withUnsafeBufferPointer { EffectID(hashing: $0) }
+    }
+    func timer(_ timer: KindDefinition.Timer) -> (TimeSpan, UInt16, EffectQueue, EffectID) {
+      (
+        .nanoseconds(timer.nanoseconds), timer.input,
+        EffectQueue(UInt8(truncatingIfNeeded: timer.queue)), timer.id.map { ids[Int($0)] } ?? .none
+      )
+    }
+    effects = definition.effects.map { effect in
+      switch effect {
+      case .send(let input): return .send(input)
+      case .emit(let output): return .emit(output)
+      case .cancel(let id): return .cancel(ids[Int(id)])
+      case .after(let spec):
+        let (span, input, queue, id) = timer(spec)
+        return .after(span, input, queue: queue, id: id)
+      case .every(let spec):
+        let (span, input, queue, id) = timer(spec)
+        return .every(span, input, queue: queue, id: id)
+      }
+    }
+    queues = definition.queuePolicies.map { policy in
+      switch policy {
+      case .merge: return .merge
+      case .latest(let max): return .latest(max: max)
+      case .oldest(let max, .suspendNew): return .oldest(max: max, .suspendNew)
+      case .oldest(let max, .discardNew): return .oldest(max: max, .discardNew)
+      }
+    }
+  }
+
+  /// Reads and prints the kind's names.
+  public var codec: TextCodec<FileMachine> {
+    let definition = self.definition
+    return TextCodec(
+      parseInput: { definition.inputs.index(of: $0) },
+      formatInput: { definition.inputs[$0] },
+      parseState: { definition.states.index(of: $0) },
+      formatState: { definition.states[$0] },
+      formatOutput: { definition.outputs[$0] })
+  }
+}
+
+extension HostKind {
+  /// The kind a machine file defines.
+  public static func file(_ definition: KindDefinition) -> HostKind {
+    let kind = FileKind(definition)
+    return .code(
+      definition.kind, FileMachine.self, initial: definition.initial, extra: kind,
+      codec: kind.codec, queues: kind.queues, source: definition.source, dot: definition.dot())
+  }
+}
