@@ -29,7 +29,7 @@ extension MachineFile {
       let from = try Self.statePattern(reader)
       to = try reader.name("to", "state")
       effects = try reader.value("effects", as: [Collected<Effect>].self)?.compactMap(\.value) ?? []
-      guard let on, let from else { throw DecodingProblems.Reported() }
+      guard let on, let from else { throw decoder.reported() }
       self.on = on == "*" ? .any : .input(on)
       self.from = from
     }
