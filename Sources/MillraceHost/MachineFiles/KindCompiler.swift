@@ -1,15 +1,7 @@
 /// Turns a decoded `MachineFile` into a `KindDefinition`: checks every reference between
 /// fields, interns names and lays the table out for dispatch.
 ///
-/// Unknown names are caught like this:
-/// - a declared list (`states`, `inputs`, `outputs`) is closed: any other name in the file is
-///   an error at its field, e.g. `transitions[2].to: unknown state "logedIn"`;
-/// - without the list, names are inferred from their use, so a typo cannot be an error, but
-///   it leaves a trace that is reported as a warning: a state that appears only in `to` (never
-///   in `from` or `initial`), or an input that is sent but that no row handles (no matching
-///   `on` and no `"on": "*"` row). Declare the list to make such typos errors;
-/// - queues are always declared (`default` exists implicitly); `cancel` must name an id that
-///   some `after` / `every` effect of the file carries.
+/// The rules for unknown names are in `KindDefinition`'s documentation.
 struct KindCompiler {
   /// A use of a name in the file, and its role there.
   private struct Reference {

@@ -15,7 +15,7 @@ extension MachineFile {
     case emit(String)
 
     /// The keys an effect object may have.
-    public static let keys = ["after", "cancel", "emit", "every", "id", "queue", "send"]
+    static let keys = ["after", "cancel", "emit", "every", "id", "queue", "send"]
 
     /// Decodes one effect, refusing objects that do none or more than one thing, `queue` or
     /// `id` on effects that are not timers, and malformed durations and names.

@@ -12,7 +12,7 @@ extension MachineFile {
     public var effects: [Effect]
 
     /// The keys a transition object may have.
-    public static let keys = ["effects", "from", "on", "to"]
+    static let keys = ["effects", "from", "on", "to"]
 
     /// Creates a row in code.
     public init(on: InputPattern, from: StatePattern, to: String? = nil, effects: [Effect] = []) {

@@ -29,7 +29,7 @@ public struct MachineFile: Hashable, Sendable, Decodable {
   public var transitions: [Transition]
 
   /// The top-level keys a machine file may have; any other key is refused.
-  public static let keys = [
+  static let keys = [
     "inputs", "initial", "kind", "outputs", "queues", "states", "transitions",
   ]
 
@@ -108,7 +108,7 @@ extension MachineFile {
     public var policy: KindDefinition.QueuePolicy
 
     /// The keys a queue object may have.
-    public static let keys = ["max", "overflow", "policy"]
+    static let keys = ["max", "overflow", "policy"]
 
     /// Creates a queue in code.
     public init(policy: KindDefinition.QueuePolicy) {

@@ -51,7 +51,8 @@ import Testing
     let definition = try compile(
       machine(
         #"{ "on": "go", "from": ["c", "a"], "to": "b", "effects": [ { "emit": "o2" }, "#
-          + #"{ "every": "1s", "send": "tick", "id": "t" }, { "emit": "o1" }, { "send": "go" } ] }"#
+          + #"{ "every": "1s", "send": "tick", "id": "t", "queue": "default" }, { "emit": "o1" }, "#
+          + #"{ "send": "go" } ] }"#
       ))
     #expect(definition.states.names == ["a", "c", "b"])
     #expect(definition.inputs.names == ["go", "tick"])
