@@ -24,8 +24,9 @@ final class DecodingProblems: @unchecked Sendable {
     lock.withLock { recorded.append((path, message)) }
   }
 
-  /// Thrown by a value's `init(from:)` after it reported its problems, so that the enclosing
-  /// `Collected` or `attempt` drops the value without reporting anything more.
+  /// Thrown by a value's `init(from:)` after it reported its problems (see
+  /// `Decoder.reported()`), so that the enclosing `Collected` or `attempt` drops the value
+  /// without reporting anything more.
   struct Reported: Error {}
 
   /// Records a decoding error as a path and a message in the words of machine files.
@@ -73,6 +74,18 @@ extension Decoder {
       DecodingError.dataCorrupted(
         DecodingError.Context(codingPath: codingPath ?? self.codingPath, debugDescription: message)
       ))
+  }
+
+  /// The error a value's `init(from:)` throws to give up after reporting its problems. As a
+  /// safety net, a value that gives up while nothing at all was reported records
+  /// "invalid value", so that no file can lose a part silently and still load.
+  func reported() -> any Error {
+    guard let sink = userInfo[DecodingProblems.key] as? DecodingProblems else {
+      let context = DecodingError.Context(codingPath: codingPath, debugDescription: "invalid value")
+      return DecodingError.dataCorrupted(context)
+    }
+    if sink.all.isEmpty { sink.add(JSONPath(codingPath: codingPath), "invalid value") }
+    return DecodingProblems.Reported()
   }
 
   /// Runs `body`; a problem it throws is reported and yields `nil`.

@@ -43,16 +43,27 @@ struct FieldReader {
   }
 
   /// Member `key` decoded as `T`; a missing `required` member is reported, a missing optional
-  /// one (or `null`) is `nil`.
+  /// one (or `null`) is `nil`. Errors that are not `DecodingError`s (Foundation throws its own
+  /// for numbers like `1e400`) are reported at the member too.
   func value<T: Decodable>(_ key: String, required: Bool = false, as type: T.Type = T.self)
     throws -> T?
   {
     guard let container else { return nil }
     let codingKey = AnyCodingKey(stringValue: key)
     return try decoder.attempt {
-      required
-        ? try container.decode(T.self, forKey: codingKey)
-        : try container.decodeIfPresent(T.self, forKey: codingKey)
+      do {
+        return required
+          ? try container.decode(T.self, forKey: codingKey)
+          : try container.decodeIfPresent(T.self, forKey: codingKey)
+      } catch let error as DecodingError {
+        throw error
+      } catch {
+        let context = DecodingError.Context(
+          codingPath: decoder.codingPath + [codingKey],
+          debugDescription: T.self is any Numeric.Type
+            ? "number out of range" : "cannot read this value")
+        throw DecodingError.dataCorrupted(context)
+      }
     } ?? nil
   }
 
@@ -145,8 +156,10 @@ struct FieldReader {
   }
 
   /// Member `key` as one of `choices` (compared exactly); `noun` names it in the message.
-  func choice<T>(_ key: String, _ noun: String, _ choices: KeyValuePairs<String, T>) throws -> T? {
-    guard let word = try value(key, as: String.self) else { return nil }
+  func choice<T>(
+    _ key: String, _ noun: String, required: Bool = false, _ choices: KeyValuePairs<String, T>
+  ) throws -> T? {
+    guard let word = try value(key, required: required, as: String.self) else { return nil }
     guard let match = choices.first(where: { $0.key == word }) else {
       let expected = choices.map(\.key.quoted).joined(separator: ", ")
       try report("unknown \(noun) \(word.quoted); expected one of \(expected)", at: key)

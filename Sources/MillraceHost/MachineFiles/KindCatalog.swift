@@ -12,8 +12,8 @@ public struct KindCatalog: Sendable {
   private let positions: [String: Int]
 
   /// The kind named `kind`, if loaded.
-  public subscript(kind: String) -> KindDefinition? {
-    positions[kind].map { kinds[$0] }
+  public subscript(kind name: String) -> KindDefinition? {
+    positions[name].map { kinds[$0] }
   }
 
   /// The kind names, in file order.

@@ -1,15 +1,7 @@
 /// Turns a decoded `MachineFile` into a `KindDefinition`: checks every reference between
 /// fields, interns names and lays the table out for dispatch.
 ///
-/// Unknown names are caught like this:
-/// - a declared list (`states`, `inputs`, `outputs`) is closed: any other name in the file is
-///   an error at its field, e.g. `transitions[2].to: unknown state "logedIn"`;
-/// - without the list, names are inferred from their use, so a typo cannot be an error, but
-///   it leaves a trace that is reported as a warning: a state that appears only in `to` (never
-///   in `from` or `initial`), or an input that is sent but that no row handles (no matching
-///   `on` and no `"on": "*"` row). Declare the list to make such typos errors;
-/// - queues are always declared (`default` exists implicitly); `cancel` must name an id that
-///   some `after` / `every` effect of the file carries.
+/// The rules for unknown names are in `KindDefinition`'s documentation.
 struct KindCompiler {
   /// A use of a name in the file, and its role there.
   private struct Reference {
@@ -45,12 +37,12 @@ struct KindCompiler {
     func uses(_ roles: Reference.Role...) -> [Reference] {
       references.filter { roles.contains($0.role) }
     }
-    let states = table(file.states, "state", uses(.initial, .source, .target))
-    let inputs = table(file.inputs, "input", uses(.handled, .sent))
-    let outputs = table(file.outputs, "output", uses(.emitted))
-    let effectIDs = table(nil, "id", uses(.timerID))
+    let states = table(file.states, "states", uses(.initial, .source, .target))
+    let inputs = table(file.inputs, "inputs", uses(.handled, .sent))
+    let outputs = table(file.outputs, "outputs", uses(.emitted))
+    let effectIDs = table(nil, "ids", uses(.timerID))
     let declaredQueues = file.queues.keys.filter { $0 != "default" }.sorted()
-    let queues = table(["default"] + declaredQueues, "queue", [], limit: Self.queueLimit)
+    let queues = table(["default"] + declaredQueues, "queues", [], limit: Self.queueLimit)
 
     for reference in references {
       let (table, noun) =
@@ -118,13 +110,13 @@ struct KindCompiler {
   }
 
   /// The table of `declared` names, or of the names `uses` make when nothing is declared;
-  /// reports a table that would exceed `limit`.
+  /// a table that would exceed `limit` is reported at the top-level key `plural`.
   private mutating func table(
-    _ declared: [String]?, _ noun: String, _ uses: [Reference], limit: Int = NameTable.capacity
+    _ declared: [String]?, _ plural: String, _ uses: [Reference], limit: Int = NameTable.capacity
   ) -> NameTable {
     var table = NameTable()
     for name in declared ?? uses.map(\.name) where table.intern(name, limit: limit) == nil {
-      error(.root, "too many \(noun)s (at most \(limit))")
+      error(JSONPath.root.key(plural), "too many \(plural) (at most \(limit))")
       break
     }
     return table

@@ -9,7 +9,14 @@ import Foundation
 /// input that merges the rows for that input with the `"on": "*"` rows in file order.
 ///
 /// A definition only exists if its file passed every check; `warnings` lists what was
-/// allowed but suspicious.
+/// allowed but suspicious. How a misspelt name (`"to": "logedIn"`) is caught:
+/// - a declared list (`states`, `inputs`, `outputs`) is closed: any other name is an error at
+///   its field, `auth.json: transitions[2].to: unknown state "logedIn"`;
+/// - without the list, names are inferred from their use, so the typo is a new name; it is
+///   reported as a warning when it leaves a trace: a state that appears only in `to` (never in
+///   `from` or `initial`), an input that is sent but that no row handles;
+/// - queues are always declared (`default` exists implicitly), and `cancel` must name an id
+///   that some `after` / `every` effect of the file carries, so those are always errors.
 public struct KindDefinition: Sendable {
   /// The index of a state in `states`.
   public typealias StateIndex = UInt16

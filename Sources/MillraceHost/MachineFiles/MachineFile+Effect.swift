@@ -15,31 +15,31 @@ extension MachineFile {
     case emit(String)
 
     /// The keys an effect object may have.
-    public static let keys = ["after", "cancel", "emit", "every", "id", "queue", "send"]
+    static let keys = ["after", "cancel", "emit", "every", "id", "queue", "send"]
 
     /// Decodes one effect, refusing objects that do none or more than one thing, `queue` or
     /// `id` on effects that are not timers, and malformed durations and names.
     public init(from decoder: any Decoder) throws {
       let reader = try FieldReader(decoder, known: Self.keys)
-      guard reader.isObject else { throw DecodingProblems.Reported() }
+      guard reader.isObject else { throw decoder.reported() }
       var actions = ["after", "every", "cancel", "emit"].filter(reader.contains)
       let timer = actions == ["after"] || actions == ["every"]
-      if reader.contains("send"), !timer { actions.append("send") }
+      if reader.contains("send"), !timer, actions.count < 2 { actions.append("send") }
       guard actions.count == 1 else {
         let problem =
           actions.isEmpty
           ? "effect needs one of \"send\", \"after\", \"every\", \"cancel\" or \"emit\""
           : "effect combines \(Self.list(actions)); write each as its own effect"
         try decoder.report(problem)
-        throw DecodingProblems.Reported()
+        throw decoder.reported()
       }
       for key in ["queue", "id"] where !timer && reader.contains(key) {
         try reader.report("\"\(key)\" applies only to \"after\" and \"every\"", at: key)
       }
       switch actions[0] {
-      case "send": self = .send(try Self.required(reader.name("send", "input")))
-      case "cancel": self = .cancel(try Self.required(reader.name("cancel", "id")))
-      case "emit": self = .emit(try Self.required(reader.name("emit", "output")))
+      case "send": self = .send(try reader.name("send", "input", required: true) ?? "")
+      case "cancel": self = .cancel(try reader.name("cancel", "id", required: true) ?? "")
+      case "emit": self = .emit(try reader.name("emit", "output", required: true) ?? "")
       default:
         let action = actions[0]
         if !reader.contains("send") {
@@ -52,11 +52,6 @@ extension MachineFile {
           id: try reader.name("id", "id"))
         self = action == "after" ? .after(timer) : .every(timer)
       }
-    }
-
-    private static func required(_ name: String?) throws -> String {
-      guard let name else { throw DecodingProblems.Reported() }
-      return name
     }
 
     /// `"a"`, `"a" and "b"`, `"a", "b" and "c"`.

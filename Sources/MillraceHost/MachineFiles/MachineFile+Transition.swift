@@ -12,7 +12,7 @@ extension MachineFile {
     public var effects: [Effect]
 
     /// The keys a transition object may have.
-    public static let keys = ["effects", "from", "on", "to"]
+    static let keys = ["effects", "from", "on", "to"]
 
     /// Creates a row in code.
     public init(on: InputPattern, from: StatePattern, to: String? = nil, effects: [Effect] = []) {
@@ -29,7 +29,7 @@ extension MachineFile {
       let from = try Self.statePattern(reader)
       to = try reader.name("to", "state")
       effects = try reader.value("effects", as: [Collected<Effect>].self)?.compactMap(\.value) ?? []
-      guard let on, let from else { throw DecodingProblems.Reported() }
+      guard let on, let from else { throw decoder.reported() }
       self.on = on == "*" ? .any : .input(on)
       self.from = from
     }

@@ -29,7 +29,7 @@ public struct MachineFile: Hashable, Sendable, Decodable {
   public var transitions: [Transition]
 
   /// The top-level keys a machine file may have; any other key is refused.
-  public static let keys = [
+  static let keys = [
     "inputs", "initial", "kind", "outputs", "queues", "states", "transitions",
   ]
 
@@ -59,7 +59,7 @@ public struct MachineFile: Hashable, Sendable, Decodable {
     outputs = try reader.names("outputs", "output")
     queues = try reader.members("queues", "queue", as: Queue.self) ?? [:]
     let rows = try reader.value("transitions", required: true, as: [Collected<Transition>].self)
-    guard let kind, let initial, let rows else { throw DecodingProblems.Reported() }
+    guard let kind, let initial, let rows else { throw decoder.reported() }
     self.kind = kind
     self.initial = initial
     transitions = rows.compactMap(\.value)
@@ -108,7 +108,7 @@ extension MachineFile {
     public var policy: KindDefinition.QueuePolicy
 
     /// The keys a queue object may have.
-    public static let keys = ["max", "overflow", "policy"]
+    static let keys = ["max", "overflow", "policy"]
 
     /// Creates a queue in code.
     public init(policy: KindDefinition.QueuePolicy) {
@@ -118,8 +118,8 @@ extension MachineFile {
     /// Decodes a queue object, refusing unknown keys and settings that do not apply.
     public init(from decoder: any Decoder) throws {
       let reader = try FieldReader(decoder, known: Self.keys)
-      let name = try reader.choice(
-        "policy", "policy", ["merge": Name.merge, "latest": .latest, "oldest": .oldest])
+      let names: KeyValuePairs = ["merge": Name.merge, "latest": .latest, "oldest": .oldest]
+      let name = try reader.choice("policy", "policy", required: true, names)
       let max = try reader.integer("max", in: 1...Int(UInt16.max))
       let overflow = try reader.choice(
         "overflow", "overflow",
@@ -134,7 +134,7 @@ extension MachineFile {
       case .merge: policy = .merge
       case .latest: policy = .latest(max: max ?? 1)
       case .oldest: policy = .oldest(max: max ?? 1, overflow ?? .suspendNew)
-      case nil: throw DecodingProblems.Reported()
+      case nil: throw decoder.reported()
       }
     }
 
