@@ -64,7 +64,8 @@ let package = Package(
     .testTarget(
       name: "MillraceUVTests", dependencies: ["MillraceUV", "Millrace"], swiftSettings: strict),
     .testTarget(
-      name: "MillraceHostTests", dependencies: ["MillraceHost"], swiftSettings: strict),
+      name: "MillraceHostTests", dependencies: ["MillraceHost"], exclude: ["Fixtures"],
+      swiftSettings: strict),
     .testTarget(
       name: "IntegrationTests", dependencies: ["MillraceHost"], swiftSettings: strict),
   ]
