@@ -26,7 +26,7 @@ build: deps
 	$(SWIFT) build
 
 run: build
-	$(SWIFT) run millrace-demo
+	$(SWIFT) run millraced
 
 test: deps
 	$(SWIFT) build --build-tests

@@ -1,1 +1,68 @@
-print("millraced: not built yet")
+// millraced: hosts machines behind a RESP control socket (DESIGN §4).
+import ArgumentParser
+import Logging
+import MillraceHost
+
+extension Durability: ExpressibleByArgument {}
+
+@main
+struct Millraced: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "millraced",
+    abstract: "Host Millrace machines behind a Redis-protocol control socket.")
+
+  @Option(help: "The Unix control socket (mode 0600).")
+  var socket = DaemonConfiguration().socketPath
+
+  @Option(help: "Also listen on TCP HOST:PORT (loopback unless HOST is given; needs --token).")
+  var listen: String?
+
+  @Option(help: "The directory of machine files.")
+  var machines = DaemonConfiguration().machinesDirectory
+
+  @Option(help: "The directory of the SQLite store.")
+  var data = DaemonConfiguration().dataDirectory
+
+  @Option(help: "none, batched or strict.")
+  var durability = Durability.batched
+
+  @Option(help: "trace, debug, info, notice, warning, error or critical.")
+  var logLevel = "info"
+
+  @Option(help: "Clients must send AUTH <token> first.")
+  var token: String?
+
+  @Option(help: "The most machines hosted at once.")
+  var maxMachines = DaemonConfiguration().capacity.machines
+
+  func validate() throws {
+    guard Logger.Level(rawValue: logLevel) != nil else {
+      throw ValidationError("unknown log level \(logLevel)")
+    }
+    guard maxMachines >= 1 else { throw ValidationError("--max-machines must be at least 1") }
+  }
+
+  func run() throws {
+    let level = Logger.Level(rawValue: logLevel) ?? .info
+    LoggingSystem.bootstrap { label in
+      var handler = StreamLogHandler.standardError(label: label)
+      handler.logLevel = level
+      return handler
+    }
+    var configuration = DaemonConfiguration()
+    configuration.socketPath = socket
+    configuration.listen = listen
+    configuration.machinesDirectory = machines
+    configuration.dataDirectory = data
+    configuration.durability = durability
+    configuration.token = token
+    configuration.capacity.machines = maxMachines
+    let logger = Logger(label: "millraced")
+    do {
+      try Daemon(configuration: configuration, logger: logger).run()
+    } catch {
+      logger.critical("cannot start: \(error)")
+      throw ExitCode.failure
+    }
+  }
+}

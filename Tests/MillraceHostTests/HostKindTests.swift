@@ -51,7 +51,7 @@ struct HostKindTests {
     }
     let codec = TextCodec<Alarm>(
       parseInput: { $0 == "arm" || $0 == "ring" ? $0 : nil }, formatInput: { $0 },
-      parseState: { $0 }, formatState: { $0 }, formatOutput: { _ in "" })
+      parseState: { $0 }, formatState: { $0 }, formatOutput: { never in switch never {} })
     let kind = HostKind.code("alarm", Alarm.self, initial: "idle", extra: (), codec: codec)
     let driver = ManualDriver(runtime: runtime)
     let alarm = try kind.spawn(runtime, "a", nil) { _, _ in }.get()

@@ -138,7 +138,8 @@ public final class ControlCommands {
         }
       }
     case "UNSUBSCRIBE":
-      let names = arguments == 0 ? session.subscriptions.sorted() : (1...arguments).map(frame.string)
+      let names =
+        arguments == 0 ? session.subscriptions.sorted() : (1...arguments).map(frame.string)
       host.unsubscribe(connection, from: names)
       for name in names {
         session.subscriptions.remove(name)

@@ -1,0 +1,169 @@
+import Foundation
+import Logging
+import Millrace
+import MillraceUV
+
+/// The `millraced` daemon: hosts the kinds of a machines directory (and built-in kinds)
+/// behind the control socket (DESIGN §4).
+///
+/// Lifecycle (§4.5): start-up fails with a non-zero exit on a bad machine file or an unusable
+/// socket or store; SIGTERM / SIGINT stop accepting, commit, close everything and return 0;
+/// SIGHUP reloads the machine files, keeping the old definitions when a file is bad. With
+/// `NOTIFY_SOCKET` set it sends `READY=1`, `RELOADING=1` / `READY=1` and `STOPPING=1`.
+public final class Daemon {
+  /// Why the daemon could not start.
+  public struct StartupError: Error, CustomStringConvertible {
+    /// What went wrong, one problem per line.
+    public var description: String
+  }
+
+  private let configuration: DaemonConfiguration
+  private var logger: Logger
+  private let builtInKinds: [HostKind]
+  private let notifier: SystemdNotifier
+
+  /// Prepares a daemon; `builtInKinds` are compiled-in kinds served besides the files.
+  public init(
+    configuration: DaemonConfiguration, logger: Logger, builtInKinds: [HostKind] = [Counter.kind],
+    environment: [String: String] = ProcessInfo.processInfo.environment
+  ) {
+    self.configuration = configuration
+    self.logger = logger
+    self.builtInKinds = builtInKinds
+    self.notifier = SystemdNotifier(environment: environment)
+  }
+
+  /// Loads the machine files as kinds, or throws every problem.
+  private func loadKinds() throws(StartupError) -> [HostKind] {
+    do {
+      let catalog = try KindCatalog(directory: configuration.machinesDirectory)
+      for warning in catalog.warnings { logger.warning("\(warning)") }
+      return catalog.kinds.map(HostKind.file)
+    } catch {
+      throw StartupError(description: error.description)
+    }
+  }
+
+  /// Runs until SIGTERM or SIGINT; throws when start-up fails.
+  public func run() throws(StartupError) {
+    let config = configuration
+    if let listen = config.listen, !isLoopback(listen), config.token == nil {
+      throw StartupError(
+        description: "--listen \(listen) is not loopback: it requires --token (clients AUTH first)")
+    }
+    let fileKinds = try loadKinds()
+    let store: MachineStore?
+    do {
+      store = try openStore()
+    } catch {
+      throw StartupError(description: "store: \(error)")
+    }
+    let loop: EventLoop
+    do {
+      loop = try EventLoop()
+    } catch {
+      throw StartupError(description: "event loop: \(error)")
+    }
+    let runtime = Runtime(capacity: config.capacity)
+    let driver = RuntimeLoop(loop: loop, runtime: runtime)
+    let host = MachineHost(runtime: runtime, store: store, logger: logger) {
+      HostClock(monotonic: driver.now, wallNanoseconds: Self.wallClockNanoseconds())
+    }
+    host.register(builtInKinds + fileKinds)
+    for problem in host.restore() { logger.warning("restore: \(problem)") }
+    logger.info("restored \(host.machineCount) machines; kinds: \(host.kindNames)")
+    let commands = ControlCommands(host: host, token: config.token)
+    var servers: [StreamServer] = []
+    let started = Self.wallClockNanoseconds()
+    commands.extraStatistics = {
+      [
+        ("uptime_seconds", "\((Self.wallClockNanoseconds() - started) / 1_000_000_000)"),
+        ("connected_clients", "\(servers.reduce(0) { $0 + $1.connectionCount })"),
+      ]
+    }
+    driver.onTurnEnd = { host.finishTurn() }
+    var signals: [SignalWatcher] = []
+    let stop: (SignalWatcher.Signal) -> Void = { [logger] signal in
+      logger.info("\(signal): stopping")
+      self.notifier.notify("STOPPING=1")
+      for server in servers { server.close() }
+      host.finishTurn()
+      loop.stop()
+    }
+    let reload: (SignalWatcher.Signal) -> Void = { [self] _ in
+      notifier.notify("RELOADING=1")
+      do {
+        let kinds = try loadKinds()
+        host.replaceFileKinds(with: kinds)
+        logger.info("reloaded machine files; kinds: \(host.kindNames)")
+      } catch {
+        logger.error("reload refused, keeping the old definitions:\n\(error)")
+      }
+      notifier.notify("READY=1")
+    }
+    do {
+      try FileManager.default.createDirectory(
+        atPath: (config.socketPath as NSString).deletingLastPathComponent.isEmpty
+          ? "." : (config.socketPath as NSString).deletingLastPathComponent,
+        withIntermediateDirectories: true)
+      var addresses = [ListenAddress.unix(path: config.socketPath)]
+      if let listen = config.listen { addresses.append(try ListenAddress(parsing: listen)) }
+      for address in addresses {
+        var serverConfiguration = StreamServer.Configuration(framing: .resp)
+        serverConfiguration.maxFrameLength = config.maxFrameLength
+        serverConfiguration.writeBufferLimit = config.writeBufferLimit
+        serverConfiguration.maxConnections = config.maxConnections
+        let server = try StreamServer(
+          loop: loop, address: address, configuration: serverConfiguration,
+          onFrame: { connection, frame in commands.execute(frame, on: connection) },
+          onConnect: { commands.connectionOpened($0) },
+          onClose: { connection, _ in commands.connectionClosed(connection) })
+        servers.append(server)
+        logger.info("listening on \(server.address)")
+      }
+      signals.append(try SignalWatcher(loop: loop, signal: .terminate, handler: stop))
+      signals.append(try SignalWatcher(loop: loop, signal: .interrupt, handler: stop))
+      signals.append(try SignalWatcher(loop: loop, signal: .hangup, handler: reload))
+    } catch {
+      for server in servers { server.close() }
+      for signal in signals { signal.close() }
+      driver.close()
+      try? loop.close()
+      throw StartupError(description: "listen: \(error)")
+    }
+
+    notifier.notify("READY=1")
+    logger.info("serving (durability \(config.durability.rawValue))")
+    loop.run()
+
+    host.persistAll()
+    host.removeAll()
+    for signal in signals { signal.close() }
+    driver.close()
+    do {
+      try loop.close()
+    } catch {
+      logger.error("closing the loop: \(error)")
+    }
+    logger.info("stopped")
+  }
+
+  private func openStore() throws -> MachineStore? {
+    guard configuration.durability != .none else { return nil }
+    try FileManager.default.createDirectory(
+      atPath: configuration.dataDirectory, withIntermediateDirectories: true)
+    return try MachineStore(
+      directory: configuration.dataDirectory, durability: configuration.durability)
+  }
+
+  private func isLoopback(_ listen: String) -> Bool {
+    guard case .tcp(let host, _)? = try? ListenAddress(parsing: listen) else { return true }
+    return host == "localhost" || host == "::1" || host.hasPrefix("127.")
+  }
+
+  static func wallClockNanoseconds() -> Int64 {
+    var now = timespec()
+    clock_gettime(CLOCK_REALTIME, &now)
+    return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+  }
+}
