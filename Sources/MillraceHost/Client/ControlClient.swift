@@ -1,0 +1,135 @@
+import MillraceUV
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A blocking control-protocol client over a Unix socket or TCP, for `millctl` and tests.
+///
+/// Requests go out as RESP arrays of bulk strings; `send(_:)` may be called several times
+/// before reading (pipelining), and `read()` returns replies in request order. Not
+/// thread-safe: use one client per thread.
+public final class ControlClient {
+  /// Why a connection or an exchange failed.
+  public struct Failure: Error, CustomStringConvertible, Sendable {
+    /// What happened.
+    public var description: String
+  }
+
+  private let descriptor: Int32
+  private var parser = RESPReplyParser()
+  private var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+
+  /// Connects to `address`: a socket path (containing `/`) or `HOST:PORT`.
+  public init(address: String, timeoutSeconds: Int = 30) throws(Failure) {
+    let target: ListenAddress
+    do {
+      target = try ListenAddress(parsing: address)
+    } catch {
+      throw Failure(description: "bad address \(address)")
+    }
+    switch target {
+    case .unix(let path): descriptor = try Self.connectUnix(path)
+    case .tcp(let host, let port): descriptor = try Self.connectTCP(host, port)
+    }
+    var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
+    setsockopt(
+      descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+  }
+
+  deinit { close(descriptor) }
+
+  private static func connectUnix(_ path: String) throws(Failure) -> Int32 {
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw Failure(description: "socket: \(String(cString: strerror(errno)))") }
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    let bytes = Array(path.utf8)
+    guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+      close(fd)
+      throw Failure(description: "socket path too long: \(path)")
+    }
+    withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+    let result = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+      }
+    }
+    guard result == 0 else {
+      let reason = String(cString: strerror(errno))
+      close(fd)
+      throw Failure(description: "cannot connect to \(path): \(reason) (is millraced running?)")
+    }
+    return fd
+  }
+
+  private static func connectTCP(_ host: String, _ port: Int) throws(Failure) -> Int32 {
+    var hints = addrinfo()
+    hints.ai_family = AF_UNSPEC
+    hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+    var result: UnsafeMutablePointer<addrinfo>?
+    guard getaddrinfo(host, String(port), &hints, &result) == 0, let first = result else {
+      throw Failure(description: "cannot resolve \(host)")
+    }
+    defer { freeaddrinfo(result) }
+    let fd = socket(first.pointee.ai_family, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0, connect(fd, first.pointee.ai_addr, first.pointee.ai_addrlen) == 0 else {
+      let reason = String(cString: strerror(errno))
+      if fd >= 0 { close(fd) }
+      throw Failure(
+        description: "cannot connect to \(host):\(port): \(reason) (is millraced running?)")
+    }
+    return fd
+  }
+
+  /// Sends one request without waiting for its reply.
+  public func send(_ words: [String]) throws(Failure) {
+    var writer = RESPWriter()
+    writer.array(words)
+    try sendRaw(writer.bytes)
+  }
+
+  /// Sends raw bytes (for tests of malformed input).
+  public func sendRaw(_ bytes: [UInt8]) throws(Failure) {
+    var offset = 0
+    while offset < bytes.count {
+      let sent = bytes[offset...].withUnsafeBytes {
+        Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+      }
+      guard sent > 0 else {
+        throw Failure(description: "send failed: \(String(cString: strerror(errno)))")
+      }
+      offset += sent
+    }
+  }
+
+  /// Reads the next reply; throws when the connection closed or timed out first.
+  public func read() throws(Failure) -> RESPValue {
+    while true {
+      do {
+        if let value = try parser.next() { return value }
+      } catch {
+        throw Failure(description: "malformed reply")
+      }
+      let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+      guard count > 0 else {
+        throw Failure(
+          description: count == 0
+            ? "connection closed by the daemon" : "read failed: \(String(cString: strerror(errno)))"
+        )
+      }
+      parser.append(chunk[0..<count])
+    }
+  }
+
+  /// Sends one request and reads its reply.
+  public func call(_ words: String...) throws(Failure) -> RESPValue {
+    try call(words)
+  }
+
+  /// Sends one request and reads its reply.
+  public func call(_ words: [String]) throws(Failure) -> RESPValue {
+    try send(words)
+    return try read()
+  }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import MillraceHost
+import Testing
+
+/// A real `millraced` started in a fresh temporary directory, talked to like a user would.
+final class DaemonProcess {
+  let directory: String
+  let socketPath: String
+  var arguments: [String]
+  private(set) var process: Process?
+  let log: String
+
+  /// The directory holding the built products (the test bundle's own directory).
+  static let productsDirectory: String = {
+    let executable =
+      (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+      ?? CommandLine.arguments[0]
+    return (executable as NSString).deletingLastPathComponent
+  }()
+
+  /// The repository root (for examples/machines).
+  static let repository: String = {
+    var url = URL(fileURLWithPath: #filePath)
+    for _ in 0..<3 { url.deleteLastPathComponent() }
+    return url.path
+  }()
+
+  static func product(_ name: String) -> String { productsDirectory + "/" + name }
+
+  /// Prepares (but does not start) a daemon with `extraArguments`; machines default to the
+  /// shipped examples.
+  init(_ extraArguments: [String] = [], machines: String? = nil) {
+    var template = Array("/tmp/mrd-XXXXXX".utf8CString)
+    let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+    directory = String(cString: made!)
+    socketPath = directory + "/d.sock"
+    log = directory + "/daemon.log"
+    arguments =
+      [
+        "--socket", socketPath, "--data", directory + "/data",
+        "--machines", machines ?? Self.repository + "/examples/machines",
+      ] + extraArguments
+  }
+
+  deinit {
+    if let process, process.isRunning {
+      process.terminate()
+      process.waitUntilExit()
+    }
+    try? FileManager.default.removeItem(atPath: directory)
+  }
+
+  /// Starts the daemon and waits until its socket answers PING (up to 10 s).
+  @discardableResult
+  func start(sourceLocation: SourceLocation = #_sourceLocation) throws -> DaemonProcess {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: Self.product("millraced"))
+    process.arguments = arguments
+    process.currentDirectoryURL = URL(fileURLWithPath: directory)
+    FileManager.default.createFile(atPath: log, contents: nil)
+    let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+    handle.seekToEndOfFile()
+    process.standardError = handle
+    process.standardOutput = handle
+    try process.run()
+    self.process = process
+    for _ in 0..<200 {
+      if let client = try? ControlClient(address: socketPath, timeoutSeconds: 5),
+        (try? client.call("PING")) == .simple("PONG")
+      {
+        return self
+      }
+      guard process.isRunning else { break }
+      usleep(50_000)
+    }
+    Issue.record("millraced did not start:\n\(logText)", sourceLocation: sourceLocation)
+    throw ControlClient.Failure(description: "millraced did not start")
+  }
+
+  /// A new client connection.
+  func client() throws -> ControlClient {
+    try ControlClient(address: socketPath, timeoutSeconds: 20)
+  }
+
+  /// Sends `signal` and waits for the process to exit; returns its status.
+  @discardableResult
+  func stop(signal: Int32 = SIGTERM) -> Int32 {
+    guard let process else { return -1 }
+    kill(process.processIdentifier, signal)
+    process.waitUntilExit()
+    self.process = nil
+    return process.terminationStatus
+  }
+
+  var isRunning: Bool { process?.isRunning ?? false }
+
+  var logText: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+
+  /// Runs `redis-cli -s <socket> words...` and returns its standard output.
+  func redisCLI(_ words: String...) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/redis-cli")
+    process.arguments = ["-s", socketPath] + words
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return String(decoding: data, as: UTF8.self)
+  }
+}
