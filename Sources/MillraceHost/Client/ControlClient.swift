@@ -14,6 +14,11 @@ public final class ControlClient {
   public struct Failure: Error, CustomStringConvertible, Sendable {
     /// What happened.
     public var description: String
+
+    /// Creates a failure.
+    public init(description: String) {
+      self.description = description
+    }
   }
 
   private let descriptor: Int32
