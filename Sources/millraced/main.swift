@@ -4,6 +4,7 @@ import Logging
 import MillraceHost
 
 extension Durability: ExpressibleByArgument {}
+extension FullQueueBehavior: ExpressibleByArgument {}
 
 @main
 struct Millraced: ParsableCommand {
@@ -35,11 +36,28 @@ struct Millraced: ParsableCommand {
   @Option(help: "The most machines hosted at once.")
   var maxMachines = DaemonConfiguration().capacity.machines
 
+  @Option(help: "Inputs one machine can have queued before SEND answers busy.")
+  var queueCapacity = DaemonConfiguration().capacity.inputsPerMachine
+
+  @Option(help: "When a machine's queue is full: wait (pause the client) or busy (-ERR busy).")
+  var whenFull = FullQueueBehavior.wait
+
+  @Option(help: "Unread reply bytes a client may accumulate before it is cut off.")
+  var clientBufferLimit = DaemonConfiguration().writeBufferLimit
+
+  @Option(help: "The longest request frame accepted, in bytes.")
+  var maxFrame = DaemonConfiguration().maxFrameLength
+
   func validate() throws {
     guard Logger.Level(rawValue: logLevel) != nil else {
       throw ValidationError("unknown log level \(logLevel)")
     }
-    guard maxMachines >= 1 else { throw ValidationError("--max-machines must be at least 1") }
+    for (name, value) in [
+      ("--max-machines", maxMachines), ("--queue-capacity", queueCapacity),
+      ("--client-buffer-limit", clientBufferLimit), ("--max-frame", maxFrame),
+    ] where value < 1 {
+      throw ValidationError("\(name) must be at least 1")
+    }
   }
 
   func run() throws {
@@ -57,6 +75,10 @@ struct Millraced: ParsableCommand {
     configuration.durability = durability
     configuration.token = token
     configuration.capacity.machines = maxMachines
+    configuration.capacity.inputsPerMachine = queueCapacity
+    configuration.writeBufferLimit = clientBufferLimit
+    configuration.whenFull = whenFull
+    configuration.maxFrameLength = maxFrame
     let logger = Logger(label: "millraced")
     do {
       try Daemon(configuration: configuration, logger: logger).run()

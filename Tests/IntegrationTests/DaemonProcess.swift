@@ -66,7 +66,8 @@ final class DaemonProcess {
     self.process = process
     for _ in 0..<200 {
       if let client = try? ControlClient(address: socketPath, timeoutSeconds: 5),
-        (try? client.call("PING")) == .simple("PONG")
+        let reply = try? client.call("PING"),
+        reply == .simple("PONG") || reply.errorCode == "denied"
       {
         return self
       }
@@ -96,13 +97,14 @@ final class DaemonProcess {
 
   var logText: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
 
-  /// Runs `redis-cli -s <socket> words...` and returns its standard output.
+  /// Runs `redis-cli -s <socket> words...` and returns what it printed (stdout and stderr).
   func redisCLI(_ words: String...) throws -> String {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/redis-cli")
     process.arguments = ["-s", socketPath] + words
     let pipe = Pipe()
     process.standardOutput = pipe
+    process.standardError = pipe
     try process.run()
     let data = pipe.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()

@@ -6,6 +6,8 @@ final class ClientSession {
   var subscriptions: Set<String> = []
   /// Whether the client may run commands other than `AUTH`, `PING`, `HELP` and `QUIT`.
   var authenticated: Bool
+  /// A `SEND` waiting for room in its machine's queue (the connection is paused meanwhile).
+  var blockedSend: (name: String, input: String)?
 
   init(authenticated: Bool) {
     self.authenticated = authenticated

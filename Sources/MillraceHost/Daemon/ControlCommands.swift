@@ -26,13 +26,41 @@ public final class ControlCommands {
 
   private let host: MachineHost
   private let token: String?
+  private let whenFull: FullQueueBehavior
+  private var blocked: [ObjectIdentifier: Connection] = [:]
   /// Extra `key:value` lines for `STATS` (connections, uptime, ...).
   public var extraStatistics: () -> [(String, String)] = { [] }
 
   /// Serves `host`; when `token` is set, a connection must `AUTH` first.
-  public init(host: MachineHost, token: String?) {
+  public init(host: MachineHost, token: String?, whenFull: FullQueueBehavior = .wait) {
     self.host = host
     self.token = token
+    self.whenFull = whenFull
+  }
+
+  /// Connections paused on a full machine queue.
+  public var blockedCount: Int { blocked.count }
+
+  /// Retries every `SEND` waiting for room; a connection whose `SEND` went through (or
+  /// failed for another reason) resumes reading. Call once per turn, after dispatch.
+  public func retryBlocked() {
+    for (key, connection) in blocked {
+      guard connection.isOpen, let session = connection.context as? ClientSession,
+        let (name, input) = session.blockedSend
+      else {
+        blocked[key] = nil
+        continue
+      }
+      let result = host.send(
+        input, to: name, replyingOn: connection, slot: connection.reserveReply())
+      if case .failure(let failure) = result {
+        guard failure.code != .busy else { continue }
+        fail(connection, failure)
+      }
+      session.blockedSend = nil
+      blocked[key] = nil
+      connection.resumeReading()
+    }
   }
 
   /// The session to attach to a new connection.
@@ -43,6 +71,7 @@ public final class ControlCommands {
     guard let session = connection.context as? ClientSession else { return }
     host.unsubscribe(connection, from: session.subscriptions)
     session.subscriptions.removeAll()
+    blocked[ObjectIdentifier(connection)] = nil
   }
 
   /// A connection opened.
@@ -71,9 +100,14 @@ public final class ControlCommands {
       guard arguments == 2 else { return arity(connection, command) }
       guard let name = validName(frame, 1, connection), let input = validName(frame, 2, connection)
       else { return }
-      if case .failure(let failure) = host.send(
+      let result = host.send(
         input, to: name, replyingOn: connection, slot: connection.reserveReply())
-      {
+      guard case .failure(let failure) = result else { return }
+      if failure.code == .busy && whenFull == .wait {
+        session.blockedSend = (name, input)
+        blocked[ObjectIdentifier(connection)] = connection
+        connection.pauseReading()
+      } else {
         fail(connection, failure)
       }
     case "PING":
@@ -185,6 +219,7 @@ public final class ControlCommands {
       ("timers_capacity", "\(host.runtime.capacity.timers)"),
       ("diagnostics", "\(runtime.diagnostics)"),
       ("subscriptions", "\(host.subscriptionCount)"),
+      ("clients_waiting_for_room", "\(blocked.count)"),
       ("durability", host.durability.rawValue),
       ("commits", "\(host.commits)"),
       ("commit_failures", "\(host.commitFailures)"),

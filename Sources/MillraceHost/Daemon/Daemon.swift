@@ -46,6 +46,7 @@ public final class Daemon {
 
   /// Runs until SIGTERM or SIGINT; throws when start-up fails.
   public func run() throws(StartupError) {
+    Self.unblockSignals()
     let config = configuration
     if let listen = config.listen, !isLoopback(listen), config.token == nil {
       throw StartupError(
@@ -72,7 +73,7 @@ public final class Daemon {
     host.register(builtInKinds + fileKinds)
     for problem in host.restore() { logger.warning("restore: \(problem)") }
     logger.info("restored \(host.machineCount) machines; kinds: \(host.kindNames)")
-    let commands = ControlCommands(host: host, token: config.token)
+    let commands = ControlCommands(host: host, token: config.token, whenFull: config.whenFull)
     var servers: [StreamServer] = []
     let started = Self.wallClockNanoseconds()
     commands.extraStatistics = {
@@ -81,7 +82,10 @@ public final class Daemon {
         ("connected_clients", "\(servers.reduce(0) { $0 + $1.connectionCount })"),
       ]
     }
-    driver.onTurnEnd = { host.finishTurn() }
+    driver.onTurnEnd = {
+      commands.retryBlocked()
+      host.finishTurn()
+    }
     var signals: [SignalWatcher] = []
     let stop: (SignalWatcher.Signal) -> Void = { [logger] signal in
       logger.info("\(signal): stopping")
@@ -159,6 +163,15 @@ public final class Daemon {
   private func isLoopback(_ listen: String) -> Bool {
     guard case .tcp(let host, _)? = try? ListenAddress(parsing: listen) else { return true }
     return host == "localhost" || host == "::1" || host.hasPrefix("127.")
+  }
+
+  /// A daemon must not depend on the signal mask it was started with (a parent thread may
+  /// block SIGTERM, and children inherit the mask): unblock everything before the loop's
+  /// signal watchers are installed.
+  static func unblockSignals() {
+    var none = sigset_t()
+    sigemptyset(&none)
+    pthread_sigmask(SIG_SETMASK, &none, nil)
   }
 
   static func wallClockNanoseconds() -> Int64 {

@@ -20,6 +20,8 @@ public struct DaemonConfiguration: Sendable {
   public var writeBufferLimit = 4 << 20
   /// The most connections served at once.
   public var maxConnections = 4096
+  /// What `SEND` does when the machine's queue is full.
+  public var whenFull = FullQueueBehavior.wait
   /// The runtime's fixed capacities.
   public var capacity = RuntimeCapacity(
     machines: 16_384, inputsPerMachine: 64, effectsPerMachine: 16, timers: 65_536,
@@ -27,4 +29,13 @@ public struct DaemonConfiguration: Sendable {
 
   /// The defaults.
   public init() {}
+}
+
+/// What the daemon does with a `SEND` that finds its machine's queue full.
+public enum FullQueueBehavior: String, Sendable, CaseIterable {
+  /// Back-pressure (DESIGN §3): the connection stops reading and the `SEND` is retried at the
+  /// end of every turn until the machine has room; nothing is lost and replies stay in order.
+  case wait
+  /// Answer `-ERR busy` at once; nothing changes (DESIGN §4.1).
+  case busy
 }

@@ -1,0 +1,188 @@
+import Foundation
+import MillraceHost
+import Testing
+
+/// Timers, durability and lifecycle through the real daemon (DESIGN §4.4, §4.5).
+@Suite("Timers, durability and lifecycle")
+struct DurabilityTests {
+  /// Polls `STATE name` until it is `expected` or `seconds` pass.
+  func waitForState(
+    _ client: ControlClient, _ name: String, _ expected: String, seconds: Double = 5
+  ) throws -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+      if try client.call("STATE", name) == .bulk(expected) { return true }
+      usleep(20_000)
+    }
+    return false
+  }
+
+  @Test("auth logs in after its delay; forceLogout cancels a pending login")
+  func timersThroughTheDaemon() throws {
+    let daemon = try DaemonProcess().start()
+    let watcher = try daemon.client()
+    _ = try watcher.call("SUBSCRIBE", "a", "b")
+    _ = try watcher.read()
+    let client = try daemon.client()
+    _ = try client.call("SPAWN", "auth", "a")
+    _ = try client.call("SPAWN", "auth", "b")
+    let start = Date()
+    #expect(try client.call("SEND", "a", "login").strings == ["loggedOut", "loggingIn"])
+    #expect(try client.call("SEND", "b", "login").strings == ["loggedOut", "loggingIn"])
+    #expect(try client.call("SEND", "b", "forceLogout").strings == ["loggingIn", "loggingOut"])
+    #expect(try waitForState(client, "a", "loggedIn"))
+    #expect(Date().timeIntervalSince(start) >= 0.9)
+    #expect(try waitForState(client, "b", "loggedOut"))
+    var messages: [String] = []
+    while messages.count < 5 {
+      guard case .array(let parts?) = try watcher.read(), parts.count == 3,
+        case .bulk(let name?) = parts[1], case .bulk(let text?) = parts[2]
+      else { continue }
+      messages.append("\(name): \(text)")
+    }
+    #expect(
+      Set(messages) == [
+        "a: login loggedOut loggingIn", "b: login loggedOut loggingIn",
+        "b: forceLogout loggingIn loggingOut", "a: loginOK loggingIn loggedIn",
+        "b: logoutOK loggingOut loggedOut",
+      ])
+    #expect(
+      Array(messages.prefix(3)) == [
+        "a: login loggedOut loggingIn", "b: login loggedOut loggingIn",
+        "b: forceLogout loggingIn loggingOut",
+      ])
+  }
+
+  @Test("SIGTERM stops cleanly; a restart restores states and pending timers")
+  func restartRestores() throws {
+    let daemon = try DaemonProcess().start()
+    do {
+      let client = try daemon.client()
+      _ = try client.call("SPAWN", "counter", "c")
+      for _ in 0..<3 { _ = try client.call("SEND", "c", "inc") }
+      _ = try client.call("SPAWN", "auth", "a")
+      _ = try client.call("SEND", "a", "login")
+    }
+    #expect(daemon.stop() == 0)
+    #expect(daemon.logText.contains("stopping"))
+    try daemon.start()
+    let client = try daemon.client()
+    #expect(try client.call("STATE", "c") == .bulk("3"))
+    #expect(try client.call("STATE", "a") == .bulk("loggingIn"))
+    #expect(try waitForState(client, "a", "loggedIn"))
+  }
+
+  @Test(
+    "kill -9 right after acknowledged SENDs loses none of them", arguments: ["batched", "strict"])
+  func killNineLosesNothing(durability: String) throws {
+    let daemon = try DaemonProcess(["--durability", durability]).start()
+    var acknowledged = 0
+    do {
+      let client = try daemon.client()
+      _ = try client.call("SPAWN", "counter", "c")
+      var batch: [UInt8] = []
+      for _ in 0..<200 { batch += request(["SEND", "c", "inc"]) }
+      try client.sendRaw(batch)
+      for _ in 0..<200 where try client.read().strings?.count == 2 { acknowledged += 1 }
+    }
+    daemon.stop(signal: SIGKILL)
+    try daemon.start()
+    let client = try daemon.client()
+    #expect(acknowledged == 200)
+    #expect(try client.call("STATE", "c") == .bulk("\(acknowledged)"))
+  }
+
+  @Test("durability none keeps nothing across a restart")
+  func durabilityNone() throws {
+    let daemon = try DaemonProcess(["--durability", "none"]).start()
+    _ = try daemon.client().call("SPAWN", "counter", "c")
+    #expect(daemon.stop() == 0)
+    try daemon.start()
+    #expect(try daemon.client().call("LIST").strings == [])
+  }
+
+  @Test("a bad machine file stops start-up with the file and field named")
+  func badFileAtStartup() throws {
+    let machines = try machinesCopy()
+    try
+      #"{"kind": "bad", "initial": "a", "states": ["a"], "transitions": [{"on": "x", "from": "a", "to": "b"}]}"#
+      .write(toFile: machines + "/bad.json", atomically: true, encoding: .utf8)
+    let daemon = DaemonProcess(machines: machines)
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: DaemonProcess.product("millraced"))
+    process.arguments = daemon.arguments
+    let errors = Pipe()
+    process.standardError = errors
+    try process.run()
+    process.waitUntilExit()
+    let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    #expect(process.terminationStatus != 0)
+    #expect(text.contains("bad.json: transitions[0].to"))
+  }
+
+  @Test("SIGHUP reloads machine files and keeps the old ones when a file is bad")
+  func reload() throws {
+    let machines = try machinesCopy()
+    let daemon = try DaemonProcess(machines: machines).start()
+    let client = try daemon.client()
+    try
+      #"{"kind": "lamp", "initial": "dark", "transitions": [{"on": "switch", "from": "dark", "to": "lit"}]}"#
+      .write(toFile: machines + "/lamp.json", atomically: true, encoding: .utf8)
+    kill(daemon.process!.processIdentifier, SIGHUP)
+    #expect(try poll { try client.call("KINDS").strings?.contains("lamp") == true })
+    try #"{"kind": "lamp", "initial": "dark", "transitions": [{"on": 5}]}"#
+      .write(toFile: machines + "/lamp.json", atomically: true, encoding: .utf8)
+    kill(daemon.process!.processIdentifier, SIGHUP)
+    #expect(try poll { daemon.logText.contains("reload refused") })
+    #expect(try client.call("SPAWN", "lamp", "l") == .simple("OK"))
+    #expect(try client.call("SEND", "l", "switch").strings == ["dark", "lit"])
+  }
+
+  @Test("NOTIFY_SOCKET receives READY=1 and STOPPING=1")
+  func systemdNotify() throws {
+    let daemon = DaemonProcess()
+    let path = daemon.directory + "/notify.sock"
+    let descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+    defer { close(descriptor) }
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
+    let bound = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+      }
+    }
+    #expect(bound == 0)
+    setenv("NOTIFY_SOCKET", path, 1)
+    defer { unsetenv("NOTIFY_SOCKET") }
+    try daemon.start()
+    daemon.stop()
+    var received: [String] = []
+    var buffer = [UInt8](repeating: 0, count: 256)
+    while true {
+      let count = buffer.withUnsafeMutableBytes {
+        recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT))
+      }
+      guard count > 0 else { break }
+      received.append(String(decoding: buffer[0..<count], as: UTF8.self))
+    }
+    #expect(received == ["READY=1", "STOPPING=1"])
+  }
+
+  /// A private copy of examples/machines.
+  func machinesCopy() throws -> String {
+    let directory = NSTemporaryDirectory() + "mr-machines-\(UUID().uuidString)"
+    try FileManager.default.copyItem(
+      atPath: DaemonProcess.repository + "/examples/machines", toPath: directory)
+    return directory
+  }
+
+  func poll(seconds: Double = 5, _ condition: () throws -> Bool) throws -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+      if try condition() { return true }
+      usleep(20_000)
+    }
+    return false
+  }
+}

@@ -1,0 +1,182 @@
+import Foundation
+import MillraceHost
+import Testing
+
+/// Every command and error code of control protocol v1, against the real daemon.
+@Suite("Control protocol")
+struct ProtocolTests {
+  @Test("every command answers in the documented shape")
+  func commands() throws {
+    let daemon = try DaemonProcess().start()
+    let client = try daemon.client()
+    #expect(try client.call("PING") == .simple("PONG"))
+    #expect(try client.call("ping", "hello") == .bulk("hello"))
+    #expect(try client.call("HELP").strings?.contains { $0.hasPrefix("SEND name input") } == true)
+    #expect(
+      try client.call("KINDS").strings == ["auth", "counter", "door", "toggle", "traffic-light"])
+    #expect(try client.call("SPAWN", "door", "front") == .simple("OK"))
+    #expect(try client.call("SPAWN", "door", "back", "locked") == .simple("OK"))
+    #expect(try client.call("SEND", "front", "open").strings == ["closed", "opened"])
+    #expect(try client.call("STATE", "front") == .bulk("opened"))
+    #expect(try client.call("LIST").strings == ["back", "front"])
+    #expect(try client.call("LIST", "door").strings == ["back", "front"])
+    #expect(try client.call("LIST", "toggle").strings == [])
+    #expect(try client.call("KILL", "back") == .simple("OK"))
+    #expect(try client.call("LIST").strings == ["front"])
+    guard case .bulk(let stats?) = try client.call("STATS") else {
+      Issue.record("STATS is not a bulk string")
+      return
+    }
+    #expect(stats.contains("machines:1\r\n"))
+    #expect(stats.contains("durability:batched\r\n"))
+    #expect(try client.call("QUIT") == .simple("OK"))
+    #expect(throws: ControlClient.Failure.self) { try client.call("PING") }
+  }
+
+  @Test("every error code is produced where the design says")
+  func errorCodes() throws {
+    let daemon = try DaemonProcess().start()
+    let client = try daemon.client()
+    _ = try client.call("SPAWN", "door", "d")
+    let cases: [([String], String)] = [
+      (["FLY"], "unknown"),
+      (["SEND", "d"], "args"),
+      (["SPAWN", "door", "bad name!"], "args"),
+      (["SPAWN", "ghost", "g"], "nokind"),
+      (["SPAWN", "door", "e", "ajar"], "nostate"),
+      (["SPAWN", "door", "d"], "exists"),
+      (["SEND", "d", "fly"], "noinput"),
+      (["SEND", "nobody", "open"], "nomachine"),
+      (["STATE", "nobody"], "nomachine"),
+      (["KILL", "nobody"], "nomachine"),
+      (["LIST", "ghost"], "nokind"),
+      (["SEND", "d", "unlock"], "rejected"),
+      (["AUTH", "secret"], "denied"),
+    ]
+    for (words, code) in cases {
+      let reply = try client.call(words)
+      #expect(reply.errorCode == code, "\(words) answered \(reply)")
+    }
+    #expect(try client.call("SEND", "d", "unlock") == .error("ERR rejected unlock in closed"))
+    #expect(try client.call("STATE", "d") == .bulk("closed"))
+  }
+
+  @Test("a full machine queue answers busy and changes nothing")
+  func busy() throws {
+    let daemon = try DaemonProcess(["--queue-capacity", "4", "--when-full", "busy"]).start()
+    let client = try daemon.client()
+    _ = try client.call("SPAWN", "counter", "c")
+    var batch: [UInt8] = []
+    for _ in 0..<50 { batch += request(["SEND", "c", "inc"]) }
+    try client.sendRaw(batch)
+    var accepted = 0
+    var busy = 0
+    for _ in 0..<50 {
+      let reply = try client.read()
+      if reply.errorCode == "busy" { busy += 1 } else if reply.strings?.count == 2 { accepted += 1 }
+    }
+    #expect(busy > 0)
+    #expect(accepted + busy == 50)
+    #expect(try client.call("STATE", "c") == .bulk("\(accepted)"))
+  }
+
+  @Test("by default a full queue pauses the client instead: nothing is lost")
+  func backPressure() throws {
+    let daemon = try DaemonProcess(["--queue-capacity", "4"]).start()
+    let client = try daemon.client()
+    _ = try client.call("SPAWN", "counter", "c")
+    var batch: [UInt8] = []
+    for _ in 0..<50 { batch += request(["SEND", "c", "inc"]) }
+    try client.sendRaw(batch)
+    for step in 0..<50 {
+      #expect(try client.read().strings == ["\(step)", "\(step + 1)"])
+    }
+    #expect(try client.call("STATE", "c") == .bulk("50"))
+  }
+
+  @Test("1,000 pipelined commands are answered in order")
+  func pipelining() throws {
+    let daemon = try DaemonProcess().start()
+    let client = try daemon.client()
+    _ = try client.call("SPAWN", "counter", "c")
+    var batch: [UInt8] = []
+    for index in 0..<1_000 {
+      batch += request(index % 4 == 3 ? ["PING", "p\(index)"] : ["SEND", "c", "inc"])
+    }
+    try client.sendRaw(batch)
+    var count = 0
+    for index in 0..<1_000 {
+      let reply = try client.read()
+      if index % 4 == 3 {
+        #expect(reply == .bulk("p\(index)"))
+      } else {
+        #expect(reply.strings == ["\(count)", "\(count + 1)"])
+        count += 1
+      }
+    }
+    #expect(count == 750)
+  }
+
+  @Test("200 concurrent clients each drive their own machine without loss or disorder")
+  func concurrentClients() throws {
+    let daemon = try DaemonProcess().start()
+    let failures = Failures()
+    let group = DispatchGroup()
+    let socketPath = daemon.socketPath
+    for client in 0..<200 {
+      group.enter()
+      Thread.detachNewThread {
+        defer { group.leave() }
+        do {
+          let connection = try ControlClient(address: socketPath, timeoutSeconds: 20)
+          guard try connection.call("SPAWN", "counter", "c\(client)") == .simple("OK") else {
+            return failures.add("spawn c\(client)")
+          }
+          var batch: [UInt8] = []
+          for _ in 0..<25 { batch += request(["SEND", "c\(client)", "inc"]) }
+          try connection.sendRaw(batch)
+          for step in 0..<25 {
+            let reply = try connection.read()
+            if reply.strings != ["\(step)", "\(step + 1)"] {
+              return failures.add("c\(client) step \(step): \(reply)")
+            }
+          }
+        } catch {
+          failures.add("client \(client): \(error)")
+        }
+      }
+    }
+    #expect(group.wait(timeout: .now() + 60) == .success)
+    #expect(failures.all == [])
+    let check = try daemon.client()
+    #expect(try check.call("LIST").strings?.count == 200)
+    #expect(try check.call("STATE", "c199") == .bulk("25"))
+  }
+
+  @Test("redis-cli is a real client")
+  func redisCLI() throws {
+    let daemon = try DaemonProcess().start()
+    #expect(try daemon.redisCLI("PING") == "PONG\n")
+    #expect(try daemon.redisCLI("SPAWN", "door", "door") == "OK\n")
+    #expect(try daemon.redisCLI("SEND", "door", "open") == "closed\nopened\n")
+    #expect(try daemon.redisCLI("SEND", "door", "lock").hasPrefix("ERR rejected lock in opened\n"))
+    #expect(try daemon.redisCLI("STATE", "door") == "opened\n")
+  }
+}
+
+/// Bytes of one RESP request.
+func request(_ words: [String]) -> [UInt8] {
+  var bytes = Array("*\(words.count)\r\n".utf8)
+  for word in words {
+    bytes += Array("$\(word.utf8.count)\r\n".utf8) + Array(word.utf8) + [13, 10]
+  }
+  return bytes
+}
+
+/// Failures collected from client threads.
+final class Failures: @unchecked Sendable {
+  private let lock = NSLock()
+  private var messages: [String] = []
+  func add(_ message: String) { lock.withLock { messages.append(message) } }
+  var all: [String] { lock.withLock { messages } }
+}
