@@ -98,7 +98,8 @@ struct FramingTests {
       }
     }
     guard case .protocol = caught else {
-      Issue.record("expected a protocol error for \(text.debugDescription), got \(String(describing: caught))")
+      Issue.record(
+        "expected a protocol error for \(text.debugDescription), got \(String(describing: caught))")
       return
     }
   }

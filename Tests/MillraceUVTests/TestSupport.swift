@@ -192,3 +192,17 @@ enum TestClient {
     }
   }
 }
+
+/// A boolean shared between threads.
+final class SharedFlag: Sendable {
+  private let value = Atomic<Bool>(false)
+  func set() { value.store(true, ordering: .releasing) }
+  var isSet: Bool { value.load(ordering: .acquiring) }
+}
+
+/// A counter shared between threads.
+final class SharedCounter: Sendable {
+  private let value = Atomic<Int>(0)
+  func increment() { value.add(1, ordering: .relaxed) }
+  var count: Int { value.load(ordering: .relaxed) }
+}

@@ -161,11 +161,13 @@ public final class EventLoop {
   public var openHandleCount: Int {
     guard !closed else { return 0 }
     var count = uv_is_closing(asHandle(idle)) == 0 ? -1 : 0
-    uv_walk(raw, { handle, arg in
-      if uv_is_closing(handle) == 0 {
-        arg!.assumingMemoryBound(to: Int.self).pointee += 1
-      }
-    }, &count)
+    uv_walk(
+      raw,
+      { handle, arg in
+        if uv_is_closing(handle) == 0 {
+          arg!.assumingMemoryBound(to: Int.self).pointee += 1
+        }
+      }, &count)
     return count
   }
 

@@ -80,7 +80,8 @@ public enum ListenAddress: Sendable, Hashable, CustomStringConvertible {
     }
     defer { freeaddrinfo(result) }
     withUnsafeMutableBytes(of: &storage) { raw in
-      raw.baseAddress!.copyMemory(from: first.pointee.ai_addr, byteCount: Int(first.pointee.ai_addrlen))
+      raw.baseAddress!.copyMemory(
+        from: first.pointee.ai_addr, byteCount: Int(first.pointee.ai_addrlen))
     }
     return storage
   }
