@@ -49,6 +49,7 @@ struct StdinLinesTests {
     #expect(collected.errors.isEmpty)
     #expect(collected.ended)
     try loop.close()
+    #expect(fcntl(fds[0], F_GETFD) == -1, "the reader closed the pipe descriptor it owned")
   }
 
   @Test func linesFromARegularFileWithAnOverLongLine() throws {
@@ -152,5 +153,6 @@ struct StdinLinesTests {
     #expect(collected.lines == ["hello", "world"])
     #expect(collected.errors.isEmpty)
     try loop.close()
+    #expect(fcntl(slave, F_GETFD) == -1, "the reader closed the terminal descriptor it owned")
   }
 }

@@ -66,6 +66,16 @@ public final class LoopTimer: LoopResource, ClosableHandleOwner {
     return uv_is_active(asHandle(handle)) != 0
   }
 
+  /// Whether the timer does not keep `EventLoop.run()` from returning (`uv_unref`), for
+  /// housekeeping timers that should not keep a loop alive on their own.
+  public var isUnreferenced: Bool {
+    get { handle.map { uv_has_ref(asHandle($0)) == 0 } ?? true }
+    set {
+      guard let handle else { return }
+      if newValue { uv_unref(asHandle(handle)) } else { uv_ref(asHandle(handle)) }
+    }
+  }
+
   /// Closes the timer and releases its closure. Idempotent.
   public func close() {
     loop.assertInLoop()
