@@ -12,7 +12,7 @@ import Synchronization
 /// - The loop drains in batches of at most `maxBatch` elements per wake-up, so a flood of posts
 ///   cannot starve the loop's I/O; a longer queue is drained over several iterations.
 /// - After `close()` (or `EventLoop.close()`), `post` returns `false`; elements still queued are
-///   dropped without calling the handler.
+///   dropped without calling the handler. Until then the loop keeps the inbox alive.
 public final class Inbox<Element: Sendable> {
   /// The thread-safe posting side of an `Inbox`; copy it to any thread.
   public struct Sender: Sendable {
@@ -55,7 +55,9 @@ public final class Inbox<Element: Sendable> {
     let core = InboxCore<Element>(capacity: capacity, async: wakeup.handle!)
     self.core = core
     wakeup.onShutdown = { core.markClosed() }
-    wakeup.onWake = { [unowned self] in self.drain() }
+    // Strong on purpose: like every loop object, the inbox lives until it or its loop is
+    // closed, whether or not the caller keeps a reference; shutdown breaks the cycle.
+    wakeup.onWake = { self.drain() }
   }
 
   /// The posting side, to hand to other threads.
