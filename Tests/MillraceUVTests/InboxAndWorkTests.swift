@@ -50,7 +50,7 @@ struct InboxAndWorkTests {
     #expect(seen.allSatisfy { $0.allSatisfy { $0 } })
     #expect(inbox.highWaterMark <= 256)
     #expect(inbox.rejected == refusals.count)
-    try loop.close()
+    try closeWithin(loop)
     #expect(!sender.post(Message(thread: 0, sequence: 0)), "a closed inbox refuses posts")
   }
 
@@ -70,7 +70,7 @@ struct InboxAndWorkTests {
     #expect(inbox.sender.post(4), "room again after draining")
     inbox.close()
     #expect(!inbox.sender.post(5))
-    try loop.close()
+    try closeWithin(loop)
     #expect(handled == [0, 1, 2, 3], "elements queued at close are dropped, not handled")
   }
 
@@ -96,7 +96,7 @@ struct InboxAndWorkTests {
     #expect(onLoopThread)
     #expect(workOnOtherThread)
     #expect(pool.pendingCount == 0)
-    try loop.close()
+    try closeWithin(loop)
   }
 
   @Test func cancelledJobsNeverComplete() throws {
@@ -138,6 +138,6 @@ struct InboxAndWorkTests {
     #expect(pool.pendingCount == 0)
     pool.close()
     #expect(throws: UVError.closed) { try pool.submit({ 0 }) { _ in } }
-    try loop.close()
+    try closeWithin(loop)
   }
 }

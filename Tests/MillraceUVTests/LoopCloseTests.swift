@@ -1,3 +1,4 @@
+import CLibUV
 import MillraceUV
 import Testing
 
@@ -67,7 +68,7 @@ struct LoopCloseTests {
       usleep(50_000)
       release.set()
     }
-    try loop.close()  // throws unless uv_loop_close returned 0
+    try closeWithin(loop)  // throws unless uv_loop_close returned 0
     clientsDone.set()
 
     #expect(loop.isClosed)
@@ -79,7 +80,22 @@ struct LoopCloseTests {
     #expect(access(path, F_OK) != 0, "the Unix socket is unlinked")
     #expect(!timer.isActive)
     _ = (watcher, stdin, unixServer)
-    try loop.close()  // idempotent
+    try closeWithin(loop)  // idempotent
+  }
+
+  @Test func closeAlsoClosesHandlesCreatedDirectlyOnTheRawLoop() throws {
+    let loop = try EventLoop()
+    // A foreign, active timer would keep uv_run busy for ever if close() ignored it.
+    let foreign = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
+    defer { foreign.deallocate() }
+    let timer = LoopTimer(loop: loop) { _ in }
+    timer.start(after: .seconds(30))
+    let handles = loop.openHandleCount
+    #expect(uv_timer_init(loop.raw, foreign) == 0)
+    #expect(uv_timer_start(foreign, { _ in }, 30_000, 1000) == 0)
+    #expect(loop.openHandleCount == handles + 1)
+    try closeWithin(loop)
+    #expect(loop.isClosed)
   }
 
   @Test func closingEachObjectExplicitlyAlsoReleasesIt() throws {
@@ -100,6 +116,6 @@ struct LoopCloseTests {
     #expect(loop.openResourceCount == 0)
     #expect(weakTimer == nil)
     #expect(weakServer == nil)
-    try loop.close()
+    try closeWithin(loop)
   }
 }

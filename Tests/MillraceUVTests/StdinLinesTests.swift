@@ -48,7 +48,7 @@ struct StdinLinesTests {
     #expect(collected.lines == ["alpha", "beta", "", "gamma"])
     #expect(collected.errors.isEmpty)
     #expect(collected.ended)
-    try loop.close()
+    try closeWithin(loop)
     #expect(fcntl(fds[0], F_GETFD) == -1, "the reader closed the pipe descriptor it owned")
   }
 
@@ -72,7 +72,7 @@ struct StdinLinesTests {
     #expect(collected.lines.suffix(2) == ["after", "last"])
     #expect(collected.errors == [.lineTooLong])
     #expect(collected.ended)
-    try loop.close()
+    try closeWithin(loop)
     #expect(fcntl(fd, F_GETFD) == -1, "the reader closed the descriptor it owned")
   }
 
@@ -108,7 +108,7 @@ struct StdinLinesTests {
     #expect(collected.lines == ["one", "two", "three"])
     #expect(collected.ended)
     reader = nil
-    try loop.close()
+    try closeWithin(loop)
   }
 
   /// Opens a pseudo-terminal pair through /dev/ptmx (Glibc's Swift module lacks posix_openpt).
@@ -152,7 +152,7 @@ struct StdinLinesTests {
     runLoop(loop, timeout: 10)
     #expect(collected.lines == ["hello", "world"])
     #expect(collected.errors.isEmpty)
-    try loop.close()
+    try closeWithin(loop)
     #expect(fcntl(slave, F_GETFD) == -1, "the reader closed the terminal descriptor it owned")
   }
 }

@@ -89,7 +89,7 @@ struct StreamServerTests {
     #expect(tally.done == 100)
     #expect(echo.handled == 1000)
     #expect(server.acceptedCount == 100)
-    try loop.close()
+    try closeWithin(loop)
   }
 
   @Test func hundredUnixSocketClientsGetEveryReplyInOrder() throws {
@@ -108,7 +108,7 @@ struct StreamServerTests {
     #expect(tally.failures == [])
     #expect(echo.handled == 1000)
     server.close()
-    try loop.close()
+    try closeWithin(loop)
     #expect(access(path, F_OK) != 0, "the socket file is removed on close")
   }
 
@@ -136,7 +136,7 @@ struct StreamServerTests {
     poll.start(after: .milliseconds(5), repeat: .milliseconds(5))
     runLoop(loop)
     #expect(tally.failures == [])
-    try loop.close()
+    try closeWithin(loop)
   }
 
   @Test func overLongFrameIsRejectedWhileAnotherClientCarriesOn() throws {
@@ -186,7 +186,7 @@ struct StreamServerTests {
     #expect(closeReasons == [.framing(.tooLong)])
     #expect(server.connectionCount == 1)
     finished.set()
-    try loop.close()
+    try closeWithin(loop)
   }
 
   @Test func malformedFrameGetsAProtocolErrorAndIsClosed() throws {
@@ -209,7 +209,7 @@ struct StreamServerTests {
     poll.start(after: .milliseconds(5), repeat: .milliseconds(5))
     runLoop(loop)
     #expect(tally.failures == [])
-    try loop.close()
+    try closeWithin(loop)
   }
 
   @Test func pausedConnectionHandlesNothingUntilResumed() throws {
@@ -252,7 +252,7 @@ struct StreamServerTests {
     #expect(handled == words)
     #expect(paused?.isPaused == false)
     #expect(tally.failures == [])
-    try loop.close()
+    try closeWithin(loop)
   }
 
   @Test func fullQueuePausesReadingAndRoomResumesIt() throws {
@@ -294,7 +294,7 @@ struct StreamServerTests {
     #expect(tally.failures == [])
     #expect(maxQueued == 3)
     #expect(pauses >= 10)
-    try loop.close()
+    try closeWithin(loop)
   }
 
   @Test func clientThatNeverReadsIsClosedAtTheWriteLimit() throws {
@@ -348,7 +348,7 @@ struct StreamServerTests {
     finished.set()
     #expect(tally.failures == [])
     server.close()
-    try loop.close()
+    try closeWithin(loop)
   }
 
   @Test func clientsVanishingMidFrameAndMidReplyLeaveNoTrace() throws {
@@ -404,7 +404,7 @@ struct StreamServerTests {
     #expect(closed.count == 30)
     #expect(framesAfterClose == 0)
     #expect(server.connectionCount == 0)
-    try loop.close()
+    try closeWithin(loop)
   }
 
   @Test func staleSocketFilesAreReplacedButLiveOnesAndOtherFilesAreNot() throws {
@@ -445,7 +445,7 @@ struct StreamServerTests {
       _ = try StreamServer(loop: loop, address: .loopback(port: port)) { _, _ in }
     }
     first.close()
-    try loop.close()
+    try closeWithin(loop)
   }
 
   @Test func quitWaitsForEarlierLateRepliesAndHalfCloseStillGetsReplies() throws {
@@ -503,7 +503,7 @@ struct StreamServerTests {
     // The quitter's PING after QUIT is never handled; the PING here is the half-closer's.
     #expect(handled == ["SLOW", "QUIT", "PING", "SLOW"])
     #expect(reasons == [.local, .peerClosed])
-    try loop.close()
+    try closeWithin(loop)
   }
 
   @Test func addressesParse() throws {

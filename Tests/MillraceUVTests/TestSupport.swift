@@ -206,3 +206,23 @@ final class SharedCounter: Sendable {
   func increment() { value.add(1, ordering: .relaxed) }
   var count: Int { value.load(ordering: .relaxed) }
 }
+
+/// `loop.close()`, but a hang cannot stall the test run: if it has not returned within
+/// `seconds`, the process aborts with a message (a failed run, never a stuck one).
+func closeWithin(
+  _ loop: EventLoop, seconds: Int = 20, sourceLocation: SourceLocation = #_sourceLocation
+) throws {
+  let finished = SharedFlag()
+  let place = "\(sourceLocation.fileID):\(sourceLocation.line)"
+  spawnThread {
+    for _ in 0..<(seconds * 100) {
+      if finished.isSet { return }
+      usleep(10_000)
+    }
+    let message = Array("EventLoop.close() hung for \(seconds) s at \(place)\n".utf8)
+    _ = message.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+    abort()
+  }
+  defer { finished.set() }
+  try loop.close()
+}

@@ -27,7 +27,7 @@ struct TimerTests {
       #expect(elapsed < Double(delay) + 1000, "timer \(delay) ms fired late at \(elapsed) ms")
     }
     #expect(timers.allSatisfy { !$0.isActive })
-    try loop.close()
+    try closeWithin(loop)
   }
 
   @Test func periodicTimerTicksUntilStopped() throws {
@@ -48,7 +48,7 @@ struct TimerTests {
     #expect(ticks == 5)
     #expect(millisecondsSince(start, loop: loop) >= 50)
     #expect(!periodic.isActive)
-    try loop.close()
+    try closeWithin(loop)
   }
 
   @Test func restartingAndStoppingRearmTheSameTimer() throws {
@@ -67,7 +67,7 @@ struct TimerTests {
     #expect(fires.count == 1)
     // Fired once, not early, and long before the replaced 5 s deadline (it ran before `end`).
     #expect((fires.first ?? 0) >= 19)
-    try loop.close()
+    try closeWithin(loop)
   }
 
   @Test func deferredTasksRunInOrderBeforeTheLoopBlocks() throws {
@@ -83,7 +83,7 @@ struct TimerTests {
     loop.execute { order.append(2) }
     runLoop(loop, timeout: 5)
     #expect(order == [1, 2, 3])
-    try loop.close()
+    try closeWithin(loop)
   }
 
   @Test func signalWatcherDeliversSIGHUPOnTheLoop() throws {
@@ -98,6 +98,6 @@ struct TimerTests {
     runLoop(loop, timeout: 10)
     #expect(received == [.hangup])
     watcher.close()
-    try loop.close()
+    try closeWithin(loop)
   }
 }
