@@ -181,6 +181,12 @@ public final class EventLoop {
     return count
   }
 
+  /// Called first by every initialiser that creates a handle: the loop must be usable.
+  func checkUsable() {
+    assertInLoop()
+    precondition(!closed, "creating a handle on a closed EventLoop")
+  }
+
   func register(_ resource: any LoopResource) {
     assertInLoop()
     precondition(!closed, "creating a handle on a closed EventLoop")

@@ -18,6 +18,7 @@ public final class LoopTimer: LoopResource, ClosableHandleOwner {
 
   /// Creates a stopped timer; `handler` runs on the loop thread each time it fires.
   public init(loop: EventLoop, handler: @escaping (LoopTimer) -> Void) {
+    loop.checkUsable()
     self.loop = loop
     self.handler = handler
     let handle = allocateUV(uv_timer_t.self)

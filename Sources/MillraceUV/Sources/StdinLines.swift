@@ -80,6 +80,7 @@ public final class StdinLines: LoopResource, ClosableHandleOwner {
     onEnd: @escaping () -> Void = {},
     onError: @escaping (Failure) -> Void
   ) throws(UVError) {
+    loop.checkUsable()
     self.loop = loop
     self.fd = fd
     self.decoder = LineDecoder(maxLineLength: maxLineLength)

@@ -102,7 +102,7 @@ public final class StreamServer: LoopResource, ClosableHandleOwner {
     onConnect: ((Connection) -> Void)? = nil,
     onClose: ((Connection, Connection.CloseReason) -> Void)? = nil
   ) throws(UVError) {
-    loop.assertInLoop()
+    loop.checkUsable()
     self.loop = loop
     self.configuration = configuration
     self.address = address
