@@ -1,5 +1,4 @@
 import MillraceUV
-import Synchronization
 import Testing
 
 #if canImport(Glibc)

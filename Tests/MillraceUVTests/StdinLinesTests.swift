@@ -32,6 +32,7 @@ struct StdinLinesTests {
     var fds: [Int32] = [0, 0]
     #expect(pipe(&fds) == 0)
     let collected = Collected()
+    let readEnd = identity(of: fds[0])
     let lines = try reader(loop: loop, fd: fds[0], into: collected)
     #expect(lines.kind == .pipe)
     let writeEnd = fds[1]
@@ -49,7 +50,7 @@ struct StdinLinesTests {
     #expect(collected.errors.isEmpty)
     #expect(collected.ended)
     try closeWithin(loop)
-    #expect(fcntl(fds[0], F_GETFD) == -1, "the reader closed the pipe descriptor it owned")
+    #expect(isClosed(fds[0], was: readEnd), "the reader closed the pipe descriptor it owned")
   }
 
   @Test func linesFromARegularFileWithAnOverLongLine() throws {
@@ -64,6 +65,7 @@ struct StdinLinesTests {
     #expect(fd >= 0)
     let loop = try EventLoop()
     let collected = Collected()
+    let file = identity(of: fd)
     let lines = try reader(loop: loop, fd: fd, max: 20, into: collected)
     #expect(lines.kind == .file)
     runLoop(loop, timeout: 10)
@@ -73,7 +75,7 @@ struct StdinLinesTests {
     #expect(collected.errors == [.lineTooLong])
     #expect(collected.ended)
     try closeWithin(loop)
-    #expect(fcntl(fd, F_GETFD) == -1, "the reader closed the descriptor it owned")
+    #expect(isClosed(fd, was: file), "the reader closed the descriptor it owned")
   }
 
   @Test func pausedReaderDeliversNothingUntilResumed() throws {
@@ -136,6 +138,7 @@ struct StdinLinesTests {
     let pair = try #require(Self.openPseudoTerminal(), "could not open a pseudo-terminal")
     let (master, slave) = pair
     defer { close(master) }
+    let terminal = identity(of: slave)
     let loop = try EventLoop()
     let collected = Collected()
     let lines = try StdinLines(
@@ -153,6 +156,6 @@ struct StdinLinesTests {
     #expect(collected.lines == ["hello", "world"])
     #expect(collected.errors.isEmpty)
     try closeWithin(loop)
-    #expect(fcntl(slave, F_GETFD) == -1, "the reader closed the terminal descriptor it owned")
+    #expect(isClosed(slave, was: terminal), "the reader closed the terminal descriptor it owned")
   }
 }
