@@ -98,7 +98,8 @@ struct FramingTests {
       }
     }
     guard case .protocol = caught else {
-      Issue.record("expected a protocol error for \(text.debugDescription), got \(String(describing: caught))")
+      Issue.record(
+        "expected a protocol error for \(text.debugDescription), got \(String(describing: caught))")
       return
     }
   }
@@ -164,5 +165,85 @@ struct FramingTests {
     let parts = ["SEND", "", String(repeating: "z", count: 3000), "\r\n\0"]
     writer.array(parts)
     #expect(try decode(writer.bytes, step: 5) == [parts])
+  }
+}
+
+@Suite("RESP decoder under random input")
+struct RESPDecoderRandomTests {
+  /// A deterministic generator (SplitMix64), so a failure reproduces.
+  struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+      state &+= 0x9E37_79B9_7F4A_7C15
+      var z = state
+      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+      return z ^ (z >> 31)
+    }
+  }
+
+  @Test(arguments: 0..<20)
+  func anySplitOfValidInputYieldsTheSameFrames(seed: Int) throws {
+    var random = SplitMix(state: UInt64(seed))
+    var input: [UInt8] = []
+    var expected: [[[UInt8]]] = []
+    for _ in 0..<50 {
+      if Bool.random(using: &random) {
+        let parts = (0..<Int.random(in: 1...5, using: &random)).map { _ in
+          (0..<Int.random(in: 0...40, using: &random)).map { _ in
+            UInt8.random(in: 0...255, using: &random)
+          }
+        }
+        var writer = RESPWriter()
+        writer.arrayHeader(parts.count)
+        for part in parts { writer.bulkString(part) }
+        input += writer.bytes
+        expected.append(parts)
+      } else {
+        let words = (0..<Int.random(in: 1...4, using: &random)).map { _ in
+          (0..<Int.random(in: 1...8, using: &random)).map { _ in
+            UInt8.random(in: UInt8(ascii: "a")...UInt8(ascii: "z"), using: &random)
+          }
+        }
+        input += Array(words.joined(separator: [32]))
+        input += Bool.random(using: &random) ? [13, 10] : [10]
+        expected.append(words)
+      }
+    }
+    var decoder = RESPDecoder(maxFrameLength: 1024)
+    var frames: [[[UInt8]]] = []
+    var offset = 0
+    while offset < input.count {
+      let end = min(input.count, offset + Int.random(in: 1...64, using: &random))
+      decoder.append(input[offset..<end])
+      offset = end
+      while let frame = try decoder.next() { frames.append(frame.arguments) }
+    }
+    #expect(frames == expected)
+  }
+
+  @Test(arguments: 0..<20)
+  func garbageNeverCrashesAndStaysBounded(seed: Int) {
+    var random = SplitMix(state: UInt64(seed) &+ 1000)
+    var decoder = RESPDecoder(maxFrameLength: 256)
+    let alphabet: [UInt8] = Array("*$\r\n-0123456789 ab".utf8) + [0, 255]
+    var errors = 0
+    for _ in 0..<2000 {
+      let chunk = (0..<Int.random(in: 1...16, using: &random)).map { _ in
+        alphabet.randomElement(using: &random)!
+      }
+      decoder.append(chunk)
+      do {
+        while let frame = try decoder.next() {
+          #expect(frame.count > 0)
+          #expect(frame.allSatisfy { $0.count <= 256 })
+        }
+      } catch {
+        errors += 1
+        decoder.reset()
+      }
+      #expect(decoder.bufferedByteCount <= 256 + 16)
+    }
+    #expect(errors > 0, "random bytes of this alphabet are mostly malformed")
   }
 }

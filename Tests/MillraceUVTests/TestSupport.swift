@@ -58,19 +58,35 @@ func respBulk(_ text: String) -> [UInt8] {
   return writer.bytes
 }
 
-/// Thread-safe counters for client threads.
-final class Tally: Sendable {
-  private let state = Mutex<(done: Int, failures: [String])>((0, []))
+/// Thread-safe counters for client threads. (NSLock rather than `Mutex`: ThreadSanitizer
+/// understands pthread locks, not the futexes `Mutex` uses on Linux.)
+final class Tally: @unchecked Sendable {
+  private let lock = NSLock()
+  private var finished = 0
+  private var messages: [String] = []
 
-  func succeed() { state.withLock { $0.done += 1 } }
+  func succeed() { lock.withLock { finished += 1 } }
   func fail(_ message: String) {
-    state.withLock {
-      $0.done += 1
-      $0.failures.append(message)
+    lock.withLock {
+      finished += 1
+      messages.append(message)
     }
   }
-  var done: Int { state.withLock { $0.done } }
-  var failures: [String] { state.withLock { $0.failures } }
+  var done: Int { lock.withLock { finished } }
+  var failures: [String] { lock.withLock { messages } }
+}
+
+/// What a descriptor refers to (device and inode), to tell later whether it was closed:
+/// the number alone may be reused at once by a test running in parallel.
+func identity(of fd: Int32) -> [UInt64]? {
+  var info = stat()
+  guard fstat(fd, &info) == 0 else { return nil }
+  return [UInt64(info.st_dev), UInt64(info.st_ino)]
+}
+
+/// Whether `fd` no longer refers to the object it referred to when `before` was taken.
+func isClosed(_ fd: Int32, was before: [UInt64]?) -> Bool {
+  before != nil && identity(of: fd) != before
 }
 
 /// Starts `body` on a new OS thread (not the cooperative pool, which the loop may be blocking).
@@ -191,4 +207,38 @@ enum TestClient {
       }
     }
   }
+}
+
+/// A boolean shared between threads.
+final class SharedFlag: Sendable {
+  private let value = Atomic<Bool>(false)
+  func set() { value.store(true, ordering: .releasing) }
+  var isSet: Bool { value.load(ordering: .acquiring) }
+}
+
+/// A counter shared between threads.
+final class SharedCounter: Sendable {
+  private let value = Atomic<Int>(0)
+  func increment() { value.add(1, ordering: .relaxed) }
+  var count: Int { value.load(ordering: .relaxed) }
+}
+
+/// `loop.close()`, but a hang cannot stall the test run: if it has not returned within
+/// `seconds`, the process aborts with a message (a failed run, never a stuck one).
+func closeWithin(
+  _ loop: EventLoop, seconds: Int = 20, sourceLocation: SourceLocation = #_sourceLocation
+) throws {
+  let finished = SharedFlag()
+  let place = "\(sourceLocation.fileID):\(sourceLocation.line)"
+  spawnThread {
+    for _ in 0..<(seconds * 100) {
+      if finished.isSet { return }
+      usleep(10_000)
+    }
+    let message = Array("EventLoop.close() hung for \(seconds) s at \(place)\n".utf8)
+    _ = message.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+    abort()
+  }
+  defer { finished.set() }
+  try loop.close()
 }

@@ -127,9 +127,12 @@ public final class EventLoop {
   /// Closes every handle created on this loop, runs the loop until all close callbacks (and any
   /// job already running on the thread pool) completed, then closes the loop (`uv_loop_close`).
   ///
+  /// Handles created directly on `raw` are closed too, without a close callback (their memory
+  /// stays their creator's). Work already running on the thread pool is waited for.
+  ///
   /// Idempotent. Not callable from inside `run()`: call `stop()` from the callback, and `close()`
-  /// once `run()` returned. Throws the `uv_loop_close` error (`EBUSY`) if something outside
-  /// `MillraceUV` left a handle open; the loop memory is then kept (not freed) on purpose.
+  /// once `run()` returned. Throws the `uv_loop_close` error (`EBUSY`) if the loop still has
+  /// something open; the loop memory is then kept (not freed) on purpose.
   public func close() throws(UVError) {
     assertInLoop()
     guard !closed else { return }
@@ -144,9 +147,16 @@ public final class EventLoop {
     var rounds = 0
     repeat {
       for resource in Array(resources.values) { resource.shutdown() }
+      // Handles created directly on `raw` would keep the loop running for ever: close them
+      // too (without a callback; their memory stays their creator's).
+      uv_walk(
+        raw,
+        { handle, _ in
+          if uv_is_closing(handle) == 0 { uv_close(handle, nil) }
+        }, nil)
       while uv_run(raw, UV_RUN_DEFAULT) != 0 {}
       rounds += 1
-    } while !resources.isEmpty && rounds < 1000
+    } while !resources.isEmpty && rounds < 100
     let rc = uv_loop_close(raw)
     if rc < 0 { throw UVError(rc) }
     deallocateUV(raw)
@@ -169,6 +179,12 @@ public final class EventLoop {
         }
       }, &count)
     return count
+  }
+
+  /// Called first by every initialiser that creates a handle: the loop must be usable.
+  func checkUsable() {
+    assertInLoop()
+    precondition(!closed, "creating a handle on a closed EventLoop")
   }
 
   func register(_ resource: any LoopResource) {

@@ -18,6 +18,7 @@ public final class LoopTimer: LoopResource, ClosableHandleOwner {
 
   /// Creates a stopped timer; `handler` runs on the loop thread each time it fires.
   public init(loop: EventLoop, handler: @escaping (LoopTimer) -> Void) {
+    loop.checkUsable()
     self.loop = loop
     self.handler = handler
     let handle = allocateUV(uv_timer_t.self)
@@ -64,6 +65,16 @@ public final class LoopTimer: LoopResource, ClosableHandleOwner {
   public var isActive: Bool {
     guard let handle else { return false }
     return uv_is_active(asHandle(handle)) != 0
+  }
+
+  /// Whether the timer does not keep `EventLoop.run()` from returning (`uv_unref`), for
+  /// housekeeping timers that should not keep a loop alive on their own.
+  public var isUnreferenced: Bool {
+    get { handle.map { uv_has_ref(asHandle($0)) == 0 } ?? true }
+    set {
+      guard let handle else { return }
+      if newValue { uv_unref(asHandle(handle)) } else { uv_ref(asHandle(handle)) }
+    }
   }
 
   /// Closes the timer and releases its closure. Idempotent.

@@ -31,8 +31,20 @@ public struct UVError: Error, Equatable, Hashable, CustomStringConvertible, Send
   public static let invalidArgument = UVError(UV_EINVAL)
   /// The operation was cancelled (`UV_ECANCELED`).
   public static let cancelled = UVError(UV_ECANCELED)
-  /// The object was already closed (`UV_EBADF`), for example posting to a closed loop.
+  /// The object was already closed (`UV_EBADF`), for example submitting to a closed pool.
   public static let closed = UVError(UV_EBADF)
+  /// The address is in use (`UV_EADDRINUSE`): a live server already listens there.
+  public static let addressInUse = UVError(UV_EADDRINUSE)
+  /// A file that is not a socket is in the way (`UV_EEXIST`).
+  public static let fileExists = UVError(UV_EEXIST)
+  /// A Unix socket path is too long for `sockaddr_un` (`UV_ENAMETOOLONG`).
+  public static let nameTooLong = UVError(UV_ENAMETOOLONG)
+  /// Permission denied (`UV_EACCES`).
+  public static let accessDenied = UVError(UV_EACCES)
+  /// The peer reset the connection (`UV_ECONNRESET`).
+  public static let connectionReset = UVError(UV_ECONNRESET)
+  /// The peer is gone while writing (`UV_EPIPE`).
+  public static let brokenPipe = UVError(UV_EPIPE)
 }
 
 /// Turns a libuv return value into a typed throw: negative values throw, others pass through.

@@ -20,6 +20,7 @@ public final class WorkPool: LoopResource {
   /// Creates a pool front-end on `loop`. The threads are libuv's shared pool (size set by the
   /// `UV_THREADPOOL_SIZE` environment variable, default 4).
   public init(loop: EventLoop) {
+    loop.checkUsable()
     self.loop = loop
     loop.register(self)
   }

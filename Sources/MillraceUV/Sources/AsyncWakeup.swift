@@ -12,6 +12,7 @@ final class AsyncWakeup: LoopResource, ClosableHandleOwner {
   var onShutdown: (() -> Void)?
 
   init(loop: EventLoop) throws(UVError) {
+    loop.checkUsable()
     self.loop = loop
     let handle = allocateUV(uv_async_t.self)
     let rc = uv_async_init(loop.raw, handle) { raw in

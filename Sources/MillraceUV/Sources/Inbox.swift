@@ -1,5 +1,10 @@
 import CLibUV
-import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// A bounded, thread-safe mailbox into the loop: any thread posts, the loop thread drains.
 ///
@@ -12,7 +17,7 @@ import Synchronization
 /// - The loop drains in batches of at most `maxBatch` elements per wake-up, so a flood of posts
 ///   cannot starve the loop's I/O; a longer queue is drained over several iterations.
 /// - After `close()` (or `EventLoop.close()`), `post` returns `false`; elements still queued are
-///   dropped without calling the handler.
+///   dropped without calling the handler. Until then the loop keeps the inbox alive.
 public final class Inbox<Element: Sendable> {
   /// The thread-safe posting side of an `Inbox`; copy it to any thread.
   public struct Sender: Sendable {
@@ -55,7 +60,9 @@ public final class Inbox<Element: Sendable> {
     let core = InboxCore<Element>(capacity: capacity, async: wakeup.handle!)
     self.core = core
     wakeup.onShutdown = { core.markClosed() }
-    wakeup.onWake = { [unowned self] in self.drain() }
+    // Strong on purpose: like every loop object, the inbox lives until it or its loop is
+    // closed, whether or not the caller keeps a reference; shutdown breaks the cycle.
+    wakeup.onWake = { self.drain() }
   }
 
   /// The posting side, to hand to other threads.
@@ -97,78 +104,90 @@ public final class Inbox<Element: Sendable> {
 }
 
 /// Internal: the locked ring shared by an `Inbox` and its senders.
-final class InboxCore<Element: Sendable>: Sendable {
-  private struct Ring: ~Copyable {
-    var slots: [Element?]
-    var head = 0
-    var count = 0
-    var closed = false
-    var rejected = 0
-    var highWaterMark = 0
-    let async: AsyncPointer
-  }
-
-  /// The `uv_async_t`, only touched under the lock and only while `closed` is false.
-  struct AsyncPointer: @unchecked Sendable {
-    let pointer: UnsafeMutablePointer<uv_async_t>
-  }
-
-  private let ring: Mutex<Ring>
+///
+/// The lock is a `pthread_mutex_t` rather than `Synchronization.Mutex`: on Linux the latter is
+/// built on raw futexes that ThreadSanitizer cannot see, which turns every correct access into
+/// a reported race. Every stored property below `lock` is read and written only under it,
+/// which is what makes the unchecked `Sendable` sound.
+final class InboxCore<Element: Sendable>: @unchecked Sendable {
+  private let lock: UnsafeMutablePointer<pthread_mutex_t>
+  private var slots: [Element?]
+  private var head = 0
+  private var queued = 0
+  private var closed = false
+  private var refused = 0
+  private var highWater = 0
+  private let async: UnsafeMutablePointer<uv_async_t>
   private let capacity: Int
 
   init(capacity: Int, async: UnsafeMutablePointer<uv_async_t>) {
     self.capacity = capacity
-    ring = Mutex(
-      Ring(slots: [Element?](repeating: nil, count: capacity), async: AsyncPointer(pointer: async)))
+    self.async = async
+    self.slots = [Element?](repeating: nil, count: capacity)
+    lock = .allocate(capacity: 1)
+    let rc = pthread_mutex_init(lock, nil)
+    precondition(rc == 0, "pthread_mutex_init failed: \(rc)")
+  }
+
+  deinit {
+    pthread_mutex_destroy(lock)
+    lock.deallocate()
+  }
+
+  @inline(__always)
+  private func locked<Result>(_ body: () -> Result) -> Result {
+    pthread_mutex_lock(lock)
+    defer { pthread_mutex_unlock(lock) }
+    return body()
   }
 
   func post(_ element: sending Element) -> Bool {
-    ring.withLock { ring in
-      guard !ring.closed, ring.count < capacity else {
-        ring.rejected += 1
+    locked {
+      guard !closed, queued < capacity else {
+        refused += 1
         return false
       }
-      var tail = ring.head + ring.count
+      var tail = head + queued
       if tail >= capacity { tail -= capacity }
-      ring.slots[tail] = element
-      ring.count += 1
-      if ring.count > ring.highWaterMark { ring.highWaterMark = ring.count }
+      slots[tail] = element
+      queued += 1
+      if queued > highWater { highWater = queued }
       // Sent under the lock: `markClosed` takes the lock before the handle is closed, so no
       // send can race with `uv_close`. `uv_async_send` coalesces and is cheap.
-      uv_async_send(ring.async.pointer)
+      uv_async_send(async)
       return true
     }
   }
 
   /// Moves up to `max` elements into `batch[0..<n]`; returns `n` and whether more remain.
   func take(into batch: inout [Element?], max: Int) -> (Int, Bool) {
-    ring.withLock { ring in
-      let n = min(ring.count, max)
+    locked {
+      let n = min(queued, max)
       for index in 0..<n {
-        batch[index] = ring.slots[ring.head].take()
-        ring.head += 1
-        if ring.head == capacity { ring.head = 0 }
+        batch[index] = slots[head].take()
+        head += 1
+        if head == capacity { head = 0 }
       }
-      ring.count -= n
-      return (n, ring.count > 0)
+      queued -= n
+      return (n, queued > 0)
     }
   }
 
   func wake() {
-    ring.withLock { ring in
-      if !ring.closed { uv_async_send(ring.async.pointer) }
+    locked {
+      if !closed { uv_async_send(async) }
     }
   }
 
   func markClosed() {
-    ring.withLock { ring in
-      ring.closed = true
-      for index in ring.slots.indices { ring.slots[index] = nil }
-      ring.count = 0
+    locked {
+      closed = true
+      for index in slots.indices { slots[index] = nil }
+      queued = 0
     }
   }
 
-  var count: Int { ring.withLock { $0.count } }
-  var rejected: Int { ring.withLock { $0.rejected } }
-  var highWaterMark: Int { ring.withLock { $0.highWaterMark } }
+  var count: Int { locked { queued } }
+  var rejected: Int { locked { refused } }
+  var highWaterMark: Int { locked { highWater } }
 }

@@ -50,6 +50,7 @@ public final class SignalWatcher: LoopResource, ClosableHandleOwner {
   public init(loop: EventLoop, signal: Signal, handler: @escaping (Signal) -> Void)
     throws(UVError)
   {
+    loop.checkUsable()
     self.loop = loop
     self.signal = signal
     self.handler = handler

@@ -64,6 +64,7 @@ public final class StdinLines: LoopResource, ClosableHandleOwner {
   private var ended = false
   private var closing = false
   private var delivering = false
+  private var closeOriginalDescriptor = false
 
   /// Starts reading `fd` (default: standard input) on `loop`.
   ///
@@ -79,6 +80,7 @@ public final class StdinLines: LoopResource, ClosableHandleOwner {
     onEnd: @escaping () -> Void = {},
     onError: @escaping (Failure) -> Void
   ) throws(UVError) {
+    loop.checkUsable()
     self.loop = loop
     self.fd = fd
     self.decoder = LineDecoder(maxLineLength: maxLineLength)
@@ -103,6 +105,11 @@ public final class StdinLines: LoopResource, ClosableHandleOwner {
         throw UVError(rc)
       }
       stream = asStream(tty)
+      // libuv may reopen the terminal under a new descriptor (so that non-blocking mode does
+      // not leak to other processes) and close only that one; the original is then ours.
+      var used: uv_os_fd_t = -1
+      uv_fileno(asHandle(tty), &used)
+      closeOriginalDescriptor = fd > 2 && used != fd
     case .pipe:
       let pipe = allocateUV(uv_pipe_t.self)
       uv_pipe_init(loop.raw, pipe, 0)
@@ -176,6 +183,7 @@ public final class StdinLines: LoopResource, ClosableHandleOwner {
   func handleDidClose(_ raw: UnsafeMutablePointer<uv_handle_t>) {
     deallocateUV(raw)
     stream = nil
+    if closeOriginalDescriptor { closeDescriptor(fd) }
     chunk.deallocate()
     loop.unregister(self)
   }

@@ -26,8 +26,8 @@ import CLibUV
 ///   `.error`); a client that half-closes after sending gets its pending replies first.
 /// - Once closed, no request is handed out, writes return `false`, and the server's `onClose`
 ///   runs exactly once. The object stays valid (holding it is safe) but inert.
-/// - Use on the loop thread only. The handlers must not capture the connection strongly for
-///   ever; `context` is released when the connection closes.
+/// - Use on the loop thread only. Closing releases the buffers and `context`, so a closed
+///   connection that something still references costs only the small object itself.
 public final class Connection: LoopResource, ClosableHandleOwner {
   /// Why a connection closed.
   public enum CloseReason: Sendable, Equatable {
@@ -439,8 +439,8 @@ public final class Connection: LoopResource, ClosableHandleOwner {
     pending = []
     pendingHead = 0
     pendingBytes = 0
-    respDecoder.reset()
-    lineDecoder.reset()
+    respDecoder = RESPDecoder(maxFrameLength: respDecoder.maxFrameLength)
+    lineDecoder = LineDecoder(maxLineLength: lineDecoder.maxLineLength)
     uv_close(asHandle(stream), closeHandleCallback)
   }
 
@@ -448,6 +448,8 @@ public final class Connection: LoopResource, ClosableHandleOwner {
     deallocateUV(raw)
     stream = nil
     inFlightCount = 0
+    inFlight.deallocate()  // libuv ran the write callbacks (if any) before this one
+    inFlight = UnsafeMutableRawBufferPointer(start: nil, count: 0)
     server.connectionDidClose(self, reason: closeReason)
     context = nil
     loop.unregister(self)

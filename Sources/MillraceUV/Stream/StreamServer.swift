@@ -102,7 +102,7 @@ public final class StreamServer: LoopResource, ClosableHandleOwner {
     onConnect: ((Connection) -> Void)? = nil,
     onClose: ((Connection, Connection.CloseReason) -> Void)? = nil
   ) throws(UVError) {
-    loop.assertInLoop()
+    loop.checkUsable()
     self.loop = loop
     self.configuration = configuration
     self.address = address
@@ -114,15 +114,11 @@ public final class StreamServer: LoopResource, ClosableHandleOwner {
     case .tcp: isUnix = false
     case .unix: isUnix = true
     }
+    // From here on the object is fully initialised: a throw runs deinit, which frees the chunk.
     readChunk = .allocate(byteCount: 64 * 1024, alignment: 16)
-    do {
-      switch address {
-      case .tcp(let host, let port): try bindTCP(host: host, port: port)
-      case .unix(let path): try bindUnix(path: path)
-      }
-    } catch {
-      readChunk.deallocate()
-      throw error
+    switch address {
+    case .tcp(let host, let port): try bindTCP(host: host, port: port)
+    case .unix(let path): try bindUnix(path: path)
     }
     listener!.pointee.data = Unmanaged.passUnretained(self).toOpaque()
     let rc = uv_listen(listener, configuration.backlog) { handle, status in
@@ -130,7 +126,6 @@ public final class StreamServer: LoopResource, ClosableHandleOwner {
     }
     if rc < 0 {
       Self.discard(listener!)
-      readChunk.deallocate()
       throw UVError(rc)
     }
     loop.register(self)
