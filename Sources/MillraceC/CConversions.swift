@@ -34,8 +34,10 @@ extension QueuePolicy {
     switch queue.policy {
     case Int32(MILLRACE_MERGE.rawValue): self = .merge
     case Int32(MILLRACE_LATEST.rawValue) where bounded: self = .latest(max: max)
-    case Int32(MILLRACE_OLDEST_SUSPEND.rawValue) where bounded: self = .oldest(max: max, .suspendNew)
-    case Int32(MILLRACE_OLDEST_DISCARD.rawValue) where bounded: self = .oldest(max: max, .discardNew)
+    case Int32(MILLRACE_OLDEST_SUSPEND.rawValue) where bounded:
+      self = .oldest(max: max, .suspendNew)
+    case Int32(MILLRACE_OLDEST_DISCARD.rawValue) where bounded:
+      self = .oldest(max: max, .discardNew)
     default: return nil
     }
   }
@@ -106,7 +108,8 @@ extension millrace_machine_stats_t {
       posted: stats.posted, handled: stats.handled, rejected: stats.rejected,
       dropped: stats.dropped, discarded: stats.discarded, effects_started: stats.effectsStarted,
       effects_cancelled: stats.effectsCancelled, effects_overflowed: stats.effectsOverflowed,
-      queued: UInt32(clamping: stats.queued), queue_high_water: UInt32(clamping: stats.queueHighWater),
+      queued: UInt32(clamping: stats.queued),
+      queue_high_water: UInt32(clamping: stats.queueHighWater),
       effects_high_water: UInt32(clamping: stats.effectsHighWater))
   }
 }

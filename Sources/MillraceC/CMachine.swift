@@ -4,9 +4,7 @@ import CMillrace
 /// many queues it declared (so that effects naming another queue are refused).
 struct CResolver {
   /// The `millrace_resolve_fn` given at spawn.
-  let resolve: @convention(c) (
-    UnsafeMutableRawPointer?, Int32, UnsafeMutablePointer<Int32>?, OpaquePointer?
-  ) -> Int32
+  let resolve: millrace_resolve_fn
   /// The caller's context pointer, passed back to every call.
   let context: UnsafeMutableRawPointer?
   /// How many queues the machine declared (at least 1).

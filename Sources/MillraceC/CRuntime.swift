@@ -55,7 +55,8 @@ final class CRuntime {
 extension MachineID {
   /// Decodes a `millrace_machine_t`: the generation in the high 32 bits, the slot in the low.
   init(c id: millrace_machine_t) {
-    self.init(index: UInt32(truncatingIfNeeded: id), generation: UInt32(truncatingIfNeeded: id >> 32))
+    self.init(
+      index: UInt32(truncatingIfNeeded: id), generation: UInt32(truncatingIfNeeded: id >> 32))
   }
 
   /// The `millrace_machine_t` for this id; never 0, since generations start at 1.

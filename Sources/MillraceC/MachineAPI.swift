@@ -73,7 +73,7 @@ func cState(
 @_cdecl("millrace_observe")
 func cObserve(
   _ pointer: OpaquePointer?, _ machine: millrace_machine_t,
-  _ observer: (@convention(c) (UnsafeMutableRawPointer?, millrace_machine_t, UnsafePointer<millrace_event_t>?) -> Void)?,
+  _ observer: millrace_observer_fn?,
   _ context: UnsafeMutableRawPointer?
 ) -> Int32 {
   guard let owner = CRuntime.from(pointer), let observer else { return MILLRACE_INVALID.code }

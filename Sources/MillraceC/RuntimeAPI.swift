@@ -28,7 +28,7 @@ func cDestroy(_ pointer: OpaquePointer?) -> Int32 {
 @_cdecl("millrace_set_diagnostic_observer")
 func cSetDiagnosticObserver(
   _ pointer: OpaquePointer?,
-  _ observer: (@convention(c) (UnsafeMutableRawPointer?, UnsafePointer<millrace_diagnostic_t>?) -> Void)?,
+  _ observer: millrace_diagnostic_fn?,
   _ context: UnsafeMutableRawPointer?
 ) -> Int32 {
   guard let owner = CRuntime.from(pointer) else { return MILLRACE_INVALID.code }
