@@ -44,13 +44,14 @@ func cSetDiagnosticObserver(
   return MILLRACE_OK.code
 }
 
-/// `millrace_step`: `CRuntime.step`, guarded against re-entry from callbacks.
+/// `millrace_step`: `CRuntime.step`, guarded against re-entry from callbacks. A `size_t`
+/// budget arrives as `Int`: 0, and values beyond `Int.max` (negative here), mean no limit.
 @_cdecl("millrace_step")
 func cStep(_ pointer: OpaquePointer?, _ now: UInt64, _ budget: Int) -> Int {
   guard let owner = CRuntime.from(pointer), !owner.isStepping else { return 0 }
   owner.isStepping = true
   defer { owner.isStepping = false }
-  return owner.step(to: now, budget: budget == 0 ? .max : budget)
+  return owner.step(to: now, budget: budget <= 0 ? .max : budget)
 }
 
 /// `millrace_next_deadline`: now when inputs wait, else the earliest timer deadline.

@@ -273,9 +273,9 @@ static void test_full_queue(void) {
     check(millrace_step(probe.runtime, 0, 1) == 1 &&
               millrace_next_deadline(probe.runtime) == millrace_now(probe.runtime),
           "a step with budget 1 resolves one input and asks to step again");
-    check(millrace_step(probe.runtime, 0, 0) == 1 &&
+    check(millrace_step(probe.runtime, 0, SIZE_MAX) == 1 &&
               millrace_next_deadline(probe.runtime) == MILLRACE_NO_DEADLINE,
-          "the next step resolves the rest; then nothing is due");
+          "the next step (budget SIZE_MAX: no limit) resolves the rest; then nothing is due");
     check(millrace_post_tagged(probe.runtime, probe.machine, PROBE_NOOP, 42) == MILLRACE_OK &&
               millrace_step(probe.runtime, 0, 0) == 1 && probe.last_tag == 42,
           "a tagged post's reply carries the tag");

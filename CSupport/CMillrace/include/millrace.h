@@ -294,8 +294,9 @@ int millrace_set_diagnostic_observer(millrace_runtime_t *runtime,
  * arms its timers from that deadline, and an input posted just before a step with the
  * current time is resolved at the current time. Time never moves backward: an earlier
  * `now_ns` only resolves queued inputs. Stops early, with time at the last instant reached,
- * once `budget` inputs were resolved (0: no limit), so that a host loop can bound a batch;
- * millrace_next_deadline() then says to step again at once.
+ * once `budget` inputs were resolved (0, or anything above PTRDIFF_MAX such as SIZE_MAX: no
+ * limit), so that a host loop can bound a batch; millrace_next_deadline() then says to step
+ * again at once.
  * Returns the number of inputs resolved: 0 when `runtime` is NULL or when called from one of
  * its callbacks (nothing happens then). */
 size_t millrace_step(millrace_runtime_t *runtime, uint64_t now_ns, size_t budget);
