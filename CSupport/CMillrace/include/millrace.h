@@ -9,17 +9,20 @@
  * by id. Every input yields exactly one reply (success or failure) to the machine's
  * observers, after the state changed and before any of its effects start.
  *
- * Built from the Embedded Swift core into libmillrace.a, which links with libc alone
- * (malloc-family allocation through posix_memalign and free, memcpy-family functions).
+ * Built from the Embedded Swift core into libmillrace.a, which links with libc alone: it
+ * references posix_memalign, free, memset, memcmp, arc4random_buf and __stack_chk_fail (a
+ * program linked with --gc-sections keeps fewer). The libuv attachment at the end lives in
+ * millrace_uv.c, outside the library.
  *
  * Memory. millrace_create() reserves every runtime-wide pool (machine table, ready ring,
  * timer table, effect buffer) from its capacities. millrace_spawn() reserves one machine (its
  * object, its input ring, its effect slots and its queue table); millrace_observe() and
- * millrace_set_diagnostic_observer() allocate the observer they register. Nothing else
- * allocates: posting, stepping, resolving, replying and recording or applying effects never
- * do. Running out of any pool is reported (a result code, a statistic, a diagnostic), never a
- * crash. A failed allocation in create, spawn or observe aborts the program (Embedded Swift
- * traps), so size the heap for the capacities you ask for.
+ * millrace_set_diagnostic_observer() allocate the observer they register, and
+ * millrace_uv_attach() its attachment. Nothing else allocates: posting, stepping, resolving,
+ * replying and recording or applying effects never do. Running out of any pool is reported
+ * (a result code, a statistic, a diagnostic), never a crash. Running out of heap in one of
+ * the allocating calls is not recoverable (Embedded Swift stops the program), so size the
+ * heap for the capacities you ask for: `make footprint` shows what a machine takes.
  *
  * Threads. A runtime is single-threaded and has no lock: every function taking a runtime,
  * and every callback it makes, runs on the one thread that drives it. Separate runtimes share
@@ -37,7 +40,6 @@
 #ifndef MILLRACE_H
 #define MILLRACE_H
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -48,7 +50,8 @@ extern "C" {
 /* ---------------------------------------------------------------------------------------- */
 /* Result codes                                                                             */
 
-/* What a function did. Every function returning int returns one of these. */
+/* What a function did. Every library function returning int returns one of these
+ * (millrace_uv_attach() may also return a negative libuv error code). */
 typedef enum millrace_result {
     /* Done. */
     MILLRACE_OK = 0,
