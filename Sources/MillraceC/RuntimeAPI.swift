@@ -1,0 +1,79 @@
+import CMillrace
+
+// The runtime half of the C API (millrace.h, "Runtime"): creation, destruction, stepping,
+// time, statistics and the diagnostic observer. Each function documents its C contract in
+// the header; these are the implementations.
+
+/// `millrace_create`: a runtime retained for the caller until `millrace_destroy`.
+@_cdecl("millrace_create")
+func cCreate(
+  _ capacity: UnsafePointer<millrace_capacity_t>?, _ runtime: UnsafeMutablePointer<OpaquePointer?>?
+) -> Int32 {
+  guard let runtime, let fixed = RuntimeCapacity(c: capacity?.pointee ?? millrace_capacity_t())
+  else { return MILLRACE_INVALID.code }
+  runtime.pointee = OpaquePointer(Unmanaged.passRetained(CRuntime(capacity: fixed)).toOpaque())
+  return MILLRACE_OK.code
+}
+
+/// `millrace_destroy`: releases the runtime, which removes every machine.
+@_cdecl("millrace_destroy")
+func cDestroy(_ pointer: OpaquePointer?) -> Int32 {
+  guard let owner = CRuntime.from(pointer) else { return MILLRACE_OK.code }
+  guard !owner.isStepping else { return MILLRACE_BUSY.code }
+  Unmanaged.passUnretained(owner).release()
+  return MILLRACE_OK.code
+}
+
+/// `millrace_set_diagnostic_observer`: replaces the runtime's `onDiagnostic`.
+@_cdecl("millrace_set_diagnostic_observer")
+func cSetDiagnosticObserver(
+  _ pointer: OpaquePointer?,
+  _ observer: millrace_diagnostic_fn?,
+  _ context: UnsafeMutableRawPointer?
+) -> Int32 {
+  guard let owner = CRuntime.from(pointer) else { return MILLRACE_INVALID.code }
+  guard !owner.isStepping else { return MILLRACE_BUSY.code }
+  guard let observer else {
+    owner.runtime.onDiagnostic = nil
+    return MILLRACE_OK.code
+  }
+  owner.runtime.onDiagnostic = { diagnostic in
+    var event = millrace_diagnostic_t(diagnostic)
+    observer(context, &event)
+  }
+  return MILLRACE_OK.code
+}
+
+/// `millrace_step`: `CRuntime.step`, guarded against re-entry from callbacks. A `size_t`
+/// budget arrives as `Int`: 0, and values beyond `Int.max` (negative here), mean no limit.
+@_cdecl("millrace_step")
+func cStep(_ pointer: OpaquePointer?, _ now: UInt64, _ budget: Int) -> Int {
+  guard let owner = CRuntime.from(pointer), !owner.isStepping else { return 0 }
+  owner.isStepping = true
+  defer { owner.isStepping = false }
+  return owner.step(to: now, budget: budget <= 0 ? .max : budget)
+}
+
+/// `millrace_next_deadline`: now when inputs wait, else the earliest timer deadline.
+@_cdecl("millrace_next_deadline")
+func cNextDeadline(_ pointer: OpaquePointer?) -> UInt64 {
+  guard let runtime = CRuntime.from(pointer)?.runtime else { return MILLRACE_NO_DEADLINE }
+  if runtime.hasPendingInputs { return runtime.now.nanoseconds }
+  return runtime.nextDeadline?.nanoseconds ?? MILLRACE_NO_DEADLINE
+}
+
+/// `millrace_now`: the runtime's current time.
+@_cdecl("millrace_now")
+func cNow(_ pointer: OpaquePointer?) -> UInt64 {
+  CRuntime.from(pointer)?.runtime.now.nanoseconds ?? 0
+}
+
+/// `millrace_runtime_stats`: a snapshot of the runtime's counters.
+@_cdecl("millrace_runtime_stats")
+func cRuntimeStats(
+  _ pointer: OpaquePointer?, _ stats: UnsafeMutablePointer<millrace_runtime_stats_t>?
+) -> Int32 {
+  guard let owner = CRuntime.from(pointer), let stats else { return MILLRACE_INVALID.code }
+  stats.pointee = millrace_runtime_stats_t(owner.runtime.statistics)
+  return MILLRACE_OK.code
+}

@@ -1,0 +1,419 @@
+/* api_test.c - the C API's error cases and edge rules, checked against libmillrace.a:
+ * bad arguments, unknown and removed machines, a full input queue, exhausted machine slots,
+ * effect buffer, effect slots and timers, cancel of an unknown id, cancellation winning over
+ * a queued delivery, calls made from inside callbacks, and step budgets.
+ * Prints each check and "N passed, N failed"; exits non-zero on failure. */
+#include <stdint.h>
+#include <string.h>
+
+#include "check.h"
+#include "millrace.h"
+
+#define MS 1000000ull
+#define TIMER_ID 7
+#define UNKNOWN_ID 999
+
+/* What the probe machine does with each input. */
+enum probe_input {
+    PROBE_NOOP,          /* handled, nothing else */
+    PROBE_REJECT,        /* records cancel(TIMER_ID), then rejects */
+    PROBE_AFTER,         /* after(1 ms, PROBE_TICK, id TIMER_ID) */
+    PROBE_TICK,          /* counts a tick */
+    PROBE_CANCEL,        /* cancel(TIMER_ID) */
+    PROBE_CANCEL_UNKNOWN, /* cancel(UNKNOWN_ID) */
+    PROBE_BAD_EFFECTS,   /* records invalid effects, keeping the results */
+    PROBE_FLOOD,         /* records sends until the effect buffer refuses one */
+    PROBE_AFTER_THREE,   /* three afters */
+    PROBE_REENTER,       /* calls step, destroy and set_diagnostic_observer from inside */
+    PROBE_REMOVE_SELF,   /* removes its own machine, then emits */
+    PROBE_SEND_THREE,    /* sends PROBE_NOOP three times */
+};
+
+enum { RESULTS = 8 };
+
+/* The probe's context: where it is, and what it saw. */
+struct probe {
+    millrace_runtime_t *runtime;
+    millrace_machine_t machine;
+    int results[RESULTS];
+    size_t result_count;
+    unsigned ticks;
+    unsigned replies;
+    unsigned outputs;
+    uint64_t last_tag;
+    unsigned diagnostics[4];
+    millrace_diagnostic_t last_diagnostic;
+};
+
+static void probe_keep(struct probe *probe, int result) {
+    if (probe->result_count < RESULTS) {
+        probe->results[probe->result_count++] = result;
+    }
+}
+
+static void probe_on_diagnostic(void *context, const millrace_diagnostic_t *diagnostic) {
+    struct probe *probe = context;
+
+    probe->diagnostics[diagnostic->kind]++;
+    probe->last_diagnostic = *diagnostic;
+}
+
+static int probe_resolve(void *context, int32_t input, int32_t *state,
+                         millrace_effects_t *effects) {
+    struct probe *probe = context;
+
+    (void)state;
+    switch (input) {
+    case PROBE_NOOP:
+        return MILLRACE_HANDLED;
+    case PROBE_REJECT:
+        millrace_effects_cancel(effects, TIMER_ID);
+        return MILLRACE_REJECTED;
+    case PROBE_AFTER:
+        probe_keep(probe, millrace_effects_after(effects, 1 * MS, PROBE_TICK, 0, TIMER_ID));
+        return MILLRACE_HANDLED;
+    case PROBE_TICK:
+        probe->ticks++;
+        return MILLRACE_HANDLED;
+    case PROBE_CANCEL:
+        millrace_effects_cancel(effects, TIMER_ID);
+        return MILLRACE_HANDLED;
+    case PROBE_CANCEL_UNKNOWN:
+        probe_keep(probe, millrace_effects_cancel(effects, UNKNOWN_ID));
+        return MILLRACE_HANDLED;
+    case PROBE_BAD_EFFECTS:
+        probe_keep(probe, millrace_effects_after(effects, 1 * MS, PROBE_TICK, 1, 0));
+        probe_keep(probe, millrace_effects_every(effects, 0, PROBE_TICK, 0, 0));
+        probe_keep(probe, millrace_effects_after(effects, UINT64_MAX, PROBE_TICK, 0, 0));
+        probe_keep(probe, millrace_effects_cancel(effects, 0));
+        return MILLRACE_HANDLED;
+    case PROBE_FLOOD:
+        for (int result = MILLRACE_OK; result == MILLRACE_OK;) {
+            result = millrace_effects_emit(effects, 1);
+            probe_keep(probe, result);
+        }
+        return MILLRACE_HANDLED;
+    case PROBE_AFTER_THREE:
+        for (int index = 0; index < 3; index++) {
+            millrace_effects_after(effects, 1 * MS, PROBE_TICK, 0, TIMER_ID);
+        }
+        return MILLRACE_HANDLED;
+    case PROBE_REENTER:
+        probe_keep(probe, (int)millrace_step(probe->runtime, 10 * MS, 0));
+        probe_keep(probe, millrace_destroy(probe->runtime));
+        probe_keep(probe, millrace_set_diagnostic_observer(probe->runtime, NULL, NULL));
+        return MILLRACE_HANDLED;
+    case PROBE_REMOVE_SELF:
+        probe_keep(probe, millrace_remove(probe->runtime, probe->machine));
+        millrace_effects_emit(effects, 1);
+        return MILLRACE_HANDLED;
+    case PROBE_SEND_THREE:
+        for (int index = 0; index < 3; index++) {
+            millrace_effects_send(effects, PROBE_NOOP);
+        }
+        return MILLRACE_HANDLED;
+    default:
+        return MILLRACE_REJECTED;
+    }
+}
+
+static void probe_observe(void *context, millrace_machine_t machine,
+                          const millrace_event_t *event) {
+    struct probe *probe = context;
+
+    (void)machine;
+    if (event->kind == MILLRACE_EVENT_OUTPUT) {
+        probe->outputs++;
+    } else {
+        probe->replies++;
+        probe->last_tag = event->tag;
+    }
+}
+
+static const millrace_machine_config_t probe_config = {.resolve = probe_resolve};
+
+/* Creates a runtime with `capacity` and spawns an observed probe machine with an input ring
+ * of `inputs` (0: the default) in it. */
+static void probe_start(struct probe *probe, millrace_capacity_t capacity, uint32_t inputs) {
+    millrace_machine_config_t config = probe_config;
+
+    memset(probe, 0, sizeof *probe);
+    config.context = probe;
+    config.input_capacity = inputs;
+    millrace_create(&capacity, &probe->runtime);
+    millrace_set_diagnostic_observer(probe->runtime, probe_on_diagnostic, probe);
+    millrace_spawn(probe->runtime, &config, &probe->machine);
+    millrace_observe(probe->runtime, probe->machine, probe_observe, probe);
+}
+
+static millrace_machine_stats_t probe_stats(const struct probe *probe) {
+    millrace_machine_stats_t stats = {0};
+
+    millrace_machine_stats(probe->runtime, probe->machine, &stats);
+    return stats;
+}
+
+/* Posts `input` and steps at the runtime's current time. */
+static void probe_run(struct probe *probe, int32_t input) {
+    millrace_post(probe->runtime, probe->machine, input);
+    millrace_step(probe->runtime, millrace_now(probe->runtime), 0);
+}
+
+static void test_bad_arguments(void) {
+    const millrace_capacity_t too_big = {.timers = MILLRACE_CAPACITY_MAX + 1};
+    millrace_runtime_t *runtime = NULL;
+    millrace_machine_t machine = MILLRACE_MACHINE_NONE;
+    millrace_machine_config_t config = probe_config;
+    millrace_queue_t queue = {.policy = MILLRACE_LATEST, .max = 0};
+    millrace_runtime_stats_t runtime_stats;
+    int32_t state;
+
+    check(millrace_create(NULL, NULL) == MILLRACE_INVALID, "create with NULL out: invalid");
+    check(millrace_create(&too_big, &runtime) == MILLRACE_INVALID && runtime == NULL,
+          "create with a capacity over MILLRACE_CAPACITY_MAX: invalid");
+    check(millrace_create(NULL, &runtime) == MILLRACE_OK, "create with NULL capacity: defaults");
+    check(millrace_spawn(NULL, &config, &machine) == MILLRACE_INVALID, "spawn on NULL runtime");
+    check(millrace_spawn(runtime, NULL, &machine) == MILLRACE_INVALID, "spawn with NULL config");
+    check(millrace_spawn(runtime, &config, NULL) == MILLRACE_INVALID, "spawn with NULL out");
+    config.resolve = NULL;
+    check(millrace_spawn(runtime, &config, &machine) == MILLRACE_INVALID,
+          "spawn with NULL resolver");
+    config = probe_config;
+    config.queue_count = 1;
+    check(millrace_spawn(runtime, &config, &machine) == MILLRACE_INVALID,
+          "spawn with NULL queues and a queue count");
+    config.queues = &queue;
+    check(millrace_spawn(runtime, &config, &machine) == MILLRACE_INVALID,
+          "spawn with a latest queue of max 0");
+    queue = (millrace_queue_t){.policy = 42, .max = 1};
+    check(millrace_spawn(runtime, &config, &machine) == MILLRACE_INVALID,
+          "spawn with an unknown policy");
+    config.queue_count = MILLRACE_QUEUES_MAX + 1;
+    check(millrace_spawn(runtime, &config, &machine) == MILLRACE_INVALID,
+          "spawn with more than MILLRACE_QUEUES_MAX queues");
+    config = probe_config;
+    config.input_capacity = MILLRACE_CAPACITY_MAX + 1;
+    check(millrace_spawn(runtime, &config, &machine) == MILLRACE_INVALID,
+          "spawn with an input ring over MILLRACE_CAPACITY_MAX");
+    check(machine == MILLRACE_MACHINE_NONE, "a refused spawn writes no id");
+
+    check(millrace_post(NULL, machine, 0) == MILLRACE_INVALID, "post to NULL runtime");
+    check(millrace_state(runtime, machine, NULL) == MILLRACE_INVALID, "state into NULL");
+    check(millrace_state(NULL, machine, &state) == MILLRACE_INVALID, "state of NULL runtime");
+    check(millrace_observe(runtime, machine, NULL, NULL) == MILLRACE_INVALID,
+          "observe with NULL observer");
+    check(millrace_machine_stats(runtime, machine, NULL) == MILLRACE_INVALID,
+          "machine stats into NULL");
+    check(millrace_runtime_stats(NULL, &runtime_stats) == MILLRACE_INVALID &&
+              millrace_runtime_stats(runtime, NULL) == MILLRACE_INVALID,
+          "runtime stats with NULL arguments");
+    check(millrace_remove(NULL, machine) == MILLRACE_INVALID, "remove on NULL runtime");
+    check(millrace_set_diagnostic_observer(NULL, NULL, NULL) == MILLRACE_INVALID,
+          "diagnostic observer on NULL runtime");
+    check(millrace_step(NULL, 0, 0) == 0 && millrace_now(NULL) == 0 &&
+              millrace_next_deadline(NULL) == MILLRACE_NO_DEADLINE,
+          "step, now and next_deadline accept NULL");
+    check(millrace_effects_send(NULL, 0) == MILLRACE_INVALID &&
+              millrace_effects_emit(NULL, 0) == MILLRACE_INVALID &&
+              millrace_effects_after(NULL, 1, 0, 0, 0) == MILLRACE_INVALID &&
+              millrace_effects_every(NULL, 1, 0, 0, 0) == MILLRACE_INVALID &&
+              millrace_effects_cancel(NULL, 1) == MILLRACE_INVALID,
+          "effects on a NULL handle");
+    check(millrace_effect_id(NULL, 3) == 0 &&
+              millrace_effect_id("req", 3) == millrace_effect_id("req", 3) &&
+              millrace_effect_id("req", 3) != millrace_effect_id("res", 3) &&
+              millrace_effect_id("", 0) != 0,
+          "effect ids: stable, distinct, never 0 for a name");
+    check(millrace_destroy(runtime) == MILLRACE_OK && millrace_destroy(NULL) == MILLRACE_OK,
+          "destroy, and destroy NULL");
+}
+
+static void test_unknown_and_removed_machines(void) {
+    struct probe probe;
+    millrace_machine_t removed;
+    millrace_machine_t reused;
+    millrace_machine_stats_t stats;
+    int32_t state;
+
+    probe_start(&probe, (millrace_capacity_t){.machines = 1}, 0);
+    check(millrace_post(probe.runtime, MILLRACE_MACHINE_NONE, 0) == MILLRACE_NO_MACHINE,
+          "post to MILLRACE_MACHINE_NONE: no machine");
+    check(millrace_post(probe.runtime, ((uint64_t)1 << 32) | 77, 0) == MILLRACE_NO_MACHINE,
+          "post to a slot beyond the capacity: no machine");
+    removed = probe.machine;
+    check(millrace_remove(probe.runtime, removed) == MILLRACE_OK, "remove");
+    check(millrace_post(probe.runtime, removed, 0) == MILLRACE_NO_MACHINE &&
+              millrace_state(probe.runtime, removed, &state) == MILLRACE_NO_MACHINE &&
+              millrace_machine_stats(probe.runtime, removed, &stats) == MILLRACE_NO_MACHINE &&
+              millrace_observe(probe.runtime, removed, probe_observe, &probe) ==
+                  MILLRACE_NO_MACHINE &&
+              millrace_remove(probe.runtime, removed) == MILLRACE_NO_MACHINE,
+          "a removed machine: post, state, stats, observe, remove all answer no machine");
+    check(millrace_spawn(probe.runtime, &probe_config, &reused) == MILLRACE_OK &&
+              reused != removed && millrace_post(probe.runtime, removed, 0) == MILLRACE_NO_MACHINE,
+          "its slot is reused under a new id; the old id stays dead");
+    millrace_destroy(probe.runtime);
+}
+
+static void test_full_queue(void) {
+    struct probe probe;
+    millrace_machine_stats_t stats;
+
+    probe_start(&probe, (millrace_capacity_t){0}, 2);
+    check(millrace_post(probe.runtime, probe.machine, PROBE_NOOP) == MILLRACE_OK &&
+              millrace_post(probe.runtime, probe.machine, PROBE_NOOP) == MILLRACE_OK,
+          "two posts fill a ring of 2");
+    check(millrace_post(probe.runtime, probe.machine, PROBE_NOOP) == MILLRACE_QUEUE_FULL,
+          "the third post: queue full");
+    stats = probe_stats(&probe);
+    check(stats.dropped == 1 && stats.queued == 2 && stats.queue_high_water == 2,
+          "counted as dropped; high-water mark 2");
+    check(millrace_next_deadline(probe.runtime) == millrace_now(probe.runtime),
+          "queued inputs: the next deadline is now");
+    check(millrace_step(probe.runtime, 0, 1) == 1 &&
+              millrace_next_deadline(probe.runtime) == millrace_now(probe.runtime),
+          "a step with budget 1 resolves one input and asks to step again");
+    check(millrace_step(probe.runtime, 0, SIZE_MAX) == 1 &&
+              millrace_next_deadline(probe.runtime) == MILLRACE_NO_DEADLINE,
+          "the next step (budget SIZE_MAX: no limit) resolves the rest; then nothing is due");
+    check(millrace_post_tagged(probe.runtime, probe.machine, PROBE_NOOP, 42) == MILLRACE_OK &&
+              millrace_step(probe.runtime, 0, 0) == 1 && probe.last_tag == 42,
+          "a tagged post's reply carries the tag");
+    probe_run(&probe, PROBE_SEND_THREE);
+    check(probe.diagnostics[MILLRACE_DIAG_INPUT_QUEUE_FULL] == 1 &&
+              probe.last_diagnostic.source == MILLRACE_SOURCE_SEND &&
+              probe.last_diagnostic.machine == probe.machine,
+          "a send into a full queue is reported (input queue full, source send)");
+    millrace_destroy(probe.runtime);
+}
+
+static void test_machines_exhausted(void) {
+    struct probe probe;
+    millrace_machine_t second;
+    millrace_machine_t third;
+    millrace_runtime_stats_t stats;
+
+    probe_start(&probe, (millrace_capacity_t){.machines = 2}, 0);
+    check(millrace_spawn(probe.runtime, &probe_config, &second) == MILLRACE_OK,
+          "spawn the second of 2 machines");
+    check(millrace_spawn(probe.runtime, &probe_config, &third) == MILLRACE_NO_CAPACITY,
+          "spawn a third: no capacity");
+    millrace_runtime_stats(probe.runtime, &stats);
+    check(stats.spawns_refused == 1 && stats.machines == 2 && stats.machines_high_water == 2,
+          "counted as a refused spawn; high-water mark 2");
+    millrace_remove(probe.runtime, second);
+    check(millrace_spawn(probe.runtime, &probe_config, &third) == MILLRACE_OK,
+          "after a remove, a spawn succeeds");
+    millrace_destroy(probe.runtime);
+}
+
+static void test_effects_exhausted(void) {
+    struct probe probe;
+    millrace_machine_stats_t stats;
+
+    probe_start(&probe, (millrace_capacity_t){.effects_per_resolution = 3}, 0);
+    probe_run(&probe, PROBE_FLOOD);
+    check(probe.result_count == 4 && probe.results[2] == MILLRACE_OK &&
+              probe.results[3] == MILLRACE_NO_CAPACITY,
+          "the fourth effect of a resolution with a buffer of 3: no capacity");
+    check(probe.outputs == 3, "the three recorded effects still apply");
+    check(probe.diagnostics[MILLRACE_DIAG_EFFECT_BUFFER_FULL] == 1 &&
+              probe.last_diagnostic.dropped == 1 && probe_stats(&probe).effects_overflowed == 1,
+          "reported (effect buffer full, 1 dropped) and counted");
+    millrace_destroy(probe.runtime);
+
+    probe_start(&probe, (millrace_capacity_t){.effects_per_machine = 2}, 0);
+    probe_run(&probe, PROBE_AFTER_THREE);
+    check(probe.diagnostics[MILLRACE_DIAG_EFFECT_SLOTS_FULL] == 1,
+          "a third timer with 2 effect slots: reported (effect slots full)");
+    millrace_step(probe.runtime, 5 * MS, 0);
+    stats = probe_stats(&probe);
+    check(probe.ticks == 2 && stats.effects_started == 2 && stats.effects_overflowed == 1 &&
+              stats.effects_high_water == 2,
+          "the two that fit fire; one overflow counted; high-water mark 2");
+    millrace_destroy(probe.runtime);
+
+    probe_start(&probe, (millrace_capacity_t){.timers = 2}, 0);
+    probe_run(&probe, PROBE_AFTER_THREE);
+    check(probe.diagnostics[MILLRACE_DIAG_TIMERS_FULL] == 1,
+          "a third timer with a timer table of 2: reported (timers full)");
+    millrace_step(probe.runtime, 5 * MS, 0);
+    {
+        millrace_runtime_stats_t runtime_stats;
+        millrace_runtime_stats(probe.runtime, &runtime_stats);
+        check(probe.ticks == 2 && runtime_stats.timers_high_water == 2 &&
+                  runtime_stats.timers == 0 && runtime_stats.diagnostics == 1,
+              "the two that fit fire; timer high-water mark 2, none left");
+    }
+    millrace_destroy(probe.runtime);
+}
+
+static void test_bad_effects(void) {
+    struct probe probe;
+
+    probe_start(&probe, (millrace_capacity_t){0}, 0);
+    probe_run(&probe, PROBE_BAD_EFFECTS);
+    check(probe.result_count == 4, "the resolver tried four bad effects");
+    check(probe.results[0] == MILLRACE_INVALID, "after on an undeclared queue: invalid");
+    check(probe.results[1] == MILLRACE_INVALID, "every with period 0: invalid");
+    check(probe.results[2] == MILLRACE_INVALID, "after beyond INT64_MAX ns: invalid");
+    check(probe.results[3] == MILLRACE_INVALID, "cancel of id 0: invalid");
+    check(millrace_next_deadline(probe.runtime) == MILLRACE_NO_DEADLINE &&
+              probe_stats(&probe).effects_started == 0,
+          "none of them started anything");
+    millrace_destroy(probe.runtime);
+}
+
+static void test_cancel(void) {
+    struct probe probe;
+    millrace_machine_stats_t stats;
+
+    probe_start(&probe, (millrace_capacity_t){0}, 0);
+    probe_run(&probe, PROBE_AFTER);
+    probe_run(&probe, PROBE_CANCEL_UNKNOWN);
+    check(probe.results[1] == MILLRACE_OK, "cancel of an unknown id: recorded, not an error");
+    probe_run(&probe, PROBE_REJECT);
+    millrace_step(probe.runtime, 2 * MS, 0);
+    stats = probe_stats(&probe);
+    check(probe.ticks == 1 && stats.effects_cancelled == 0,
+          "it cancelled nothing, nor did a rejected input's cancel: the timer fired");
+
+    probe_run(&probe, PROBE_AFTER);
+    millrace_post(probe.runtime, probe.machine, PROBE_CANCEL);
+    millrace_step(probe.runtime, 3 * MS, 0);
+    stats = probe_stats(&probe);
+    check(probe.ticks == 1 && stats.effects_cancelled == 1 && stats.discarded == 1,
+          "cancellation wins: a delivery queued behind the cancel is discarded");
+    millrace_destroy(probe.runtime);
+}
+
+static void test_callbacks(void) {
+    struct probe probe;
+
+    probe_start(&probe, (millrace_capacity_t){0}, 0);
+    probe_run(&probe, PROBE_REENTER);
+    check(probe.results[0] == 0, "step from a resolver: 0, nothing happens");
+    check(probe.results[1] == MILLRACE_BUSY, "destroy from a resolver: busy");
+    check(probe.results[2] == MILLRACE_BUSY, "set_diagnostic_observer from a resolver: busy");
+    check(millrace_now(probe.runtime) == 0, "the inner step did not move time");
+
+    probe.replies = probe.outputs = 0;
+    probe_run(&probe, PROBE_REMOVE_SELF);
+    check(probe.results[3] == MILLRACE_OK && probe.replies == 0 && probe.outputs == 0,
+          "a machine removing itself: no reply, its effects not applied");
+    check(millrace_post(probe.runtime, probe.machine, 0) == MILLRACE_NO_MACHINE,
+          "and it is gone");
+    millrace_destroy(probe.runtime);
+}
+
+int main(void) {
+    test_bad_arguments();
+    test_unknown_and_removed_machines();
+    test_full_queue();
+    test_machines_exhausted();
+    test_effects_exhausted();
+    test_bad_effects();
+    test_cancel();
+    test_callbacks();
+    return check_summary();
+}
