@@ -5,7 +5,8 @@
 //
 // Targets:
 //   BenchSupport        shared workloads: the counter and auth machines, batch sizes, the
-//                       BENCH_QUICK switch and the common benchmark configuration.
+//                       BENCH_QUICK switch, the common benchmark configuration, and timer
+//                       lateness on HdrHistogram.
 //   PeerBenchmarks      the peers of §6 doing the same work: ring buffer + switch (the limit),
 //                       a Harvest-style pipeline on OpenCombine, an actor, an AsyncStream.
 //   MillraceBenchmarks  the Millrace hot paths; filled in by the integrator once the core lands
@@ -35,7 +36,10 @@ let package = Package(
   targets: [
     .target(
       name: "BenchSupport",
-      dependencies: [.product(name: "Benchmark", package: "benchmark")],
+      dependencies: [
+        .product(name: "Benchmark", package: "benchmark"),
+        .product(name: "Histogram", package: "hdrhistogram-swift"),
+      ],
       swiftSettings: swift6),
     .executableTarget(
       name: "PeerBenchmarks",
