@@ -1,0 +1,186 @@
+#!/usr/bin/env bash
+# Socket benchmarks of DESIGN.md §6: the same load generators against
+#   echo        Bench/C/echo, the raw libuv RESP server (the floor)                  PING
+#   redis       redis-server on its own Unix socket, no persistence                  PING
+#   millraced-MODE  for each durability MODE, when $MILLRACED names the binary      PING, SEND t flip
+#
+# Two load generators, both on temp-dir Unix sockets:
+#   redis-benchmark (Debian redis-tools): throughput and its own latency summary, with
+#       -c 1 and -c 50, without and with -P 16, --precision 3 --csv, bounded -n.
+#   Bench/C/rtt: one client, one request in flight, every round trip timed in ns and kept,
+#       exact percentiles p50..p99.999. redis-benchmark 7.0 cannot give those here: its
+#       latency histogram starts at 10 us, and a Unix-socket round trip is 5-20 us, so its
+#       percentiles all fall in the first bucket. The latency picture and the p50 budget use rtt.
+#
+# Usage: socket-bench.sh [OUT_DIR]        (default: Bench/results/raw/socket)
+# Env:   BENCH_QUICK=1         fewer requests (the whole thing in ~30 s)
+#        MILLRACED=PATH        the daemon binary; without it the millraced columns are skipped
+#        MILLRACE_MACHINES=DIR machine files for the daemon (default: examples/machines if it
+#                              defines the "toggle" kind, else a temp dir with toggle.json)
+#        DURABILITY="none batched strict"   the modes to run millraced in
+# Output: OUT_DIR/socket.tsv (one line per run: server, command, clients, pipeline, requests,
+#         file), OUT_DIR/rb-*.csv (redis-benchmark --csv), OUT_DIR/rtt-*.json (rtt), logs.
+# Every server it starts is stopped on exit, whatever happens (trap).
+set -euo pipefail
+
+HERE="$(cd "$(dirname "$0")" && pwd)"
+BENCH="$(dirname "$HERE")"
+ROOT="$(dirname "$BENCH")"
+OUT="${1:-$BENCH/results/raw/socket}"
+QUICK="${BENCH_QUICK:-0}"
+[ "$QUICK" = "0" ] && QUICK=""
+MODES="${DURABILITY:-none batched strict}"
+
+for tool in redis-benchmark redis-server redis-cli; do
+  command -v "$tool" >/dev/null || { echo "socket-bench: $tool not found (apt-get install redis-tools redis-server)" >&2; exit 1; }
+done
+make -s -C "$BENCH/C" >/dev/null
+ECHO="$BENCH/C/echo"
+RTT="$BENCH/C/rtt"
+
+# request counts: bounded, sized so that each run takes about a second on 2 cores
+if [ -n "$QUICK" ]; then
+  N_C1=20000; N_C1P=100000; N_C50=100000; N_C50P=400000; N_RTT=50000; W_RTT=2000
+else
+  N_C1=100000; N_C1P=500000; N_C50=500000; N_C50P=2000000; N_RTT=300000; W_RTT=5000
+fi
+
+TMP="$(mktemp -d "${TMPDIR:-/tmp}/millrace-socket.XXXXXX")"
+PIDS=()
+cleanup() {
+  local pid
+  for pid in "${PIDS[@]}"; do
+    if kill -0 "$pid" 2>/dev/null; then
+      kill -TERM "$pid" 2>/dev/null || true
+      for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+      kill -KILL "$pid" 2>/dev/null || true
+    fi
+  done
+  wait 2>/dev/null || true
+  rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+mkdir -p "$OUT"
+rm -f "$OUT"/rb-*.csv "$OUT"/rtt-*.json "$OUT"/*.log "$OUT/socket.tsv"
+printf 'server\tcommand\tclients\tpipeline\trequests\tfile\n' > "$OUT/socket.tsv"
+
+log() { echo "socket-bench: $*" >&2; }
+
+# wait_ready SOCKET PID: until the server answers PING (10 s at most)
+wait_ready() {
+  local sock="$1" pid="$2"
+  for _ in $(seq 1 100); do
+    kill -0 "$pid" 2>/dev/null || { log "server for $sock exited early"; return 1; }
+    if [ -S "$sock" ] && [ "$(redis-cli -s "$sock" PING 2>/dev/null)" = "PONG" ]; then return 0; fi
+    sleep 0.1
+  done
+  log "server for $sock not ready after 10 s"
+  return 1
+}
+
+# stop PID: SIGTERM, then SIGKILL after 2 s
+stop() {
+  local pid="$1"
+  kill -TERM "$pid" 2>/dev/null || true
+  for _ in $(seq 1 20); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  kill -KILL "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+}
+
+# bench SERVER SOCKET SCALE COMMAND...: rtt, then the redis-benchmark matrix.
+# SCALE divides the request counts (strict durability fsyncs every turn).
+bench() {
+  local server="$1" sock="$2" scale="$3"; shift 3
+  local cmd="$*" tag
+  tag="$(echo "$cmd" | tr 'A-Z ' 'a-z-')"
+  local n_rtt=$((N_RTT / scale)) w_rtt=$((W_RTT / scale))
+  log "$server: rtt $cmd (n=$n_rtt)"
+  local f="rtt-$server-$tag.json"
+  if timeout 300 "$RTT" -s "$sock" -n "$n_rtt" -w "$w_rtt" -o "$OUT/$f" "$@" 2>>"$OUT/$server.log"; then
+    printf '%s\t%s\trtt\t1\t%s\t%s\n' "$server" "$cmd" "$n_rtt" "$f" >> "$OUT/socket.tsv"
+  else
+    log "$server: rtt $cmd failed (see $OUT/$server.log)"
+  fi
+  local c p n
+  for c in 1 50; do
+    for p in 1 16; do
+      if [ "$c" = 1 ] && [ "$p" = 1 ]; then n=$N_C1
+      elif [ "$c" = 1 ]; then n=$N_C1P
+      elif [ "$p" = 1 ]; then n=$N_C50
+      else n=$N_C50P; fi
+      n=$((n / scale))
+      f="rb-$server-$tag-c$c-P$p.csv"
+      log "$server: redis-benchmark -c $c -P $p -n $n $cmd"
+      if timeout 300 redis-benchmark -s "$sock" -n "$n" -c "$c" -P "$p" --precision 3 --csv "$@" \
+          > "$OUT/$f" 2>>"$OUT/$server.log" && [ "$(wc -l < "$OUT/$f")" -ge 2 ]; then
+        printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$server" "$cmd" "$c" "$p" "$n" "$f" >> "$OUT/socket.tsv"
+      else
+        log "$server: redis-benchmark -c $c -P $p failed (see $OUT/$server.log)"
+      fi
+    done
+  done
+}
+
+# --- the raw libuv echo server ---
+"$ECHO" "$TMP/echo.sock" 2>>"$OUT/echo.log" &
+PID=$!; PIDS+=("$PID")
+wait_ready "$TMP/echo.sock" "$PID"
+bench echo "$TMP/echo.sock" 1 PING
+stop "$PID"
+
+# --- redis-server, no persistence ---
+redis-server --port 0 --unixsocket "$TMP/redis.sock" --unixsocketperm 700 --save '' --appendonly no \
+  --daemonize no --logfile "$TMP/redis.log" &
+PID=$!; PIDS+=("$PID")
+wait_ready "$TMP/redis.sock" "$PID"
+bench redis "$TMP/redis.sock" 1 PING
+stop "$PID"
+
+# --- millraced, one run per durability mode ---
+if [ -z "${MILLRACED:-}" ]; then
+  log "MILLRACED not set: millraced columns skipped"
+elif [ ! -x "$MILLRACED" ]; then
+  log "MILLRACED=$MILLRACED is not an executable: millraced columns skipped"
+else
+  MACHINES="${MILLRACE_MACHINES:-}"
+  if [ -z "$MACHINES" ]; then
+    if grep -lqs '"kind"[[:space:]]*:[[:space:]]*"toggle"' "$ROOT"/examples/machines/*.json 2>/dev/null; then
+      MACHINES="$ROOT/examples/machines"
+    else
+      MACHINES="$TMP/machines"
+      mkdir -p "$MACHINES"
+      cat > "$MACHINES/toggle.json" <<'JSON'
+{
+  "kind": "toggle",
+  "initial": "off",
+  "transitions": [
+    { "on": "flip", "from": "off", "to": "on" },
+    { "on": "flip", "from": "on", "to": "off" }
+  ]
+}
+JSON
+    fi
+  fi
+  for mode in $MODES; do
+    sock="$TMP/millraced-$mode.sock"
+    mkdir -p "$TMP/data-$mode"
+    "$MILLRACED" --socket "$sock" --durability "$mode" --data "$TMP/data-$mode" --machines "$MACHINES" \
+      >>"$OUT/millraced-$mode.log" 2>&1 &
+    PID=$!; PIDS+=("$PID")
+    if ! wait_ready "$sock" "$PID"; then stop "$PID"; continue; fi
+    spawned="$(redis-cli -s "$sock" SPAWN toggle t 2>&1 || true)"
+    if [ "$spawned" != "OK" ]; then
+      log "millraced-$mode: SPAWN toggle t answered '$spawned'; SEND skipped"
+      bench "millraced-$mode" "$sock" 1 PING
+    else
+      scale=1; [ "$mode" = strict ] && scale=10
+      bench "millraced-$mode" "$sock" 1 PING
+      bench "millraced-$mode" "$sock" "$scale" SEND t flip
+    fi
+    stop "$PID"
+  done
+fi
+log "done: $OUT/socket.tsv"
