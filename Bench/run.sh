@@ -22,6 +22,8 @@ ROOT="$(dirname "$BENCH")"
 RAW="$BENCH/results/raw"
 export BENCH_QUICK="${BENCH_QUICK:-0}"
 START=$(date +%s)
+BENCH_LOADAVG_START="$(cut -d" " -f1-3 /proc/loadavg 2>/dev/null || true)"
+export BENCH_LOADAVG_START
 
 step() { printf '\n== %s (%ss)\n' "$*" "$(($(date +%s) - START))" >&2; }
 

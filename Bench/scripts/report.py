@@ -199,12 +199,23 @@ def read_uvtimers(path, benches):
     return data
 
 
+def median_run(runs, key):
+    """The run whose `key` is the median of all rounds (the lower one for an even count)."""
+    runs = sorted(runs, key=key)
+    return runs[(len(runs) - 1) // 2]
+
+
 def read_socket(directory):
-    """{"rtt": {(server, cmd): json}, "rb": {(server, cmd, clients, pipeline): row}}"""
+    """{"rtt": {(server, cmd): json}, "rb": {(server, cmd, clients, pipeline): row}}
+
+    Each measurement may have several rounds (socket-bench.sh interleaves the servers round by
+    round); the round with the median p50 (rtt) or median throughput (redis-benchmark) stands
+    for it, and the figures of every round are kept under "rounds"."""
     res = {"rtt": {}, "rb": {}}
     tsv = os.path.join(directory or "", "socket.tsv")
     if not directory or not os.path.exists(tsv):
         return res
+    rtt, rb = {}, {}
     with open(tsv) as f:
         for row in csv.DictReader(f, delimiter="\t"):
             path = os.path.join(directory, row["file"])
@@ -214,7 +225,7 @@ def read_socket(directory):
                 with open(path) as g:
                     data = json.load(g)
                 data["requests"] = int(row["requests"])
-                res["rtt"][(row["server"], row["command"])] = data
+                rtt.setdefault((row["server"], row["command"]), []).append(data)
             else:
                 with open(path) as g:
                     lines = [l for l in g.read().splitlines() if l.startswith('"')]
@@ -222,14 +233,22 @@ def read_socket(directory):
                 if not rows:
                     continue
                 r = rows[0]
-                res["rb"][(row["server"], row["command"], int(row["clients"]), int(row["pipeline"]))] = {
+                rb.setdefault((row["server"], row["command"], int(row["clients"]), int(row["pipeline"])), []).append({
                     "requests": int(row["requests"]),
                     "rps": float(r["rps"]),
                     "avg_ms": float(r["avg_latency_ms"]),
                     "p50_ms": float(r["p50_latency_ms"]),
                     "p99_ms": float(r["p99_latency_ms"]),
                     "max_ms": float(r["max_latency_ms"]),
-                }
+                })
+    for k, runs in rtt.items():
+        d = dict(median_run(runs, lambda d: d["percentiles"]["50"]))
+        d["rounds"] = [r["percentiles"]["50"] for r in runs]
+        res["rtt"][k] = d
+    for k, runs in rb.items():
+        d = dict(median_run(runs, lambda d: d["rps"]))
+        d["rounds"] = [r["rps"] for r in runs]
+        res["rb"][k] = d
     return res
 
 
@@ -260,6 +279,14 @@ def machine_info():
     except (OSError, AttributeError):
         pass
     info["kernel"] = platform.release()
+    try:
+        with open("/proc/loadavg") as f:
+            info["loadavg_at_report"] = " ".join(f.read().split()[:3])
+    except OSError:
+        pass
+    start = os.environ.get("BENCH_LOADAVG_START")
+    if start:
+        info["loadavg_at_start"] = start
     for key, cmd in (("swift", ["swift", "--version"]), ("redis_benchmark", ["redis-benchmark", "--version"]),
                      ("redis_server", ["redis-server", "--version"])):
         try:
@@ -403,13 +430,14 @@ def inprocess_table(benches):
 
 
 def rtt_table(sock):
-    out = ["| server | command | p50 µs | p90 | p99 | p99.9 | p99.99 | max | mean | req/s | requests |",
-           "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    out = ["| server | command | p50 µs | p90 | p99 | p99.9 | p99.99 | max | mean | req/s | requests | p50 of each round |",
+           "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for (server, cmd), d in sock["rtt"].items():
         p = d["percentiles"]
+        rounds = ", ".join(fmt_us(x) for x in d.get("rounds", []))
         out.append(f"| {server} | `{cmd}` | {fmt_us(p['50'])} | {fmt_us(p['90'])} | {fmt_us(p['99'])} | "
                    f"{fmt_us(p['99.9'])} | {fmt_us(p['99.99'])} | {fmt_us(d['max_ns'])} | {fmt_us(d['mean_ns'])} | "
-                   f"{fmt_rate(d['rps'])} | {d['requests']} |")
+                   f"{fmt_rate(d['rps'])} | {d['requests']} | {rounds} |")
     return "\n".join(out)
 
 
@@ -524,7 +552,9 @@ def main():
     md.append(f"# Millrace benchmarks — {now}\n")
     md.append(f"Run: {mode}. Machine: {cpu_line}; Linux {machine.get('kernel', '?')}; "
               f"{machine.get('swift', 'swift ?')}; {machine.get('redis_benchmark', '')}; "
-              f"{machine.get('redis_server', '')}" + (f"; libuv {uv['libuv']}" if uv else "") + ".\n")
+              f"{machine.get('redis_server', '')}" + (f"; libuv {uv['libuv']}" if uv else "") + ". "
+              f"Load average (1/5/15 min) at start {machine.get('loadavg_at_start', '?')}, at the report "
+              f"{machine.get('loadavg_at_report', '?')}: other work on the machine shows up in the tails first.\n")
     md.append(f"Budgets: {counts['PASS']} PASS, {counts['FAIL']} FAIL, {counts['not run']} not run, "
               f"{counts['info']} shown for information.\n")
     if not millrace_ran:
@@ -554,6 +584,8 @@ def main():
     if png_ok:
         md.append("![latency](latency.png)\n")
     md.append("## Socket throughput (redis-benchmark, Unix socket, --precision 3)\n")
+    md.append("Median of the rounds (servers interleaved round by round); the latency figures are "
+              "redis-benchmark's own, with its 10 µs floor.\n")
     md.append(rb_table(sock) + "\n")
     if alloc_fail:
         md.append(f"**Allocation on a hot path:** {', '.join(alloc_fail)} — `make bench` fails (DESIGN.md §6: "

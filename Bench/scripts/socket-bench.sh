@@ -19,7 +19,7 @@
 #                              defines the "toggle" kind, else a temp dir with toggle.json)
 #        DURABILITY="none batched strict"   the modes to run millraced in
 # Output: OUT_DIR/socket.tsv (one line per run: server, command, clients, pipeline, requests,
-#         file), OUT_DIR/rb-*.csv (redis-benchmark --csv), OUT_DIR/rtt-*.json (rtt), logs.
+#         round, file), OUT_DIR/rb-*.csv (redis-benchmark --csv), OUT_DIR/rtt-*.json (rtt), logs.
 # Every server it starts is stopped on exit, whatever happens (trap).
 set -euo pipefail
 
@@ -38,11 +38,14 @@ make -s -C "$BENCH/C" >/dev/null
 ECHO="$BENCH/C/echo"
 RTT="$BENCH/C/rtt"
 
-# request counts: bounded, sized so that each run takes about a second on 2 cores
+# request counts: bounded, sized so that each run takes about a second on 2 cores.
+# ROUNDS: every measurement is repeated, servers interleaved (echo, redis, millraced, echo, ...),
+# so that a burst of background load on a shared machine hits every server alike;
+# report.py takes the median round.
 if [ -n "$QUICK" ]; then
-  N_C1=20000; N_C1P=100000; N_C50=100000; N_C50P=400000; N_RTT=50000; W_RTT=2000
+  N_C1=20000; N_C1P=100000; N_C50=100000; N_C50P=400000; N_RTT=50000; W_RTT=2000; ROUNDS=1
 else
-  N_C1=100000; N_C1P=500000; N_C50=500000; N_C50P=2000000; N_RTT=300000; W_RTT=5000
+  N_C1=100000; N_C1P=400000; N_C50=300000; N_C50P=1500000; N_RTT=200000; W_RTT=5000; ROUNDS=3
 fi
 
 TMP="$(mktemp -d "${TMPDIR:-/tmp}/millrace-socket.XXXXXX")"
@@ -65,7 +68,7 @@ trap 'exit 143' TERM
 
 mkdir -p "$OUT"
 rm -f "$OUT"/rb-*.csv "$OUT"/rtt-*.json "$OUT"/*.log "$OUT/socket.tsv"
-printf 'server\tcommand\tclients\tpipeline\trequests\tfile\n' > "$OUT/socket.tsv"
+printf 'server\tcommand\tclients\tpipeline\trequests\tround\tfile\n' > "$OUT/socket.tsv"
 
 log() { echo "socket-bench: $*" >&2; }
 
@@ -90,56 +93,26 @@ stop() {
   wait "$pid" 2>/dev/null || true
 }
 
-# bench SERVER SOCKET SCALE COMMAND...: rtt, then the redis-benchmark matrix.
-# SCALE divides the request counts (strict durability fsyncs every turn).
-bench() {
-  local server="$1" sock="$2" scale="$3"; shift 3
-  local cmd="$*" tag
-  tag="$(echo "$cmd" | tr 'A-Z ' 'a-z-')"
-  local n_rtt=$((N_RTT / scale)) w_rtt=$((W_RTT / scale))
-  log "$server: rtt $cmd (n=$n_rtt)"
-  local f="rtt-$server-$tag.json"
-  if timeout 300 "$RTT" -s "$sock" -n "$n_rtt" -w "$w_rtt" -o "$OUT/$f" "$@" 2>>"$OUT/$server.log"; then
-    printf '%s\t%s\trtt\t1\t%s\t%s\n' "$server" "$cmd" "$n_rtt" "$f" >> "$OUT/socket.tsv"
-  else
-    log "$server: rtt $cmd failed (see $OUT/$server.log)"
-  fi
-  local c p n
-  for c in 1 50; do
-    for p in 1 16; do
-      if [ "$c" = 1 ] && [ "$p" = 1 ]; then n=$N_C1
-      elif [ "$c" = 1 ]; then n=$N_C1P
-      elif [ "$p" = 1 ]; then n=$N_C50
-      else n=$N_C50P; fi
-      n=$((n / scale))
-      f="rb-$server-$tag-c$c-P$p.csv"
-      log "$server: redis-benchmark -c $c -P $p -n $n $cmd"
-      if timeout 300 redis-benchmark -s "$sock" -n "$n" -c "$c" -P "$p" --precision 3 --csv "$@" \
-          > "$OUT/$f" 2>>"$OUT/$server.log" && [ "$(wc -l < "$OUT/$f")" -ge 2 ]; then
-        printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$server" "$cmd" "$c" "$p" "$n" "$f" >> "$OUT/socket.tsv"
-      else
-        log "$server: redis-benchmark -c $c -P $p failed (see $OUT/$server.log)"
-      fi
-    done
-  done
-}
+# The servers under test, all started first and idle while another one is measured.
+SERVERS=()           # names, in measuring order
+declare -A SOCK      # name -> socket path
+declare -A CMDS      # name -> commands, separated by '|'
+declare -A SCALE     # name|command -> divisor of the request counts
 
 # --- the raw libuv echo server ---
 "$ECHO" "$TMP/echo.sock" 2>>"$OUT/echo.log" &
 PID=$!; PIDS+=("$PID")
 wait_ready "$TMP/echo.sock" "$PID"
-bench echo "$TMP/echo.sock" 1 PING
-stop "$PID"
+SERVERS+=(echo); SOCK[echo]="$TMP/echo.sock"; CMDS[echo]="PING"
 
 # --- redis-server, no persistence ---
 redis-server --port 0 --unixsocket "$TMP/redis.sock" --unixsocketperm 700 --save '' --appendonly no \
   --daemonize no --logfile "$TMP/redis.log" &
 PID=$!; PIDS+=("$PID")
 wait_ready "$TMP/redis.sock" "$PID"
-bench redis "$TMP/redis.sock" 1 PING
-stop "$PID"
+SERVERS+=(redis); SOCK[redis]="$TMP/redis.sock"; CMDS[redis]="PING"
 
-# --- millraced, one run per durability mode ---
+# --- millraced, one daemon per durability mode ---
 if [ -z "${MILLRACED:-}" ]; then
   log "MILLRACED not set: millraced columns skipped"
 elif [ ! -x "$MILLRACED" ]; then
@@ -165,22 +138,69 @@ JSON
     fi
   fi
   for mode in $MODES; do
-    sock="$TMP/millraced-$mode.sock"
+    name="millraced-$mode"
+    sock="$TMP/$name.sock"
     mkdir -p "$TMP/data-$mode"
     "$MILLRACED" --socket "$sock" --durability "$mode" --data "$TMP/data-$mode" --machines "$MACHINES" \
-      >>"$OUT/millraced-$mode.log" 2>&1 &
+      >>"$OUT/$name.log" 2>&1 &
     PID=$!; PIDS+=("$PID")
     if ! wait_ready "$sock" "$PID"; then stop "$PID"; continue; fi
+    SERVERS+=("$name"); SOCK[$name]="$sock"
     spawned="$(redis-cli -s "$sock" SPAWN toggle t 2>&1 || true)"
-    if [ "$spawned" != "OK" ]; then
-      log "millraced-$mode: SPAWN toggle t answered '$spawned'; SEND skipped"
-      bench "millraced-$mode" "$sock" 1 PING
+    if [ "$spawned" = "OK" ]; then
+      CMDS[$name]="PING|SEND t flip"
+      # strict commits with synchronous=FULL every turn: fewer requests
+      [ "$mode" = strict ] && SCALE["$name|SEND t flip"]=10
     else
-      scale=1; [ "$mode" = strict ] && scale=10
-      bench "millraced-$mode" "$sock" 1 PING
-      bench "millraced-$mode" "$sock" "$scale" SEND t flip
+      log "$name: SPAWN toggle t answered '$spawned'; SEND skipped"
+      CMDS[$name]="PING"
     fi
-    stop "$PID"
   done
 fi
+
+tag_of() { echo "$1" | tr 'A-Z ' 'a-z-'; }
+
+# rtt: one client, exact percentiles
+for round in $(seq 1 "$ROUNDS"); do
+  for server in "${SERVERS[@]}"; do
+    IFS='|' read -r -a cmds <<< "${CMDS[$server]}"
+    for cmd in "${cmds[@]}"; do
+      scale="${SCALE["$server|$cmd"]:-1}"
+      n=$((N_RTT / scale)); w=$((W_RTT / scale))
+      f="rtt-$server-$(tag_of "$cmd")-r$round.json"
+      log "round $round/$ROUNDS $server: rtt -n $n $cmd"
+      # shellcheck disable=SC2086 # the command's words are its arguments
+      if timeout 300 "$RTT" -s "${SOCK[$server]}" -n "$n" -w "$w" -o "$OUT/$f" $cmd 2>>"$OUT/$server.log"; then
+        printf '%s\t%s\trtt\t1\t%s\t%s\t%s\n' "$server" "$cmd" "$n" "$round" "$f" >> "$OUT/socket.tsv"
+      else
+        log "$server: rtt $cmd failed (see $OUT/$server.log)"
+      fi
+    done
+  done
+done
+
+# redis-benchmark: -c 1 / -c 50, without and with -P 16
+for round in $(seq 1 "$ROUNDS"); do
+  for cp in "1 1" "1 16" "50 1" "50 16"; do
+    read -r c p <<< "$cp"
+    case "$cp" in "1 1") base=$N_C1 ;; "1 16") base=$N_C1P ;; "50 1") base=$N_C50 ;; *) base=$N_C50P ;; esac
+    for server in "${SERVERS[@]}"; do
+      IFS='|' read -r -a cmds <<< "${CMDS[$server]}"
+      for cmd in "${cmds[@]}"; do
+        n=$((base / ${SCALE["$server|$cmd"]:-1}))
+        f="rb-$server-$(tag_of "$cmd")-c$c-P$p-r$round.csv"
+        log "round $round/$ROUNDS $server: redis-benchmark -c $c -P $p -n $n $cmd"
+        # shellcheck disable=SC2086
+        if timeout 300 redis-benchmark -s "${SOCK[$server]}" -n "$n" -c "$c" -P "$p" --precision 3 --csv $cmd \
+            > "$OUT/$f" 2>>"$OUT/$server.log" && [ "$(wc -l < "$OUT/$f")" -ge 2 ]; then
+          printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$server" "$cmd" "$c" "$p" "$n" "$round" "$f" >> "$OUT/socket.tsv"
+        else
+          log "$server: redis-benchmark -c $c -P $p $cmd failed (see $OUT/$server.log)"
+        fi
+      done
+    done
+  done
+done
+
+for pid in "${PIDS[@]}"; do stop "$pid"; done
 log "done: $OUT/socket.tsv"
