@@ -591,8 +591,21 @@ def main():
         md.append(f"**Allocation on a hot path:** {', '.join(alloc_fail)} — `make bench` fails (DESIGN.md §6: "
                   "0 allocations).\n")
     md.append("## Closing notes\n")
-    md.append("<!-- Where a budget is not met: by how much, what the profile (perf / callgrind) shows is the cost, "
-              "and the fix or why it cannot be made. Filled in by hand from the run above. -->\n")
+    try:
+        busy = float(machine.get("loadavg_at_start", "0").split()[0]) > 0.5 * (machine.get("nproc") or 1)
+    except ValueError:
+        busy = False
+    if busy:
+        md.append(f"- The machine was busy when the run started (load average {machine['loadavg_at_start']} on "
+                  f"{machine.get('nproc')} cores): every figure is pessimistic, the tails and the socket figures most.")
+    for r in rows:
+        if r["result"].startswith("FAIL") and r["ratio"] is not None:
+            if r["path"].startswith("`SEND` throughput"):
+                md.append(f"- {r['path']}: {r['value']}, {100 * (1 - r['ratio']):.0f} % short of {r['budget']}.")
+            else:
+                md.append(f"- {r['path']}: {r['value']}, {100 * (r['ratio'] - 1):.0f} % over {r['budget']}.")
+    md.append("\n<!-- Where a budget is not met: what the profile (perf / callgrind) shows is the cost, and the fix "
+              "or why it cannot be made. Written by hand from the run above. -->\n")
     text = "\n".join(md)
     with open(os.path.join(args.out, "latest.md"), "w") as f:
         f.write(text)
