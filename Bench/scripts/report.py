@@ -600,7 +600,10 @@ def main():
                   f"{machine.get('nproc')} cores): every figure is pessimistic, the tails and the socket figures most.")
     for r in rows:
         if r["result"].startswith("FAIL") and r["ratio"] is not None:
-            if r["path"].startswith("`SEND` throughput"):
+            if r["alloc_fail"]:
+                md.append(f"- {r['path']}: {r['value']}: allocates on a path that must not "
+                          f"(time {r['ratio']:.2f}× the {r['budget'].split(',')[0]} budget).")
+            elif r["path"].startswith("`SEND` throughput"):
                 md.append(f"- {r['path']}: {r['value']}, {100 * (1 - r['ratio']):.0f} % short of {r['budget']}.")
             else:
                 md.append(f"- {r['path']}: {r['value']}, {100 * (r['ratio'] - 1):.0f} % over {r['budget']}.")
