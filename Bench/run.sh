@@ -2,8 +2,9 @@
 # Bench/run.sh: everything `make bench` does (DESIGN.md §6, issue 5).
 #
 #   1. checks / installs what it needs (libuv1-dev, redis-tools, redis-server, matplotlib)
-#   2. builds the C peers (Bench/C) and the benchmark package in release
-#   3. runs the in-process benchmarks (ordo-one/benchmark; samples exported as TSV)
+#   2. builds the C peers (Bench/C) (and millraced with MILLRACED=auto)
+#   3. builds the benchmark package in release and runs the in-process benchmarks
+#      (ordo-one/benchmark's plugin; samples exported as TSV)
 #   4. runs the raw libuv timer peer (Bench/C/uvtimers)
 #   5. runs the socket benchmarks (Bench/scripts/socket-bench.sh)
 #   6. writes Bench/results/latest.md, latest.json and latency.png, and prints the budget table
@@ -67,8 +68,8 @@ build() {
   fi
   grep -E 'warning:|Compiling|Build complete' "$log" | grep -vE '^\[' | tail -3 >&2 || true
 }
-step "build: benchmark package (release)"
-build "$BENCH"
+# The benchmark package itself is built by the plugin below (release). No `swift build` here:
+# the plugin builds with other parameters, so a separate build would be redone every run.
 if [ "${MILLRACED:-}" = auto ]; then
   step "build: millraced (release)"
   build "$ROOT" --product millraced
@@ -77,7 +78,7 @@ if [ "${MILLRACED:-}" = auto ]; then
 fi
 
 # --- 3. in-process benchmarks -----------------------------------------------------------------
-step "in-process benchmarks ($([ "$BENCH_QUICK" = 0 ] && echo full || echo quick))"
+step "build (release) and run the in-process benchmarks ($([ "$BENCH_QUICK" = 0 ] && echo full || echo quick))"
 rm -rf "$RAW/samples"
 mkdir -p "$RAW/samples"
 filter=()

@@ -199,6 +199,35 @@ def read_uvtimers(path, benches):
     return data
 
 
+def parse_redis_benchmark(text):
+    """redis-benchmark 7.0's default output: the summary, and the percentile distribution as
+    [(percentile, ms), ...]. Progress lines end in \r; only what follows the last \r counts.
+    (--csv would give the summary only; the text has both.)"""
+    lines = [l.rsplit("\r", 1)[-1] for l in text.split("\n")]
+    out = {"distribution": []}
+    in_dist = False
+    for i, line in enumerate(lines):
+        m = re.match(r"\s*throughput summary:\s*([\d.]+) requests per second", line)
+        if m:
+            out["rps"] = float(m.group(1))
+        if line.strip().startswith("avg") and "p50" in line and i + 1 < len(lines):
+            names = line.split()
+            values = [float(x) for x in lines[i + 1].split()]
+            summary = dict(zip(names, values))
+            out.update(avg_ms=summary.get("avg"), min_ms=summary.get("min"), p50_ms=summary.get("p50"),
+                       p95_ms=summary.get("p95"), p99_ms=summary.get("p99"), max_ms=summary.get("max"))
+        if line.startswith("Latency by percentile distribution"):
+            in_dist = True
+            continue
+        if in_dist:
+            m = re.match(r"([\d.]+)% <= ([\d.]+) milliseconds", line)
+            if m:
+                out["distribution"].append((float(m.group(1)), float(m.group(2))))
+            elif line.strip() == "":
+                in_dist = False
+    return out if "rps" in out and "p50_ms" in out else None
+
+
 def median_run(runs, key):
     """The run whose `key` is the median of all rounds (the lower one for an even count)."""
     runs = sorted(runs, key=key)
@@ -227,20 +256,12 @@ def read_socket(directory):
                 data["requests"] = int(row["requests"])
                 rtt.setdefault((row["server"], row["command"]), []).append(data)
             else:
-                with open(path) as g:
-                    lines = [l for l in g.read().splitlines() if l.startswith('"')]
-                rows = list(csv.DictReader(lines))
-                if not rows:
+                with open(path, errors="replace") as g:
+                    parsed = parse_redis_benchmark(g.read())
+                if parsed is None:
                     continue
-                r = rows[0]
-                rb.setdefault((row["server"], row["command"], int(row["clients"]), int(row["pipeline"])), []).append({
-                    "requests": int(row["requests"]),
-                    "rps": float(r["rps"]),
-                    "avg_ms": float(r["avg_latency_ms"]),
-                    "p50_ms": float(r["p50_latency_ms"]),
-                    "p99_ms": float(r["p99_latency_ms"]),
-                    "max_ms": float(r["max_latency_ms"]),
-                })
+                parsed["requests"] = int(row["requests"])
+                rb.setdefault((row["server"], row["command"], int(row["clients"]), int(row["pipeline"])), []).append(parsed)
     for k, runs in rtt.items():
         d = dict(median_run(runs, lambda d: d["percentiles"]["50"]))
         d["rounds"] = [r["percentiles"]["50"] for r in runs]
@@ -457,6 +478,8 @@ def rb_table(sock):
 
 
 def plot(sock, path, title):
+    """Two panels, p50..p99.99 on a "nines" axis: the 1-client round trip from Bench/C/rtt
+    (exact), and the 50-client latency from redis-benchmark's own percentile distribution."""
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -465,45 +488,66 @@ def plot(sock, path, title):
     except ImportError:
         print("report: matplotlib missing (pip install matplotlib): latency.png not drawn", file=sys.stderr)
         return False
-    if not sock["rtt"]:
-        print("report: no rtt results: latency.png not drawn", file=sys.stderr)
+    c50 = {(s, c): d for (s, c, cl, p), d in sock["rb"].items() if cl == 50 and p == 1 and d.get("distribution")}
+    if not sock["rtt"] and not c50:
+        print("report: no socket results: latency.png not drawn", file=sys.stderr)
         return False
-    fig, ax = plt.subplots(figsize=(9, 5.5), dpi=110)
     fixed = {"echo": "#444444", "redis": "#d62728"}
     palette = ["#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b"]
     colors = {}
-    def order(k):
-        return ({"echo": 0, "redis": 1}.get(k[0], 2), k[0], k[1] != "SEND t flip")
-    lo, hi = float("inf"), 0.0
-    for (server, cmd) in sorted(sock["rtt"], key=order):
-        d = sock["rtt"][(server, cmd)]
-        pts = [(p, ns) for p, ns in d["curve"] if 50.0 - 1e-9 <= p <= 99.99 + 1e-6]
-        if not pts:
-            continue
-        xs = [-math.log10(1 - p / 100.0) for p, _ in pts]
-        ys = [ns / 1000.0 for _, ns in pts]
-        lo, hi = min(lo, min(ys)), max(hi, max(ys))
+    def color(server):
         if server not in colors:
             colors[server] = fixed.get(server) or palette[len([c for c in colors if c not in fixed]) % len(palette)]
-        main = server in fixed or cmd == "SEND t flip"
-        label = {"echo": "raw C libuv echo", "redis": "redis-server"}.get(server, server) + f" — {cmd}"
-        ax.plot(xs, ys, "-" if main else ":", color=colors[server], lw=2 if main else 1.4,
-                label=f"{label} (p50 {d['percentiles']['50'] / 1000:.1f} µs)")
-    ticks = [50, 90, 99, 99.9, 99.99]
-    ax.xaxis.set_major_locator(FixedLocator([-math.log10(1 - t / 100) for t in ticks]))
-    ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"p{100 * (1 - 10 ** -x):.4g}"))
-    ax.xaxis.set_minor_locator(NullLocator())
-    ax.set_xlim(-math.log10(0.5), 4.0)
-    ax.set_yscale("log")
-    yt = [m * 10 ** e for e in range(-1, 6) for m in (1, 2, 5) if lo * 0.8 <= m * 10 ** e <= hi * 1.25]
-    ax.yaxis.set_major_locator(FixedLocator(yt))
-    ax.yaxis.set_minor_locator(NullLocator())
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _: f"{y:g}"))
-    ax.set_xlabel("percentile (log scale of 1 / (1 − p))")
-    ax.set_ylabel("round trip, µs (log scale)")
-    ax.set_title(title, fontsize=10)
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8, loc="upper left")
+        return colors[server]
+    def order(k):
+        return ({"echo": 0, "redis": 1}.get(k[0], 2), k[0], k[1] != "SEND t flip")
+    def label(server, cmd):
+        return {"echo": "raw C libuv echo", "redis": "redis-server"}.get(server, server) + f" — {cmd}"
+    nines = lambda p: -math.log10(1 - p / 100.0)
+
+    panels = [("rtt", sock["rtt"]), ("c50", c50)]
+    panels = [(k, v) for k, v in panels if v]
+    fig, axes = plt.subplots(len(panels), 1, figsize=(9, 5 * len(panels)), dpi=110, squeeze=False)
+    for ax, (kind, data) in zip([a[0] for a in axes], panels):
+        lo, hi = float("inf"), 0.0
+        for (server, cmd) in sorted(data, key=order):
+            d = data[(server, cmd)]
+            if kind == "rtt":
+                pts = [(p, ns / 1000.0) for p, ns in d["curve"] if 50.0 - 1e-9 <= p <= 99.99 + 1e-6]
+                p50 = d["percentiles"]["50"] / 1000.0
+            else:
+                pts = [(p, ms * 1000.0) for p, ms in d["distribution"] if 50.0 - 1e-9 <= p <= 99.99 + 1e-6]
+                p50 = d["p50_ms"] * 1000.0
+            if not pts:
+                continue
+            xs, ys = [nines(p) for p, _ in pts], [y for _, y in pts]
+            lo, hi = min(lo, min(ys)), max(hi, max(ys))
+            main = server in fixed or cmd == "SEND t flip"
+            ax.plot(xs, ys, "-" if main else ":", color=color(server), lw=2 if main else 1.4,
+                    marker="o" if kind == "c50" else None, ms=3,
+                    label=f"{label(server, cmd)} (p50 {p50:.1f} µs)")
+        ticks = [50, 90, 99, 99.9, 99.99]
+        ax.xaxis.set_major_locator(FixedLocator([nines(t) for t in ticks]))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"p{100 * (1 - 10 ** -x):.4g}"))
+        ax.xaxis.set_minor_locator(NullLocator())
+        ax.set_xlim(nines(50), 4.0)
+        ax.set_yscale("log")
+        if hi > 0:
+            yt = [m * 10 ** e for e in range(-1, 7) for m in (1, 2, 5) if lo * 0.8 <= m * 10 ** e <= hi * 1.25]
+            ax.yaxis.set_major_locator(FixedLocator(yt))
+            ax.yaxis.set_minor_locator(NullLocator())
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _: f"{y:g}"))
+        ax.set_xlabel("percentile (log scale of 1 / (1 − p))")
+        ax.set_ylabel("latency, µs (log scale)")
+        if kind == "rtt":
+            ax.set_title("1 client, one request in flight: round trip, exact (Bench/C/rtt, every request timed)",
+                         fontsize=9)
+        else:
+            ax.set_title("50 clients (redis-benchmark -c 50): its own percentile distribution "
+                         "(HDR histogram, 10 µs floor, coarse steps)", fontsize=9)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=8, loc="upper left")
+    fig.suptitle(title, fontsize=10)
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
@@ -546,7 +590,7 @@ def main():
                 + (", virtual machine" if machine.get("hypervisor") else "")
                 + (f", {machine['memory_gib']} GiB" if "memory_gib" in machine else ""))
     png_ok = plot(sock, os.path.join(args.out, "latency.png"),
-                  f"Unix-socket round trip, 1 client, one request in flight (Bench/C/rtt) — {now}, {mode}\n{cpu_line}")
+                  f"Unix-socket latency — {now}, {mode}\n{cpu_line}")
 
     md = []
     md.append(f"# Millrace benchmarks — {now}\n")

@@ -5,8 +5,10 @@
 #   millraced-MODE  for each durability MODE, when $MILLRACED names the binary      PING, SEND t flip
 #
 # Two load generators, both on temp-dir Unix sockets:
-#   redis-benchmark (Debian redis-tools): throughput and its own latency summary, with
-#       -c 1 and -c 50, without and with -P 16, --precision 3 --csv, bounded -n.
+#   redis-benchmark (Debian redis-tools): throughput and its own latency output (summary and
+#       "Latency by percentile distribution", kept whole: the report draws the 50-client
+#       distribution from it), with -c 1 and -c 50, without and with -P 16, --precision 3,
+#       bounded -n.
 #   Bench/C/rtt: one client, one request in flight, every round trip timed in ns and kept,
 #       exact percentiles p50..p99.999. redis-benchmark 7.0 cannot give those here: its
 #       latency histogram starts at 10 us, and a Unix-socket round trip is 5-20 us, so its
@@ -19,7 +21,7 @@
 #                              defines the "toggle" kind, else a temp dir with toggle.json)
 #        DURABILITY="none batched strict"   the modes to run millraced in
 # Output: OUT_DIR/socket.tsv (one line per run: server, command, clients, pipeline, requests,
-#         round, file), OUT_DIR/rb-*.csv (redis-benchmark --csv), OUT_DIR/rtt-*.json (rtt), logs.
+#         round, file), OUT_DIR/rb-*.txt (redis-benchmark's output), OUT_DIR/rtt-*.json (rtt), logs.
 # Every server it starts is stopped on exit, whatever happens (trap).
 set -euo pipefail
 
@@ -67,7 +69,7 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 mkdir -p "$OUT"
-rm -f "$OUT"/rb-*.csv "$OUT"/rtt-*.json "$OUT"/*.log "$OUT/socket.tsv"
+rm -f "$OUT"/rb-* "$OUT"/rtt-*.json "$OUT"/*.log "$OUT/socket.tsv"
 printf 'server\tcommand\tclients\tpipeline\trequests\tround\tfile\n' > "$OUT/socket.tsv"
 
 log() { echo "socket-bench: $*" >&2; }
@@ -188,11 +190,11 @@ for round in $(seq 1 "$ROUNDS"); do
       IFS='|' read -r -a cmds <<< "${CMDS[$server]}"
       for cmd in "${cmds[@]}"; do
         n=$((base / ${SCALE["$server|$cmd"]:-1}))
-        f="rb-$server-$(tag_of "$cmd")-c$c-P$p-r$round.csv"
+        f="rb-$server-$(tag_of "$cmd")-c$c-P$p-r$round.txt"
         log "round $round/$ROUNDS $server: redis-benchmark -c $c -P $p -n $n $cmd"
         # shellcheck disable=SC2086
-        if timeout 300 redis-benchmark -s "${SOCK[$server]}" -n "$n" -c "$c" -P "$p" --precision 3 --csv $cmd \
-            > "$OUT/$f" 2>>"$OUT/$server.log" && [ "$(wc -l < "$OUT/$f")" -ge 2 ]; then
+        if timeout 300 redis-benchmark -s "${SOCK[$server]}" -n "$n" -c "$c" -P "$p" --precision 3 $cmd \
+            > "$OUT/$f" 2>>"$OUT/$server.log" && grep -q "throughput summary" "$OUT/$f"; then
           printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$server" "$cmd" "$c" "$p" "$n" "$round" "$f" >> "$OUT/socket.tsv"
         else
           log "$server: redis-benchmark -c $c -P $p $cmd failed (see $OUT/$server.log)"
