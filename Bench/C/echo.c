@@ -12,7 +12,8 @@
  * It does what a good RESP server has to do and nothing more, so it is the lower bound for
  * millraced: one read buffer per connection, frames parsed in place (pipelining and partial
  * reads: a frame split across reads waits for the rest), all replies of one read gathered into
- * one write. No allocation per request: one buffer per connection, one per write batch.
+ * one write, tried at once (uv_try_write); only what the socket does not take at once is copied
+ * into a heap write request. No allocation per request in the common case.
  *
  * Build: cc -O2 -o echo echo.c -luv   (or `make` in this folder). Stops on SIGINT / SIGTERM.
  */
@@ -28,10 +29,13 @@
 #define FRAME_MAX (64 * 1024)      /* longest accepted frame */
 #define BUF_CAP (FRAME_MAX + 4096) /* per-connection read buffer */
 
+#define OUT_CAP (3 * BUF_CAP + 64) /* replies to one read: at most 3 bytes per input byte */
+
 typedef struct {
   uv_pipe_t pipe;
   char *buf;      /* BUF_CAP bytes; [0, len) holds unparsed input */
   size_t len;
+  char *out;      /* OUT_CAP bytes: the replies to one read, written at once if the socket takes them */
   int closing;
 } conn_t;
 
@@ -55,6 +59,7 @@ enum { REPLY_PONG, REPLY_OK, REPLY_QUIT, REPLY_NONE };
 static void on_close(uv_handle_t *h) {
   conn_t *c = (conn_t *)h;
   free(c->buf);
+  free(c->out);
   free(c);
 }
 
@@ -154,8 +159,18 @@ static void alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *b) {
   b->len = BUF_CAP - c->len;
 }
 
-static void send_out(conn_t *c, write_t *w, size_t n) {
-  w->out = uv_buf_init(w->data, (unsigned)n);
+/* Writes c->out[0..n): directly if the socket takes it, the rest through a queued uv_write.
+ * uv_try_write fails with UV_EAGAIN while earlier writes are queued, so order is kept. */
+static void send_out(conn_t *c, size_t n) {
+  uv_buf_t b = uv_buf_init(c->out, (unsigned)n);
+  int r = uv_try_write((uv_stream_t *)&c->pipe, &b, 1);
+  if (r == (int)n) return;
+  if (r < 0 && r != UV_EAGAIN) { close_conn(c); return; }
+  size_t done = r > 0 ? (size_t)r : 0;
+  write_t *w = malloc(sizeof(write_t) + n - done);
+  if (!w) { close_conn(c); return; }
+  memcpy(w->data, c->out + done, n - done);
+  w->out = uv_buf_init(w->data, (unsigned)(n - done));
   if (uv_write(&w->req, (uv_stream_t *)&c->pipe, &w->out, 1, on_write) != 0) {
     free(w);
     close_conn(c);
@@ -169,9 +184,7 @@ static void read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *b) {
   if (nread == 0) return;
   c->len += (size_t)nread;
 
-  /* Worst case every frame is "X\n" (2 bytes) answered by "+OK\r\n" (5): room <= 3 * input. */
-  write_t *w = malloc(sizeof(write_t) + 3 * c->len + sizeof(PROTO));
-  if (!w) { close_conn(c); return; }
+  char *out = c->out;
   size_t outn = 0, off = 0;
   int quit = 0, bad = 0;
   while (off < c->len) {
@@ -180,14 +193,14 @@ static void read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *b) {
     if (k < 0) { bad = 1; break; }
     if (k == 0) break;
     off += (size_t)k;
-    if (kind == REPLY_PONG) { memcpy(w->data + outn, PONG, 7); outn += 7; }
-    else if (kind == REPLY_OK || kind == REPLY_QUIT) { memcpy(w->data + outn, OK, 5); outn += 5; }
+    if (kind == REPLY_PONG) { memcpy(out + outn, PONG, 7); outn += 7; }
+    else if (kind == REPLY_OK || kind == REPLY_QUIT) { memcpy(out + outn, OK, 5); outn += 5; }
     if (kind == REPLY_QUIT) { quit = 1; break; }
   }
   if (!bad && !quit && c->len - off > FRAME_MAX) bad = 1; /* incomplete frame too long */
-  if (bad) { memcpy(w->data + outn, PROTO, sizeof(PROTO) - 1); outn += sizeof(PROTO) - 1; }
+  if (bad) { memcpy(out + outn, PROTO, sizeof(PROTO) - 1); outn += sizeof(PROTO) - 1; }
 
-  if (outn) send_out(c, w, outn); else free(w);
+  if (outn) send_out(c, outn);
   if (bad || quit) { close_conn(c); return; }
   if (off) {
     memmove(c->buf, c->buf + off, c->len - off);
@@ -200,8 +213,9 @@ static void on_connection(uv_stream_t *srv, int status) {
   conn_t *c = calloc(1, sizeof(conn_t));
   if (!c) return;
   c->buf = malloc(BUF_CAP);
+  c->out = malloc(OUT_CAP);
   uv_pipe_init(loop, &c->pipe, 0);
-  if (!c->buf || uv_accept(srv, (uv_stream_t *)&c->pipe) != 0) { close_conn(c); return; }
+  if (!c->buf || !c->out || uv_accept(srv, (uv_stream_t *)&c->pipe) != 0) { close_conn(c); return; }
   uv_read_start((uv_stream_t *)&c->pipe, alloc_cb, read_cb);
 }
 
