@@ -12,8 +12,10 @@
  * It does what a good RESP server has to do and nothing more, so it is the lower bound for
  * millraced: one read buffer per connection, frames parsed in place (pipelining and partial
  * reads: a frame split across reads waits for the rest), all replies of one read gathered into
- * one write, tried at once (uv_try_write); only what the socket does not take at once is copied
- * into a heap write request. No allocation per request in the common case.
+ * one write per loop turn: replies accumulate while the turn's reads are parsed and are flushed by
+ * a uv_check handle after the poll phase (what redis-server does in beforeSleep), with
+ * uv_try_write; only what the socket does not take at once is copied into a heap write request.
+ * No allocation per request in the common case.
  *
  * Build: cc -O2 -o echo echo.c -luv   (or `make` in this folder). Stops on SIGINT / SIGTERM.
  */
@@ -31,11 +33,14 @@
 
 #define OUT_CAP (3 * BUF_CAP + 64) /* replies to one read: at most 3 bytes per input byte */
 
-typedef struct {
+typedef struct conn {
   uv_pipe_t pipe;
   char *buf;      /* BUF_CAP bytes; [0, len) holds unparsed input */
   size_t len;
-  char *out;      /* OUT_CAP bytes: the replies to one read, written at once if the socket takes them */
+  char *out;      /* OUT_CAP bytes: replies not yet written */
+  size_t outn;
+  struct conn *next_pending; /* in the list of connections with replies to flush */
+  int pending;
   int closing;
 } conn_t;
 
@@ -48,6 +53,8 @@ typedef struct {
 static uv_loop_t *loop;
 static uv_pipe_t server;
 static uv_signal_t sigint_h, sigterm_h;
+static uv_check_t flusher;   /* after each poll phase: write what the reads of this turn produced */
+static conn_t *pending_head;
 static const char *sock_path;
 
 static const char PONG[] = "+PONG\r\n";
@@ -63,9 +70,17 @@ static void on_close(uv_handle_t *h) {
   free(c);
 }
 
+static void unlist(conn_t *c) {
+  if (!c->pending) return;
+  for (conn_t **p = &pending_head; *p; p = &(*p)->next_pending)
+    if (*p == c) { *p = c->next_pending; break; }
+  c->pending = 0;
+}
+
 static void close_conn(conn_t *c) {
   if (c->closing) return;
   c->closing = 1;
+  unlist(c);
   uv_read_stop((uv_stream_t *)&c->pipe);
   uv_close((uv_handle_t *)&c->pipe, on_close);
 }
@@ -159,9 +174,12 @@ static void alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *b) {
   b->len = BUF_CAP - c->len;
 }
 
-/* Writes c->out[0..n): directly if the socket takes it, the rest through a queued uv_write.
+/* Writes c->out[0..outn): directly if the socket takes it, the rest through a queued uv_write.
  * uv_try_write fails with UV_EAGAIN while earlier writes are queued, so order is kept. */
-static void send_out(conn_t *c, size_t n) {
+static void flush(conn_t *c) {
+  size_t n = c->outn;
+  c->outn = 0;
+  if (n == 0 || c->closing) return;
   uv_buf_t b = uv_buf_init(c->out, (unsigned)n);
   int r = uv_try_write((uv_stream_t *)&c->pipe, &b, 1);
   if (r == (int)n) return;
@@ -184,8 +202,11 @@ static void read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *b) {
   if (nread == 0) return;
   c->len += (size_t)nread;
 
+  /* room for the replies to everything buffered: at most 3 bytes per input byte */
+  if (c->outn + 3 * c->len + sizeof(PROTO) > OUT_CAP) flush(c);
+  if (c->closing) return;
   char *out = c->out;
-  size_t outn = 0, off = 0;
+  size_t outn = c->outn, off = 0;
   int quit = 0, bad = 0;
   while (off < c->len) {
     int kind = REPLY_NONE;
@@ -200,11 +221,30 @@ static void read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *b) {
   if (!bad && !quit && c->len - off > FRAME_MAX) bad = 1; /* incomplete frame too long */
   if (bad) { memcpy(out + outn, PROTO, sizeof(PROTO) - 1); outn += sizeof(PROTO) - 1; }
 
-  if (outn) send_out(c, outn);
-  if (bad || quit) { close_conn(c); return; }
+  c->outn = outn;
+  if (bad || quit) {
+    flush(c);
+    close_conn(c);
+    return;
+  }
+  if (outn && !c->pending) {
+    c->pending = 1;
+    c->next_pending = pending_head;
+    pending_head = c;
+  }
   if (off) {
     memmove(c->buf, c->buf + off, c->len - off);
     c->len -= off;
+  }
+}
+
+static void flush_all(uv_check_t *h) {
+  (void)h;
+  while (pending_head) {
+    conn_t *c = pending_head;
+    pending_head = c->next_pending;
+    c->pending = 0;
+    flush(c);
   }
 }
 
@@ -248,6 +288,9 @@ int main(int argc, char **argv) {
     fprintf(stderr, "echo: %s: %s\n", sock_path, uv_strerror(r));
     return 1;
   }
+  uv_check_init(loop, &flusher);
+  uv_check_start(&flusher, flush_all);
+  uv_unref((uv_handle_t *)&flusher);
   uv_signal_init(loop, &sigint_h);
   uv_signal_start(&sigint_h, on_signal, SIGINT);
   uv_signal_init(loop, &sigterm_h);

@@ -618,7 +618,10 @@ def main():
               "`loginOK`/`logoutOK` fed back by their effects (run to completion). 1,000 inputs per iteration. "
               "`timer:libuv-*` come from `Bench/C/uvtimers` (raw libuv, C).\n")
     md.append(inprocess_table(benches) + "\n")
+    pin_file = os.path.join(args.socket, "pinning.txt")
+    pinning = open(pin_file).read().strip() if os.path.exists(pin_file) else "unknown"
     md.append("## Socket round trip, 1 client (Bench/C/rtt: exact, every request timed)\n")
+    md.append(f"CPU pinning: {pinning}.\n")
     md.append(rtt_table(sock) + "\n")
     md.append("redis-benchmark 7.0's latency histogram cannot resolve these: its lowest discernible value is "
               "10 µs (`CONFIG_LATENCY_HISTOGRAM_MIN_VALUE`), so every 1-client percentile on a Unix socket prints "

@@ -20,6 +20,14 @@
 #        MILLRACE_MACHINES=DIR machine files for the daemon (default: examples/machines if it
 #                              defines the "toggle" kind, else a temp dir with toggle.json)
 #        DURABILITY="none batched strict"   the modes to run millraced in
+#        SOCKET_PIN=0          do not pin (default: pinned, see below)
+#
+# CPU pinning (taskset, with 2+ CPUs): every server runs on the last CPU, the rtt client on that
+# same CPU, redis-benchmark on the others. On a VM a 1-client round trip between two CPUs is
+# dominated by the cross-CPU wake-up, which the hypervisor makes bimodal (5 or 13 us here from
+# one minute to the next); on one CPU it is two context switches plus the server's own work
+# (~2.5 us for the echo server), which is what the servers are compared on. redis-benchmark,
+# the load generator, gets the other CPUs, as a load generator should.
 # Output: OUT_DIR/socket.tsv (one line per run: server, command, clients, pipeline, requests,
 #         round, file), OUT_DIR/rb-*.txt (redis-benchmark's output), OUT_DIR/rtt-*.json (rtt), logs.
 # Every server it starts is stopped on exit, whatever happens (trap).
@@ -69,7 +77,17 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 mkdir -p "$OUT"
-rm -f "$OUT"/rb-* "$OUT"/rtt-*.json "$OUT"/*.log "$OUT/socket.tsv"
+rm -f "$OUT"/rb-* "$OUT"/rtt-*.json "$OUT"/*.log "$OUT/socket.tsv" "$OUT/pinning.txt"
+
+NCPU="$(nproc 2>/dev/null || echo 1)"
+ON_SERVER=(); ON_CLIENT=()
+if [ "${SOCKET_PIN:-1}" != 0 ] && command -v taskset >/dev/null && [ "$NCPU" -ge 2 ]; then
+  ON_SERVER=(taskset -c "$((NCPU - 1))")
+  ON_CLIENT=(taskset -c "0-$((NCPU - 2))")
+  echo "servers and the rtt client on CPU $((NCPU - 1)); redis-benchmark on CPU 0-$((NCPU - 2)) (taskset)" > "$OUT/pinning.txt"
+else
+  echo "not pinned" > "$OUT/pinning.txt"
+fi
 printf 'server\tcommand\tclients\tpipeline\trequests\tround\tfile\n' > "$OUT/socket.tsv"
 
 log() { echo "socket-bench: $*" >&2; }
@@ -102,13 +120,13 @@ declare -A CMDS      # name -> commands, separated by '|'
 declare -A SCALE     # name|command -> divisor of the request counts
 
 # --- the raw libuv echo server ---
-"$ECHO" "$TMP/echo.sock" 2>>"$OUT/echo.log" &
+"${ON_SERVER[@]}" "$ECHO" "$TMP/echo.sock" 2>>"$OUT/echo.log" &
 PID=$!; PIDS+=("$PID")
 wait_ready "$TMP/echo.sock" "$PID"
 SERVERS+=(echo); SOCK[echo]="$TMP/echo.sock"; CMDS[echo]="PING"
 
 # --- redis-server, no persistence ---
-redis-server --port 0 --unixsocket "$TMP/redis.sock" --unixsocketperm 700 --save '' --appendonly no \
+"${ON_SERVER[@]}" redis-server --port 0 --unixsocket "$TMP/redis.sock" --unixsocketperm 700 --save '' --appendonly no \
   --daemonize no --logfile "$TMP/redis.log" &
 PID=$!; PIDS+=("$PID")
 wait_ready "$TMP/redis.sock" "$PID"
@@ -143,7 +161,7 @@ JSON
     name="millraced-$mode"
     sock="$TMP/$name.sock"
     mkdir -p "$TMP/data-$mode"
-    "$MILLRACED" --socket "$sock" --durability "$mode" --data "$TMP/data-$mode" --machines "$MACHINES" \
+    "${ON_SERVER[@]}" "$MILLRACED" --socket "$sock" --durability "$mode" --data "$TMP/data-$mode" --machines "$MACHINES" \
       >>"$OUT/$name.log" 2>&1 &
     PID=$!; PIDS+=("$PID")
     if ! wait_ready "$sock" "$PID"; then stop "$PID"; continue; fi
@@ -172,7 +190,7 @@ for round in $(seq 1 "$ROUNDS"); do
       f="rtt-$server-$(tag_of "$cmd")-r$round.json"
       log "round $round/$ROUNDS $server: rtt -n $n $cmd"
       # shellcheck disable=SC2086 # the command's words are its arguments
-      if timeout 300 "$RTT" -s "${SOCK[$server]}" -n "$n" -w "$w" -o "$OUT/$f" $cmd 2>>"$OUT/$server.log"; then
+      if timeout 300 "${ON_SERVER[@]}" "$RTT" -s "${SOCK[$server]}" -n "$n" -w "$w" -o "$OUT/$f" $cmd 2>>"$OUT/$server.log"; then
         printf '%s\t%s\trtt\t1\t%s\t%s\t%s\n' "$server" "$cmd" "$n" "$round" "$f" >> "$OUT/socket.tsv"
       else
         log "$server: rtt $cmd failed (see $OUT/$server.log)"
@@ -193,7 +211,7 @@ for round in $(seq 1 "$ROUNDS"); do
         f="rb-$server-$(tag_of "$cmd")-c$c-P$p-r$round.txt"
         log "round $round/$ROUNDS $server: redis-benchmark -c $c -P $p -n $n $cmd"
         # shellcheck disable=SC2086
-        if timeout 300 redis-benchmark -s "${SOCK[$server]}" -n "$n" -c "$c" -P "$p" --precision 3 $cmd \
+        if timeout 300 "${ON_CLIENT[@]}" redis-benchmark -s "${SOCK[$server]}" -n "$n" -c "$c" -P "$p" --precision 3 $cmd \
             > "$OUT/$f" 2>>"$OUT/$server.log" && grep -q "throughput summary" "$OUT/$f"; then
           printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$server" "$cmd" "$c" "$p" "$n" "$round" "$f" >> "$OUT/socket.tsv"
         else
