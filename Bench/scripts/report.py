@@ -533,7 +533,7 @@ def plot(sock, path, title):
         ax.set_xlim(nines(50), 4.0)
         ax.set_yscale("log")
         if hi > 0:
-            yt = [m * 10 ** e for e in range(-1, 7) for m in (1, 2, 5) if lo * 0.8 <= m * 10 ** e <= hi * 1.25]
+            yt = [m * 10 ** e for e in range(-1, 7) for m in (1, 2, 3, 5) if lo * 0.8 <= m * 10 ** e <= hi * 1.25]
             ax.yaxis.set_major_locator(FixedLocator(yt))
             ax.yaxis.set_minor_locator(NullLocator())
         ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _: f"{y:g}"))
