@@ -1,0 +1,65 @@
+// swift-tools-version: 6.1
+// Millrace benchmarks (DESIGN.md §6, issue 5). Its own package so that the benchmark
+// dependencies (ordo-one/benchmark and its malloc interposer, OpenCombine, HdrHistogram)
+// never reach the root package. `Bench/run.sh` (called by `make bench`) builds and runs it.
+//
+// Targets:
+//   BenchSupport        shared workloads: the counter and auth machines, batch sizes, the
+//                       BENCH_QUICK switch, the common benchmark configuration, and timer
+//                       lateness on HdrHistogram.
+//   PeerBenchmarks      the peers of §6 doing the same work: ring buffer + switch (the limit),
+//                       a Harvest-style pipeline on OpenCombine, an actor, an AsyncStream.
+//   MillraceBenchmarks  the Millrace hot paths; filled in by the integrator once the core lands
+//                       (see Benchmarks/MillraceBenchmarks/MillraceBenchmarks.swift).
+import PackageDescription
+
+let swift6: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+
+/// SwiftPM names a path dependency after its folder (lower-cased), and a clone can live in a
+/// folder of any name, so the root package's identity is worked out from where this file is.
+let rootIdentity: String = {
+  let parts = Context.packageDirectory.split(separator: "/").filter { $0 != "." }
+  return parts.count >= 2 ? String(parts[parts.count - 2]).lowercased() : "millrace"
+}()
+
+let package = Package(
+  name: "MillraceBench",
+  platforms: [.macOS(.v15)],
+  dependencies: [
+    // The root package, by path. Its identity is the name of the folder the clone lives in,
+    // which we cannot know, so targets name its products with `package: rootIdentity` below.
+    .package(path: ".."),
+    .package(url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
+    .package(url: "https://github.com/OpenCombine/OpenCombine", exact: "0.14.0"),
+    .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", exact: "0.2.0"),
+  ],
+  targets: [
+    .target(
+      name: "BenchSupport",
+      dependencies: [
+        .product(name: "Benchmark", package: "benchmark"),
+        .product(name: "Histogram", package: "hdrhistogram-swift"),
+      ],
+      swiftSettings: swift6),
+    .executableTarget(
+      name: "PeerBenchmarks",
+      dependencies: [
+        "BenchSupport",
+        .product(name: "Benchmark", package: "benchmark"),
+        .product(name: "OpenCombine", package: "OpenCombine"),
+      ],
+      path: "Benchmarks/PeerBenchmarks",
+      swiftSettings: swift6,
+      plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
+    .executableTarget(
+      name: "MillraceBenchmarks",
+      dependencies: [
+        "BenchSupport",
+        .product(name: "Benchmark", package: "benchmark"),
+        .product(name: "Millrace", package: rootIdentity),
+      ],
+      path: "Benchmarks/MillraceBenchmarks",
+      swiftSettings: swift6,
+      plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
+  ]
+)

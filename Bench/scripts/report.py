@@ -1,0 +1,694 @@
+#!/usr/bin/env python3
+"""Merge the benchmark results of one `make bench` run into one report.
+
+    report.py --samples DIR --socket DIR [--uvtimers FILE] [--out DIR] [--quick]
+
+Inputs
+  --samples   ordo-one/benchmark export, `--format histogramSamples`: one TSV per benchmark
+              and metric (`<baseline>.<target>.<name>.<metric>.histogram.samples.tsv`), one
+              recorded value per iteration. Time units are ns per iteration (BenchConfig sets
+              `.nanoseconds`); an iteration is SCALING[name] operations (default 1,000, the
+              `.kilo` scaling factor), so per-operation figures are computed here, in floating
+              point, instead of the plugin's integer-rounded scaled display.
+  --socket    Bench/scripts/socket-bench.sh output: socket.tsv, redis-benchmark CSVs, rtt JSONs.
+  --uvtimers  Bench/C/uvtimers JSON (the raw libuv timer peer).
+
+Outputs (in --out, default Bench/results)
+  latest.md    one table of every DESIGN.md §6 budget: the figure, its peers on the same run,
+               the budget, the ratio and PASS / FAIL; then the details and the machine.
+  latest.json  the same, machine-readable.
+  latency.png  percentile curves p50..p99.99 of the 1-client socket round trip per server
+               (from Bench/C/rtt's exact samples; matplotlib).
+The budget table is also printed on stdout.
+
+Exit status: 0, or 3 when a Millrace hot-path benchmark allocates (p50 mallocs per iteration
+> 0), which DESIGN.md §6 forbids outright (issue 5: "fail make bench"). Other budget misses are
+reported as FAIL in the table but do not fail the run. Standard library only, plus matplotlib
+for the picture (skipped with a warning when it is missing).
+"""
+
+import argparse
+import csv
+import datetime
+import glob
+import json
+import math
+import os
+import platform
+import re
+import subprocess
+import sys
+
+# Operations per benchmark iteration, when it is not BenchConfig.batch (1,000, `.kilo`).
+SCALING = {
+    # "timer:fire-1M": 1_000_000,   # if the integrator uses `.mega` for it
+}
+DEFAULT_SCALING = 1000
+
+COUNTER_PEERS = ["counter:ring-switch", "counter:combine", "counter:actor", "counter:asyncstream"]
+AUTH_PEERS = ["auth:ring-switch", "auth:combine", "auth:actor", "auth:asyncstream"]
+PEER_LABEL = {
+    "ring-switch": "ring+switch",
+    "combine": "OpenCombine",
+    "actor": "actor",
+    "asyncstream": "AsyncStream",
+}
+
+# DESIGN.md §6. kind "ns": p50 ns per operation <= limit (and 0 mallocs when allocs=True);
+# "bytes": custom metric bytesPerMachine <= limit; socket rows are built in socket_budgets().
+BUDGETS = [
+    dict(path="post + dispatch + resolve + reply, one input: counter, code machine",
+         subject="counter:millrace-code", limit=15, allocs=True, peers=COUNTER_PEERS),
+    dict(path="post + dispatch + resolve + reply, one input: auth cycle, code machine",
+         subject="auth:millrace-code", limit=15, allocs=True, peers=AUTH_PEERS),
+    dict(path="post + dispatch + resolve + reply, one input: auth cycle, table machine (file)",
+         subject="auth:millrace-table", limit=15, allocs=True, peers=AUTH_PEERS),
+    dict(path="start one effect (`after`, merge queue)", subject="effect:start-after",
+         limit=200, allocs=True, peers=[]),
+    dict(path="replace one effect (`latest(1)`)", subject="effect:replace-latest",
+         limit=200, allocs=True, peers=[]),
+    dict(path="queue one effect (`oldest(1, suspendNew)`)", subject="effect:queue-oldest",
+         limit=200, allocs=True, peers=[]),
+    dict(path="cancel one effect by id", subject="effect:cancel", limit=200, allocs=True, peers=[]),
+    dict(path="arm a timer", subject="timer:arm", limit=300, allocs=True, peers=["timer:libuv-arm"]),
+    dict(path="cancel a timer", subject="timer:cancel", limit=300, allocs=True,
+         peers=["timer:libuv-cancel"]),
+    dict(path="1 M armed timers fire, per fire", subject="timer:fire-1M", limit=700, allocs=True,
+         peers=["timer:libuv-fire-1M"]),
+    dict(path="memory per machine beyond its queue slots", subject="memory:per-machine",
+         limit=64, kind="bytes", peers=[]),
+]
+# Millrace benchmarks without a budget of their own, still held to "no allocation".
+EXTRA_HOT_PATHS = ["effect:cycle"]
+
+DURABILITY_JUDGED = ("none", "batched")  # strict fsyncs every turn: shown, not judged
+
+
+def pct(sorted_values, p):
+    """Nearest-rank percentile of an ascending list."""
+    if not sorted_values:
+        return None
+    k = max(0, min(len(sorted_values) - 1, math.ceil(p / 100.0 * len(sorted_values)) - 1))
+    return sorted_values[k]
+
+
+def fmt_ns(v):
+    if v is None:
+        return "–"
+    if v >= 100_000:
+        return f"{v / 1000:,.0f} µs"
+    if v >= 10_000:
+        return f"{v / 1000:.1f} µs"
+    if v >= 100:
+        return f"{v:,.0f} ns"
+    if v >= 10:
+        return f"{v:.1f} ns"
+    return f"{v:.2f} ns"
+
+
+def fmt_us(ns):
+    return "–" if ns is None else f"{ns / 1000:.2f}"
+
+
+def fmt_rate(r):
+    if r is None:
+        return "–"
+    if r >= 1e6:
+        return f"{r / 1e6:.2f} M/s"
+    if r >= 1e3:
+        return f"{r / 1e3:.0f} k/s"
+    return f"{r:.0f} /s"
+
+
+def fmt_allocs(a):
+    if a is None:
+        return "–"
+    if a == 0:
+        return "0"
+    return f"{a:.3f}" if a < 10 else f"{a:.0f}"
+
+
+# ---------------------------------------------------------------------------------------------
+# inputs
+
+def read_samples(directory):
+    """{name: {target, scaling, wall: [...ns/op], mallocs: [...per op], custom: {metric: [...]}}}"""
+    out = {}
+    if not directory or not os.path.isdir(directory):
+        return out
+    for path in glob.glob(os.path.join(directory, "*.histogram.samples.tsv")):
+        base = os.path.basename(path)[: -len(".histogram.samples.tsv")]
+        head, metric = base.rsplit(".", 1)
+        parts = head.split(".", 2)
+        if len(parts) != 3:
+            continue
+        _, target, name = parts
+        with open(path) as f:
+            lines = f.read().split("\n")
+        values = [int(x) for x in lines[1:] if x.strip()]
+        entry = out.setdefault(name, {"target": target, "custom": {}})
+        scaling = SCALING.get(name, DEFAULT_SCALING)
+        entry["scaling"] = scaling
+        if metric == "wallClock":
+            entry["wall"] = sorted(v / scaling for v in values)
+            entry["batch_wall_p50"] = pct(sorted(values), 50)
+        elif metric == "mallocCountTotal":
+            entry["mallocs_batch"] = sorted(values)
+        elif metric == "throughput":
+            pass  # integer M/s or k/s in the export: recomputed from wall clock instead
+        else:
+            entry["custom"][metric] = sorted(values)
+    for name, e in out.items():
+        w = e.get("wall")
+        if w:
+            e["stats"] = {
+                "samples": len(w),
+                "min_ns": w[0],
+                "p50_ns": pct(w, 50),
+                "p90_ns": pct(w, 90),
+                "p99_ns": pct(w, 99),
+                "max_ns": w[-1],
+                "ops_per_s": 1e9 / pct(w, 50) if pct(w, 50) else None,
+            }
+        m = e.get("mallocs_batch")
+        if m:
+            e.setdefault("stats", {})
+            e["stats"]["mallocs_per_op_p50"] = pct(m, 50) / e["scaling"]
+            e["stats"]["mallocs_per_op_mean"] = sum(m) / len(m) / e["scaling"]
+            e["stats"]["mallocs_per_iteration_p50"] = pct(m, 50)
+            e["stats"]["mallocs_per_iteration_max"] = m[-1]
+        for metric, vals in e["custom"].items():
+            e.setdefault("stats", {})[metric + "_p50"] = pct(vals, 50)
+    return out
+
+
+def read_uvtimers(path, benches):
+    """Adds the raw libuv timer peer as pseudo-benchmarks timer:libuv-*."""
+    if not path or not os.path.exists(path):
+        return None
+    with open(path) as f:
+        data = json.load(f)
+    def add(name, p50, p90=None, samples=1):
+        benches[name] = {"target": "C/uvtimers", "scaling": 1, "custom": {},
+                         "stats": {"p50_ns": p50, "p90_ns": p90, "mallocs_per_op_p50": 0.0,
+                                   "ops_per_s": 1e9 / p50 if p50 else None, "samples": samples}}
+    add("timer:libuv-arm", data["arm_ns"]["p50"], data["arm_ns"]["p90"], data.get("batches"))
+    add("timer:libuv-cancel", data["cancel_ns"]["p50"], data["cancel_ns"]["p90"], data.get("batches"))
+    add("timer:libuv-fire-1M", data["fire_1M_ns"])  # one run of 1 M fires: the mean
+    add("timer:libuv-arm-1M", data["arm_1M_ns"])
+    return data
+
+
+def parse_redis_benchmark(text):
+    """redis-benchmark 7.0's default output: the summary, and the percentile distribution as
+    [(percentile, ms), ...]. Progress lines end in \r; only what follows the last \r counts.
+    (--csv would give the summary only; the text has both.)"""
+    lines = [l.rsplit("\r", 1)[-1] for l in text.split("\n")]
+    out = {"distribution": []}
+    in_dist = False
+    for i, line in enumerate(lines):
+        m = re.match(r"\s*throughput summary:\s*([\d.]+) requests per second", line)
+        if m:
+            out["rps"] = float(m.group(1))
+        if line.strip().startswith("avg") and "p50" in line and i + 1 < len(lines):
+            names = line.split()
+            values = [float(x) for x in lines[i + 1].split()]
+            summary = dict(zip(names, values))
+            out.update(avg_ms=summary.get("avg"), min_ms=summary.get("min"), p50_ms=summary.get("p50"),
+                       p95_ms=summary.get("p95"), p99_ms=summary.get("p99"), max_ms=summary.get("max"))
+        if line.startswith("Latency by percentile distribution"):
+            in_dist = True
+            continue
+        if in_dist:
+            m = re.match(r"([\d.]+)% <= ([\d.]+) milliseconds", line)
+            if m:
+                out["distribution"].append((float(m.group(1)), float(m.group(2))))
+            elif line.strip() == "":
+                in_dist = False
+    return out if "rps" in out and "p50_ms" in out else None
+
+
+def median_run(runs, key):
+    """The run whose `key` is the median of all rounds (the lower one for an even count)."""
+    runs = sorted(runs, key=key)
+    return runs[(len(runs) - 1) // 2]
+
+
+def read_socket(directory):
+    """{"rtt": {(server, cmd): json}, "rb": {(server, cmd, clients, pipeline): row}}
+
+    Each measurement may have several rounds (socket-bench.sh interleaves the servers round by
+    round); the round with the median p50 (rtt) or median throughput (redis-benchmark) stands
+    for it, and the figures of every round are kept under "rounds"."""
+    res = {"rtt": {}, "rb": {}}
+    tsv = os.path.join(directory or "", "socket.tsv")
+    if not directory or not os.path.exists(tsv):
+        return res
+    rtt, rb = {}, {}
+    with open(tsv) as f:
+        for row in csv.DictReader(f, delimiter="\t"):
+            path = os.path.join(directory, row["file"])
+            if not os.path.exists(path):
+                continue
+            if row["clients"] == "rtt":
+                with open(path) as g:
+                    data = json.load(g)
+                data["requests"] = int(row["requests"])
+                rtt.setdefault((row["server"], row["command"]), []).append(data)
+            else:
+                with open(path, errors="replace") as g:
+                    parsed = parse_redis_benchmark(g.read())
+                if parsed is None:
+                    continue
+                parsed["requests"] = int(row["requests"])
+                rb.setdefault((row["server"], row["command"], int(row["clients"]), int(row["pipeline"])), []).append(parsed)
+    for k, runs in rtt.items():
+        d = dict(median_run(runs, lambda d: d["percentiles"]["50"]))
+        d["rounds"] = [r["percentiles"]["50"] for r in runs]
+        res["rtt"][k] = d
+    for k, runs in rb.items():
+        d = dict(median_run(runs, lambda d: d["rps"]))
+        d["rounds"] = [r["rps"] for r in runs]
+        res["rb"][k] = d
+    return res
+
+
+def machine_info():
+    info = {}
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = f.read()
+        m = re.search(r"^model name\s*:\s*(.+)$", cpu, re.M)
+        info["cpu"] = m.group(1).strip() if m else platform.processor()
+        info["logical_cpus"] = len(re.findall(r"^processor\s*:", cpu, re.M))
+        m = re.search(r"^cpu MHz\s*:\s*(.+)$", cpu, re.M)
+        if m:
+            info["mhz"] = float(m.group(1))
+        m = re.search(r"^flags\s*:\s*(.+)$", cpu, re.M)
+        if m:
+            info["hypervisor"] = "hypervisor" in m.group(1).split()
+    except OSError:
+        info["cpu"] = platform.processor()
+    try:
+        info["nproc"] = int(subprocess.run(["nproc"], capture_output=True, text=True, timeout=5).stdout)
+    except Exception:
+        info["nproc"] = os.cpu_count()
+    try:
+        with open("/proc/meminfo") as f:
+            m = re.search(r"MemTotal:\s*(\d+) kB", f.read())
+            info["memory_gib"] = round(int(m.group(1)) / 1024 / 1024, 1)
+    except (OSError, AttributeError):
+        pass
+    info["kernel"] = platform.release()
+    try:
+        with open("/proc/loadavg") as f:
+            info["loadavg_at_report"] = " ".join(f.read().split()[:3])
+    except OSError:
+        pass
+    start = os.environ.get("BENCH_LOADAVG_START")
+    if start:
+        info["loadavg_at_start"] = start
+    for key, cmd in (("swift", ["swift", "--version"]), ("redis_benchmark", ["redis-benchmark", "--version"]),
+                     ("redis_server", ["redis-server", "--version"])):
+        try:
+            out = subprocess.run(cmd, capture_output=True, text=True, timeout=20)
+            info[key] = (out.stdout or out.stderr).strip().splitlines()[0]
+        except Exception:
+            pass
+    return info
+
+
+# ---------------------------------------------------------------------------------------------
+# budgets
+
+def peer_cell(benches, peers, unit="ns"):
+    cells = []
+    for p in peers:
+        s = benches.get(p, {}).get("stats", {})
+        label = PEER_LABEL.get(p.split(":", 1)[1], p.split(":", 1)[1])
+        if p.startswith("timer:libuv"):
+            label = "raw libuv"
+        if "p50_ns" in s:
+            a = s.get("mallocs_per_op_p50")
+            alloc = f", {fmt_allocs(a)} mallocs" if a else ""
+            cells.append(f"{label} {fmt_ns(s['p50_ns'])}{alloc}")
+        else:
+            cells.append(f"{label} not run")
+    return " · ".join(cells) if cells else "–"
+
+
+def inprocess_budgets(benches):
+    rows = []
+    for b in BUDGETS:
+        name = b["subject"]
+        s = benches.get(name, {}).get("stats")
+        row = {"path": b["path"], "figure": name, "budget": None, "value": None, "ratio": None,
+               "peers": peer_cell(benches, b.get("peers", [])), "result": "not run", "alloc_fail": False}
+        if b.get("kind") == "bytes":
+            row["budget"] = f"≤ {b['limit']} B"
+            v = s.get("bytesPerMachine_p50") if s else None
+            if v is not None:
+                row.update(value=f"{v} B", ratio=v / b["limit"],
+                           result="PASS" if v <= b["limit"] else "FAIL")
+            rows.append(row)
+            continue
+        row["budget"] = f"p50 ≤ {b['limit']} ns" + (", 0 mallocs" if b.get("allocs") else "")
+        if s and s.get("p50_ns") is not None:
+            v = s["p50_ns"]
+            allocs = s.get("mallocs_per_iteration_p50", 0)
+            ok_time = v <= b["limit"]
+            ok_alloc = (allocs == 0) or not b.get("allocs")
+            row.update(value=f"{fmt_ns(v)}, {fmt_allocs(s.get('mallocs_per_op_p50', 0))} mallocs",
+                       ratio=v / b["limit"], alloc_fail=not ok_alloc)
+            row["result"] = "PASS" if ok_time and ok_alloc else "FAIL"
+            if not ok_alloc:
+                row["result"] += " (allocates)"
+        rows.append(row)
+    return rows
+
+
+def socket_budgets(sock, servers):
+    rows = []
+    echo = sock["rtt"].get(("echo", "PING"))
+    redis = sock["rtt"].get(("redis", "PING"))
+    echo_p50 = echo["percentiles"]["50"] if echo else None
+    peers = []
+    if echo:
+        peers.append(f"C libuv echo PING {fmt_us(echo_p50)} µs")
+    if redis:
+        peers.append(f"redis-server PING {fmt_us(redis['percentiles']['50'])} µs")
+    modes = [s.split("-", 1)[1] for s in servers if s.startswith("millraced-")] or ["batched"]
+    for mode in modes:
+        judged = mode in DURABILITY_JUDGED
+        r = sock["rtt"].get((f"millraced-{mode}", "SEND t flip"))
+        row = {"path": f"`SEND` round trip, 1 client, p50 (durability {mode})",
+               "figure": f"millraced-{mode} SEND t flip (rtt)",
+               "budget": "≤ 1.3 × echo p50" + (f" = {fmt_us(1.3 * echo_p50)} µs" if echo_p50 else ""),
+               "value": None, "ratio": None, "peers": " · ".join(peers) or "–",
+               "result": "not run", "alloc_fail": False}
+        if r and echo_p50:
+            v = r["percentiles"]["50"]
+            row.update(value=f"{fmt_us(v)} µs", ratio=v / (1.3 * echo_p50))
+            row["result"] = ("PASS" if v <= 1.3 * echo_p50 else "FAIL") if judged else "info"
+        rows.append(row)
+    for pipeline in (1, 16):
+        redis_rb = sock["rb"].get(("redis", "PING", 50, pipeline))
+        echo_rb = sock["rb"].get(("echo", "PING", 50, pipeline))
+        peers = []
+        if echo_rb:
+            peers.append(f"C libuv echo PING {fmt_rate(echo_rb['rps'])}")
+        if redis_rb:
+            peers.append(f"redis-server PING {fmt_rate(redis_rb['rps'])}")
+        for mode in modes:
+            judged = mode in DURABILITY_JUDGED and pipeline == 1
+            r = sock["rb"].get((f"millraced-{mode}", "SEND t flip", 50, pipeline))
+            ptxt = "" if pipeline == 1 else f", -P {pipeline}"
+            row = {"path": f"`SEND` throughput, 50 clients{ptxt} (durability {mode})",
+                   "figure": f"millraced-{mode} SEND t flip (redis-benchmark)",
+                   "budget": "≥ redis-server PING" + (f" = {fmt_rate(redis_rb['rps'])}" if redis_rb else ""),
+                   "value": None, "ratio": None, "peers": " · ".join(peers) or "–",
+                   "result": "not run", "alloc_fail": False}
+            if r and redis_rb:
+                row.update(value=fmt_rate(r["rps"]), ratio=r["rps"] / redis_rb["rps"])
+                row["result"] = ("PASS" if r["rps"] >= redis_rb["rps"] else "FAIL") if judged else "info"
+            rows.append(row)
+    return rows
+
+
+# ---------------------------------------------------------------------------------------------
+# outputs
+
+def budget_table(rows):
+    out = ["| path (DESIGN.md §6) | figure | measured | budget | ratio | peers on the same run | result |",
+           "| --- | --- | --- | --- | --- | --- | --- |"]
+    for r in rows:
+        ratio = "–" if r["ratio"] is None else f"{r['ratio']:.2f}×"
+        res = r["result"]
+        res = f"**{res}**" if res.startswith("FAIL") else res
+        out.append(f"| {r['path']} | `{r['figure']}` | {r['value'] or '–'} | {r['budget']} | {ratio} | {r['peers']} | {res} |")
+    return "\n".join(out)
+
+
+def inprocess_table(benches):
+    out = ["| benchmark | p50 / op | p90 | p99 | mallocs / op (p50) | ops/s at p50 | × ring+switch | samples |",
+           "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    peer_order = ["ring-switch", "millrace-code", "millrace-table", "combine", "actor", "asyncstream"]
+    def key(n):
+        group, _, impl = n.partition(":")
+        order = {"counter": 0, "auth": 1, "effect": 2, "timer": 3, "memory": 4}.get(group, 5)
+        return (order, peer_order.index(impl) if impl in peer_order else len(peer_order), n)
+    for name in sorted(benches, key=key):
+        s = benches[name].get("stats", {})
+        if "p50_ns" not in s:
+            continue
+        group = name.split(":")[0]
+        limit = benches.get(f"{group}:ring-switch", {}).get("stats", {}).get("p50_ns")
+        rel = f"{s['p50_ns'] / limit:.1f}×" if limit else "–"
+        out.append(f"| `{name}` | {fmt_ns(s['p50_ns'])} | {fmt_ns(s.get('p90_ns'))} | {fmt_ns(s.get('p99_ns'))} | "
+                   f"{fmt_allocs(s.get('mallocs_per_op_p50'))} | {fmt_rate(s.get('ops_per_s'))} | {rel} | "
+                   f"{s.get('samples', '–')} |")
+    return "\n".join(out)
+
+
+def rtt_table(sock):
+    out = ["| server | command | p50 µs | p90 | p99 | p99.9 | p99.99 | max | mean | req/s | requests | p50 of each round |",
+           "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for (server, cmd), d in sock["rtt"].items():
+        p = d["percentiles"]
+        rounds = ", ".join(fmt_us(x) for x in d.get("rounds", []))
+        out.append(f"| {server} | `{cmd}` | {fmt_us(p['50'])} | {fmt_us(p['90'])} | {fmt_us(p['99'])} | "
+                   f"{fmt_us(p['99.9'])} | {fmt_us(p['99.99'])} | {fmt_us(d['max_ns'])} | {fmt_us(d['mean_ns'])} | "
+                   f"{fmt_rate(d['rps'])} | {d['requests']} | {rounds} |")
+    return "\n".join(out)
+
+
+def rb_table(sock):
+    combos = [(1, 1), (1, 16), (50, 1), (50, 16)]
+    out = ["| server | command | " + " | ".join(f"-c {c}" + (f" -P {p}" if p > 1 else "") for c, p in combos) + " |",
+           "| --- | --- | " + " | ".join("---" for _ in combos) + " |"]
+    keys = sorted({(s, c) for (s, c, _, _) in sock["rb"]}, key=lambda k: (
+        {"echo": 0, "redis": 1}.get(k[0], 2), k[0], k[1]))
+    for server, cmd in keys:
+        cells = []
+        for c, p in combos:
+            r = sock["rb"].get((server, cmd, c, p))
+            cells.append("–" if not r else f"{fmt_rate(r['rps'])} (p50 {r['p50_ms']:.3f} ms, p99 {r['p99_ms']:.3f})")
+        out.append(f"| {server} | `{cmd}` | " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
+def plot(sock, path, title):
+    """Two panels, p50..p99.99 on a "nines" axis: the 1-client round trip from Bench/C/rtt
+    (exact), and the 50-client latency from redis-benchmark's own percentile distribution."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
+    except ImportError:
+        print("report: matplotlib missing (pip install matplotlib): latency.png not drawn", file=sys.stderr)
+        return False
+    c50 = {(s, c): d for (s, c, cl, p), d in sock["rb"].items() if cl == 50 and p == 1 and d.get("distribution")}
+    if not sock["rtt"] and not c50:
+        print("report: no socket results: latency.png not drawn", file=sys.stderr)
+        return False
+    fixed = {"echo": "#444444", "redis": "#d62728"}
+    palette = ["#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b"]
+    colors = {}
+    def color(server):
+        if server not in colors:
+            colors[server] = fixed.get(server) or palette[len([c for c in colors if c not in fixed]) % len(palette)]
+        return colors[server]
+    def order(k):
+        return ({"echo": 0, "redis": 1}.get(k[0], 2), k[0], k[1] != "SEND t flip")
+    def label(server, cmd):
+        return {"echo": "raw C libuv echo", "redis": "redis-server"}.get(server, server) + f" — {cmd}"
+    nines = lambda p: -math.log10(1 - p / 100.0)
+
+    panels = [("rtt", sock["rtt"]), ("c50", c50)]
+    panels = [(k, v) for k, v in panels if v]
+    fig, axes = plt.subplots(len(panels), 1, figsize=(9, 5 * len(panels)), dpi=110, squeeze=False)
+    for ax, (kind, data) in zip([a[0] for a in axes], panels):
+        lo, hi = float("inf"), 0.0
+        for (server, cmd) in sorted(data, key=order):
+            d = data[(server, cmd)]
+            if kind == "rtt":
+                pts = [(p, ns / 1000.0) for p, ns in d["curve"] if 50.0 - 1e-9 <= p <= 99.99 + 1e-6]
+                p50 = d["percentiles"]["50"] / 1000.0
+            else:
+                pts = [(p, ms * 1000.0) for p, ms in d["distribution"] if 50.0 - 1e-9 <= p <= 99.99 + 1e-6]
+                p50 = d["p50_ms"] * 1000.0
+            if not pts:
+                continue
+            xs, ys = [nines(p) for p, _ in pts], [y for _, y in pts]
+            lo, hi = min(lo, min(ys)), max(hi, max(ys))
+            main = server in fixed or cmd == "SEND t flip"
+            ax.plot(xs, ys, "-" if main else ":", color=color(server), lw=2 if main else 1.4,
+                    marker="o" if kind == "c50" else None, ms=3,
+                    label=f"{label(server, cmd)} (p50 {p50:.1f} µs)")
+        ticks = [50, 90, 99, 99.9, 99.99]
+        ax.xaxis.set_major_locator(FixedLocator([nines(t) for t in ticks]))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"p{100 * (1 - 10 ** -x):.4g}"))
+        ax.xaxis.set_minor_locator(NullLocator())
+        ax.set_xlim(nines(50), 4.0)
+        ax.set_yscale("log")
+        if hi > 0:
+            yt = [m * 10 ** e for e in range(-1, 7) for m in (1, 2, 3, 5) if lo * 0.8 <= m * 10 ** e <= hi * 1.25]
+            ax.yaxis.set_major_locator(FixedLocator(yt))
+            ax.yaxis.set_minor_locator(NullLocator())
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _: f"{y:g}"))
+        ax.set_xlabel("percentile (log scale of 1 / (1 − p))")
+        ax.set_ylabel("latency, µs (log scale)")
+        if kind == "rtt":
+            ax.set_title("1 client, one request in flight: round trip, exact (Bench/C/rtt, every request timed)",
+                         fontsize=9)
+        else:
+            ax.set_title("50 clients (redis-benchmark -c 50): its own percentile distribution "
+                         "(HDR histogram, 10 µs floor, coarse steps)", fontsize=9)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=8, loc="upper left")
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return True
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    bench_dir = os.path.dirname(here)
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--samples", default=os.path.join(bench_dir, "results", "raw", "samples"))
+    ap.add_argument("--socket", default=os.path.join(bench_dir, "results", "raw", "socket"))
+    ap.add_argument("--uvtimers", default=os.path.join(bench_dir, "results", "raw", "uvtimers.json"))
+    ap.add_argument("--out", default=os.path.join(bench_dir, "results"))
+    ap.add_argument("--quick", action="store_true", default=os.environ.get("BENCH_QUICK", "0") not in ("", "0"))
+    args = ap.parse_args()
+
+    benches = read_samples(args.samples)
+    uv = read_uvtimers(args.uvtimers, benches)
+    sock = read_socket(args.socket)
+    servers = sorted({s for (s, _) in sock["rtt"]} | {s for (s, _, _, _) in sock["rb"]})
+    machine = machine_info()
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+
+    rows = inprocess_budgets(benches) + socket_budgets(sock, servers)
+    alloc_fail = [r["figure"] for r in rows if r["alloc_fail"]]
+    for name in EXTRA_HOT_PATHS:
+        s = benches.get(name, {}).get("stats", {})
+        if s.get("mallocs_per_iteration_p50", 0) > 0:
+            alloc_fail.append(name)
+    millrace_ran = any(n.split(":", 1)[1].startswith("millrace") or n.split(":")[0] in ("effect", "memory")
+                       or (n.startswith("timer:") and "libuv" not in n) for n in benches)
+    counts = {k: sum(1 for r in rows if r["result"].startswith(k)) for k in ("PASS", "FAIL", "info", "not run")}
+
+    os.makedirs(args.out, exist_ok=True)
+    mode = "quick (BENCH_QUICK=1)" if args.quick else "full"
+    cpu_line = (f"{machine.get('cpu', '?')}, {machine.get('nproc', '?')} cores available (nproc) of "
+                f"{machine.get('logical_cpus', '?')} logical"
+                + (f", {machine['mhz']:.0f} MHz" if "mhz" in machine else "")
+                + (", virtual machine" if machine.get("hypervisor") else "")
+                + (f", {machine['memory_gib']} GiB" if "memory_gib" in machine else ""))
+    png_ok = plot(sock, os.path.join(args.out, "latency.png"),
+                  f"Unix-socket latency — {now}, {mode}\n{cpu_line}")
+
+    md = []
+    md.append(f"# Millrace benchmarks — {now}\n")
+    md.append(f"Run: {mode}. Machine: {cpu_line}; Linux {machine.get('kernel', '?')}; "
+              f"{machine.get('swift', 'swift ?')}; {machine.get('redis_benchmark', '')}; "
+              f"{machine.get('redis_server', '')}" + (f"; libuv {uv['libuv']}" if uv else "") + ". "
+              f"Load average (1/5/15 min) at start {machine.get('loadavg_at_start', '?')}, at the report "
+              f"{machine.get('loadavg_at_report', '?')}: other work on the machine shows up in the tails first.\n")
+    md.append(f"Budgets: {counts['PASS']} PASS, {counts['FAIL']} FAIL, {counts['not run']} not run, "
+              f"{counts['info']} shown for information.\n")
+    if not millrace_ran:
+        md.append("> The Millrace benchmarks (`Benchmarks/MillraceBenchmarks`) have not been filled in yet, "
+                  "and `MILLRACED` was " + ("set" if any(s.startswith("millraced") for s in servers) else "not set")
+                  + ": rows marked *not run* are waiting for them. The peers below are final.\n")
+    md.append("## Budgets (DESIGN.md §6)\n")
+    md.append(budget_table(rows) + "\n")
+    md.append("Ratio = measured / budget (≤ 1 meets a ceiling; for throughput, measured / redis-server and ≥ 1 "
+              "meets it). In-process figures are the p50 over iterations of (iteration time / operations per "
+              "iteration); mallocs are per operation at the p50 iteration. SEND round trips are judged in the "
+              "`none` and `batched` modes (the default); `strict` fsyncs every turn and is shown for information, "
+              "as is pipelined throughput.\n")
+    md.append("## In-process benchmarks (ordo-one/benchmark, release build)\n")
+    md.append("Same work on every row of a group: `counter` = post one input, state += 1, reply to an observer; "
+              "`auth` = the auth machine's login → loginOK → logout → logoutOK cycle, `login`/`logout` posted, "
+              "`loginOK`/`logoutOK` fed back by their effects (run to completion). 1,000 inputs per iteration. "
+              "`timer:libuv-*` come from `Bench/C/uvtimers` (raw libuv, C).\n")
+    md.append(inprocess_table(benches) + "\n")
+    pin_file = os.path.join(args.socket, "pinning.txt")
+    pinning = open(pin_file).read().strip() if os.path.exists(pin_file) else "unknown"
+    md.append("## Socket round trip, 1 client (Bench/C/rtt: exact, every request timed)\n")
+    md.append(f"CPU pinning: {pinning}.\n")
+    md.append(rtt_table(sock) + "\n")
+    md.append("redis-benchmark 7.0's latency histogram cannot resolve these: its lowest discernible value is "
+              "10 µs (`CONFIG_LATENCY_HISTOGRAM_MIN_VALUE`), so every 1-client percentile on a Unix socket prints "
+              "as about 0.007 ms. `Bench/C/rtt` sends the same RESP command with one request in flight, times "
+              "each round trip with CLOCK_MONOTONIC and keeps every sample, so the percentiles above and in "
+              "`latency.png` are exact; it is the same client for every server.\n")
+    if png_ok:
+        md.append("![latency](latency.png)\n")
+    md.append("## Socket throughput (redis-benchmark, Unix socket, --precision 3)\n")
+    md.append("Median of the rounds (servers interleaved round by round); the latency figures are "
+              "redis-benchmark's own, with its 10 µs floor.\n")
+    md.append(rb_table(sock) + "\n")
+    if alloc_fail:
+        md.append(f"**Allocation on a hot path:** {', '.join(alloc_fail)} — `make bench` fails (DESIGN.md §6: "
+                  "0 allocations).\n")
+    md.append("## Closing notes\n")
+    try:
+        busy = float(machine.get("loadavg_at_start", "0").split()[0]) > 0.5 * (machine.get("nproc") or 1)
+    except ValueError:
+        busy = False
+    if busy:
+        md.append(f"- The machine was busy when the run started (load average {machine['loadavg_at_start']} on "
+                  f"{machine.get('nproc')} cores): every figure is pessimistic, the tails and the socket figures most.")
+    for r in rows:
+        if r["result"].startswith("FAIL") and r["ratio"] is not None:
+            if r["alloc_fail"]:
+                md.append(f"- {r['path']}: {r['value']}: allocates on a path that must not "
+                          f"(time {r['ratio']:.2f}× the {r['budget'].split(',')[0]} budget).")
+            elif r["path"].startswith("`SEND` throughput"):
+                note = ""
+                e, rd = sock["rb"].get(("echo", "PING", 50, 1)), sock["rb"].get(("redis", "PING", 50, 1))
+                if e and rd and 1 - r["ratio"] < 0.05:
+                    note = (f" That is within the load generator's noise: with 50 clients on 2 cores redis-benchmark "
+                            f"itself is the bottleneck, and the raw echo server and redis-server differ by "
+                            f"{100 * abs(e['rps'] / rd['rps'] - 1):.0f} % on this run.")
+                md.append(f"- {r['path']}: {r['value']}, {100 * (1 - r['ratio']):.0f} % short of {r['budget']}.{note}")
+            else:
+                md.append(f"- {r['path']}: {r['value']}, {100 * (r['ratio'] - 1):.0f} % over {r['budget']}.")
+    md.append("\n<!-- Where a budget is not met: what the profile (perf / callgrind) shows is the cost, and the fix "
+              "or why it cannot be made. Written by hand from the run above. -->\n")
+    text = "\n".join(md)
+    with open(os.path.join(args.out, "latest.md"), "w") as f:
+        f.write(text)
+
+    def clean(b):
+        return {k: v for k, v in b.items() if k in ("target", "scaling", "stats")}
+    with open(os.path.join(args.out, "latest.json"), "w") as f:
+        json.dump({
+            "date": now, "mode": "quick" if args.quick else "full", "machine": machine,
+            "budgets": rows, "benchmarks": {k: clean(v) for k, v in sorted(benches.items())},
+            "socket": {
+                "rtt": [dict(server=s, command=c, **{k: v for k, v in d.items() if k != "curve"})
+                        for (s, c), d in sock["rtt"].items()],
+                "redis_benchmark": [dict(server=s, command=c, clients=cl, pipeline=p, **d)
+                                    for (s, c, cl, p), d in sock["rb"].items()],
+            },
+            "uvtimers": uv, "allocation_failures": alloc_fail,
+        }, f, indent=2)
+
+    print(budget_table(rows))
+    print(f"\nreport: {counts['PASS']} PASS, {counts['FAIL']} FAIL, {counts['not run']} not run "
+          f"-> {os.path.join(args.out, 'latest.md')}")
+    if alloc_fail:
+        print(f"report: allocation on a hot path: {', '.join(alloc_fail)}", file=sys.stderr)
+        return 3
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
