@@ -1,5 +1,5 @@
-# Millrace: build, run, test, bench, embedded, fuzz. A fresh Debian machine needs only `make`:
-# missing system packages are installed with apt-get.
+# Millrace: build, run, test, bench, embedded, fuzz, sanitize. A fresh Debian machine needs
+# only `make`: missing system packages are installed with apt-get.
 SWIFT ?= swift
 SWIFTC ?= swiftc
 CC ?= cc
@@ -9,7 +9,7 @@ EMBEDDED_DIR := .build/embedded
 EMBEDDED_FLAGS := -target x86_64-unknown-linux-gnu -enable-experimental-feature Embedded \
 	-wmo -parse-as-library -Osize
 
-.PHONY: all deps build run test embedded bench fuzz lint clean
+.PHONY: all deps build run test embedded embedded-check bench bench-quick sanitize lint clean
 
 all: build
 
@@ -25,16 +25,23 @@ deps:
 build: deps
 	$(SWIFT) build
 
+# Build, then serve examples/machines on ./.millrace/millraced.sock in the foreground.
 run: build
 	$(SWIFT) run millraced
 
+# Everything CI runs: unit and integration tests, the Embedded build, the C library's example
+# (embedded and on libuv) and its API tests.
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test
 	$(MAKE) embedded
+	$(MAKE) c-tests c-example-uv
 
-# The core built a second time as Embedded Swift, linked with libc alone into a check program.
-embedded:
+# The core built a second time as Embedded Swift: a check program linked with libc alone, the
+# static C library with the C example, and the footprint.
+embedded: embedded-check libmillrace c-example footprint
+
+embedded-check:
 	@mkdir -p $(EMBEDDED_DIR)
 	$(SWIFTC) $(EMBEDDED_FLAGS) -module-name Millrace -emit-module \
 	  -emit-module-path $(EMBEDDED_DIR)/Millrace.swiftmodule \
@@ -44,8 +51,24 @@ embedded:
 	$(CC) $(EMBEDDED_DIR)/check.o $(EMBEDDED_DIR)/Millrace.o -o $(EMBEDDED_DIR)/check
 	$(EMBEDDED_DIR)/check
 
+# Latency and allocation benchmarks against real peers (Bench/README.md); BENCH_QUICK=1 for
+# a short run. Writes Bench/results/latest.md, latest.json and latency.png.
+bench: deps
+	MILLRACED=$${MILLRACED:-auto} Bench/run.sh
+
+bench-quick: deps
+	BENCH_QUICK=1 MILLRACED=$${MILLRACED:-auto} Bench/run.sh
+
+# The whole test suite under AddressSanitizer (with LeakSanitizer) and ThreadSanitizer.
+# --disable-xctest: the empty XCTest pass leaks 144 bytes inside XCTest itself.
+sanitize: deps
+	$(SWIFT) test --sanitize=address --disable-xctest --scratch-path .build-asan
+	$(SWIFT) test --sanitize=thread --disable-xctest --scratch-path .build-tsan
+
 lint:
 	$(SWIFT) format lint -r Sources Tests
 
 clean:
-	rm -rf .build
+	rm -rf .build .build-asan .build-tsan Bench/.build
+
+include mk/c.mk
