@@ -51,12 +51,14 @@ let package = Package(
       path: "Benchmarks/PeerBenchmarks",
       swiftSettings: swift6,
       plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
+    .target(name: "CHeapBytes"),
     .executableTarget(
       name: "MillraceBenchmarks",
       dependencies: [
-        "BenchSupport",
+        "BenchSupport", "CHeapBytes",
         .product(name: "Benchmark", package: "benchmark"),
         .product(name: "Millrace", package: rootIdentity),
+        .product(name: "MillraceHost", package: rootIdentity),
       ],
       path: "Benchmarks/MillraceBenchmarks",
       swiftSettings: swift6,

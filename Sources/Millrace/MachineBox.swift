@@ -8,18 +8,24 @@ final class MachineBox<M: Machine>: MachineCell {
   typealias Event = MachineEvent<M.Input, M.State, M.Output>
 
   @usableFromInline
+  @exclusivity(unchecked)
   var state: M.State
   @usableFromInline
   let extra: M.Extra
   @usableFromInline
+  @exclusivity(unchecked)
   var inputs: FixedRing<QueuedInput<M.Input>>
   @usableFromInline
+  @exclusivity(unchecked)
   var effects: EffectSlots<M.Input>
   @usableFromInline
-  var observers: [(Event) -> Void] = []
+  @exclusivity(unchecked)
+  var observers = ObserverList<Event>()
   @usableFromInline
+  @exclusivity(unchecked)
   var routes: [(M.Output) -> Void] = []
   @usableFromInline
+  @exclusivity(unchecked)
   var redirect: ((M.Output) -> Redirection<M.Input>)?
 
   @inlinable
@@ -39,6 +45,7 @@ final class MachineBox<M: Machine>: MachineCell {
   deinit {
     inputs.deallocate()
     effects.deallocate()
+    observers.removeAll()
   }
 
   @inlinable
@@ -84,7 +91,7 @@ final class MachineBox<M: Machine>: MachineCell {
   func noteQueued() {
     statistics.posted &+= 1
     if inputs.count > statistics.queueHighWater { statistics.queueHighWater = inputs.count }
-    if !isScheduled { runtime.schedule(self) }
+    if !isScheduled { schedule() }
   }
 
   // MARK: Dispatch
@@ -100,7 +107,7 @@ final class MachineBox<M: Machine>: MachineCell {
       resolve(queued.input, tag: queued.tag)
       break
     }
-    if isAlive && !isScheduled && !inputs.isEmpty { runtime.schedule(self) }
+    if isAlive && !isScheduled && !inputs.isEmpty { schedule() }
   }
 
   /// Checks that the effect behind a delivery is still live and, for the last delivery of a
@@ -121,13 +128,16 @@ final class MachineBox<M: Machine>: MachineCell {
 
   @inlinable
   func resolve(_ input: M.Input, tag: PostTag) {
-    let capacity = runtime.capacity.effectsPerResolution
-    let storage = runtime.scratch.bindMemory(
-      to: Effect<M.Input, M.Output>.self, capacity: capacity)
+    let (storage, capacity) = withRuntime { runtime in
+      runtime.counters.dispatched &+= 1
+      let capacity = runtime.capacity.effectsPerResolution
+      return (
+        runtime.scratch.bindMemory(to: Effect<M.Input, M.Output>.self, capacity: capacity), capacity
+      )
+    }
     var recorded = Effects<M.Input, M.Output>(storage: storage, capacity: capacity)
     let from = state
     let resolution = M.resolve(input, state: &state, extra: extra, effects: &recorded)
-    runtime.counters.dispatched &+= 1
     if recorded.overflow > 0 {
       statistics.effectsOverflowed &+= UInt64(recorded.overflow)
       runtime.report(.effectBufferFull(id, dropped: recorded.overflow))
@@ -152,7 +162,7 @@ final class MachineBox<M: Machine>: MachineCell {
 
   @inlinable
   func notify(_ event: Event) {
-    for observer in observers { observer(event) }
+    observers.notify(event)
   }
 
   // MARK: Effects

@@ -19,22 +19,43 @@ enum CellOperation {
 @usableFromInline
 class MachineCell {
   @usableFromInline
-  let id: MachineID
+  final let id: MachineID
+  /// The runtime, unretained: it outlives its machines' use of it (its deinit terminates them,
+  /// and a dead machine never touches it). Borrowed on the hot path, never retained.
   @usableFromInline
-  unowned(unsafe) let runtime: Runtime
+  final let runtimeReference: Unmanaged<Runtime>
   @usableFromInline
-  var isAlive = true
+  @exclusivity(unchecked)
+  final var isAlive = true
   @usableFromInline
-  var isScheduled = false
+  @exclusivity(unchecked)
+  final var isScheduled = false
   @usableFromInline
-  var statistics = MachineStatistics()
+  @exclusivity(unchecked)
+  final var statistics = MachineStatistics()
   @usableFromInline
-  let perform: (MachineCell, CellOperation) -> Void
+  final let perform: (MachineCell, CellOperation) -> Void
+
+  /// The runtime (a strong reference; hot paths use `withRuntime` to borrow it instead).
+  @inlinable
+  final var runtime: Runtime { runtimeReference.takeUnretainedValue() }
+
+  /// Runs `body` with the runtime borrowed, not retained.
+  @inlinable
+  final func withRuntime<Result>(_ body: (Runtime) -> Result) -> Result {
+    runtimeReference._withUnsafeGuaranteedRef(body)
+  }
+
+  /// Puts this machine in the runtime's ready ring.
+  @inlinable
+  final func schedule() {
+    runtimeReference._withUnsafeGuaranteedRef { $0.schedule(self) }
+  }
 
   @usableFromInline
   init(id: MachineID, runtime: Runtime, perform: @escaping (MachineCell, CellOperation) -> Void) {
     self.id = id
-    self.runtime = runtime
+    self.runtimeReference = Unmanaged.passUnretained(runtime)
     self.perform = perform
   }
 }

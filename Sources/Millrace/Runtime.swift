@@ -9,6 +9,9 @@
 /// - Fixed capacity (`RuntimeCapacity`): nothing on the hot path (post, dispatch, resolve,
 ///   reply, send, emit, after, every, cancel) allocates, and overflow of any pool is counted
 ///   and reported to `onDiagnostic`, never a crash.
+/// - Not re-entrant: `dispatch` called from an observer returns 0, so no state is accessed
+///   twice at once; the hot stored properties therefore skip Swift's dynamic exclusivity
+///   checks (`@exclusivity(unchecked)`), which would otherwise cost more than the dispatch.
 /// - The runtime never reads a clock: the driver passes time in with `advance(to:)` and asks
 ///   for `nextDeadline` (see `ManualDriver` for tests and bare-metal loops).
 public final class Runtime {
@@ -22,30 +25,50 @@ public final class Runtime {
   public var jobExecutor: ((PendingJob) -> Void)?
 
   @usableFromInline
+  @exclusivity(unchecked)
   var currentTime = Instant.zero
   @usableFromInline
+  @exclusivity(unchecked)
   var counters = RuntimeStatistics()
+  /// The machines by slot, each retained once by the runtime (released by `releaseIndex`).
+  /// Unmanaged so that the dispatch loop borrows a machine instead of retaining it.
   @usableFromInline
-  var cells: [MachineCell?]
+  @exclusivity(unchecked)
+  var cells: UnsafeMutablePointer<Unmanaged<MachineCell>?>
+  /// The slot being dispatched, whose release waits until its dispatch returns.
   @usableFromInline
+  @exclusivity(unchecked)
+  var dispatchingIndex = -1
+  @usableFromInline
+  @exclusivity(unchecked)
+  var releaseAfterDispatch = false
+  @usableFromInline
+  @exclusivity(unchecked)
   var generations: [UInt32]
   @usableFromInline
+  @exclusivity(unchecked)
   var freeIndices: [UInt32]
   @usableFromInline
+  @exclusivity(unchecked)
   var ready: FixedRing<UInt32>
   @usableFromInline
+  @exclusivity(unchecked)
   var timers: TimerHeap
   @usableFromInline
+  @exclusivity(unchecked)
   var scratch: UnsafeMutableRawPointer
   @usableFromInline
+  @exclusivity(unchecked)
   var scratchBytes: Int
   @usableFromInline
+  @exclusivity(unchecked)
   var isDispatching = false
 
   /// Reserves every runtime-wide pool at the given capacities.
   public init(capacity: RuntimeCapacity = RuntimeCapacity()) {
     self.capacity = capacity
-    cells = Array(repeating: nil, count: capacity.machines)
+    cells = .allocate(capacity: capacity.machines)
+    cells.initialize(repeating: nil, count: capacity.machines)
     generations = Array(repeating: 1, count: capacity.machines)
     var free: [UInt32] = []
     free.reserveCapacity(capacity.machines)
@@ -58,9 +81,11 @@ public final class Runtime {
   }
 
   deinit {
-    for cell in cells {
-      if let cell { cell.perform(cell, .terminate) }
+    for index in 0..<capacity.machines {
+      guard let cell = cells[index]?.takeRetainedValue() else { continue }
+      cell.perform(cell, .terminate)
     }
+    cells.deallocate()
     ready.deallocate()
     timers.deallocate()
     scratch.deallocate()
@@ -96,7 +121,7 @@ public final class Runtime {
       state: state, extra: extra, queues: queues ?? M.queues,
       inputCapacity: inputCapacity ?? capacity.inputsPerMachine,
       effectCapacity: capacity.effectsPerMachine)
-    cells[Int(index)] = box
+    cells[Int(index)] = Unmanaged.passRetained(box)
     counters.machines += 1
     if counters.machines > counters.machinesHighWater {
       counters.machinesHighWater = counters.machines
@@ -130,10 +155,23 @@ public final class Runtime {
   @usableFromInline
   func releaseIndex(of cell: MachineCell) {
     let index = Int(cell.id.index)
-    guard cells[index] === cell else { return }
+    guard let held = cells[index], held.toOpaque() == Unmanaged.passUnretained(cell).toOpaque()
+    else { return }
+    if index == dispatchingIndex {
+      releaseAfterDispatch = true
+      return
+    }
     cells[index] = nil
     generations[index] &+= 1
     freeIndices.append(cell.id.index)
+    held.release()
+  }
+
+  /// The machine in slot `index`, if any (retained; not for the hot path).
+  @usableFromInline
+  func cell(at index: Int) -> MachineCell? {
+    guard index >= 0 && index < capacity.machines else { return nil }
+    return cells[index]?.takeUnretainedValue()
   }
 
   @usableFromInline
@@ -173,11 +211,13 @@ public final class Runtime {
         timers.disarm(handle)
         counters.timers -= 1
       }
-      guard let cell = cells[Int(entry.owner.index)], cell.id == entry.owner, cell.isAlive
-      else { continue }
-      cell.perform(
-        cell,
-        .fire(slot: entry.slot, generation: entry.slotGeneration, disarmed: entry.period == 0))
+      guard let cell = cells[Int(entry.owner.index)] else { continue }
+      cell._withUnsafeGuaranteedRef { cell in
+        guard cell.id == entry.owner, cell.isAlive else { return }
+        cell.perform(
+          cell,
+          .fire(slot: entry.slot, generation: entry.slotGeneration, disarmed: entry.period == 0))
+      }
     }
   }
 
@@ -191,13 +231,21 @@ public final class Runtime {
     var turns = 0
     while turns < limit, let index = ready.popFirst() {
       guard let cell = cells[Int(index)] else { continue }
-      cell.isScheduled = false
-      guard cell.isAlive else {
-        releaseIndex(of: cell)
-        continue
+      cell._withUnsafeGuaranteedRef { cell in
+        cell.isScheduled = false
+        guard cell.isAlive else {
+          releaseIndex(of: cell)
+          return
+        }
+        dispatchingIndex = Int(index)
+        cell.perform(cell, .dispatch)
+        dispatchingIndex = -1
+        turns += 1
+        if releaseAfterDispatch {
+          releaseAfterDispatch = false
+          if !cell.isScheduled { releaseIndex(of: cell) }
+        }
       }
-      cell.perform(cell, .dispatch)
-      turns += 1
     }
     return turns
   }
@@ -205,7 +253,7 @@ public final class Runtime {
   /// Hands a finished job back; its results are queued to its machine unless the effect was
   /// cancelled or the machine removed meanwhile. Call on the runtime's thread.
   public func complete(_ job: PendingJob) {
-    guard let cell = cells[Int(job.machine.index)], cell.id == job.machine, cell.isAlive
+    guard let cell = cell(at: Int(job.machine.index)), cell.id == job.machine, cell.isAlive
     else { return }
     cell.perform(cell, .complete(job))
   }

@@ -27,7 +27,7 @@ final class CRuntime {
   func machine(_ id: millrace_machine_t) -> MachineHandle<CMachine>? {
     let machineID = MachineID(c: id)
     let index = Int(machineID.index)
-    guard index < runtime.cells.count, let cell = runtime.cells[index], cell.id == machineID,
+    guard let cell = runtime.cell(at: index), cell.id == machineID,
       cell.isAlive
     else { return nil }
     return MachineHandle(box: unsafeDowncast(cell, to: MachineBox<CMachine>.self))

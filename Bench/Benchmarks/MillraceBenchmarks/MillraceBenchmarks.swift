@@ -1,63 +1,275 @@
-// Millrace's own hot paths, measured on the same run as the peers (PeerBenchmarks).
-//
-// ─────────────────────────────────────────────────────────────────────────────────────────
-// INTEGRATOR: FILL IN once the core (`Millrace`) lands. Nothing here runs until then; the
-// target exists so that the package layout, `run.sh` and `report.py` are final already.
-// ─────────────────────────────────────────────────────────────────────────────────────────
-//
-// Use `BenchConfig.perInput()` for every per-operation benchmark (1,000 operations per
-// iteration, `.kilo` scaling, ns time units, wall clock + throughput + mallocs) and the names
-// below: `scripts/report.py` maps each name to its DESIGN.md §6 budget and to its peers by
-// these exact strings (see BUDGETS in report.py). A name that is missing shows as "not run".
-//
-//   per input: post + dispatch + resolve + reply            budget p50 ≤ 15 ns, 0 mallocs
-//     "counter:millrace-code"   the counter (BenchSupport/Workloads.swift) as a code machine:
-//                               post `.increment`, run the runtime to idle, reply to an
-//                               observer that calls `sink.counter(...)`; `sink.verify(1000, ...)`
-//     "auth:millrace-code"      the auth machine as a code machine; `login`/`logout` start a
-//                               `send(loginOK)` / `send(logoutOK)` effect (the synchronous
-//                               stand-in for `after(1s, ...)`), 250 cycles per iteration
-//     "auth:millrace-table"     the same machine loaded from a machine file (table machine)
-//
-//   effects, one operation each                             budget ≤ 200 ns, 0 mallocs
-//     "effect:start-after"      start an `after` on the default (merge) queue
-//     "effect:replace-latest"   start under `latest(max: 1)` while one is in flight
-//     "effect:queue-oldest"     start under `oldest(max: 1, .suspendNew)` while one is in flight
-//     "effect:cancel"           `cancel(id)` of one in-flight effect
-//     "effect:cycle"            input → effect → timer fires → input (manual driver), no budget
-//
-//   timers (manual driver, time advanced by hand)           budget ≤ 300 ns, 0 mallocs
-//     "timer:arm"               arm one timer
-//     "timer:cancel"            cancel one armed timer
-//     "timer:fire-1M"           arm 1,000,000 timers, advance past all, per fire ≤ 700 ns
-//                               (use `scalingFactor: .mega`, or `.kilo` over 1,000 timers and
-//                               say so; `TimerLateness` in BenchSupport records lateness with
-//                               HdrHistogram if the libuv driver is used instead)
-//
-//   memory                                                  budget ≤ 64 bytes per machine
-//     "memory:per-machine"      spawn N machines, record the runtime's bytes per machine
-//                               beyond queue slots as the custom metric `bytesPerMachine`:
-//                               `benchmark.measurement(BenchConfig.bytesPerMachine, bytes)`
-//
-// Any Millrace hot-path benchmark above whose p50 mallocs are not 0 fails `make bench`
-// (report.py exits 3), as issue 5 asks.
+// Millrace's own hot paths, measured on the same run as the peers (PeerBenchmarks), under the
+// names `scripts/report.py` maps to DESIGN.md §6 budgets. Every per-operation benchmark runs
+// `BenchConfig.batch` operations per iteration (`.kilo` scaling) and counts mallocs: any
+// allocation on a hot path fails `make bench`.
 
 import Benchmark
 import BenchSupport
+import CHeapBytes
+import Foundation
 import Millrace
+import MillraceHost
 
 let benchmarks: @Sendable () -> Void = {
-  // INTEGRATOR: register the Millrace benchmarks here, e.g.
-  //
-  //   let sink = ReplySink()
-  //   let runtime = Runtime(capacities: ...)
-  //   let counter = runtime.spawn(CounterMachine.self, ...)
-  //   counter.observe { reply in sink.counter(CounterReply(from: reply.from, to: reply.to)) }
-  //   Benchmark("counter:millrace-code", configuration: BenchConfig.perInput()) { benchmark in
-  //     for _ in benchmark.scaledIterations {
-  //       precondition(counter.post(.increment) == .accepted)
-  //       runtime.runUntilIdle()
-  //     }
-  //     sink.verify(BenchConfig.batch, benchmark.name)
-  //   }
+  let config = BenchConfig.perInput()
+  let batch = BenchConfig.batch
+  let cycles = Auth.cyclesPerBatch
+
+  // MARK: post + dispatch + resolve + reply
+
+  do {
+    let sink = ReplySink()
+    let runtime = Runtime(capacity: RuntimeCapacity(machines: 4))
+    let counter = runtime.spawn(CounterMachine.self, state: 0)!
+    counter.observe { event in
+      if case .replied(.success(_, let from, let to), _) = event {
+        sink.counter(CounterReply(from: from, to: to))
+      }
+    }
+    Benchmark("counter:millrace-code", configuration: config) { benchmark in
+      for _ in benchmark.scaledIterations {
+        precondition(counter.post(.increment) == .accepted)
+        runtime.dispatch()
+      }
+      sink.verify(batch, benchmark.name)
+    }
+  }
+  do {
+    let sink = ReplySink()
+    let runtime = Runtime(capacity: RuntimeCapacity(machines: 4))
+    let auth = runtime.spawn(AuthMachine.self, state: .loggedOut)!
+    auth.observe { event in
+      guard case .replied(let reply, _) = event else { return }
+      switch reply {
+      case .success(let input, let from, let to):
+        sink.auth(AuthReply(input: input, from: from, to: to, handled: true))
+      case .failure(let input, let state):
+        sink.auth(AuthReply(input: input, from: state, to: state, handled: false))
+      }
+    }
+    Benchmark("auth:millrace-code", configuration: config) { benchmark in
+      for _ in 0..<cycles {
+        _ = auth.post(.login)
+        runtime.dispatch()
+        _ = auth.post(.logout)
+        runtime.dispatch()
+      }
+      sink.verify(batch, benchmark.name)
+    }
+  }
+  do {
+    // The same machine as a table loaded from a machine file: inputs and states are the
+    // file's interned indices; `send` stands in for the 1 s `after` as in the other peers.
+    let json = """
+      {"kind": "auth", "initial": "loggedOut",
+       "states": ["loggedOut", "loggingIn", "loggedIn", "loggingOut"],
+       "transitions": [
+         {"on": "login", "from": "loggedOut", "to": "loggingIn", "effects": [{"send": "loginOK"}]},
+         {"on": "loginOK", "from": "loggingIn", "to": "loggedIn"},
+         {"on": "logout", "from": "loggedIn", "to": "loggingOut", "effects": [{"send": "logoutOK"}]},
+         {"on": "logoutOK", "from": "loggingOut", "to": "loggedOut"},
+         {"on": "forceLogout", "from": ["loggingIn", "loggedIn"], "to": "loggingOut"}]}
+      """
+    let definition = try! KindDefinition(json: Data(json.utf8), file: "auth.json")
+    let kind = FileKind(definition)
+    let login = definition.inputs.index(of: "login")!
+    let logout = definition.inputs.index(of: "logout")!
+    let sink = ReplySink()
+    let runtime = Runtime(capacity: RuntimeCapacity(machines: 4))
+    let auth = runtime.spawn(
+      FileMachine.self, state: definition.initial, extra: kind, queues: kind.queues)!
+    auth.observe { event in
+      guard case .replied(let reply, _) = event else { return }
+      switch reply {
+      case .success(let input, let from, let to):
+        sink.auth(
+          AuthReply(
+            input: AuthInput(rawValue: UInt8(truncatingIfNeeded: input))!,
+            from: AuthState(rawValue: UInt8(truncatingIfNeeded: from))!,
+            to: AuthState(rawValue: UInt8(truncatingIfNeeded: to))!, handled: true))
+      case .failure:
+        sink.auth(AuthReply(input: .login, from: .loggedOut, to: .loggedOut, handled: false))
+      }
+    }
+    Benchmark("auth:millrace-table", configuration: config) { benchmark in
+      for _ in 0..<cycles {
+        _ = auth.post(login)
+        runtime.dispatch()
+        _ = auth.post(logout)
+        runtime.dispatch()
+      }
+      sink.verify(batch, benchmark.name)
+    }
+  }
+
+  // MARK: effects
+
+  /// A runtime with one effect machine holding room for a whole batch of in-flight effects.
+  func effectRig(slots: Int = 2 * batch) -> (Runtime, MachineHandle<EffectMachine>) {
+    let runtime = Runtime(
+      capacity: RuntimeCapacity(
+        machines: 4, inputsPerMachine: 2 * batch, effectsPerMachine: slots, timers: 4 * batch))
+    let machine = runtime.spawn(EffectMachine.self, state: 0, queues: EffectMachine.layout)!
+    return (runtime, machine)
+  }
+
+  /// Posts `input` and resolves it (with every effect it starts or cancels).
+  @inline(__always)
+  func run(_ runtime: Runtime, _ machine: MachineHandle<EffectMachine>, _ input: EffectMachine.Input) {
+    precondition(machine.post(input) == .accepted)
+    runtime.dispatch()
+  }
+
+  do {
+    let (runtime, machine) = effectRig()
+    Benchmark("effect:start-after", configuration: config) { benchmark in
+      benchmark.startMeasurement()
+      for _ in benchmark.scaledIterations {
+        run(runtime, machine, .arm(queue: 0, id: 1, milliseconds: 60_000))
+      }
+      benchmark.stopMeasurement()
+      run(runtime, machine, .cancel(1))
+    }
+  }
+  do {
+    let (runtime, machine) = effectRig()
+    run(runtime, machine, .arm(queue: 1, id: 1, milliseconds: 60_000))
+    Benchmark("effect:replace-latest", configuration: config) { benchmark in
+      for _ in benchmark.scaledIterations {
+        run(runtime, machine, .arm(queue: 1, id: 1, milliseconds: 60_000))
+      }
+      precondition(machine.statistics.effectsCancelled > 0)
+    }
+  }
+  do {
+    let (runtime, machine) = effectRig()
+    run(runtime, machine, .arm(queue: 2, id: 1, milliseconds: 60_000))
+    Benchmark("effect:queue-oldest", configuration: config) { benchmark in
+      benchmark.startMeasurement()
+      for _ in benchmark.scaledIterations {
+        run(runtime, machine, .arm(queue: 2, id: 2, milliseconds: 60_000))
+      }
+      benchmark.stopMeasurement()
+      run(runtime, machine, .cancel(2))
+    }
+  }
+  do {
+    // A machine with the default 16 effect slots, 8 of them busy; each operation starts one
+    // more effect and cancels it by id (start + cancel, so the figure bounds each).
+    let runtime = Runtime(capacity: RuntimeCapacity(machines: 4, effectsPerMachine: 16))
+    let machine = runtime.spawn(EffectMachine.self, state: 0, queues: EffectMachine.layout)!
+    for id in 10..<18 { run(runtime, machine, .arm(queue: 0, id: UInt64(id), milliseconds: 60_000)) }
+    Benchmark("effect:cancel", configuration: config) { benchmark in
+      for _ in benchmark.scaledIterations {
+        run(runtime, machine, .arm(queue: 0, id: 1, milliseconds: 60_000))
+        run(runtime, machine, .cancel(1))
+      }
+    }
+  }
+  do {
+    let (runtime, machine) = effectRig()
+    var now = runtime.now
+    Benchmark("effect:cycle", configuration: config) { benchmark in
+      for _ in benchmark.scaledIterations {
+        run(runtime, machine, .arm(queue: 0, id: 0, milliseconds: 1))
+        now = now.advanced(by: .milliseconds(1))
+        runtime.advance(to: now)
+        runtime.dispatch()
+      }
+    }
+  }
+
+  // MARK: timers
+
+  do {
+    // Arming into a heap that already holds 10,000 timers, at spread deadlines.
+    let (runtime, machine) = effectRig(slots: 16 * batch)
+    for index in 0..<10_000 {
+      run(runtime, machine, .arm(queue: 0, id: 9, milliseconds: 60_000 + Int64(index)))
+    }
+    var spread: Int64 = 0
+    Benchmark("timer:arm", configuration: config) { benchmark in
+      benchmark.startMeasurement()
+      for _ in benchmark.scaledIterations {
+        spread = (spread &+ 7_919) % 100_000
+        run(runtime, machine, .arm(queue: 0, id: 1, milliseconds: 1_000 + spread))
+      }
+      benchmark.stopMeasurement()
+      run(runtime, machine, .cancel(1))
+    }
+  }
+  do {
+    let (runtime, machine) = effectRig(slots: 16 * batch)
+    for index in 0..<10_000 {
+      run(runtime, machine, .arm(queue: 0, id: 9, milliseconds: 60_000 + Int64(index)))
+    }
+    Benchmark("timer:cancel", configuration: config) { benchmark in
+      benchmark.stopMeasurement()
+      for index in 0..<batch {
+        run(runtime, machine, .arm(queue: 0, id: UInt64(100 + index), milliseconds: 30_000))
+      }
+      benchmark.startMeasurement()
+      for index in 0..<batch { run(runtime, machine, .cancel(UInt64(100 + index))) }
+    }
+  }
+  do {
+    // 1,000 machines × 1,000 timers each fire when time passes them: per fire, the timer
+    // pop, the input queued, and its dispatch.
+    let count = BenchConfig.quick ? 100 : 1_000
+    let runtime = Runtime(
+      capacity: RuntimeCapacity(
+        machines: count, inputsPerMachine: 1_000, effectsPerMachine: 1_000,
+        timers: count * 1_000))
+    let machines = (0..<count).map { _ in runtime.spawn(EffectMachine.self, state: 0)! }
+    var now = runtime.now
+    let fireConfig = Benchmark.Configuration(
+      metrics: BenchConfig.metrics, timeUnits: .nanoseconds, warmupIterations: 0,
+      scalingFactor: BenchConfig.quick ? .kilo : .mega, maxDuration: .seconds(10),
+      maxIterations: BenchConfig.quick ? 5 : 3)
+    Benchmark("timer:fire-1M", configuration: fireConfig) { benchmark in
+      benchmark.stopMeasurement()
+      for machine in machines {
+        for index in 0..<1_000 {
+          _ = machine.post(.arm(queue: 0, id: 0, milliseconds: 1 + Int64(index % 100)))
+        }
+      }
+      while runtime.hasPendingInputs { runtime.dispatch() }
+      now = now.advanced(by: .seconds(1))
+      benchmark.startMeasurement()
+      runtime.advance(to: now)
+      while runtime.hasPendingInputs { runtime.dispatch() }
+      benchmark.stopMeasurement()
+      precondition(runtime.statistics.timers == 0)
+    }
+  }
+
+  // MARK: memory
+
+  Benchmark(
+    "memory:per-machine",
+    configuration: .init(
+      metrics: [BenchConfig.bytesPerMachine], warmupIterations: 0, maxIterations: 1)
+  ) { benchmark in
+    // Heap bytes of N machines with one input slot and one effect slot, minus what one more
+    // input slot and one more effect slot cost (measured the same way): the per-machine
+    // overhead beyond its queue slots.
+    func bytes(inputs: Int, effects: Int) -> Int {
+      let count = 10_000
+      let runtime = Runtime(
+        capacity: RuntimeCapacity(
+          machines: count, inputsPerMachine: inputs, effectsPerMachine: effects))
+      var handles: [MachineHandle<CounterMachine>] = []
+      handles.reserveCapacity(count)
+      let afterArray = Int(bench_heap_bytes_in_use())
+      for _ in 0..<count { handles.append(runtime.spawn(CounterMachine.self, state: 0)!) }
+      let after = Int(bench_heap_bytes_in_use())
+      return (after - afterArray) / count
+    }
+    let base = bytes(inputs: 1, effects: 1)
+    let inputSlot = bytes(inputs: 2, effects: 1) - base
+    let effectSlot = bytes(inputs: 1, effects: 2) - base
+    let overhead = base - inputSlot - effectSlot
+    print("memory: \(base) bytes per machine with 1 input slot (\(inputSlot) B) and 1 effect slot (\(effectSlot) B): \(overhead) bytes beyond its queue slots")
+    benchmark.measurement(BenchConfig.bytesPerMachine, overhead)
+  }
 }

@@ -1,0 +1,68 @@
+/// One observer closure, boxed so that it can be borrowed (its `let` closure is called
+/// without retaining its context).
+@usableFromInline
+final class ObserverBox<Event> {
+  @usableFromInline
+  let call: (Event) -> Void
+
+  @usableFromInline
+  init(_ call: @escaping (Event) -> Void) {
+    self.call = call
+  }
+}
+
+/// A machine's observers in storage it owns, so that notifying them borrows each observer
+/// instead of retaining an array buffer and every closure context per event.
+///
+/// Grows (allocates) only when an observer is added, never when notifying.
+@usableFromInline
+struct ObserverList<Event> {
+  @usableFromInline
+  var storage: UnsafeMutablePointer<Unmanaged<ObserverBox<Event>>>?
+  @usableFromInline
+  var count = 0
+  @usableFromInline
+  var capacity = 0
+
+  @usableFromInline
+  init() {}
+
+  /// Adds an observer at the end.
+  @usableFromInline
+  mutating func append(_ observer: @escaping (Event) -> Void) {
+    if count == capacity {
+      let grown = UnsafeMutablePointer<Unmanaged<ObserverBox<Event>>>.allocate(
+        capacity: max(2, capacity * 2))
+      if let storage {
+        grown.moveInitialize(from: storage, count: count)
+        storage.deallocate()
+      }
+      storage = grown
+      capacity = max(2, capacity * 2)
+    }
+    (storage! + count).initialize(to: Unmanaged.passRetained(ObserverBox(observer)))
+    count += 1
+  }
+
+  /// Calls every observer with `event`, in the order they were added.
+  @inlinable
+  func notify(_ event: Event) {
+    guard let storage else { return }
+    var index = 0
+    while index < count {
+      storage[index]._withUnsafeGuaranteedRef { $0.call(event) }
+      index &+= 1
+    }
+  }
+
+  /// Forgets every observer and frees the storage.
+  @usableFromInline
+  mutating func removeAll() {
+    guard let storage else { return }
+    for index in 0..<count { storage[index].release() }
+    storage.deallocate()
+    self.storage = nil
+    count = 0
+    capacity = 0
+  }
+}
