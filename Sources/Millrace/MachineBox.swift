@@ -334,10 +334,19 @@ final class MachineBox<M: Machine>: MachineCell {
   func cancel(_ effectID: EffectID) {
     guard effectID != .none, effects.inFlight > 0 else { return }
     var cancelled = false
-    for index in 0..<effects.capacity
-    where effects.slots[index].phase != .free && effects.slots[index].id == effectID {
-      cancelSlot(Int32(index))
-      cancelled = true
+    // Live slots cluster at low indices (freed slots are reused first): stop once every slot
+    // that was in flight has been seen.
+    var unseen = effects.inFlight
+    var index = 0
+    while unseen > 0 && index < effects.capacity {
+      if effects.slots[index].phase != .free {
+        unseen -= 1
+        if effects.slots[index].id == effectID {
+          cancelSlot(Int32(index))
+          cancelled = true
+        }
+      }
+      index += 1
     }
     guard cancelled else { return }
     for queue in 0..<effects.queues.count { promote(queue) }
