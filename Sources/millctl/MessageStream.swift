@@ -20,7 +20,7 @@ struct MessageStream {
 
   /// Prints messages as they arrive, `limit` of them or until the connection ends (which
   /// throws `ControlClient.Failure`).
-  func print(limit: Int? = nil) throws {
+  func printMessages(limit: Int? = nil) throws {
     var printed = 0
     while limit.map({ printed < $0 }) ?? true {
       Console.line(Self.line(for: try client.read()))

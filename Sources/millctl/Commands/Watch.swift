@@ -30,6 +30,6 @@ struct Watch: ParsableCommand {
   func run() throws {
     let stream = MessageStream(client: try connection.open(timeoutSeconds: 0))
     try stream.subscribe(names)
-    try stream.print(limit: count)
+    try stream.printMessages(limit: count)
   }
 }

@@ -80,12 +80,17 @@ struct ReplSession {
     }
   }
 
-  /// Sends `words` and prints the replies: one, or one per channel for `SUBSCRIBE` and
+  /// Sends `words` and prints the replies: one, or one per name for `SUBSCRIBE` and
   /// `UNSUBSCRIBE`; after a `SUBSCRIBE`, messages until interrupted.
   private mutating func execute(_ words: [String]) throws -> Bool {
     let command = words[0].uppercased()
-    let subscribing = command == "SUBSCRIBE"
-    let replies = subscribing || command == "UNSUBSCRIBE" ? words.count - 1 : 1
+    let names = words.count - 1
+    let replies =
+      switch command {
+      case "SUBSCRIBE": max(1, names)  // with no name, one error
+      case "UNSUBSCRIBE": names  // with no name, one per subscription: none here
+      default: 1
+      }
     do {
       let client = try self.client ?? connection.open(timeoutSeconds: 0)
       self.client = client
@@ -93,14 +98,16 @@ struct ReplSession {
       for _ in 0..<replies {
         let reply = try client.read()
         Console.line(reply.replText)
-        if case .error = reply {
-          failed = true
-          return true
-        }
+        guard case .error = reply else { continue }
+        failed = true
+        // A refused name ends a SUBSCRIBE early, perhaps after other names were subscribed:
+        // start over on a fresh connection rather than mix messages into later replies.
+        if command == "SUBSCRIBE" { self.client = nil }
+        return true
       }
-      if subscribing && replies > 0 {
+      if command == "SUBSCRIBE" {
         if interactive { Console.line("Reading messages... (press Ctrl-C to quit)") }
-        try MessageStream(client: client).print()
+        try MessageStream(client: client).printMessages()
       }
       return command != "QUIT"
     } catch {
