@@ -190,6 +190,7 @@ import Testing
         history
         LIST toggle
         SEND r fly
+        SUBSCRIBE
         KINDS
         """
       let result = try Millctl(daemon).run(["repl"], input: script + "\n")
@@ -198,6 +199,7 @@ import Testing
         "    1  SPAWN toggle r", "    2  send r flip", "    3  \"STATE\" 'r'",
         "    4  PING \"hello world\"", "    5  history",
         "1) r", "(error) ERR noinput kind toggle has no input fly",
+        "(error) ERR args wrong number of arguments for 'subscribe'",
         "1) auth", "2) counter", "3) door", "4) toggle", "5) traffic-light",
       ]
       #expect(result.lines == expected, "\(result.output)")
@@ -301,7 +303,10 @@ private struct Millctl {
       -> Result
     {
       do {
-        try waitUntil("millctl \(process.arguments ?? []) exits", within: seconds) {
+        try waitUntil(
+          "millctl \(process.arguments ?? []) exits", within: seconds,
+          sourceLocation: sourceLocation
+        ) {
           !process.isRunning
         }
       } catch {
@@ -378,16 +383,19 @@ private func withDaemon(
   try body(daemon)
 }
 
-/// Polls `condition` every 10 ms until it holds; throws after `seconds`.
+/// Polls `condition` every 10 ms until it holds; after `seconds`, records `what` (evaluated
+/// then) as an issue and throws.
 private func waitUntil(
-  _ what: String, within seconds: Double = 10, sourceLocation: SourceLocation = #_sourceLocation,
+  _ what: @autoclosure () -> String, within seconds: Double = 10,
+  sourceLocation: SourceLocation = #_sourceLocation,
   _ condition: () throws -> Bool
 ) throws {
   let deadline = Date().addingTimeInterval(seconds)
   while try !condition() {
     guard Date() < deadline else {
-      Issue.record("timed out waiting until \(what)", sourceLocation: sourceLocation)
-      throw ControlClient.Failure(description: "timed out waiting until \(what)")
+      let message = "timed out waiting until \(what())"
+      Issue.record(Comment(rawValue: message), sourceLocation: sourceLocation)
+      throw ControlClient.Failure(description: message)
     }
     usleep(10_000)
   }
