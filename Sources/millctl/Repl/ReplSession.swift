@@ -109,7 +109,7 @@ struct ReplSession {
         if interactive { Console.line("Reading messages... (press Ctrl-C to quit)") }
         try MessageStream(client: client).printMessages()
       }
-      return command != "QUIT"
+      return true
     } catch {
       guard interactive else { throw error }
       client = nil
