@@ -1,1 +1,0 @@
-print("millctl: not built yet")
