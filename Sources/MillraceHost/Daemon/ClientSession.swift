@@ -4,7 +4,8 @@ import MillraceUV
 final class ClientSession {
   /// The machines this client subscribed to (`*` for all).
   var subscriptions: Set<String> = []
-  /// Whether the client may run commands other than `AUTH`, `PING`, `HELP` and `QUIT`.
+  /// Whether the client may run commands other than `AUTH` and `QUIT` (DESIGN: with a token,
+  /// the first command must be `AUTH`).
   var authenticated: Bool
   /// A `SEND` waiting for room in its machine's queue (the connection is paused meanwhile).
   var blockedSend: (name: String, input: String)?
