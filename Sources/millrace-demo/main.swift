@@ -1,62 +1,118 @@
-// A door machine driven by stdin lines: type open, close, lock, unlock (or quit). An opened
-// door closes itself after 5 seconds unless closed by hand. Replies and outputs are printed.
-// A stop-gap demo until the libuv loop drives it from stdin, a timer and a socket together.
+// millrace-demo: a traffic light driven by three input sources at once, on one libuv loop:
+// - a periodic loop timer posts `tick` every second (red → green → yellow → red);
+// - stdin lines post commands (`flash`, `resume`, `quit`);
+// - a Unix socket (line framing, path in argv[1], default ./.millrace/demo.sock) takes the
+//   same commands from `nc -U` or `socat`, and answers each with the transition.
+// Every transition and output is printed. Try: `swift run millrace-demo`, then in another
+// terminal `echo flash | nc -U .millrace/demo.sock`.
 import Millrace
+import MillraceUV
 
-enum Door: Machine {
-  enum State: String { case closed, opened, locked }
-  enum Input: String { case open, close, lock, unlock, autoClose }
+enum TrafficLight: Machine {
+  enum State: String { case red, green, yellow, flashing }
+  enum Input: String { case tick, flash, resume }
 
   static func resolve(
     _ input: Input, state: inout State, extra: Void, effects: inout Effects<Input, String>
   ) -> Resolution {
     switch (input, state) {
-    case (.open, .closed):
-      state = .opened
-      effects.after(.seconds(5), send: .autoClose, id: "autoclose")
-    case (.close, .opened):
-      state = .closed
-      effects.cancel("autoclose")
-    case (.autoClose, .opened):
-      state = .closed
-      effects.emit("closed itself")
-    case (.lock, .closed): state = .locked
-    case (.unlock, .locked): state = .closed
+    case (.tick, .red): state = .green
+    case (.tick, .green): state = .yellow
+    case (.tick, .yellow): state = .red
+    case (.flash, .red), (.flash, .green), (.flash, .yellow): state = .flashing
+    case (.resume, .flashing): state = .red
     default: return .rejected
     }
+    effects.emit(state.rawValue)
     return .handled
   }
 }
 
-let clock = ContinuousClock()
-let start = clock.now
-func elapsed() -> Instant {
-  Instant(nanoseconds: UInt64(max(0, TimeSpan(clock.now - start).nanoseconds)))
-}
-
-let runtime = Runtime()
-guard let door = runtime.spawn(Door.self, state: .closed) else { fatalError("no room") }
-door.observe { event in
-  switch event {
-  case .replied(.success(let input, let from, let to), _):
-    print("\(input.rawValue): \(from.rawValue) -> \(to.rawValue)")
-  case .replied(.failure(let input, let state), _):
-    print("rejected \(input.rawValue) in \(state.rawValue)")
-  case .emitted(let output):
-    print("door \(output)")
+/// The reply line for one input's reply.
+func describe(_ reply: Reply<TrafficLight.Input, TrafficLight.State>) -> String {
+  switch reply {
+  case .success(let input, let from, let to):
+    return "\(input.rawValue): \(from.rawValue) -> \(to.rawValue)"
+  case .failure(let input, let state): return "rejected \(input.rawValue) in \(state.rawValue)"
   }
 }
 
-print("door is closed; type open, close, lock, unlock or quit")
-while let line = readLine() {
-  runtime.advance(to: elapsed())
-  runtime.dispatch()
-  let word = line.trimmingPrefix(while: \.isWhitespace)
-  if word == "quit" { break }
-  guard let input = Door.Input(rawValue: String(word)) else {
-    print("unknown input \(word)")
-    continue
+/// The demo: one loop, one machine, three input sources.
+final class Demo {
+  let loop: EventLoop
+  let runtime = Runtime()
+  let driver: RuntimeLoop
+  let light: MachineHandle<TrafficLight>
+  /// Socket requests waiting for their reply, by post tag.
+  var waiting: [UInt64: (Connection, Connection.ReplySlot)] = [:]
+  var nextTag: UInt64 = 0
+
+  init() throws {
+    loop = try EventLoop()
+    driver = RuntimeLoop(loop: loop, runtime: runtime)
+    guard let light = runtime.spawn(TrafficLight.self, state: .red) else { fatalError("no room") }
+    self.light = light
+    light.observe { [unowned self] event in
+      switch event {
+      case .replied(let reply, let tag):
+        print(describe(reply))
+        if let (connection, slot) = waiting.removeValue(forKey: tag.rawValue) {
+          _ = connection.complete(slot, with: Array((describe(reply) + "\n").utf8))
+        }
+      case .emitted(let colour):
+        print("light is \(colour)")
+      }
+    }
   }
-  if door.post(input) != .accepted { print("busy") }
-  runtime.dispatch()
+
+  /// Posts a command word from stdin or the socket; `quit` stops the loop.
+  func command(_ word: String, from connection: Connection? = nil) {
+    if word == "quit" {
+      print("bye")
+      loop.stop()
+      return
+    }
+    guard let input = TrafficLight.Input(rawValue: word), input != .tick else {
+      print("unknown command \(word) (flash, resume, quit)")
+      _ = connection?.write(Array("unknown command \(word)\n".utf8))
+      return
+    }
+    nextTag += 1
+    guard light.post(input, tag: PostTag(nextTag)) == .accepted else {
+      _ = connection?.write(Array("busy\n".utf8))
+      return
+    }
+    if let connection { waiting[nextTag] = (connection, connection.reserveReply()) }
+  }
+
+  /// Serves until `quit`, end of stdin, or SIGINT.
+  func run(socketPath: String) throws {
+    let ticker = LoopTimer(loop: loop) { [light] _ in _ = light.post(.tick) }
+    ticker.start(after: .seconds(1), repeat: .seconds(1))
+    let stdin = try StdinLines(
+      loop: loop,
+      onLine: { [unowned self] line in
+        command(String(decoding: line, as: UTF8.self).filter { $0 != " " })
+      },
+      onEnd: { [loop] in loop.stop() },
+      onError: { print("stdin: \($0)") })
+    let interrupt = try SignalWatcher(loop: loop, signal: .interrupt) { [loop] _ in loop.stop() }
+    var configuration = StreamServer.Configuration(framing: .lines)
+    configuration.maxFrameLength = 256
+    let server = try StreamServer(
+      loop: loop, address: .unix(path: socketPath), configuration: configuration,
+      onFrame: { [unowned self] connection, frame in
+        command(frame.string(at: 0), from: connection)
+      })
+    print("traffic light on a 1 s timer; commands on stdin or \(socketPath): flash, resume, quit")
+    loop.run()
+    for resource in [server.close, stdin.close, interrupt.close, ticker.close, driver.close] {
+      resource()
+    }
+    try loop.close()
+  }
 }
+
+let socketPath =
+  CommandLine.arguments.count > 1 ? CommandLine.arguments[1] : ".millrace/demo.sock"
+try Demo().run(socketPath: socketPath)
