@@ -10,10 +10,10 @@ import CLibUV
 /// - The timer stays alive while its loop does (the loop owns it), whether or not the caller
 ///   keeps a reference; `close()` (or `EventLoop.close()`) releases it and its closure. After
 ///   `close()` the closure is never called again and `start` is ignored.
-public final class LoopTimer: LoopResource, ClosableHandleOwner {
+public final class LoopTimer: SingleHandleResource {
   /// The loop the timer runs on.
   public let loop: EventLoop
-  private var handle: UnsafeMutablePointer<uv_timer_t>?
+  var handle: UnsafeMutablePointer<uv_timer_t>?
   private var handler: ((LoopTimer) -> Void)?
 
   /// Creates a stopped timer; `handler` runs on the loop thread each time it fires.
@@ -70,11 +70,8 @@ public final class LoopTimer: LoopResource, ClosableHandleOwner {
   /// Whether the timer does not keep `EventLoop.run()` from returning (`uv_unref`), for
   /// housekeeping timers that should not keep a loop alive on their own.
   public var isUnreferenced: Bool {
-    get { handle.map { uv_has_ref(asHandle($0)) == 0 } ?? true }
-    set {
-      guard let handle else { return }
-      if newValue { uv_unref(asHandle(handle)) } else { uv_ref(asHandle(handle)) }
-    }
+    get { handleIsUnreferenced }
+    set { handleIsUnreferenced = newValue }
   }
 
   /// Closes the timer and releases its closure. Idempotent.
@@ -83,16 +80,8 @@ public final class LoopTimer: LoopResource, ClosableHandleOwner {
     shutdown()
   }
 
-  func shutdown() {
-    guard let handle, uv_is_closing(asHandle(handle)) == 0 else { return }
+  func releaseCallbacks() {
     handler = nil
-    uv_close(asHandle(handle), closeHandleCallback)
-  }
-
-  func handleDidClose(_ raw: UnsafeMutablePointer<uv_handle_t>) {
-    deallocateUV(raw)
-    handle = nil
-    loop.unregister(self)
   }
 
   /// Whole milliseconds in `duration`, rounded up, never negative.

@@ -5,9 +5,9 @@ import CLibUV
 /// `uv_async_send` on the handle may be called from any thread while the handle is open; the
 /// owner (`Inbox`) guarantees that no thread sends once `shutdown()` began, via `onShutdown`,
 /// which runs before `uv_close`.
-final class AsyncWakeup: LoopResource, ClosableHandleOwner {
+final class AsyncWakeup: SingleHandleResource {
   let loop: EventLoop
-  private(set) var handle: UnsafeMutablePointer<uv_async_t>?
+  var handle: UnsafeMutablePointer<uv_async_t>?
   var onWake: (() -> Void)?
   var onShutdown: (() -> Void)?
 
@@ -27,18 +27,10 @@ final class AsyncWakeup: LoopResource, ClosableHandleOwner {
     loop.register(self)
   }
 
-  func shutdown() {
-    guard let handle, uv_is_closing(asHandle(handle)) == 0 else { return }
+  func releaseCallbacks() {
     let last = onShutdown
     onShutdown = nil
     last?()
     onWake = nil
-    uv_close(asHandle(handle), closeHandleCallback)
-  }
-
-  func handleDidClose(_ raw: UnsafeMutablePointer<uv_handle_t>) {
-    deallocateUV(raw)
-    handle = nil
-    loop.unregister(self)
   }
 }

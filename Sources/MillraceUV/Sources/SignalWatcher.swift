@@ -15,7 +15,7 @@ import CLibUV
 /// - Signals that arrive close together may be coalesced into one call (libuv semantics).
 /// - While the watcher is open the signal's default action (for example terminating on
 ///   SIGTERM) is replaced; `close()` restores it once no other watcher on the signal remains.
-public final class SignalWatcher: LoopResource, ClosableHandleOwner {
+public final class SignalWatcher: SingleHandleResource {
   /// A signal number with names for the ones a daemon handles.
   public struct Signal: Hashable, Sendable, CustomStringConvertible {
     /// The POSIX signal number.
@@ -43,7 +43,7 @@ public final class SignalWatcher: LoopResource, ClosableHandleOwner {
   public let loop: EventLoop
   /// The watched signal.
   public let signal: Signal
-  private var handle: UnsafeMutablePointer<uv_signal_t>?
+  var handle: UnsafeMutablePointer<uv_signal_t>?
   private var handler: ((Signal) -> Void)?
 
   /// Starts watching `signal`; `handler` runs on the loop thread for each delivery.
@@ -78,11 +78,8 @@ public final class SignalWatcher: LoopResource, ClosableHandleOwner {
   /// Whether the watcher does not keep `EventLoop.run()` from returning (`uv_unref`). A
   /// daemon's watchers are usually unreferenced so that the loop ends when its real work does.
   public var isUnreferenced: Bool {
-    get { handle.map { uv_has_ref(asHandle($0)) == 0 } ?? true }
-    set {
-      guard let handle else { return }
-      if newValue { uv_unref(asHandle(handle)) } else { uv_ref(asHandle(handle)) }
-    }
+    get { handleIsUnreferenced }
+    set { handleIsUnreferenced = newValue }
   }
 
   /// Stops watching and releases the closure. Idempotent.
@@ -91,15 +88,7 @@ public final class SignalWatcher: LoopResource, ClosableHandleOwner {
     shutdown()
   }
 
-  func shutdown() {
-    guard let handle, uv_is_closing(asHandle(handle)) == 0 else { return }
+  func releaseCallbacks() {
     handler = nil
-    uv_close(asHandle(handle), closeHandleCallback)
-  }
-
-  func handleDidClose(_ raw: UnsafeMutablePointer<uv_handle_t>) {
-    deallocateUV(raw)
-    handle = nil
-    loop.unregister(self)
   }
 }
