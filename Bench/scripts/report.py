@@ -41,7 +41,7 @@ import sys
 
 # Operations per benchmark iteration, when it is not BenchConfig.batch (1,000, `.kilo`).
 SCALING = {
-    # "timer:fire-1M": 1_000_000,   # if the integrator uses `.mega` for it
+    "timer:fire-1M": 1_000_000,  # 1,000 machines x 1,000 timers per iteration, `.mega`
 }
 DEFAULT_SCALING = 1000
 

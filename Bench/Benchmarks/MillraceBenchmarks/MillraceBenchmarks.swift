@@ -3,8 +3,8 @@
 // `BenchConfig.batch` operations per iteration (`.kilo` scaling) and counts mallocs: any
 // allocation on a hot path fails `make bench`.
 
-import Benchmark
 import BenchSupport
+import Benchmark
 import CHeapBytes
 import Foundation
 import Millrace
@@ -16,6 +16,20 @@ let benchmarks: @Sendable () -> Void = {
   let cycles = Auth.cyclesPerBatch
 
   // MARK: post + dispatch + resolve + reply
+
+  /// Folds one reply of an auth machine into `sink`, whatever the machine's own types.
+  func record<Input, State>(
+    _ reply: Reply<Input, State>, into sink: ReplySink, input: (Input) -> AuthInput,
+    state: (State) -> AuthState
+  ) {
+    switch reply {
+    case .success(let given, let from, let to):
+      sink.auth(AuthReply(input: input(given), from: state(from), to: state(to), handled: true))
+    case .failure(let given, let current):
+      sink.auth(
+        AuthReply(input: input(given), from: state(current), to: state(current), handled: false))
+    }
+  }
 
   do {
     let sink = ReplySink()
@@ -40,12 +54,7 @@ let benchmarks: @Sendable () -> Void = {
     let auth = runtime.spawn(AuthMachine.self, state: .loggedOut)!
     auth.observe { event in
       guard case .replied(let reply, _) = event else { return }
-      switch reply {
-      case .success(let input, let from, let to):
-        sink.auth(AuthReply(input: input, from: from, to: to, handled: true))
-      case .failure(let input, let state):
-        sink.auth(AuthReply(input: input, from: state, to: state, handled: false))
-      }
+      record(reply, into: sink, input: { $0 }, state: { $0 })
     }
     Benchmark("auth:millrace-code", configuration: config) { benchmark in
       for _ in 0..<cycles {
@@ -80,16 +89,9 @@ let benchmarks: @Sendable () -> Void = {
       FileMachine.self, state: definition.initial, extra: kind, queues: kind.queues)!
     auth.observe { event in
       guard case .replied(let reply, _) = event else { return }
-      switch reply {
-      case .success(let input, let from, let to):
-        sink.auth(
-          AuthReply(
-            input: AuthInput(rawValue: UInt8(truncatingIfNeeded: input))!,
-            from: AuthState(rawValue: UInt8(truncatingIfNeeded: from))!,
-            to: AuthState(rawValue: UInt8(truncatingIfNeeded: to))!, handled: true))
-      case .failure:
-        sink.auth(AuthReply(input: .login, from: .loggedOut, to: .loggedOut, handled: false))
-      }
+      record(
+        reply, into: sink, input: { AuthInput(rawValue: UInt8(truncatingIfNeeded: $0))! },
+        state: { AuthState(rawValue: UInt8(truncatingIfNeeded: $0))! })
     }
     Benchmark("auth:millrace-table", configuration: config) { benchmark in
       for _ in 0..<cycles {
@@ -115,7 +117,9 @@ let benchmarks: @Sendable () -> Void = {
 
   /// Posts `input` and resolves it (with every effect it starts or cancels).
   @inline(__always)
-  func run(_ runtime: Runtime, _ machine: MachineHandle<EffectMachine>, _ input: EffectMachine.Input) {
+  func run(
+    _ runtime: Runtime, _ machine: MachineHandle<EffectMachine>, _ input: EffectMachine.Input
+  ) {
     precondition(machine.post(input) == .accepted)
     runtime.dispatch()
   }
@@ -158,7 +162,9 @@ let benchmarks: @Sendable () -> Void = {
     // more effect and cancels it by id (start + cancel, so the figure bounds each).
     let runtime = Runtime(capacity: RuntimeCapacity(machines: 4, effectsPerMachine: 16))
     let machine = runtime.spawn(EffectMachine.self, state: 0, queues: EffectMachine.layout)!
-    for id in 10..<18 { run(runtime, machine, .arm(queue: 0, id: UInt64(id), milliseconds: 60_000)) }
+    for id in 10..<18 {
+      run(runtime, machine, .arm(queue: 0, id: UInt64(id), milliseconds: 60_000))
+    }
     Benchmark("effect:cancel", configuration: config) { benchmark in
       for _ in benchmark.scaledIterations {
         run(runtime, machine, .arm(queue: 0, id: 1, milliseconds: 60_000))
@@ -221,7 +227,7 @@ let benchmarks: @Sendable () -> Void = {
   do {
     // 1,000 machines × 1,000 timers each fire when time passes them: per fire, the timer
     // pop, the input queued, and its dispatch.
-    let count = BenchConfig.quick ? 100 : 1_000
+    let count = 1_000
     let runtime = Runtime(
       capacity: RuntimeCapacity(
         machines: count, inputsPerMachine: 1_000, effectsPerMachine: 1_000,
@@ -230,7 +236,7 @@ let benchmarks: @Sendable () -> Void = {
     var now = runtime.now
     let fireConfig = Benchmark.Configuration(
       metrics: BenchConfig.metrics, timeUnits: .nanoseconds, warmupIterations: 0,
-      scalingFactor: BenchConfig.quick ? .kilo : .mega, maxDuration: .seconds(10),
+      scalingFactor: .mega, maxDuration: .seconds(10),
       maxIterations: BenchConfig.quick ? 5 : 3)
     Benchmark("timer:fire-1M", configuration: fireConfig) { benchmark in
       for machine in machines {
@@ -274,7 +280,9 @@ let benchmarks: @Sendable () -> Void = {
     let inputSlot = bytes(inputs: 2, effects: 1) - base
     let effectSlot = bytes(inputs: 1, effects: 2) - base
     let overhead = base - inputSlot - effectSlot
-    print("memory: \(base) bytes per machine with 1 input slot (\(inputSlot) B) and 1 effect slot (\(effectSlot) B): \(overhead) bytes beyond its queue slots")
+    print(
+      "memory: \(base) bytes per machine with 1 input slot (\(inputSlot) B) and 1 effect slot (\(effectSlot) B): \(overhead) bytes beyond its queue slots"
+    )
     benchmark.measurement(BenchConfig.bytesPerMachine, overhead)
   }
 }

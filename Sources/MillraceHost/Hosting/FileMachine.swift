@@ -19,12 +19,17 @@ public enum FileMachine: Machine {
     _ input: UInt16, state: inout UInt16, extra kind: FileKind,
     effects: inout Effects<UInt16, UInt16>
   ) -> Resolution {
-    guard let index = kind.definition.firstMatch(input: input, state: state) else {
-      return .rejected
+    let table = kind.table
+    let row = table.firstRow(input: input, state: state)
+    guard row >= 0 else { return .rejected }
+    let to = table.to[row]
+    if to >= 0 { state = UInt16(truncatingIfNeeded: to) }
+    var effect = Int(table.effectStart[row])
+    let end = Int(table.effectEnd[row])
+    while effect < end {
+      table.effects[effect].record(into: &effects)
+      effect += 1
     }
-    let row = kind.definition.rows[index]
-    if let to = row.to { state = to }
-    for effect in row.effects { effects.record(kind.effects[Int(effect)]) }
     return .handled
   }
 }
@@ -39,6 +44,9 @@ public final class FileKind {
   public let effects: [Effect<UInt16, UInt16>]
   /// The queue layout, by queue index.
   public let queues: [Millrace.QueuePolicy]
+  /// The tables dispatch reads, in storage this kind owns.
+  @usableFromInline
+  let table: DispatchTable
 
   /// Compiles `definition`.
   public init(_ definition: KindDefinition) {
@@ -65,7 +73,7 @@ public final class FileKind {
         return .every(span, input, queue: queue, id: id)
       }
     }
-    queues = definition.queuePolicies.map { policy in
+    let policies: [Millrace.QueuePolicy] = definition.queuePolicies.map { policy in
       switch policy {
       case .merge: return .merge
       case .latest(let max): return .latest(max: max)
@@ -73,6 +81,12 @@ public final class FileKind {
       case .oldest(let max, .discardNew): return .oldest(max: max, .discardNew)
       }
     }
+    queues = policies
+    table = DispatchTable(definition, effects: effects)
+  }
+
+  deinit {
+    table.deallocate()
   }
 
   /// Reads and prints the kind's names.

@@ -1,0 +1,111 @@
+import Millrace
+
+/// One effect of a table row as plain data (no reference-counted payload), turned into a
+/// core `Effect` as it is recorded.
+@usableFromInline
+struct FlatEffect {
+  @usableFromInline
+  enum Kind: UInt8 { case send, emit, after, every, cancel }
+  @usableFromInline let kind: Kind
+  /// The input sent, or the output emitted.
+  @usableFromInline let value: UInt16
+  @usableFromInline let queue: EffectQueue
+  @usableFromInline let span: TimeSpan
+  @usableFromInline let id: EffectID
+
+  init(_ effect: Effect<UInt16, UInt16>) {
+    switch effect {
+    case .send(let input): (kind, value, queue, span, id) = (.send, input, .default, .zero, .none)
+    case .emit(let output):
+      (kind, value, queue, span, id) = (.emit, output, .default, .zero, .none)
+    case .after(let delay, let input, let queue, let id):
+      (self.kind, value, self.queue, span, self.id) = (.after, input, queue, delay, id)
+    case .every(let period, let input, let queue, let id):
+      (self.kind, value, self.queue, span, self.id) = (.every, input, queue, period, id)
+    case .cancel(let id): (kind, value, queue, span, self.id) = (.cancel, 0, .default, .zero, id)
+    case .run: preconditionFailure("machine files have no run effects")
+    }
+  }
+
+  /// Records this effect.
+  @inlinable
+  func record(into effects: inout Effects<UInt16, UInt16>) {
+    switch kind {
+    case .send: effects.send(value)
+    case .emit: effects.emit(value)
+    case .after: effects.after(span, send: value, on: queue, id: id)
+    case .every: effects.every(span, send: value, on: queue, id: id)
+    case .cancel: effects.cancel(id)
+    }
+  }
+}
+
+/// A kind's dispatch tables copied into storage the kind owns, so that a table machine finds
+/// its row and records its effects through unsafe pointers: no reference counting, no bounds
+/// checks past the one on the input, no strings (the indices were validated when the machine
+/// file was compiled). Read-only after `init`; freed by `deallocate()`.
+@usableFromInline
+struct DispatchTable {
+  /// Rows per input, `on` = input or `*`, in file order (see `KindDefinition`).
+  @usableFromInline let candidateStart: UnsafeMutablePointer<Int32>
+  @usableFromInline let candidateRows: UnsafeMutablePointer<Int32>
+  @usableFromInline let inputCount: Int
+  /// Per row: where it applies, where it goes (-1: stay), and its effects.
+  @usableFromInline let from: UnsafeMutablePointer<KindDefinition.StateMatch>
+  @usableFromInline let to: UnsafeMutablePointer<Int32>
+  @usableFromInline let effectStart: UnsafeMutablePointer<Int32>
+  @usableFromInline let effectEnd: UnsafeMutablePointer<Int32>
+  @usableFromInline let stateSetWords: UnsafeMutablePointer<UInt64>
+  @usableFromInline let effects: UnsafeMutablePointer<FlatEffect>
+  @usableFromInline let effectCount: Int
+
+  init(_ definition: KindDefinition, effects compiled: [Effect<UInt16, UInt16>]) {
+    func copy<T>(_ values: [T]) -> UnsafeMutablePointer<T> {
+      let pointer = UnsafeMutablePointer<T>.allocate(capacity: max(1, values.count))
+      pointer.initialize(from: values, count: values.count)
+      return pointer
+    }
+    candidateStart = copy(definition.candidateStart)
+    candidateRows = copy(definition.candidateRows)
+    inputCount = definition.candidateStart.count - 1
+    from = copy(definition.rows.map(\.from))
+    to = copy(definition.rows.map { $0.to.map(Int32.init) ?? -1 })
+    effectStart = copy(definition.rows.map(\.effects.lowerBound))
+    effectEnd = copy(definition.rows.map(\.effects.upperBound))
+    stateSetWords = copy(definition.stateSetWords)
+    effects = copy(compiled.map(FlatEffect.init))
+    effectCount = compiled.count
+  }
+
+  func deallocate() {
+    effects.deinitialize(count: effectCount)
+    for pointer in [
+      UnsafeMutableRawPointer(candidateStart), UnsafeMutableRawPointer(candidateRows),
+      UnsafeMutableRawPointer(from), UnsafeMutableRawPointer(to),
+      UnsafeMutableRawPointer(effectStart), UnsafeMutableRawPointer(effectEnd),
+      UnsafeMutableRawPointer(stateSetWords), UnsafeMutableRawPointer(effects),
+    ] {
+      pointer.deallocate()
+    }
+  }
+
+  /// The first row, in file order, that handles `input` in `state`, or -1.
+  @inlinable
+  func firstRow(input: UInt16, state: UInt16) -> Int {
+    guard Int(input) < inputCount else { return -1 }
+    var position = Int(candidateStart[Int(input)])
+    let end = Int(candidateStart[Int(input) + 1])
+    while position < end {
+      let row = Int(candidateRows[position])
+      switch from[row] {
+      case .any: return row
+      case .state(let only): if only == state { return row }
+      case .set(let offset):
+        let word = stateSetWords[Int(offset) + Int(state) / 64]
+        if word & (1 << (UInt64(state) % 64)) != 0 { return row }
+      }
+      position += 1
+    }
+    return -1
+  }
+}
