@@ -45,8 +45,8 @@ public final class ControlCommands {
   /// failed for another reason) resumes reading. Call once per turn, after dispatch.
   public func retryBlocked() {
     for (key, connection) in blocked {
-      guard connection.isOpen, let session = connection.context as? ClientSession,
-        let (name, input) = session.blockedSend
+      guard connection.isOpen, let context = connection.context,
+        let (name, input) = unsafeDowncast(context, to: ClientSession.self).blockedSend
       else {
         blocked[key] = nil
         continue
@@ -57,7 +57,7 @@ public final class ControlCommands {
         guard failure.code != .busy else { continue }
         fail(connection, failure)
       }
-      session.blockedSend = nil
+      unsafeDowncast(context, to: ClientSession.self).blockedSend = nil
       blocked[key] = nil
       connection.resumeReading()
     }
@@ -68,7 +68,8 @@ public final class ControlCommands {
 
   /// A connection closed: forget its subscriptions.
   public func connectionClosed(_ connection: Connection) {
-    guard let session = connection.context as? ClientSession else { return }
+    guard let context = connection.context else { return }
+    let session = unsafeDowncast(context, to: ClientSession.self)
     host.unsubscribe(connection, from: session.subscriptions)
     session.subscriptions.removeAll()
     blocked[ObjectIdentifier(connection)] = nil
@@ -79,17 +80,28 @@ public final class ControlCommands {
     connection.context = session()
   }
 
+  /// The command words, matched against the request's first part without building a string
+  /// (ASCII, case-insensitive), most frequent first.
+  private static let words: [(StaticString, String)] = [
+    ("SEND", "SEND"), ("PING", "PING"), ("STATE", "STATE"), ("SPAWN", "SPAWN"),
+    ("KILL", "KILL"), ("LIST", "LIST"), ("KINDS", "KINDS"), ("SUBSCRIBE", "SUBSCRIBE"),
+    ("UNSUBSCRIBE", "UNSUBSCRIBE"), ("STATS", "STATS"), ("HELP", "HELP"), ("AUTH", "AUTH"),
+    ("QUIT", "QUIT"),
+  ]
+
   /// Runs one request.
   public func execute(_ frame: Frame, on connection: Connection) {
     guard !frame.isEmpty else { return }
-    let session =
-      connection.context as? ClientSession
-      ?? {
-        let fresh = self.session()
-        connection.context = fresh
-        return fresh
-      }()
-    let command = frame.string(at: 0).uppercased()
+    // `connectionOpened` attaches a session to every connection before its first request.
+    let session: ClientSession
+    if let context = connection.context {
+      session = unsafeDowncast(context, to: ClientSession.self)
+    } else {
+      session = self.session()
+      connection.context = session
+    }
+    let command =
+      Self.words.first { frame.part(0, equalsIgnoringCase: $0.0) }?.1 ?? "?"
     let arguments = frame.count - 1
     if !session.authenticated && command != "AUTH" && command != "QUIT" {
       fail(connection, .denied, "authentication required: AUTH <token>")

@@ -41,6 +41,9 @@ final class TextMachine<M: Machine>: HostedMachine {
 
   var statistics: MachineStatistics { handle.statistics }
 
+  // Every machine-file kind is a `TextMachine<FileMachine>` reached through the `HostedMachine`
+  // witness table, which runs generic code unspecialized; pre-specialize the request path.
+  @_specialize(exported:false,where M == FileMachine)
   func post(_ input: String, tag: PostTag) -> HostedPostResult {
     guard let input = codec.parseInput(input) else { return .unknownInput }
     switch handle.post(input, tag: tag) {
