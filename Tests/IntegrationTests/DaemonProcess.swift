@@ -7,6 +7,8 @@ final class DaemonProcess {
   let directory: String
   let socketPath: String
   var arguments: [String]
+  /// Variables added to the daemon's environment (only its own, never the test process's).
+  var environment: [String: String] = [:]
   private(set) var process: Process?
   let log: String
 
@@ -56,6 +58,7 @@ final class DaemonProcess {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: Self.product("millraced"))
     process.arguments = arguments
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
     process.currentDirectoryURL = URL(fileURLWithPath: directory)
     FileManager.default.createFile(atPath: log, contents: nil)
     let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
