@@ -73,15 +73,7 @@ public final class FileKind {
         return .every(span, input, queue: queue, id: id)
       }
     }
-    let policies: [Millrace.QueuePolicy] = definition.queuePolicies.map { policy in
-      switch policy {
-      case .merge: return .merge
-      case .latest(let max): return .latest(max: max)
-      case .oldest(let max, .suspendNew): return .oldest(max: max, .suspendNew)
-      case .oldest(let max, .discardNew): return .oldest(max: max, .discardNew)
-      }
-    }
-    queues = policies
+    queues = definition.queuePolicies
     table = DispatchTable(definition, effects: effects)
   }
 

@@ -1,20 +1,9 @@
-extension KindDefinition {
-  /// What an effect queue does when a new effect starts and `max` effects are already in
-  /// flight; the same matrix as the core's `QueuePolicy` (DESIGN §2.3), case for case.
-  public enum QueuePolicy: Hashable, Sendable {
-    /// The new effect joins those in flight (bounded only by the machine's effect capacity).
-    case merge
-    /// The oldest effect in flight is cancelled to make room (`max` ≥ 1).
-    case latest(max: Int)
-    /// The effects in flight keep running; the new one waits or is dropped (`max` ≥ 1).
-    case oldest(max: Int, Overflow)
-  }
+import Millrace
 
-  /// What an `oldest` queue does with an effect that finds it full.
-  public enum Overflow: Hashable, Sendable {
-    /// The effect waits, FIFO, and starts when one in flight finishes (`"suspend"`).
-    case suspendNew
-    /// The effect is dropped (`"discard"`).
-    case discardNew
-  }
+extension KindDefinition {
+  /// A queue's policy: the core's own (DESIGN §2.3), so a machine file's queues reach the
+  /// runtime unchanged.
+  public typealias QueuePolicy = Millrace.QueuePolicy
+  /// What an `oldest` queue does with an effect that finds it full (`"overflow"` in a file).
+  public typealias Overflow = Millrace.OldestOverflow
 }
