@@ -31,6 +31,10 @@ public struct MachineHandle<M: Machine> {
   public var statistics: MachineStatistics { box.currentStatistics }
 
   /// Registers `observer` for every later reply and output, for the machine's lifetime.
+  ///
+  /// The machine keeps the observer until it is removed: an observer that captures the
+  /// runtime (or anything that owns it) strongly forms a reference cycle through the machine,
+  /// so capture the runtime `unowned` (or remove the machine before dropping the runtime).
   public func observe(_ observer: @escaping (MachineEvent<M.Input, M.State, M.Output>) -> Void) {
     guard box.isAlive else { return }
     box.observers.append(observer)

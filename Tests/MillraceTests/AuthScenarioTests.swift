@@ -119,7 +119,7 @@ struct AuthScenarioTests {
   func replyPrecedesEffects() throws {
     let auth = try #require(runtime.spawn(table: authTable(delays: true), state: .loggedOut))
     var timersAtReply: [Int] = []
-    auth.observe { [runtime] _ in timersAtReply.append(runtime.statistics.timers) }
+    auth.observe { [unowned runtime] _ in timersAtReply.append(runtime.statistics.timers) }
     _ = auth.post(.login)
     driver.runUntilIdle()
     #expect(timersAtReply == [0])

@@ -81,7 +81,7 @@ struct SchedulingTests {
   func removalFromObserver() throws {
     let runtime = Runtime()
     let auth = try #require(runtime.spawn(table: authTable(delays: true), state: .loggedOut))
-    auth.observe { [runtime] _ in runtime.remove(auth) }
+    auth.observe { [unowned runtime] _ in runtime.remove(auth) }
     _ = auth.post(.login)
     _ = auth.post(.logout)
     runtime.dispatch()
@@ -128,7 +128,7 @@ struct SchedulingTests {
     let log = Logger.Log()
     let machine = try #require(runtime.spawn(Logger.self, state: 0, extra: ("m", log)))
     var depth = 0
-    machine.observe { event in
+    machine.observe { [unowned runtime] event in
       guard case .replied(let reply, _) = event, reply.input < 3 else { return }
       depth += 1
       #expect(runtime.dispatch() == 0)

@@ -9,7 +9,9 @@ final class Recorder<Input, State, Output> {
   init<M: Machine>(_ handle: MachineHandle<M>, in runtime: Runtime)
   where M.Input == Input, M.State == State, M.Output == Output {
     self.runtime = runtime
-    handle.observe { [unowned self] event in self.events.append((runtime.now, event)) }
+    handle.observe { [unowned self, unowned runtime] event in
+      self.events.append((runtime.now, event))
+    }
   }
 
   var replies: [Reply<Input, State>] { events.compactMap { $0.event.reply } }

@@ -5,7 +5,8 @@ final class TextMachine<M: Machine>: HostedMachine {
   let name: String
   let kind: String
   let handle: MachineHandle<M>
-  let runtime: Runtime
+  /// Unowned: the runtime owns this machine's observer, which owns this wrapper.
+  unowned let runtime: Runtime
   let codec: TextCodec<M>
 
   /// Wraps a spawned machine and forwards its events, as text, to `events`.
