@@ -58,8 +58,18 @@ struct DispatchTable {
   @usableFromInline let stateSetWords: UnsafeMutablePointer<UInt64>
   @usableFromInline let effects: UnsafeMutablePointer<FlatEffect>
   @usableFromInline let effectCount: Int
+  /// The first matching row for every (input, state), precomputed when the kind has at most
+  /// `denseLimit` such pairs (nil otherwise): dispatch is then one load.
+  @usableFromInline let dense: UnsafeMutablePointer<Int32>?
+  @usableFromInline let stateCount: Int
 
-  init(_ definition: KindDefinition, effects compiled: [Effect<UInt16, UInt16>]) {
+  /// The most (input, state) pairs a kind's dense table holds (4 bytes each).
+  static let denseLimit = 1 << 16
+
+  init(
+    _ definition: KindDefinition, effects compiled: [Effect<UInt16, UInt16>],
+    denseLimit: Int = DispatchTable.denseLimit
+  ) {
     func copy<T>(_ values: [T]) -> UnsafeMutablePointer<T> {
       let pointer = UnsafeMutablePointer<T>.allocate(capacity: max(1, values.count))
       pointer.initialize(from: values, count: values.count)
@@ -75,6 +85,20 @@ struct DispatchTable {
     stateSetWords = copy(definition.stateSetWords)
     effects = copy(compiled.map(FlatEffect.init))
     effectCount = compiled.count
+    stateCount = definition.states.count
+    if inputCount * stateCount <= denseLimit {
+      var matrix: [Int32] = []
+      matrix.reserveCapacity(inputCount * stateCount)
+      for input in 0..<inputCount {
+        for state in 0..<stateCount {
+          let row = definition.firstMatch(input: UInt16(input), state: UInt16(state))
+          matrix.append(row.map(Int32.init) ?? -1)
+        }
+      }
+      dense = copy(matrix)
+    } else {
+      dense = nil
+    }
   }
 
   func deallocate() {
@@ -87,12 +111,14 @@ struct DispatchTable {
     ] {
       pointer.deallocate()
     }
+    dense?.deallocate()
   }
 
   /// The first row, in file order, that handles `input` in `state`, or -1.
   @inlinable
   func firstRow(input: UInt16, state: UInt16) -> Int {
     guard Int(input) < inputCount else { return -1 }
+    if let dense { return Int(dense[Int(input) * stateCount + Int(state)]) }
     var position = Int(candidateStart[Int(input)])
     let end = Int(candidateStart[Int(input) + 1])
     while position < end {
