@@ -18,6 +18,7 @@ let benchmarks: @Sendable () -> Void = {
   // MARK: post + dispatch + resolve + reply
 
   /// Folds one reply of an auth machine into `sink`, whatever the machine's own types.
+  @inline(__always)
   func record<Input, State>(
     _ reply: Reply<Input, State>, into sink: ReplySink, input: (Input) -> AuthInput,
     state: (State) -> AuthState
