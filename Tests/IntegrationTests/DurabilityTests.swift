@@ -153,8 +153,7 @@ struct DurabilityTests {
       }
     }
     #expect(bound == 0)
-    setenv("NOTIFY_SOCKET", path, 1)
-    defer { unsetenv("NOTIFY_SOCKET") }
+    daemon.environment["NOTIFY_SOCKET"] = path
     try daemon.start()
     daemon.stop()
     var received: [String] = []
