@@ -82,9 +82,18 @@ public final class Daemon {
         ("connected_clients", "\(servers.reduce(0) { $0 + $1.connectionCount })"),
       ]
     }
+    // What a burst of clients used (request and reply buffers, the turns' bookkeeping) and
+    // removed machines are freed, but glibc keeps freed heap pages mapped: give them back to
+    // the system, once a second at most, after connections closed or machines were removed.
+    let trimmer = LoopTimer(loop: loop) { _ in Self.releaseFreeMemory() }
+    var machinesBefore = host.machineCount
     driver.onTurnEnd = {
       commands.retryBlocked()
       host.finishTurn()
+      if host.machineCount < machinesBefore && !trimmer.isActive {
+        trimmer.start(after: .seconds(1))
+      }
+      machinesBefore = host.machineCount
     }
     var signals: [SignalWatcher] = []
     let stop: (SignalWatcher.Signal) -> Void = { [logger] signal in
@@ -121,7 +130,10 @@ public final class Daemon {
           loop: loop, address: address, configuration: serverConfiguration,
           onFrame: { connection, frame in commands.execute(frame, on: connection) },
           onConnect: { commands.connectionOpened($0) },
-          onClose: { connection, _ in commands.connectionClosed(connection) })
+          onClose: { connection, _ in
+            commands.connectionClosed(connection)
+            if !trimmer.isActive { trimmer.start(after: .seconds(1)) }
+          })
         servers.append(server)
         logger.info("listening on \(server.address)")
       }
@@ -131,6 +143,7 @@ public final class Daemon {
     } catch {
       for server in servers { server.close() }
       for signal in signals { signal.close() }
+      trimmer.close()
       driver.close()
       try? loop.close()
       throw StartupError(description: "listen: \(error)")
@@ -143,6 +156,7 @@ public final class Daemon {
     host.persistAll()
     host.removeAll()
     for signal in signals { signal.close() }
+    trimmer.close()
     driver.close()
     do {
       try loop.close()
@@ -172,6 +186,15 @@ public final class Daemon {
     var none = sigset_t()
     sigemptyset(&none)
     pthread_sigmask(SIG_SETMASK, &none, nil)
+  }
+
+  /// Returns free heap pages to the system with glibc's `malloc_trim`; a no-op where the C
+  /// library has none (looked up at run time: Glibc's module map does not export it).
+  static func releaseFreeMemory() {
+    typealias Trim = @convention(c) (Int) -> Int32
+    // RTLD_DEFAULT (a null handle): the symbol as the program already links it.
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") else { return }
+    _ = unsafeBitCast(symbol, to: Trim.self)(0)
   }
 
   static func wallClockNanoseconds() -> Int64 {

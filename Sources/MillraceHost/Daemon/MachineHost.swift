@@ -218,8 +218,13 @@ public final class MachineHost {
     if let store, !(dirty.isEmpty && deleted.isEmpty) {
       committed = persist(into: store, names: dirty)
     }
-    dirty.removeAll(keepingCapacity: true)
-    deleted.removeAll(keepingCapacity: true)
+    // The turn's bookkeeping keeps its capacity for the next turn, unless a burst (thousands
+    // of pipelined SENDs) grew it: then it is released, so the memory comes back afterwards.
+    let keep = Self.keptCapacity
+    dirty.removeAll(keepingCapacity: dirty.capacity <= keep)
+    deleted.removeAll(keepingCapacity: deleted.capacity <= keep)
+    if awaiting.isEmpty && awaiting.capacity > keep { awaiting = [:] }
+    if unprocessedSends.isEmpty && unprocessedSends.capacity > keep { unprocessedSends = [:] }
     for held in heldReplies {
       if committed {
         _ = held.connection.complete(held.slot, with: held.bytes)
@@ -229,10 +234,13 @@ public final class MachineHost {
         }
       }
     }
-    heldReplies.removeAll(keepingCapacity: true)
+    heldReplies.removeAll(keepingCapacity: heldReplies.capacity <= keep)
     for message in heldMessages { _ = message.connection.write(message.bytes) }
-    heldMessages.removeAll(keepingCapacity: true)
+    heldMessages.removeAll(keepingCapacity: heldMessages.capacity <= keep)
   }
+
+  /// Entries the per-turn containers keep room for between turns.
+  static let keptCapacity = 1024
 
   /// Saves every machine (fresh timer deadlines) and commits; for shutdown.
   public func persistAll() {
