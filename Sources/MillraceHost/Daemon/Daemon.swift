@@ -118,7 +118,7 @@ public final class Daemon {
       try FileManager.default.createDirectory(
         atPath: (config.socketPath as NSString).deletingLastPathComponent.isEmpty
           ? "." : (config.socketPath as NSString).deletingLastPathComponent,
-        withIntermediateDirectories: true)
+        withIntermediateDirectories: true, attributes: Self.privateDirectory)
       var addresses = [ListenAddress.unix(path: config.socketPath)]
       if let listen = config.listen { addresses.append(try ListenAddress(parsing: listen)) }
       for address in addresses {
@@ -169,15 +169,30 @@ public final class Daemon {
   private func openStore() throws -> MachineStore? {
     guard configuration.durability != .none else { return nil }
     try FileManager.default.createDirectory(
-      atPath: configuration.dataDirectory, withIntermediateDirectories: true)
+      atPath: configuration.dataDirectory, withIntermediateDirectories: true,
+      attributes: Self.privateDirectory)
     return try MachineStore(
       directory: configuration.dataDirectory, durability: configuration.durability)
   }
 
+  /// Whether `--listen` names a loopback address: `localhost`, an IPv4 literal in 127.0.0.0/8
+  /// or `::1`. Any other name counts as exposed, since it may resolve anywhere (a text test
+  /// such as "starts with 127." let `127.example.com` through without a token).
   private func isLoopback(_ listen: String) -> Bool {
     guard case .tcp(let host, _)? = try? ListenAddress(parsing: listen) else { return true }
-    return host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    if host == "localhost" { return true }
+    var v4 = in_addr()
+    if inet_pton(AF_INET, host, &v4) == 1 { return UInt32(bigEndian: v4.s_addr) >> 24 == 127 }
+    var v6 = in6_addr()
+    if inet_pton(AF_INET6, host, &v6) == 1 {
+      return withUnsafeBytes(of: &v6) { $0.elementsEqual([UInt8](repeating: 0, count: 15) + [1]) }
+    }
+    return false
   }
+
+  /// Directories the daemon creates (the socket's, the store's) are its owner's only, like
+  /// the socket: the store holds every machine's name and state.
+  static var privateDirectory: [FileAttributeKey: Any] { [.posixPermissions: 0o700] }
 
   /// A daemon must not depend on the signal mask it was started with (a parent thread may
   /// block SIGTERM, and children inherit the mask): unblock everything before the loop's
