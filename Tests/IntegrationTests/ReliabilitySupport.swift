@@ -26,9 +26,10 @@ extension DaemonProcess {
     return -1
   }
 
-  /// `STATS` as a dictionary.
-  func stats() throws -> [String: String] {
-    guard case .bulk(let text?) = try client().call("STATS") else { return [:] }
+  /// `STATS` as a dictionary, asked on `client` (by default a new connection, which then
+  /// counts in `connected_clients`).
+  func stats(on client: ControlClient? = nil) throws -> [String: String] {
+    guard case .bulk(let text?) = try (client ?? self.client()).call("STATS") else { return [:] }
     var result: [String: String] = [:]
     for line in text.split(separator: "\r\n") {
       let parts = line.split(separator: ":", maxSplits: 1)
