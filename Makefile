@@ -79,3 +79,4 @@ clean:
 	rm -rf .build .build-asan .build-tsan Bench/.build
 
 include mk/c.mk
+include mk/reliability.mk

@@ -7,7 +7,9 @@ final class DaemonProcess {
   let directory: String
   let socketPath: String
   var arguments: [String]
-  /// Variables added to the daemon's environment (only its own, never the test process's).
+  /// Variables set for the daemon on top of the test process's environment, which never
+  /// passes `NOTIFY_SOCKET` on (tests run in parallel: a daemon must not notify another
+  /// test's socket).
   var environment: [String: String] = [:]
   private(set) var process: Process?
   let log: String
@@ -58,7 +60,9 @@ final class DaemonProcess {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: Self.product("millraced"))
     process.arguments = arguments
-    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    var variables = ProcessInfo.processInfo.environment
+    variables["NOTIFY_SOCKET"] = nil
+    process.environment = variables.merging(environment) { $1 }
     process.currentDirectoryURL = URL(fileURLWithPath: directory)
     FileManager.default.createFile(atPath: log, contents: nil)
     let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))

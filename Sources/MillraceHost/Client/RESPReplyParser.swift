@@ -6,6 +6,9 @@ public struct RESPReplyParser: Sendable {
   /// A malformed reply.
   public struct Malformed: Error, Sendable {}
 
+  /// Arrays nested deeper than this are refused as malformed (parsing recurses per level).
+  public static let maxDepth = 512
+
   /// An empty parser.
   public init() {}
 
@@ -21,7 +24,7 @@ public struct RESPReplyParser: Sendable {
   /// The next complete reply, or nil when more bytes are needed.
   public mutating func next() throws(Malformed) -> RESPValue? {
     var cursor = start
-    guard let value = try parse(&cursor) else { return nil }
+    guard let value = try parse(&cursor, depth: 0) else { return nil }
     start = cursor
     return value
   }
@@ -39,8 +42,9 @@ public struct RESPReplyParser: Sendable {
     return nil
   }
 
-  private func parse(_ cursor: inout Int) throws(Malformed) -> RESPValue? {
+  private func parse(_ cursor: inout Int, depth: Int) throws(Malformed) -> RESPValue? {
     guard cursor < buffer.count else { return nil }
+    guard depth <= Self.maxDepth else { throw Malformed() }
     let kind = buffer[cursor]
     var position = cursor + 1
     guard let text = line(&position) else { return nil }
@@ -61,7 +65,8 @@ public struct RESPReplyParser: Sendable {
         cursor = position
         return .bulk(nil)
       }
-      guard position + length + 2 <= buffer.count else { return nil }
+      // Compared without adding to `length`, which may be as large as Int.max.
+      guard length <= buffer.count - position - 2 else { return nil }
       let value = String(decoding: buffer[position..<position + length], as: UTF8.self)
       cursor = position + length + 2
       return .bulk(value)
@@ -73,7 +78,7 @@ public struct RESPReplyParser: Sendable {
       }
       var values: [RESPValue] = []
       for _ in 0..<count {
-        guard let value = try parse(&position) else { return nil }
+        guard let value = try parse(&position, depth: depth + 1) else { return nil }
         values.append(value)
       }
       cursor = position

@@ -9,6 +9,9 @@ final class ClientSession {
   var authenticated: Bool
   /// A `SEND` waiting for room in its machine's queue (the connection is paused meanwhile).
   var blockedSend: (name: String, input: String)?
+  /// A command that arrived while earlier `SEND`s of this connection were still queued; it
+  /// runs once they are processed (the connection is paused meanwhile).
+  var deferred: Frame?
 
   init(authenticated: Bool) {
     self.authenticated = authenticated

@@ -39,15 +39,32 @@ public final class ControlCommands {
   }
 
   /// Connections paused on a full machine queue.
-  public var blockedCount: Int { blocked.count }
+  public var blockedCount: Int {
+    blocked.values.reduce(0) {
+      $0 + (($1.context as? ClientSession)?.blockedSend != nil ? 1 : 0)
+    }
+  }
 
-  /// Retries every `SEND` waiting for room; a connection whose `SEND` went through (or
-  /// failed for another reason) resumes reading. Call once per turn, after dispatch.
+  /// Retries every `SEND` waiting for room, and runs every command that waited for its
+  /// connection's earlier `SEND`s to be processed; a connection whose waiting request went
+  /// through (or failed for another reason) resumes reading. Call once per turn, after
+  /// dispatch.
   public func retryBlocked() {
     for (key, connection) in blocked {
-      guard connection.isOpen, let context = connection.context,
-        let (name, input) = unsafeDowncast(context, to: ClientSession.self).blockedSend
-      else {
+      guard connection.isOpen, let context = connection.context else {
+        blocked[key] = nil
+        continue
+      }
+      let session = unsafeDowncast(context, to: ClientSession.self)
+      if let frame = session.deferred {
+        guard !host.hasUnprocessedSends(on: connection) else { continue }
+        session.deferred = nil
+        blocked[key] = nil
+        run(Self.commandWord(frame), frame, session, connection)
+        connection.resumeReading()
+        continue
+      }
+      guard let (name, input) = session.blockedSend else {
         blocked[key] = nil
         continue
       }
@@ -57,7 +74,7 @@ public final class ControlCommands {
         guard failure.code != .busy else { continue }
         fail(connection, failure)
       }
-      unsafeDowncast(context, to: ClientSession.self).blockedSend = nil
+      session.blockedSend = nil
       blocked[key] = nil
       connection.resumeReading()
     }
@@ -89,6 +106,11 @@ public final class ControlCommands {
     ("QUIT", "QUIT"),
   ]
 
+  /// The request's command word, upper-cased (`?` for an unknown one).
+  static func commandWord(_ frame: Frame) -> String {
+    words.first { frame.part(0, equalsIgnoringCase: $0.0) }?.1 ?? "?"
+  }
+
   /// Runs one request.
   public func execute(_ frame: Frame, on connection: Connection) {
     guard !frame.isEmpty else { return }
@@ -100,13 +122,33 @@ public final class ControlCommands {
       session = self.session()
       connection.context = session
     }
-    let command =
-      Self.words.first { frame.part(0, equalsIgnoringCase: $0.0) }?.1 ?? "?"
-    let arguments = frame.count - 1
+    let command = Self.commandWord(frame)
     if !session.authenticated && command != "AUTH" && command != "QUIT" {
       fail(connection, .denied, "authentication required: AUTH <token>")
       return
     }
+    // Pipelined requests behave as if run one after the other: a command that reads or
+    // changes machines waits (the connection paused) until this connection's earlier SENDs
+    // were processed, so `SEND c inc` then `STATE c` sees the increment.
+    if command != "SEND" && !Self.independentOfSends.contains(command)
+      && host.hasUnprocessedSends(on: connection)
+    {
+      session.deferred = frame
+      blocked[ObjectIdentifier(connection)] = connection
+      connection.pauseReading()
+      return
+    }
+    run(command, frame, session, connection)
+  }
+
+  /// Commands that neither read nor change machines, so need not wait for earlier SENDs
+  /// (SEND itself is queued behind them in its machine's FIFO).
+  private static let independentOfSends: Set<String> = ["SEND", "PING", "HELP", "KINDS", "QUIT"]
+
+  private func run(
+    _ command: String, _ frame: Frame, _ session: ClientSession, _ connection: Connection
+  ) {
+    let arguments = frame.count - 1
     switch command {
     case "SEND":
       guard arguments == 2 else { return arity(connection, command) }
@@ -231,7 +273,7 @@ public final class ControlCommands {
       ("timers_capacity", "\(host.runtime.capacity.timers)"),
       ("diagnostics", "\(runtime.diagnostics)"),
       ("subscriptions", "\(host.subscriptionCount)"),
-      ("clients_waiting_for_room", "\(blocked.count)"),
+      ("clients_waiting_for_room", "\(blockedCount)"),
       ("durability", host.durability.rawValue),
       ("commits", "\(host.commits)"),
       ("commit_failures", "\(host.commitFailures)"),

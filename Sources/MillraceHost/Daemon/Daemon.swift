@@ -82,9 +82,18 @@ public final class Daemon {
         ("connected_clients", "\(servers.reduce(0) { $0 + $1.connectionCount })"),
       ]
     }
+    // What a burst of clients used (request and reply buffers, the turns' bookkeeping) and
+    // removed machines are freed, but glibc keeps freed heap pages mapped: give them back to
+    // the system, once a second at most, after connections closed or machines were removed.
+    let trimmer = LoopTimer(loop: loop) { _ in Self.releaseFreeMemory() }
+    var machinesBefore = host.machineCount
     driver.onTurnEnd = {
       commands.retryBlocked()
       host.finishTurn()
+      if host.machineCount < machinesBefore && !trimmer.isActive {
+        trimmer.start(after: .seconds(1))
+      }
+      machinesBefore = host.machineCount
     }
     var signals: [SignalWatcher] = []
     let stop: (SignalWatcher.Signal) -> Void = { [logger] signal in
@@ -109,7 +118,7 @@ public final class Daemon {
       try FileManager.default.createDirectory(
         atPath: (config.socketPath as NSString).deletingLastPathComponent.isEmpty
           ? "." : (config.socketPath as NSString).deletingLastPathComponent,
-        withIntermediateDirectories: true)
+        withIntermediateDirectories: true, attributes: Self.privateDirectory)
       var addresses = [ListenAddress.unix(path: config.socketPath)]
       if let listen = config.listen { addresses.append(try ListenAddress(parsing: listen)) }
       for address in addresses {
@@ -121,7 +130,10 @@ public final class Daemon {
           loop: loop, address: address, configuration: serverConfiguration,
           onFrame: { connection, frame in commands.execute(frame, on: connection) },
           onConnect: { commands.connectionOpened($0) },
-          onClose: { connection, _ in commands.connectionClosed(connection) })
+          onClose: { connection, _ in
+            commands.connectionClosed(connection)
+            if !trimmer.isActive { trimmer.start(after: .seconds(1)) }
+          })
         servers.append(server)
         logger.info("listening on \(server.address)")
       }
@@ -131,6 +143,7 @@ public final class Daemon {
     } catch {
       for server in servers { server.close() }
       for signal in signals { signal.close() }
+      trimmer.close()
       driver.close()
       try? loop.close()
       throw StartupError(description: "listen: \(error)")
@@ -143,6 +156,7 @@ public final class Daemon {
     host.persistAll()
     host.removeAll()
     for signal in signals { signal.close() }
+    trimmer.close()
     driver.close()
     do {
       try loop.close()
@@ -155,15 +169,30 @@ public final class Daemon {
   private func openStore() throws -> MachineStore? {
     guard configuration.durability != .none else { return nil }
     try FileManager.default.createDirectory(
-      atPath: configuration.dataDirectory, withIntermediateDirectories: true)
+      atPath: configuration.dataDirectory, withIntermediateDirectories: true,
+      attributes: Self.privateDirectory)
     return try MachineStore(
       directory: configuration.dataDirectory, durability: configuration.durability)
   }
 
+  /// Whether `--listen` names a loopback address: `localhost`, an IPv4 literal in 127.0.0.0/8
+  /// or `::1`. Any other name counts as exposed, since it may resolve anywhere (a text test
+  /// such as "starts with 127." let `127.example.com` through without a token).
   private func isLoopback(_ listen: String) -> Bool {
     guard case .tcp(let host, _)? = try? ListenAddress(parsing: listen) else { return true }
-    return host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    if host == "localhost" { return true }
+    var v4 = in_addr()
+    if inet_pton(AF_INET, host, &v4) == 1 { return UInt32(bigEndian: v4.s_addr) >> 24 == 127 }
+    var v6 = in6_addr()
+    if inet_pton(AF_INET6, host, &v6) == 1 {
+      return withUnsafeBytes(of: &v6) { $0.elementsEqual([UInt8](repeating: 0, count: 15) + [1]) }
+    }
+    return false
   }
+
+  /// Directories the daemon creates (the socket's, the store's) are its owner's only, like
+  /// the socket: the store holds every machine's name and state.
+  static var privateDirectory: [FileAttributeKey: Any] { [.posixPermissions: 0o700] }
 
   /// A daemon must not depend on the signal mask it was started with (a parent thread may
   /// block SIGTERM, and children inherit the mask): unblock everything before the loop's
@@ -172,6 +201,15 @@ public final class Daemon {
     var none = sigset_t()
     sigemptyset(&none)
     pthread_sigmask(SIG_SETMASK, &none, nil)
+  }
+
+  /// Returns free heap pages to the system with glibc's `malloc_trim`; a no-op where the C
+  /// library has none (looked up at run time: Glibc's module map does not export it).
+  static func releaseFreeMemory() {
+    typealias Trim = @convention(c) (Int) -> Int32
+    // RTLD_DEFAULT (a null handle): the symbol as the program already links it.
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") else { return }
+    _ = unsafeBitCast(symbol, to: Trim.self)(0)
   }
 
   static func wallClockNanoseconds() -> Int64 {

@@ -30,6 +30,8 @@ public final class MachineHost {
   private var heldReplies: [(connection: Connection, slot: Connection.ReplySlot, bytes: [UInt8])] =
     []
   private var heldMessages: [(connection: Connection, bytes: [UInt8])] = []
+  /// Per connection, `SEND`s accepted whose input has not been processed yet.
+  private var unprocessedSends: [ObjectIdentifier: Int] = [:]
   private var dirty: Set<String> = []
   private var deleted: Set<String> = []
   private var subscribers: [String: [ObjectIdentifier: Connection]] = [:]
@@ -113,6 +115,7 @@ public final class MachineHost {
     // Inputs still queued for it are gone: answer the requests that waited for them.
     for (tag, waiter) in awaiting where waiter.machine == name {
       awaiting[tag] = nil
+      processed(on: waiter.connection)
       var writer = RESPWriter()
       writer.error(ControlError.nomachine.rawValue, "machine \(name) was killed")
       heldReplies.append((waiter.connection, waiter.slot, writer.bytes))
@@ -133,12 +136,26 @@ public final class MachineHost {
     switch machine.post(input, tag: PostTag(nextTag)) {
     case .accepted:
       awaiting[nextTag] = (name, connection, slot())
+      unprocessedSends[ObjectIdentifier(connection), default: 0] += 1
       return .success(())
     case .busy: return .failure(.init(.busy, "queue of \(name) is full"))
     case .unknownInput:
       return .failure(.init(.noinput, "kind \(machine.kind) has no input \(input)"))
     case .noMachine: return .failure(.init(.nomachine, "no machine \(name)"))
     }
+  }
+
+  /// Whether `connection` has `SEND`s whose input is still queued (accepted, not processed).
+  /// A later command of the same connection that reads or changes machines must wait for
+  /// them, so that pipelined requests behave as if run one after the other.
+  public func hasUnprocessedSends(on connection: Connection) -> Bool {
+    unprocessedSends[ObjectIdentifier(connection)] != nil
+  }
+
+  private func processed(on connection: Connection) {
+    let key = ObjectIdentifier(connection)
+    guard let count = unprocessedSends[key] else { return }
+    unprocessedSends[key] = count > 1 ? count - 1 : nil
   }
 
   /// Holds `bytes` for `slot` until the end of the turn (after the commit).
@@ -151,6 +168,7 @@ public final class MachineHost {
   private func handle(_ event: HostedEvent, of machine: any HostedMachine) {
     if case .succeeded = event { dirty.insert(machine.name) }
     if event.tag != .none, let waiter = awaiting.removeValue(forKey: event.tag.rawValue) {
+      processed(on: waiter.connection)
       var writer = RESPWriter()
       switch event {
       case .succeeded(_, let from, let to, _): writer.array([from, to])
@@ -200,8 +218,13 @@ public final class MachineHost {
     if let store, !(dirty.isEmpty && deleted.isEmpty) {
       committed = persist(into: store, names: dirty)
     }
-    dirty.removeAll(keepingCapacity: true)
-    deleted.removeAll(keepingCapacity: true)
+    // The turn's bookkeeping keeps its capacity for the next turn, unless a burst (thousands
+    // of pipelined SENDs) grew it: then it is released, so the memory comes back afterwards.
+    let keep = Self.keptCapacity
+    dirty.removeAll(keepingCapacity: dirty.capacity <= keep)
+    deleted.removeAll(keepingCapacity: deleted.capacity <= keep)
+    if awaiting.isEmpty && awaiting.capacity > keep { awaiting = [:] }
+    if unprocessedSends.isEmpty && unprocessedSends.capacity > keep { unprocessedSends = [:] }
     for held in heldReplies {
       if committed {
         _ = held.connection.complete(held.slot, with: held.bytes)
@@ -211,10 +234,13 @@ public final class MachineHost {
         }
       }
     }
-    heldReplies.removeAll(keepingCapacity: true)
+    heldReplies.removeAll(keepingCapacity: heldReplies.capacity <= keep)
     for message in heldMessages { _ = message.connection.write(message.bytes) }
-    heldMessages.removeAll(keepingCapacity: true)
+    heldMessages.removeAll(keepingCapacity: heldMessages.capacity <= keep)
   }
+
+  /// Entries the per-turn containers keep room for between turns.
+  static let keptCapacity = 1024
 
   /// Saves every machine (fresh timer deadlines) and commits; for shutdown.
   public func persistAll() {

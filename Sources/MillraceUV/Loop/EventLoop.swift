@@ -30,6 +30,8 @@ public final class EventLoop {
   private let idle: UnsafeMutablePointer<uv_idle_t>
   private var deferred: [() -> Void] = []
   private var deferredSpare: [() -> Void] = []
+  /// Batches of `execute` tasks run so far (a `RuntimeLoop` pumps after each, see there).
+  private(set) var deferredBatches: UInt64 = 0
 
   private static let ignoreSIGPIPE: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
 
@@ -117,6 +119,7 @@ public final class EventLoop {
     uv_idle_stop(idle)
     for task in deferredSpare { task() }
     deferredSpare.removeAll(keepingCapacity: true)
+    deferredBatches &+= 1
     if !deferred.isEmpty && !closing {
       uv_idle_start(idle) { handle in
         owner(of: asHandle(handle!), as: EventLoop.self).runDeferred()

@@ -11,6 +11,9 @@ import Millrace
 ///   dispatched after the loop's poll phase of the same iteration (a `uv_check_t`), in
 ///   batches of at most `batchSize` machine turns. When a batch leaves inputs queued, the next
 ///   poll does not block, so sockets are polled between batches and never starved.
+/// - `EventLoop.execute` tasks run in the idle phase, before the poll: when some ran, the
+///   loop pumps right before polling too (a `uv_prepare_t`), so what they posted or left for
+///   the turn end (a reply held until the commit) does not wait for the next I/O.
 /// - Turn end: `onTurnEnd` runs after every pump, so a host can commit what the turn changed
 ///   and only then write its replies.
 /// - Jobs: `run` effects execute on libuv's thread pool (`uv_queue_work`); completions come back
@@ -28,12 +31,14 @@ public final class RuntimeLoop: LoopResource, ClosableHandleOwner {
 
   private var check: UnsafeMutablePointer<uv_check_t>?
   private var idle: UnsafeMutablePointer<uv_idle_t>?
-  private var openHandles = 2
+  private var prepare: UnsafeMutablePointer<uv_prepare_t>?
+  private var openHandles = 3
   private let timer: LoopTimer
   private let pool: WorkPool
   private let origin: UInt64
   private var armedDeadline: Instant?
   private var idling = false
+  private var pumpedAfterBatch: UInt64 = 0
 
   /// Attaches `runtime` to `loop`; takes over the runtime's job executor.
   public init(loop: EventLoop, runtime: Runtime, batchSize: Int = 256) {
@@ -47,12 +52,16 @@ public final class RuntimeLoop: LoopResource, ClosableHandleOwner {
     self.timer = LoopTimer(loop: loop) { _ in pump?() }
     let check = allocateUV(uv_check_t.self)
     let idle = allocateUV(uv_idle_t.self)
+    let prepare = allocateUV(uv_prepare_t.self)
     uv_check_init(loop.raw, check)
     uv_idle_init(loop.raw, idle)
+    uv_prepare_init(loop.raw, prepare)
     self.check = check
     self.idle = idle
+    self.prepare = prepare
     check.pointee.data = Unmanaged.passUnretained(self).toOpaque()
     idle.pointee.data = Unmanaged.passUnretained(self).toOpaque()
+    prepare.pointee.data = Unmanaged.passUnretained(self).toOpaque()
     loop.register(self)
     pump = { [unowned self] in self.pump() }
     uv_check_start(check) { handle in
@@ -60,6 +69,15 @@ public final class RuntimeLoop: LoopResource, ClosableHandleOwner {
     }
     // The check handle alone must not keep the loop alive.
     uv_unref(asHandle(check))
+    // Right before the poll: what idle-phase tasks posted, or left for the turn end, must not
+    // wait for the next I/O (the poll could block indefinitely).
+    uv_prepare_start(prepare) { handle in
+      let driver = owner(of: asHandle(handle!), as: RuntimeLoop.self)
+      guard driver.loop.deferredBatches != driver.pumpedAfterBatch else { return }
+      driver.pumpedAfterBatch = driver.loop.deferredBatches
+      driver.pump()
+    }
+    uv_unref(asHandle(prepare))
     let pool = self.pool
     runtime.jobExecutor = { [unowned self] job in
       do {
@@ -121,7 +139,10 @@ public final class RuntimeLoop: LoopResource, ClosableHandleOwner {
     onTurnEnd = nil
     timer.close()
     pool.close()
-    for handle in [check.map { asHandle($0) }, idle.map { asHandle($0) }] {
+    let handles = [
+      check.map { asHandle($0) }, idle.map { asHandle($0) }, prepare.map { asHandle($0) },
+    ]
+    for handle in handles {
       guard let handle, uv_is_closing(handle) == 0 else { continue }
       uv_close(handle, closeHandleCallback)
     }
@@ -130,6 +151,7 @@ public final class RuntimeLoop: LoopResource, ClosableHandleOwner {
   func handleDidClose(_ handle: UnsafeMutablePointer<uv_handle_t>) {
     if let check, asHandle(check) == handle { self.check = nil }
     if let idle, asHandle(idle) == handle { self.idle = nil }
+    if let prepare, asHandle(prepare) == handle { self.prepare = nil }
     deallocateUV(handle)
     openHandles -= 1
     if openHandles == 0 { loop.unregister(self) }

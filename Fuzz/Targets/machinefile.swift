@@ -1,0 +1,63 @@
+// libFuzzer target: the machine file loader, `KindDefinition(json:file:)` (what `millraced`
+// runs on every `*.json` of its machines directory at start-up and on SIGHUP).
+//
+// Checked for every input: no crash, no memory error, no trap; a refused file throws at least
+// one diagnostic and every diagnostic names the file; an accepted file gives a definition
+// whose indices are all in range (initial state, every row's `on`, `from`, `to` and effects,
+// `firstMatch` for every input and state) and whose DOT rendering works.
+import Foundation
+
+/// The libFuzzer entry point: one input per call, 0 when it was checked.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzMachineFile(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+  let json = size == 0 ? Data() : Data(bytes: data!, count: size)
+  let definition: KindDefinition
+  do {
+    definition = try KindDefinition(json: json, file: "fuzz.json")
+  } catch {
+    check(!error.errors.isEmpty, "refused without a diagnostic")
+    for problem in error.errors {
+      check(problem.file == "fuzz.json", "diagnostic names \(problem.file)")
+      check(!problem.message.isEmpty, "empty diagnostic message at \(problem.path)")
+    }
+    _ = error.description
+    return 0
+  }
+  let states = definition.states.count
+  let inputs = definition.inputs.count
+  check(
+    states > 0 && Int(definition.initial) < states, "initial \(definition.initial) of \(states)")
+  check(definition.queuePolicies.count == definition.queues.count, "queue policies")
+  for row in definition.rows {
+    if let on = row.on { check(Int(on) < inputs, "row on \(on) of \(inputs)") }
+    if let to = row.to { check(Int(to) < states, "row to \(to) of \(states)") }
+    check(
+      row.effects.lowerBound >= 0 && row.effects.lowerBound <= row.effects.upperBound
+        && Int(row.effects.upperBound) <= definition.effects.count, "row effects \(row.effects)")
+    for state in definition.states(in: row.from) { check(Int(state) < states, "from \(state)") }
+    for effect in definition.effects(of: row) {
+      switch effect {
+      case .send(let input): check(Int(input) < inputs, "send \(input)")
+      case .emit(let output): check(Int(output) < definition.outputs.count, "emit \(output)")
+      case .cancel(let id): check(Int(id) < definition.effectIDs.count, "cancel \(id)")
+      case .after(let timer), .every(let timer):
+        check(timer.nanoseconds > 0, "timer of \(timer.nanoseconds) ns")
+        check(Int(timer.input) < inputs, "timer input \(timer.input)")
+        check(Int(timer.queue) < definition.queues.count, "timer queue \(timer.queue)")
+        if let id = timer.id { check(Int(id) < definition.effectIDs.count, "timer id \(id)") }
+      }
+    }
+  }
+  if states * inputs <= 1 << 16 {
+    for input in 0..<inputs {
+      for state in 0..<states {
+        let row = definition.firstMatch(
+          input: KindDefinition.InputIndex(input), state: KindDefinition.StateIndex(state))
+        if let row { check(row < definition.rows.count, "firstMatch gave row \(row)") }
+      }
+    }
+  }
+  let dot = definition.dot()
+  check(dot.hasPrefix("digraph ") && dot.contains("}"), "DOT output: \(dot.suffix(40))")
+  return 0
+}

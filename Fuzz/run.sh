@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets with swiftc (-sanitize=fuzzer,address) straight from the
+# sources they exercise, then runs each for FUZZ_SECONDS (default 60).
+#
+#   Fuzz/run.sh                  build and run every target
+#   Fuzz/run.sh resp lines       only these targets
+#   FUZZ_BUILD_ONLY=1 Fuzz/run.sh
+#
+# Seeds are read from Fuzz/corpus/<target>/ (kept in the repository); what the fuzzer finds
+# goes to .build-fuzz/corpus/<target>/ and crashes to .build-fuzz/artifacts/. A crash makes
+# the script fail, naming the reproducer: rerun it with `.build-fuzz/<target> <file>`.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+SWIFTC=${SWIFTC:-swiftc}
+SECONDS_EACH=${FUZZ_SECONDS:-60}
+OUT=${FUZZ_DIR:-.build-fuzz}
+ALL_TARGETS=(resp inline lines machinefile replies)
+TARGETS=("$@")
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=("${ALL_TARGETS[@]}")
+
+# Swift's crash backtracer would hold the run for minutes after a fatalError; libFuzzer and
+# ASan print the stack themselves.
+export SWIFT_BACKTRACE=enable=no
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
+
+sources() {
+  case "$1" in
+    resp | inline | lines) echo Sources/MillraceUV/Framing/*.swift ;;
+    machinefile) echo Sources/MillraceHost/MachineFiles/*.swift ;;
+    replies) echo Sources/MillraceHost/Client/RESPReplyParser.swift \
+      Sources/MillraceHost/Client/RESPValue.swift ;;
+    *) echo "unknown fuzz target $1 (known: ${ALL_TARGETS[*]})" >&2; return 1 ;;
+  esac
+}
+
+max_len() {
+  case "$1" in
+    machinefile) echo 8192 ;;
+    *) echo 4096 ;;
+  esac
+}
+
+mkdir -p "$OUT/artifacts"
+for target in "${TARGETS[@]}"; do
+  src=$(sources "$target")
+  # shellcheck disable=SC2086
+  if [ ! -x "$OUT/$target" ] || [ -n "$(find Fuzz/Targets $src -newer "$OUT/$target" | head -1)" ]; then
+    echo "== building $OUT/$target"
+    # shellcheck disable=SC2086
+    "$SWIFTC" -sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6 \
+      -module-name "Fuzz_$target" $src Fuzz/Targets/FuzzSupport.swift "Fuzz/Targets/$target.swift" \
+      -o "$OUT/$target" 2> >(grep -v "Cannot export local symbol" >&2)
+  fi
+done
+[ -z "${FUZZ_BUILD_ONLY:-}" ] || exit 0
+
+summary=()
+failed=0
+for target in "${TARGETS[@]}"; do
+  mkdir -p "$OUT/corpus/$target"
+  dict=()
+  [ -f "Fuzz/dict/$target.dict" ] && dict=(-dict="Fuzz/dict/$target.dict")
+  log="$OUT/$target.log"
+  echo "== fuzzing $target for ${SECONDS_EACH}s (log: $log)"
+  status=0
+  "$OUT/$target" "$OUT/corpus/$target" "Fuzz/corpus/$target" "${dict[@]}" \
+    -max_total_time="$SECONDS_EACH" -max_len="$(max_len "$target")" -timeout=10 \
+    -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$OUT/artifacts/$target-" \
+    >"$log" 2>&1 || status=$?
+  runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || true)
+  units=$(grep -o 'corp: [0-9]*/[0-9a-zA-Z]*' "$log" | tail -1 || true)
+  cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 || true)
+  if [ "$status" -ne 0 ]; then
+    failed=1
+    grep -E "invariant broken|ERROR: AddressSanitizer|Fatal error|deadly signal|Test unit written" "$log" | head -5 >&2 || true
+    summary+=("$target: FAILED (status $status) after ${runs:-?} executions, see $log")
+  else
+    summary+=("$target: ${runs:-?} executions in ${SECONDS_EACH}s, ${cov:-cov: ?}, ${units:-corp: ?}")
+  fi
+done
+echo "== fuzz summary"
+printf '  %s\n' "${summary[@]}"
+exit "$failed"
