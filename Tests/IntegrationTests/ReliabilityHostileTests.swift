@@ -80,7 +80,9 @@ struct ReliabilityHostileTests {
         + "\(after) KiB")
     #expect(reply.hasPrefix("-ERR toolong"))
     #expect(sent < 16 << 20, "the daemon took \(sent) bytes before cutting the client off")
-    #expect(after - before < 16 << 10, "RSS grew from \(before) to \(after) KiB")
+    if !underSanitizer {
+      #expect(after - before < 16 << 10, "RSS grew from \(before) to \(after) KiB")
+    }
     // The cut-off takes milliseconds: the probe may get a single round trip in.
     expectLowLatency(probe, "100 MiB \(form) frame", minimumSamples: 1)
     #expect(daemon.isRunning)

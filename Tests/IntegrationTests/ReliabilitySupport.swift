@@ -144,6 +144,13 @@ final class LatencyProbe: @unchecked Sendable {
   }
 }
 
+/// Whether this test process (and so the daemon, built alongside it) runs under ASan or TSan:
+/// their allocators keep freed memory (quarantine, shadow), so RSS bounds do not apply and are
+/// only printed.
+let underSanitizer: Bool = ["__asan_init", "__tsan_init"].contains { (symbol: String) in
+  dlsym(UnsafeMutableRawPointer(bitPattern: 0), symbol) != nil
+}
+
 /// The `fraction` quantile of sorted samples, in milliseconds.
 func milliseconds(_ sorted: [Double], _ fraction: Double) -> Double {
   guard !sorted.isEmpty else { return .infinity }
