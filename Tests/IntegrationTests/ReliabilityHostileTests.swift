@@ -127,4 +127,33 @@ struct ReliabilityHostileTests {
     #expect(try daemon.eventually { daemon.openDescriptors <= descriptorsBefore + 2 })
     #expect(try bystander.call("STATE", "steady") == .bulk("\(cycles / 200)"))
   }
+
+  /// HostileClientTests.slowSubscriber shows the cut-off; this adds what the others see
+  /// meanwhile and what the daemon's memory does, with the default 4 MiB limit.
+  @Test("a subscriber that never reads is cut off at its buffer limit; memory and latency hold")
+  func subscriberThatNeverReads() throws {
+    let daemon = try DaemonProcess().start()
+    let subscriber = try RawSocket(path: daemon.socketPath)
+    subscriber.send(request(["SUBSCRIBE", "*"]))
+    let driver = try daemon.client()
+    _ = try driver.call("SPAWN", "toggle", "t")
+    #expect(try daemon.eventually { try daemon.stats(on: driver)["subscriptions"] == "1" })
+    let before = daemon.residentKiB
+    let probe = LatencyProbe(socketPath: daemon.socketPath)
+    var peak = before
+    var batch: [UInt8] = []
+    for _ in 0..<1_000 { batch += request(["SEND", "t", "flip"]) }
+    // Each flip publishes ~40 bytes: 200,000 flips are ~8 MiB, twice the limit.
+    for _ in 0..<200 {
+      try driver.sendRaw(batch)
+      for _ in 0..<1_000 { _ = try driver.read() }
+      peak = max(peak, daemon.residentKiB)
+    }
+    expectLowLatency(probe, "a subscriber that never reads")
+    print("never-reading subscriber: daemon RSS \(before) KiB, peak \(peak) KiB")
+    #expect(try daemon.stats(on: driver)["subscriptions"] == "0")
+    if !underSanitizer {
+      #expect(peak - before < 24 << 10, "RSS \(before) -> \(peak) KiB")
+    }
+  }
 }
