@@ -66,11 +66,11 @@ bench-quick: deps
 sanitize: sanitize-address sanitize-thread
 
 sanitize-address: deps
-	MILLRACE_SANITIZER=address LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan.supp \
+	LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan.supp \
 	  $(SWIFT) test --sanitize=address --disable-xctest --scratch-path .build-asan
 
 sanitize-thread: deps
-	MILLRACE_SANITIZER=thread $(SWIFT) test --sanitize=thread --disable-xctest --scratch-path .build-tsan
+	$(SWIFT) test --sanitize=thread --disable-xctest --scratch-path .build-tsan
 
 lint:
 	$(SWIFT) format lint -r Sources Tests

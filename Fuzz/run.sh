@@ -34,6 +34,27 @@ sources() {
   esac
 }
 
+# Modules a target's sources import, built first (instrumented too) from their sources.
+modules() {
+  case "$1" in
+    machinefile) echo Millrace ;;
+  esac
+}
+
+build_module() {
+  local module=$1
+  local out="$OUT/modules/$module"
+  # shellcheck disable=SC2086
+  if [ ! -f "$out/$module.o" ] || [ -n "$(find Sources/$module -newer "$out/$module.o" | head -1)" ]; then
+    echo "== building $out ($module module for the fuzz targets)"
+    mkdir -p "$out"
+    "$SWIFTC" -sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6 -wmo \
+      -module-name "$module" -emit-module -emit-module-path "$out/$module.swiftmodule" \
+      -c Sources/"$module"/*.swift -o "$out/$module.o" \
+      2> >(grep -v "Cannot export local symbol" >&2)
+  fi
+}
+
 max_len() {
   case "$1" in
     machinefile) echo 8192 ;;
@@ -44,12 +65,19 @@ max_len() {
 mkdir -p "$OUT/artifacts"
 for target in "${TARGETS[@]}"; do
   src=$(sources "$target")
+  imports=()
+  for module in $(modules "$target"); do
+    build_module "$module"
+    imports+=(-I "$OUT/modules/$module" "$OUT/modules/$module/$module.o")
+    src="$src $(echo Sources/"$module"/*.swift)"  # rebuild the target when they change
+  done
   # shellcheck disable=SC2086
   if [ ! -x "$OUT/$target" ] || [ -n "$(find Fuzz/Targets $src -newer "$OUT/$target" | head -1)" ]; then
     echo "== building $OUT/$target"
     # shellcheck disable=SC2086
     "$SWIFTC" -sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6 \
-      -module-name "Fuzz_$target" $src Fuzz/Targets/FuzzSupport.swift "Fuzz/Targets/$target.swift" \
+      -module-name "Fuzz_$target" $(sources "$target") Fuzz/Targets/FuzzSupport.swift \
+      "Fuzz/Targets/$target.swift" ${imports[@]+"${imports[@]}"} \
       -o "$OUT/$target" 2> >(grep -v "Cannot export local symbol" >&2)
   fi
 done

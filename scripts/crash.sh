@@ -9,6 +9,7 @@
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
+export PYTHONDONTWRITEBYTECODE=1  # no __pycache__ in the tree
 MILLRACED=${1:-${MILLRACED:-.build/release/millraced}}
 if [ ! -x "$MILLRACED" ]; then
   echo "no millraced at $MILLRACED: swift build -c release --product millraced" >&2

@@ -8,6 +8,7 @@
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
+export PYTHONDONTWRITEBYTECODE=1  # no __pycache__ in the tree
 MILLRACED=${1:-${MILLRACED:-.build/release/millraced}}
 CLIENTS=${LOAD_CLIENTS:-1000}
 COMMANDS=${LOAD_COMMANDS:-200}
