@@ -63,12 +63,7 @@ struct StreamServerTests {
         }
       }
     }
-    let poll = LoopTimer(loop: loop) { _ in
-      if tally.done == clients { loop.stop() }
-    }
-    poll.start(after: .milliseconds(5), repeat: .milliseconds(5))
-    runLoop(loop, timeout: 60)
-    poll.close()
+    runLoop(loop, until: tally, reports: clients, timeout: 60)
     return tally
   }
 
@@ -132,9 +127,7 @@ struct StreamServerTests {
       let expected = Array("got one\ngot two\n".utf8)
       TestClient.read(fd, count: expected.count) == expected ? tally.succeed() : tally.fail("reply")
     }
-    let poll = LoopTimer(loop: loop) { _ in if tally.done == 1 { loop.stop() } }
-    poll.start(after: .milliseconds(5), repeat: .milliseconds(5))
-    runLoop(loop)
+    runLoop(loop, until: tally, reports: 1)
     #expect(tally.failures == [])
     try closeWithin(loop)
   }
@@ -179,9 +172,7 @@ struct StreamServerTests {
       }
       tally.succeed()
     }
-    let poll = LoopTimer(loop: loop) { _ in if tally.done == 1 { loop.stop() } }
-    poll.start(after: .milliseconds(5), repeat: .milliseconds(5))
-    runLoop(loop)
+    runLoop(loop, until: tally, reports: 1)
     #expect(tally.failures == [])
     #expect(closeReasons == [.framing(.tooLong)])
     #expect(server.connectionCount == 1)
@@ -205,9 +196,7 @@ struct StreamServerTests {
       closed && text.hasPrefix("+OK\r\n-ERR protocol expected '$'")
         ? tally.succeed() : tally.fail("got \(text.debugDescription)")
     }
-    let poll = LoopTimer(loop: loop) { _ in if tally.done == 1 { loop.stop() } }
-    poll.start(after: .milliseconds(5), repeat: .milliseconds(5))
-    runLoop(loop)
+    runLoop(loop, until: tally, reports: 1)
     #expect(tally.failures == [])
     try closeWithin(loop)
   }
@@ -245,9 +234,7 @@ struct StreamServerTests {
       TestClient.read(fd, count: expected.count) == expected
         ? tally.succeed() : tally.fail("replies")
     }
-    let poll = LoopTimer(loop: loop) { _ in if tally.done == 1 { loop.stop() } }
-    poll.start(after: .milliseconds(5), repeat: .milliseconds(5))
-    runLoop(loop)
+    runLoop(loop, until: tally, reports: 1)
     #expect(handledWhilePaused == ["w0"])
     #expect(handled == words)
     #expect(paused?.isPaused == false)
@@ -288,9 +275,7 @@ struct StreamServerTests {
       TestClient.read(fd, count: expected.count) == expected
         ? tally.succeed() : tally.fail("replies")
     }
-    let poll = LoopTimer(loop: loop) { _ in if tally.done == 1 { loop.stop() } }
-    poll.start(after: .milliseconds(5), repeat: .milliseconds(5))
-    runLoop(loop)
+    runLoop(loop, until: tally, reports: 1)
     #expect(tally.failures == [])
     #expect(maxQueued == 3)
     #expect(pauses >= 10)
@@ -341,9 +326,7 @@ struct StreamServerTests {
       TestClient.read(fd, count: 7) == Array("+PONG\r\n".utf8)
         ? tally.succeed() : tally.fail("ping")
     }
-    let poll = LoopTimer(loop: loop) { _ in if tally.done == 1 { loop.stop() } }
-    poll.start(after: .milliseconds(5), repeat: .milliseconds(5))
-    runLoop(loop)
+    runLoop(loop, until: tally, reports: 1)
     #expect(otherReplies == 1)
     finished.set()
     #expect(tally.failures == [])

@@ -27,6 +27,18 @@ func runLoop(
   return !timedOut
 }
 
+/// Runs `loop` until the client threads counted by `tally` reported `count` results (or the
+/// timeout of `runLoop` fails the test).
+func runLoop(
+  _ loop: EventLoop, until tally: Tally, reports count: Int, timeout seconds: Int = 20,
+  sourceLocation: SourceLocation = #_sourceLocation
+) {
+  let poll = LoopTimer(loop: loop) { _ in if tally.done >= count { loop.stop() } }
+  poll.start(after: .milliseconds(5), repeat: .milliseconds(5))
+  runLoop(loop, timeout: seconds, sourceLocation: sourceLocation)
+  poll.close()
+}
+
 /// Milliseconds elapsed since `start` (a `uv_hrtime` reading).
 func millisecondsSince(_ start: UInt64, loop: EventLoop) -> Double {
   Double(loop.now - start) / 1_000_000
