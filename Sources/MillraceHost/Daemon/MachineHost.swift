@@ -166,7 +166,8 @@ public final class MachineHost {
   // MARK: Events
 
   private func handle(_ event: HostedEvent, of machine: any HostedMachine) {
-    if case .succeeded = event { dirty.insert(machine.name) }
+    // Only a store needs to know what changed; without one, skip hashing the name.
+    if store != nil, case .succeeded = event { dirty.insert(machine.name) }
     if event.tag != .none, let waiter = awaiting.removeValue(forKey: event.tag.rawValue) {
       processed(on: waiter.connection)
       var writer = RESPWriter()
@@ -178,7 +179,8 @@ public final class MachineHost {
       }
       heldReplies.append((waiter.connection, waiter.slot, writer.bytes))
     }
-    publish(event.message, from: machine.name)
+    // The message text is built only when someone listens.
+    if !subscribers.isEmpty { publish(event.message, from: machine.name) }
   }
 
   // MARK: Subscriptions
