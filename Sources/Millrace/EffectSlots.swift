@@ -17,30 +17,15 @@ enum EffectKind: UInt8 {
   case after, every, job
 }
 
-/// A doubly-linked list of slots threaded through the slot table.
+/// A circular doubly-linked list of slots threaded through the slot table: its first slot
+/// (the last is the first's `previous`) and its length.
 @usableFromInline
 struct SlotList {
-  @usableFromInline var head: Int32 = -1
-  @usableFromInline var tail: Int32 = -1
-  @usableFromInline var count: Int = 0
+  @usableFromInline var head: Int16 = -1
+  @usableFromInline var count: UInt16 = 0
 
   @usableFromInline
   init() {}
-}
-
-/// One of a machine's effect queues: its policy and the effects running and waiting on it.
-@usableFromInline
-struct QueueState {
-  @usableFromInline let policy: QueuePolicy
-  @usableFromInline let limit: Int
-  @usableFromInline var running = SlotList()
-  @usableFromInline var waiting = SlotList()
-
-  @usableFromInline
-  init(policy: QueuePolicy) {
-    self.policy = policy
-    self.limit = policy.limit
-  }
 }
 
 /// One in-flight effect of a machine.
@@ -57,69 +42,94 @@ struct EffectSlot<Input> {
   @usableFromInline var timer = TimerHeap.none
   /// Inputs of this effect queued in the machine but not yet dispatched.
   @usableFromInline var pending: UInt32 = 0
-  @usableFromInline var previous: Int32 = -1
-  @usableFromInline var next: Int32 = -1
+  @usableFromInline var previous: Int16 = -1
+  /// The next slot in its queue's list, or in the free list.
+  @usableFromInline var next: Int16 = -1
 
   @usableFromInline
   init() {}
 }
 
-/// A machine's fixed table of in-flight effect slots, its queues, and the lists that thread
-/// them. Pure bookkeeping: arming timers and submitting jobs is the machine box's job.
+/// A machine's effect slots and the lists of its bounded queues, as a view over its record
+/// (free list head, count in flight) and its block (slots; for each `latest` or `oldest`
+/// queue a running and a waiting list, 8 bytes). Pure bookkeeping: arming
+/// timers and submitting jobs is the typed machine's job.
 @usableFromInline
 struct EffectSlots<Input> {
   @usableFromInline
+  let record: UnsafeMutablePointer<MachineRecord>
+  @usableFromInline
   let slots: UnsafeMutablePointer<EffectSlot<Input>>
   @usableFromInline
-  let capacity: Int
+  let lists: UnsafeMutablePointer<SlotList>
   @usableFromInline
-  var queues: [QueueState]
-  @usableFromInline
-  var freeHead: Int32
-  @usableFromInline
-  var inFlight = 0
+  unowned(unsafe) let kind: MachineKind
 
-  @usableFromInline
-  init(capacity: Int, policies: [QueuePolicy]) {
-    self.capacity = capacity < 1 ? 1 : capacity
-    slots = .allocate(capacity: self.capacity)
-    for index in 0..<self.capacity {
+  @inlinable
+  init(
+    record: UnsafeMutablePointer<MachineRecord>, block: UnsafeMutableRawPointer, kind: MachineKind
+  ) {
+    self.record = record
+    self.kind = kind
+    slots = (block + kind.slotsOffset).assumingMemoryBound(to: EffectSlot<Input>.self)
+    lists = (block + kind.listsOffset).assumingMemoryBound(to: SlotList.self)
+  }
+
+  /// Initializes a new block's slots (all free) and lists (all empty).
+  @inlinable
+  func initialize() {
+    for index in 0..<kind.effectCapacity {
       var slot = EffectSlot<Input>()
-      slot.next = index + 1 < self.capacity ? Int32(index + 1) : -1
+      slot.next = index + 1 < kind.effectCapacity ? Int16(index + 1) : -1
       (slots + index).initialize(to: slot)
     }
-    freeHead = 0
-    var queues: [QueueState] = []
-    for policy in policies.prefix(256) { queues.append(QueueState(policy: policy)) }
-    if queues.isEmpty { queues.append(QueueState(policy: .merge)) }
-    self.queues = queues
+    lists.initialize(repeating: SlotList(), count: 2 * kind.listCount)
+    record.pointee.freeEffect = 0
+    record.pointee.effectsInFlight = 0
   }
 
-  @usableFromInline
-  func deallocate() {
-    slots.deinitialize(count: capacity)
-    slots.deallocate()
+  /// Deinitializes the slots and lists of a block about to be freed.
+  @inlinable
+  func deinitialize() {
+    slots.deinitialize(count: kind.effectCapacity)
+    lists.deinitialize(count: 2 * kind.listCount)
   }
+
+  @inlinable
+  var capacity: Int { kind.effectCapacity }
+
+  @inlinable
+  var inFlight: Int { Int(record.pointee.effectsInFlight) }
 
   /// The queue an effect naming `queue` runs on (the default one for an undeclared queue).
   @inlinable
   func queueIndex(_ queue: EffectQueue) -> Int {
-    Int(queue.index) < queues.count ? Int(queue.index) : 0
+    Int(queue.index) < kind.queues.count ? Int(queue.index) : 0
+  }
+
+  /// The running (or waiting) list of queue `queue`, or nil for a `merge` queue.
+  @inlinable
+  func list(_ queue: Int, waiting: Bool) -> UnsafeMutablePointer<SlotList>? {
+    let index = kind.queues[queue].lists
+    return index < 0 ? nil : lists + (2 * index + (waiting ? 1 : 0))
   }
 
   /// Takes a free slot, or nil when all are in use.
   @inlinable
-  mutating func allocate() -> Int32? {
-    guard freeHead >= 0 else { return nil }
-    let index = freeHead
-    freeHead = slots[Int(index)].next
-    inFlight += 1
+  func allocate() -> Int16? {
+    let index = record.pointee.freeEffect
+    guard index >= 0 else { return nil }
+    record.pointee.freeEffect = slots[Int(index)].next
+    record.pointee.effectsInFlight &+= 1
+    if record.pointee.effectsInFlight > record.pointee.effectsHighWater {
+      record.pointee.effectsHighWater = record.pointee.effectsInFlight
+    }
     return index
   }
 
   /// Returns `index` to the free list; its generation changes so stale tokens no longer match.
   @inlinable
-  mutating func release(_ index: Int32) {
+  func release(_ index: Int16) {
     let slot = slots + Int(index)
     slot.pointee.generation &+= 1
     if slot.pointee.generation == 0 { slot.pointee.generation = 1 }
@@ -129,37 +139,74 @@ struct EffectSlots<Input> {
     slot.pointee.timer = TimerHeap.none
     slot.pointee.pending = 0
     slot.pointee.previous = -1
-    slot.pointee.next = freeHead
-    freeHead = index
-    inFlight -= 1
+    slot.pointee.next = record.pointee.freeEffect
+    record.pointee.freeEffect = index
+    record.pointee.effectsInFlight &-= 1
   }
 
   /// Whether `token` still names a live effect.
   @inlinable
   func isLive(slot index: UInt32, generation: UInt32) -> Bool {
-    Int(index) < capacity && slots[Int(index)].generation == generation
+    Int(index) < kind.effectCapacity && slots[Int(index)].generation == generation
       && slots[Int(index)].phase != .free
   }
 
+  /// Appends `index` to the running or waiting list of its queue (nothing for `merge`).
   @inlinable
-  mutating func append(_ index: Int32, toWaiting waiting: Bool, of queue: Int) {
-    var list = waiting ? queues[queue].waiting : queues[queue].running
-    slots[Int(index)].previous = list.tail
-    slots[Int(index)].next = -1
-    if list.tail >= 0 { slots[Int(list.tail)].next = index } else { list.head = index }
-    list.tail = index
-    list.count += 1
-    if waiting { queues[queue].waiting = list } else { queues[queue].running = list }
+  func append(_ index: Int16, toWaiting waiting: Bool, of queue: Int) {
+    guard let list = list(queue, waiting: waiting) else { return }
+    let slot = slots + Int(index)
+    let head = list.pointee.head
+    if head < 0 {
+      slot.pointee.previous = index
+      slot.pointee.next = index
+      list.pointee.head = index
+    } else {
+      let tail = slots[Int(head)].previous
+      slot.pointee.previous = tail
+      slot.pointee.next = head
+      slots[Int(tail)].next = index
+      slots[Int(head)].previous = index
+    }
+    list.pointee.count &+= 1
   }
 
+  /// Removes `index` from the running or waiting list of its queue (nothing for `merge`).
   @inlinable
-  mutating func unlink(_ index: Int32, fromWaiting waiting: Bool, of queue: Int) {
-    var list = waiting ? queues[queue].waiting : queues[queue].running
-    let previous = slots[Int(index)].previous
-    let next = slots[Int(index)].next
-    if previous >= 0 { slots[Int(previous)].next = next } else { list.head = next }
-    if next >= 0 { slots[Int(next)].previous = previous } else { list.tail = previous }
-    list.count -= 1
-    if waiting { queues[queue].waiting = list } else { queues[queue].running = list }
+  func unlink(_ index: Int16, fromWaiting waiting: Bool, of queue: Int) {
+    guard let list = list(queue, waiting: waiting) else { return }
+    if list.pointee.count == 1 {
+      list.pointee.head = -1
+    } else {
+      let previous = slots[Int(index)].previous
+      let next = slots[Int(index)].next
+      slots[Int(previous)].next = next
+      slots[Int(next)].previous = previous
+      if list.pointee.head == index { list.pointee.head = next }
+    }
+    list.pointee.count &-= 1
+  }
+
+  /// The slots of queue `queue`, running ones in start order then waiting ones in queue
+  /// order (for a `merge` queue: its slots in table order, all running).
+  @usableFromInline
+  func members(of queue: Int) -> [(index: Int16, waiting: Bool)] {
+    var members: [(index: Int16, waiting: Bool)] = []
+    guard let running = list(queue, waiting: false), let waiting = list(queue, waiting: true)
+    else {
+      for index in 0..<capacity
+      where slots[index].phase != .free && Int(slots[index].queue) == queue {
+        members.append((Int16(index), slots[index].phase == .waiting))
+      }
+      return members
+    }
+    for (list, waiting) in [(running.pointee, false), (waiting.pointee, true)] {
+      var index = list.head
+      for _ in 0..<list.count {
+        members.append((index, waiting))
+        index = slots[Int(index)].next
+      }
+    }
+    return members
   }
 }

@@ -1,22 +1,17 @@
 /// Counters and high-water marks of one machine; cheap enough to be always on.
+///
+/// The machine keeps them as 32-bit counters (its whole record is 64 bytes), so counts wrap
+/// modulo 2³². Counts of effects (started, cancelled, discarded, overflowed) are kept per
+/// runtime, in `RuntimeStatistics`.
 public struct MachineStatistics: Hashable, Sendable {
   /// Inputs accepted into the machine's queue, from any source.
-  public var posted: UInt64 = 0
+  public var posted: UInt32 = 0
   /// Inputs resolved as handled.
-  public var handled: UInt64 = 0
+  public var handled: UInt32 = 0
   /// Inputs resolved as rejected.
-  public var rejected: UInt64 = 0
+  public var rejected: UInt32 = 0
   /// Inputs refused because the queue was full, from any source.
-  public var dropped: UInt64 = 0
-  /// Queued effect deliveries skipped because their effect was cancelled, and effects dropped
-  /// by an `oldest(.discardNew)` queue.
-  public var discarded: UInt64 = 0
-  /// In-flight effects started (waiting ones count when they start).
-  public var effectsStarted: UInt64 = 0
-  /// In-flight effects cancelled (by id, by a `latest` queue, or by removal).
-  public var effectsCancelled: UInt64 = 0
-  /// Effects lost for lack of room: no free effect slot, no free timer, or a full effect buffer.
-  public var effectsOverflowed: UInt64 = 0
+  public var dropped: UInt32 = 0
   /// Inputs queued right now.
   public var queued: Int = 0
   /// The most inputs ever queued at once.
@@ -26,4 +21,16 @@ public struct MachineStatistics: Hashable, Sendable {
 
   /// All zero.
   public init() {}
+
+  /// The statistics kept in `record`.
+  @inlinable
+  init(_ record: MachineRecord) {
+    posted = record.posted
+    handled = record.handled
+    rejected = record.rejected
+    dropped = record.dropped
+    queued = Int(record.inputCount)
+    queueHighWater = Int(record.queueHighWater)
+    effectsHighWater = Int(record.effectsHighWater)
+  }
 }

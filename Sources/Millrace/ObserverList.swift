@@ -14,7 +14,8 @@ final class ObserverBox<Event> {
 /// A machine's observers in storage it owns, so that notifying them borrows each observer
 /// instead of retaining an array buffer and every closure context per event.
 ///
-/// Grows (allocates) only when an observer is added, never when notifying.
+/// Grows (allocates) only when an observer is added, never when notifying
+/// (`TypedMachineSide.notify`).
 @usableFromInline
 struct ObserverList<Event> {
   @usableFromInline
@@ -42,17 +43,6 @@ struct ObserverList<Event> {
     }
     (storage! + count).initialize(to: Unmanaged.passRetained(ObserverBox(observer)))
     count += 1
-  }
-
-  /// Calls every observer with `event`, in the order they were added.
-  @inlinable
-  func notify(_ event: Event) {
-    guard let storage else { return }
-    var index = 0
-    while index < count {
-      storage[index]._withUnsafeGuaranteedRef { $0.call(event) }
-      index &+= 1
-    }
   }
 
   /// Forgets every observer and frees the storage.

@@ -30,11 +30,13 @@ public final class Runtime {
   @usableFromInline
   @exclusivity(unchecked)
   var counters = RuntimeStatistics()
-  /// The machines by slot, each retained once by the runtime (released by `releaseIndex`).
-  /// Unmanaged so that the dispatch loop borrows a machine instead of retaining it.
+  /// The machine records, with the free and ready lists.
   @usableFromInline
-  @exclusivity(unchecked)
-  var cells: UnsafeMutablePointer<Unmanaged<MachineCell>?>
+  let table: MachineTable
+  /// The machine kinds in use: one per machine type and queue layout, kept for the runtime's
+  /// life (records point to them unretained).
+  @usableFromInline
+  var kinds: [MachineKind] = []
   /// The slot being dispatched, whose release waits until its dispatch returns.
   @usableFromInline
   @exclusivity(unchecked)
@@ -42,15 +44,6 @@ public final class Runtime {
   @usableFromInline
   @exclusivity(unchecked)
   var releaseAfterDispatch = false
-  @usableFromInline
-  @exclusivity(unchecked)
-  var generations: [UInt32]
-  @usableFromInline
-  @exclusivity(unchecked)
-  var freeIndices: [UInt32]
-  @usableFromInline
-  @exclusivity(unchecked)
-  var ready: FixedRing<UInt32>
   @usableFromInline
   @exclusivity(unchecked)
   var timers: TimerHeap
@@ -66,27 +59,28 @@ public final class Runtime {
 
   /// Reserves every runtime-wide pool at the given capacities.
   public init(capacity: RuntimeCapacity = RuntimeCapacity()) {
+    var capacity = capacity
+    capacity.inputsPerMachine = RuntimeCapacity.clamp(
+      capacity.inputsPerMachine, to: RuntimeCapacity.maxInputs)
+    capacity.effectsPerMachine = RuntimeCapacity.clamp(
+      capacity.effectsPerMachine, to: RuntimeCapacity.maxEffects)
     self.capacity = capacity
-    cells = .allocate(capacity: capacity.machines)
-    cells.initialize(repeating: nil, count: capacity.machines)
-    generations = Array(repeating: 1, count: capacity.machines)
-    var free: [UInt32] = []
-    free.reserveCapacity(capacity.machines)
-    for index in (0..<capacity.machines).reversed() { free.append(UInt32(index)) }
-    freeIndices = free
-    ready = FixedRing(capacity: capacity.machines)
+    table = MachineTable(capacity: capacity.machines)
     timers = TimerHeap(capacity: capacity.timers)
     scratchBytes = 64 * capacity.effectsPerResolution
     scratch = .allocate(byteCount: scratchBytes, alignment: 16)
+    table.owner = Unmanaged.passUnretained(self)
   }
 
   deinit {
-    for index in 0..<capacity.machines {
-      guard let cell = cells[index]?.takeRetainedValue() else { continue }
-      cell.perform(cell, .terminate)
+    for index in 0..<UInt32(capacity.machines) {
+      guard let kind = table.records[Int(index)].kind else { continue }
+      kind._withUnsafeGuaranteedRef { kind in
+        kind.perform(self, index, .terminate)
+        kind.perform(self, index, .destroy)
+      }
     }
-    cells.deallocate()
-    ready.deallocate()
+    table.owner = nil
     timers.deallocate()
     scratch.deallocate()
   }
@@ -101,32 +95,35 @@ public final class Runtime {
 
   /// Spawns a machine of type `M` in `state`, with its dependencies `extra`.
   ///
-  /// Reserves the machine's input ring (`inputCapacity`, default
-  /// `capacity.inputsPerMachine`) and effect slots. `queues` overrides `M.queues`.
-  /// Returns nil (and counts it) when every machine slot is taken.
+  /// Reserves the machine's block: its state, extra, input ring (`inputCapacity`, default
+  /// `capacity.inputsPerMachine`, at most `RuntimeCapacity.maxInputs`) and effect slots.
+  /// `queues` overrides `M.queues`. Returns nil (and counts it) when every machine slot is
+  /// taken.
   @inlinable
   public func spawn<M: Machine>(
     _ type: M.Type, state: M.State, extra: M.Extra, queues: [QueuePolicy]? = nil,
     inputCapacity: Int? = nil
   ) -> MachineHandle<M>? {
-    guard let index = freeIndices.popLast() else {
+    guard let index = table.takeFreeSlot() else {
       counters.spawnsRefused &+= 1
       return nil
     }
     reserveScratch(
       bytes: MemoryLayout<Effect<M.Input, M.Output>>.stride * capacity.effectsPerResolution,
       alignment: MemoryLayout<Effect<M.Input, M.Output>>.alignment)
-    let box = MachineBox<M>(
-      id: MachineID(index: index, generation: generations[Int(index)]), runtime: self,
-      state: state, extra: extra, queues: queues ?? M.queues,
-      inputCapacity: inputCapacity ?? capacity.inputsPerMachine,
-      effectCapacity: capacity.effectsPerMachine)
-    cells[Int(index)] = Unmanaged.passRetained(box)
+    let kind = kind(
+      like: TypedMachineKind<M>(
+        policies: queues ?? M.queues, effectCapacity: capacity.effectsPerMachine))
+    TypedMachine<M>.spawn(
+      runtime: self, index: index, kind: kind, state: state, extra: extra,
+      inputCapacity: RuntimeCapacity.clamp(
+        inputCapacity ?? capacity.inputsPerMachine, to: RuntimeCapacity.maxInputs))
     counters.machines += 1
     if counters.machines > counters.machinesHighWater {
       counters.machinesHighWater = counters.machines
     }
-    return MachineHandle(box: box)
+    return MachineHandle(
+      table: table, id: MachineID(index: index, generation: table.records[Int(index)].generation))
   }
 
   /// Spawns a machine that needs no dependencies.
@@ -137,41 +134,55 @@ public final class Runtime {
     spawn(type, state: state, extra: (), queues: queues, inputCapacity: inputCapacity)
   }
 
+  /// The kind in use that `candidate` matches, or `candidate`, now in use.
+  @usableFromInline
+  func kind(like candidate: MachineKind) -> MachineKind {
+    for kind in kinds where kind.matches(candidate) { return kind }
+    kinds.append(candidate)
+    return candidate
+  }
+
   /// Removes a machine: cancels all its in-flight effects and timers, drops its queued inputs;
   /// its observers see nothing more and posts to it answer `.noMachine`.
   public func remove<M: Machine>(_ handle: MachineHandle<M>) {
-    terminate(handle.box)
+    guard handle.table === table, table.liveRecord(handle.id) != nil else { return }
+    terminate(handle.id.index)
   }
 
+  /// Removes the live machine in slot `index`.
   @usableFromInline
-  func terminate(_ cell: MachineCell) {
-    guard cell.isAlive, cell.runtime === self else { return }
-    cell.perform(cell, .terminate)
+  func terminate(_ index: UInt32) {
+    perform(.terminate, on: index)
     counters.machines -= 1
-    if !cell.isScheduled { releaseIndex(of: cell) }
+    if !table.records[Int(index)].isScheduled { releaseIndex(index) }
   }
 
-  /// Frees a dead machine's slot; deferred while the slot is still in the ready ring.
+  /// Frees a dead machine's block and slot; deferred while the slot is being dispatched (and,
+  /// by the caller, while it is in the ready list).
   @usableFromInline
-  func releaseIndex(of cell: MachineCell) {
-    let index = Int(cell.id.index)
-    guard let held = cells[index], held.toOpaque() == Unmanaged.passUnretained(cell).toOpaque()
-    else { return }
-    if index == dispatchingIndex {
+  func releaseIndex(_ index: UInt32) {
+    if Int(index) == dispatchingIndex {
       releaseAfterDispatch = true
       return
     }
-    cells[index] = nil
-    generations[index] &+= 1
-    freeIndices.append(cell.id.index)
-    held.release()
+    perform(.destroy, on: index)
+    table.freeSlot(index)
   }
 
-  /// The machine in slot `index`, if any (retained; not for the hot path).
+  /// Runs `operation` on the machine in slot `index` through its kind.
+  @inlinable
+  func perform(_ operation: CellOperation, on index: UInt32) {
+    table.records[Int(index)].kind.unsafelyUnwrapped._withUnsafeGuaranteedRef {
+      $0.perform(self, index, operation)
+    }
+  }
+
+  /// A handle to the live machine `id` names, when the caller knows it is of type `M` (the
+  /// C API, whose machines all are); nil when no live machine has that id.
   @usableFromInline
-  func cell(at index: Int) -> MachineCell? {
-    guard index >= 0 && index < capacity.machines else { return nil }
-    return cells[index]?.takeUnretainedValue()
+  func handle<M: Machine>(to id: MachineID, of type: M.Type) -> MachineHandle<M>? {
+    guard table.liveRecord(id) != nil else { return nil }
+    return MachineHandle(table: table, id: id)
   }
 
   @usableFromInline
@@ -185,7 +196,7 @@ public final class Runtime {
   // MARK: Driving
 
   /// Whether any machine has queued inputs.
-  public var hasPendingInputs: Bool { !ready.isEmpty }
+  public var hasPendingInputs: Bool { table.hasReady }
 
   /// The earliest armed timer's deadline, or nil when no timer is armed.
   public var nextDeadline: Instant? {
@@ -211,13 +222,10 @@ public final class Runtime {
         timers.disarm(handle)
         counters.timers -= 1
       }
-      guard let cell = cells[Int(entry.owner.index)] else { continue }
-      cell._withUnsafeGuaranteedRef { cell in
-        guard cell.id == entry.owner, cell.isAlive else { return }
-        cell.perform(
-          cell,
-          .fire(slot: entry.slot, generation: entry.slotGeneration, disarmed: entry.period == 0))
-      }
+      guard table.liveRecord(entry.owner) != nil else { continue }
+      perform(
+        .fire(slot: entry.slot, generation: entry.slotGeneration, disarmed: entry.period == 0),
+        on: entry.owner.index)
     }
   }
 
@@ -229,22 +237,20 @@ public final class Runtime {
     isDispatching = true
     defer { isDispatching = false }
     var turns = 0
-    while turns < limit, let index = ready.popFirst() {
-      guard let cell = cells[Int(index)] else { continue }
-      cell._withUnsafeGuaranteedRef { cell in
-        cell.isScheduled = false
-        guard cell.isAlive else {
-          releaseIndex(of: cell)
-          return
-        }
-        dispatchingIndex = Int(index)
-        cell.perform(cell, .dispatch)
-        dispatchingIndex = -1
-        turns += 1
-        if releaseAfterDispatch {
-          releaseAfterDispatch = false
-          if !cell.isScheduled { releaseIndex(of: cell) }
-        }
+    while turns < limit, let index = table.popReady() {
+      let record = table.records + Int(index)
+      record.pointee.isScheduled = false
+      guard record.pointee.isAlive else {
+        releaseIndex(index)
+        continue
+      }
+      dispatchingIndex = Int(index)
+      perform(.dispatch, on: index)
+      dispatchingIndex = -1
+      turns += 1
+      if releaseAfterDispatch {
+        releaseAfterDispatch = false
+        if !record.pointee.isScheduled { releaseIndex(index) }
       }
     }
     return turns
@@ -253,18 +259,11 @@ public final class Runtime {
   /// Hands a finished job back; its results are queued to its machine unless the effect was
   /// cancelled or the machine removed meanwhile. Call on the runtime's thread.
   public func complete(_ job: PendingJob) {
-    guard let cell = cell(at: Int(job.machine.index)), cell.id == job.machine, cell.isAlive
-    else { return }
-    cell.perform(cell, .complete(job))
+    guard table.liveRecord(job.machine) != nil else { return }
+    perform(.complete(job), on: job.machine.index)
   }
 
   // MARK: Services for machines
-
-  @inlinable
-  func schedule(_ cell: MachineCell) {
-    cell.isScheduled = true
-    _ = ready.append(cell.id.index)
-  }
 
   @usableFromInline
   func report(_ diagnostic: Diagnostic) {

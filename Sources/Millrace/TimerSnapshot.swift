@@ -31,34 +31,29 @@ public struct TimerSnapshot<Input> {
 }
 
 extension MachineHandle {
-  /// The machine's pending timer effects, per queue: running ones in start order, then waiting
-  /// ones in queue order. A one-shot timer that fired but whose input is still queued is
-  /// reported as due now. Allocates; not for the hot path.
+  /// The machine's pending timer effects, per queue: running ones in start order (on a
+  /// `merge` queue, in slot order), then waiting ones in queue order. A one-shot timer that
+  /// fired but whose input is still queued is reported as due now. Allocates; not for the hot
+  /// path.
   public var timers: [TimerSnapshot<M.Input>] {
-    guard box.isAlive else { return [] }
+    guard let machine else { return [] }
     var snapshots: [TimerSnapshot<M.Input>] = []
-    let effects = box.effects
-    for queue in 0..<effects.queues.count {
-      for waiting in [false, true] {
-        var index =
-          waiting ? effects.queues[queue].waiting.head : effects.queues[queue].running.head
-        while index >= 0 {
-          let slot = effects.slots[Int(index)]
-          if slot.kind != .job, let input = slot.input {
-            var deadline: Instant? = nil
-            if !waiting {
-              deadline =
-                slot.timer == TimerHeap.none
-                ? box.runtime.now
-                : Instant(nanoseconds: box.runtime.timers.entries[Int(slot.timer)].deadline)
-            }
-            snapshots.append(
-              TimerSnapshot(
-                repeats: slot.kind == .every, span: slot.span, input: input, deadline: deadline,
-                queue: EffectQueue(UInt8(queue)), id: slot.id))
-          }
-          index = slot.next
+    let effects = machine.effects
+    for queue in 0..<machine.kind.queues.count {
+      for (index, waiting) in effects.members(of: queue) {
+        let slot = effects.slots[Int(index)]
+        guard slot.kind != .job, let input = slot.input else { continue }
+        var deadline: Instant? = nil
+        if !waiting {
+          deadline =
+            slot.timer == TimerHeap.none
+            ? machine.runtime.now
+            : Instant(nanoseconds: machine.runtime.timers.entries[Int(slot.timer)].deadline)
         }
+        snapshots.append(
+          TimerSnapshot(
+            repeats: slot.kind == .every, span: slot.span, input: input, deadline: deadline,
+            queue: EffectQueue(UInt8(queue)), id: slot.id))
       }
     }
     return snapshots
@@ -68,46 +63,45 @@ extension MachineHandle {
 extension Runtime {
   /// Re-creates a saved timer effect in `handle`'s machine without applying queue policies
   /// (the saved set already obeyed them): a snapshot with a deadline runs and fires at it (at
-  /// once if already past); one without waits on its queue. Returns false, and reports a
+  /// once if already past); one without waits on its queue (or, on a `merge` queue, where
+  /// nothing waits, runs and fires now). Returns false, and reports a
   /// diagnostic, when no effect slot or timer is free.
   @discardableResult
   public func restore<M: Machine>(_ timer: TimerSnapshot<M.Input>, into handle: MachineHandle<M>)
     -> Bool
   {
-    let box = handle.box
-    guard box.isAlive, box.runtime === self else { return false }
-    guard let index = box.effects.allocate() else {
-      box.overflow(.effectSlotsFull(box.id))
+    guard handle.table === table, let machine = handle.machine else { return false }
+    let effects = machine.effects
+    guard let index = effects.allocate() else {
+      machine.overflow(.effectSlotsFull(machine.id))
       return false
     }
-    let queue = box.effects.queueIndex(timer.queue)
-    let slot = box.effects.slots + Int(index)
+    let queue = effects.queueIndex(timer.queue)
+    let slot = effects.slots + Int(index)
     slot.pointee.kind = timer.repeats ? .every : .after
     slot.pointee.queue = UInt8(truncatingIfNeeded: queue)
     slot.pointee.id = timer.id
     slot.pointee.span = timer.span
     slot.pointee.input = timer.input
-    let waits = timer.deadline == nil
-    slot.pointee.phase = waits ? .waiting : .running
-    box.effects.append(index, toWaiting: waits, of: queue)
-    if box.effects.inFlight > box.statistics.effectsHighWater {
-      box.statistics.effectsHighWater = box.effects.inFlight
-    }
-    guard let deadline = timer.deadline else { return true }
+    // Nothing waits on a `merge` queue: a waiting snapshot restored there starts now.
+    let deadline = timer.deadline ?? (effects.list(queue, waiting: true) == nil ? now : nil)
+    slot.pointee.phase = deadline == nil ? .waiting : .running
+    effects.append(index, toWaiting: deadline == nil, of: queue)
+    guard let deadline else { return true }
     let period: UInt64 =
       timer.repeats ? UInt64(timer.span.nanoseconds > 0 ? timer.span.nanoseconds : 1) : 0
     guard
       let handle = armTimer(
-        deadline: deadline.nanoseconds, period: period, owner: box.id, slot: UInt32(index),
+        deadline: deadline.nanoseconds, period: period, owner: machine.id, slot: UInt32(index),
         slotGeneration: slot.pointee.generation)
     else {
-      box.effects.unlink(index, fromWaiting: false, of: queue)
-      box.effects.release(index)
-      box.overflow(.timersFull(box.id))
+      effects.unlink(index, fromWaiting: false, of: queue)
+      effects.release(index)
+      machine.overflow(.timersFull(machine.id))
       return false
     }
     slot.pointee.timer = handle
-    box.statistics.effectsStarted &+= 1
+    counters.effectsStarted &+= 1
     return true
   }
 }

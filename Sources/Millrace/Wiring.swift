@@ -8,10 +8,8 @@ extension Runtime {
     from source: MachineHandle<Source>, to target: MachineHandle<Target>,
     _ map: @escaping (Source.Output, (Target.Input) -> Void) -> Void
   ) {
-    guard source.box.isAlive else { return }
-    let target = target.box
-    source.box.routes.append { output in
-      map(output) { input in target.enqueue(input, token: 0, source: .route) }
+    source.machine?.makeSide().routes.append { output in
+      map(output) { input in target.machine?.enqueue(input, token: 0, source: .route) }
     }
   }
 
@@ -30,8 +28,7 @@ extension Runtime {
   public func redirect<M: Machine>(
     _ handle: MachineHandle<M>, _ map: @escaping (M.Output) -> Redirection<M.Input>
   ) {
-    guard handle.box.isAlive else { return }
-    handle.box.redirect = map
+    handle.machine?.makeSide().redirect = map
   }
 
   /// A port that maps outer inputs to inputs of `target`; an input that maps to nil is
@@ -39,10 +36,9 @@ extension Runtime {
   public func inward<Outer, M: Machine>(
     to target: MachineHandle<M>, _ map: @escaping (Outer) -> M.Input?
   ) -> InputPort<Outer> {
-    let box = target.box
-    return InputPort { outer, tag in
-      guard let input = map(outer) else { return box.isAlive ? .accepted : .noMachine }
-      return box.post(input, tag: tag)
+    InputPort { outer, tag in
+      guard let input = map(outer) else { return target.isAlive ? .accepted : .noMachine }
+      return target.post(input, tag: tag)
     }
   }
 

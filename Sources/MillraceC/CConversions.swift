@@ -106,9 +106,7 @@ extension millrace_machine_stats_t {
   init(_ stats: MachineStatistics) {
     self.init(
       posted: stats.posted, handled: stats.handled, rejected: stats.rejected,
-      dropped: stats.dropped, discarded: stats.discarded, effects_started: stats.effectsStarted,
-      effects_cancelled: stats.effectsCancelled, effects_overflowed: stats.effectsOverflowed,
-      queued: UInt32(clamping: stats.queued),
+      dropped: stats.dropped, queued: UInt32(clamping: stats.queued),
       queue_high_water: UInt32(clamping: stats.queueHighWater),
       effects_high_water: UInt32(clamping: stats.effectsHighWater))
   }
@@ -123,6 +121,8 @@ extension millrace_runtime_stats_t {
       timers: UInt32(clamping: stats.timers),
       timers_high_water: UInt32(clamping: stats.timersHighWater),
       spawns_refused: stats.spawnsRefused, dispatched: stats.dispatched,
+      effects_started: stats.effectsStarted, effects_cancelled: stats.effectsCancelled,
+      effects_overflowed: stats.effectsOverflowed, discarded: stats.discarded,
       diagnostics: stats.diagnostics)
   }
 }

@@ -25,12 +25,7 @@ final class CRuntime {
 
   /// The live machine `id` names, or nil (never spawned, removed, or a malformed id).
   func machine(_ id: millrace_machine_t) -> MachineHandle<CMachine>? {
-    let machineID = MachineID(c: id)
-    let index = Int(machineID.index)
-    guard let cell = runtime.cell(at: index), cell.id == machineID,
-      cell.isAlive
-    else { return nil }
-    return MachineHandle(box: unsafeDowncast(cell, to: MachineBox<CMachine>.self))
+    runtime.handle(to: MachineID(c: id), of: CMachine.self)
   }
 
   /// Runs the runtime up to `now` as `millrace_step` documents: time moves to each deadline

@@ -95,7 +95,7 @@ struct AuthScenarioTests {
     #expect(!recorder.replies.contains { $0.input == .loginOK })
     #expect(recorder.replies.last == .success(.logoutOK, from: .loggingOut, to: .loggedOut))
     #expect(recorder.events.last?.at == .ms(1500))
-    #expect(auth.statistics.effectsCancelled == 1)
+    #expect(runtime.statistics.effectsCancelled == 1)
   }
 
   @Test("an effect starts exactly once per successful transition")
@@ -104,13 +104,13 @@ struct AuthScenarioTests {
     let auth = try #require(runtime.spawn(table: authTable(delays: true), state: .loggedOut))
     for input in [AuthInput.login, .login, .logout, .login] { _ = auth.post(input) }
     driver.runUntilIdle()
-    #expect(auth.statistics.effectsStarted == 1)
+    #expect(runtime.statistics.effectsStarted == 1)
     driver.advance(by: .seconds(1))
     _ = auth.post(.logout)
     driver.runUntilIdle()
-    #expect(auth.statistics.effectsStarted == 2)
+    #expect(runtime.statistics.effectsStarted == 2)
     driver.advance(by: .seconds(1))
-    #expect(auth.statistics.effectsStarted == 2)
+    #expect(runtime.statistics.effectsStarted == 2)
     #expect(auth.statistics.handled == 4)
     #expect(auth.statistics.rejected == 3)
   }

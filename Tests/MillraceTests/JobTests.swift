@@ -29,7 +29,7 @@ struct JobTests {
     #expect(machine.state == [])
     driver.runJobs()
     #expect(machine.state == [10, 11])
-    #expect(machine.statistics.effectsStarted == 1)
+    #expect(runtime.statistics.effectsStarted == 1)
   }
 
   @Test("a cancelled job's completion is discarded")
@@ -42,7 +42,7 @@ struct JobTests {
     driver.runUntilIdle()
     driver.runJobs()
     #expect(machine.state == [])
-    #expect(machine.statistics.effectsCancelled == 1)
+    #expect(runtime.statistics.effectsCancelled == 1)
   }
 
   @Test("without a driver, jobs run inline and complete at once")

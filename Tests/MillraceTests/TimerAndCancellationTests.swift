@@ -126,7 +126,7 @@ struct TimerAndCancellationTests {
     #expect(machine.state == .requesting)
     driver.advance(by: .milliseconds(1))
     #expect(machine.state == .idle)
-    #expect(machine.statistics.effectsCancelled == 1)
+    #expect(runtime.statistics.effectsCancelled == 1)
   }
 
   @Test("a completion already queued is discarded when its effect is cancelled first")
@@ -142,6 +142,6 @@ struct TimerAndCancellationTests {
     runtime.dispatch()
     #expect(machine.state == .idle)
     #expect(recorder.replies.map(\.input) == [.request, .cancel("foo")])
-    #expect(machine.statistics.discarded == 1)
+    #expect(runtime.statistics.discarded == 1)
   }
 }

@@ -92,7 +92,7 @@ struct RuntimeLoopTests {
     settle.start(afterMilliseconds: 50)
     runLoop(loop, timeout: 5)
     #expect(aborted.state == [.work, .abort])
-    #expect(aborted.statistics.effectsCancelled == 1)
+    #expect(runtime.statistics.effectsCancelled == 1)  // only `aborted` cancels
     settle.close()
     driver.close()
     try loop.close()

@@ -131,13 +131,14 @@ static void observer(void *context, millrace_machine_t machine, const millrace_e
 }
 
 /* The blocks one spawn keeps (and, if `observe`, one millrace_observe() keeps) with an input
- * ring of `inputs`, `effects` effect slots and `queues` merge queues. */
-static struct blocks measure_spawn(uint32_t inputs, uint32_t effects, uint32_t queues,
+ * ring of `inputs`, `effects` effect slots, a merge queue and `bounded` latest queues. */
+static struct blocks measure_spawn(uint32_t inputs, uint32_t effects, uint32_t bounded,
                                    bool observe) {
-    static const millrace_queue_t merge[4] = {{0}};
+    static const millrace_queue_t queues[4] = {
+        {MILLRACE_MERGE, 0}, {MILLRACE_LATEST, 1}, {MILLRACE_LATEST, 1}, {MILLRACE_LATEST, 1}};
     const millrace_capacity_t capacity = {.machines = 4, .effects_per_machine = effects};
     const millrace_machine_config_t config = {
-        .resolve = idle, .input_capacity = inputs, .queues = merge, .queue_count = queues};
+        .resolve = idle, .input_capacity = inputs, .queues = queues, .queue_count = 1 + bounded};
     millrace_runtime_t *runtime = NULL;
     millrace_machine_t machine;
     struct blocks kept;
@@ -171,73 +172,52 @@ static size_t measure_create(uint32_t machines) {
     return bytes;
 }
 
-/* The index of the first block whose size differs between `base` and `other`, or -1. */
-static int grown_block(const struct blocks *base, const struct blocks *other) {
-    for (size_t index = 0; index < base->count; index++) {
-        if (base->size[index] != other->size[index]) {
-            return (int)index;
-        }
-    }
-    return -1;
-}
-
 int main(void) {
-    enum { INPUTS = 8, EFFECTS = 4, QUEUES = 1 };
-    struct blocks base = measure_spawn(INPUTS, EFFECTS, QUEUES, false);
-    struct blocks inputs = measure_spawn(2 * INPUTS, EFFECTS, QUEUES, false);
-    struct blocks effects = measure_spawn(INPUTS, 2 * EFFECTS, QUEUES, false);
-    struct blocks queues = measure_spawn(INPUTS, EFFECTS, QUEUES + 1, false);
-    struct blocks observed = measure_spawn(INPUTS, EFFECTS, QUEUES, true);
-    size_t per_slot = (measure_create(16) - measure_create(8)) / 8;
-    int ring, slots, table;
-    size_t fixed = 0, machine;
+    enum { INPUTS = 8, EFFECTS = 4 };
+    struct blocks base = measure_spawn(INPUTS, EFFECTS, 0, false);
+    struct blocks inputs = measure_spawn(2 * INPUTS, EFFECTS, 0, false);
+    struct blocks effects = measure_spawn(INPUTS, 2 * EFFECTS, 0, false);
+    struct blocks bounded = measure_spawn(INPUTS, EFFECTS, 1, false);
+    struct blocks observed = measure_spawn(INPUTS, EFFECTS, 0, true);
+    size_t record = (measure_create(16) - measure_create(8)) / 8;
+    size_t per_input, per_effect, per_bounded, own, framework;
 
-    if (inputs.count != base.count || effects.count != base.count || queues.count != base.count) {
-        printf("footprint: spawns kept different numbers of blocks; cannot tell them apart\n");
+    if (base.count != 1 || inputs.count != 1 || effects.count != 1 || bounded.count != 1) {
+        printf("footprint: a spawn kept %zu blocks, expected its one block\n", base.count);
         return 1;
     }
-    ring = grown_block(&base, &inputs);
-    slots = grown_block(&base, &effects);
-    table = grown_block(&base, &queues);
-    if (ring < 0 || slots < 0 || table < 0) {
-        printf("footprint: a block did not grow with its parameter\n");
-        return 1;
-    }
+    per_input = (inputs.size[0] - base.size[0]) / INPUTS;
+    per_effect = (effects.size[0] - base.size[0]) / EFFECTS;
+    per_bounded = bounded.size[0] - base.size[0];
+    own = base.size[0] - INPUTS * per_input - EFFECTS * per_effect;
 
     printf("RAM per machine (Embedded Swift build; method: the allocator is wrapped and the blocks\n"
-           "one spawn keeps are listed; spawning with a longer ring, more effect slots or more\n"
-           "queues names each block by which one grows; sizes are the bytes requested):\n");
-    printf("  spawn(input ring %d, effect slots %d, queues %d) keeps %zu blocks, %zu bytes"
-           " (%zu in glibc chunks):\n",
-           INPUTS, EFFECTS, QUEUES, base.count, total(&base), heap_total(&base));
-    for (size_t index = 0; index < base.count; index++) {
-        size_t size = base.size[index];
-        if ((int)index == ring) {
-            printf("    %5zu  input ring    (%zu bytes per queued input)\n", size,
-                   (inputs.size[index] - size) / INPUTS);
-        } else if ((int)index == slots) {
-            printf("    %5zu  effect slots  (%zu bytes per in-flight effect)\n", size,
-                   (effects.size[index] - size) / EFFECTS);
-        } else if ((int)index == table) {
-            printf("    %5zu  queue table   (%zu bytes per queue, %zu of header)\n", size,
-                   queues.size[index] - size, size - (queues.size[index] - size) * QUEUES);
-        } else {
-            printf("    %5zu  machine object (fixed size)\n", size);
-            fixed += size;
-        }
-    }
-    printf("  runtime tables, reserved at create per machine slot: %zu bytes\n", per_slot);
+           "a runtime keeps per machine slot and one spawn keeps are measured; spawning with a\n"
+           "longer ring, more effect slots or a bounded queue tells the parts of the block apart;\n"
+           "sizes are the bytes requested):\n");
+    printf("  machine record, reserved at create per machine slot: %zu bytes\n", record);
+    printf("  spawn(input ring %d, effect slots %d, one merge queue) keeps 1 block, %zu bytes"
+           " (%zu in a glibc chunk):\n",
+           INPUTS, EFFECTS, base.size[0], heap_total(&base));
+    printf("    %5zu  input ring    (%zu bytes per queued input)\n", INPUTS * per_input, per_input);
+    printf("    %5zu  effect slots  (%zu bytes per in-flight effect)\n", EFFECTS * per_effect,
+           per_effect);
+    printf("    %5zu  the machine's own data: its int32 state and its extra (resolver and"
+           " context pointers), with alignment\n",
+           own);
+    printf("  each latest/oldest queue adds %zu bytes of lists to the block (merge queues none)\n",
+           per_bounded);
     printf("  millrace_observe() adds %zu bytes in %zu blocks (only for observed machines)\n",
            total(&observed), observed.count);
-    machine = fixed + base.size[table] + per_slot;
-    printf("  per machine beyond its queue slots (object + queue table + runtime slot): "
-           "%zu + %zu + %zu = %zu bytes\n",
-           fixed, base.size[table], per_slot, machine);
-    if (machine <= BUDGET_BYTES) {
+    framework = record;
+    printf("  per machine beyond its queue slots and its own data: %zu bytes (the record)\n",
+           framework);
+    printf("  with its own data: %zu bytes\n", framework + own);
+    if (framework <= BUDGET_BYTES) {
         printf("  budget %d bytes: met\n", BUDGET_BYTES);
     } else {
         printf("  budget %d bytes: OVER by %zu bytes (see docs/c-api.md, Footprint)\n",
-               BUDGET_BYTES, machine - BUDGET_BYTES);
+               BUDGET_BYTES, framework - BUDGET_BYTES);
     }
     return 0;
 }

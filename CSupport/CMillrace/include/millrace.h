@@ -128,7 +128,7 @@ typedef enum millrace_policy {
     MILLRACE_LATEST = 1,
     /* The new timer waits, FIFO, and starts when one finishes (max 1: Harvest's concat). */
     MILLRACE_OLDEST_SUSPEND = 2,
-    /* The new timer is dropped (counted in the machine's statistics as discarded). */
+    /* The new timer is dropped (counted in the runtime's statistics as discarded). */
     MILLRACE_OLDEST_DISCARD = 3,
 } millrace_policy_t;
 
@@ -228,23 +228,16 @@ typedef struct millrace_diagnostic {
 /* Receives each diagnostic, on the runtime's thread, during millrace_step(). */
 typedef void (*millrace_diagnostic_fn)(void *context, const millrace_diagnostic_t *diagnostic);
 
-/* Counters and high-water marks of one machine. */
+/* Counters and high-water marks of one machine. The machine keeps 32-bit counters (its
+ * whole record is 64 bytes): they wrap modulo 2^32. Effect counts are per runtime. */
 typedef struct millrace_machine_stats {
     /* Inputs accepted into the queue, from any source. */
-    uint64_t posted;
+    uint32_t posted;
     /* Inputs resolved as handled / as rejected. */
-    uint64_t handled;
-    uint64_t rejected;
+    uint32_t handled;
+    uint32_t rejected;
     /* Inputs refused because the queue was full, from any source. */
-    uint64_t dropped;
-    /* Timer deliveries skipped because the timer was cancelled meanwhile, and timers dropped
-     * by a MILLRACE_OLDEST_DISCARD queue. */
-    uint64_t discarded;
-    /* Timers started, cancelled (by id, by a latest queue, by removal), and lost for lack of
-     * room (no effect slot, no timer, full effect buffer). */
-    uint64_t effects_started;
-    uint64_t effects_cancelled;
-    uint64_t effects_overflowed;
+    uint32_t dropped;
     /* Inputs queued now, and the most ever queued at once. */
     uint32_t queued;
     uint32_t queue_high_water;
@@ -264,6 +257,14 @@ typedef struct millrace_runtime_stats {
     uint64_t spawns_refused;
     /* Inputs resolved (handled or rejected). */
     uint64_t dispatched;
+    /* Timers started, cancelled (by id, by a latest queue, by removal), and lost for lack of
+     * room (no effect slot, no timer, full effect buffer), across machines. */
+    uint64_t effects_started;
+    uint64_t effects_cancelled;
+    uint64_t effects_overflowed;
+    /* Timer deliveries skipped because the timer was cancelled meanwhile, and timers dropped
+     * by a MILLRACE_OLDEST_DISCARD queue, across machines. */
+    uint64_t discarded;
     /* Diagnostics reported (every overflow of any pool). */
     uint64_t diagnostics;
 } millrace_runtime_stats_t;

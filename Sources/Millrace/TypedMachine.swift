@@ -1,51 +1,99 @@
-/// A spawned machine of type `M`: its state, input ring, effect slots, observers and routes.
+/// A typed view of one machine: its record in the runtime's table and its block (state,
+/// extra, bounded queue lists, effect slots, input ring), with everything the runtime does to
+/// a machine of type `M`.
 ///
-/// Every method runs on the runtime's thread. Nothing here allocates after `init` except
-/// `run` effects (which create the job the driver receives) and registering observers.
+/// A view is made per operation and never stored. Every method runs on the runtime's thread.
+/// Nothing here allocates except `run` effects (which create the job the driver receives),
+/// spawning (the block) and the first observer, route or redirect (the side record).
 @usableFromInline
-final class MachineBox<M: Machine>: MachineCell {
+struct TypedMachine<M: Machine> {
   @usableFromInline
   typealias Event = MachineEvent<M.Input, M.State, M.Output>
 
   @usableFromInline
-  @exclusivity(unchecked)
-  var state: M.State
+  unowned(unsafe) let runtime: Runtime
   @usableFromInline
-  let extra: M.Extra
+  let index: UInt32
   @usableFromInline
-  @exclusivity(unchecked)
-  var inputs: FixedRing<QueuedInput<M.Input>>
+  let record: UnsafeMutablePointer<MachineRecord>
   @usableFromInline
-  @exclusivity(unchecked)
-  var effects: EffectSlots<M.Input>
+  let block: UnsafeMutableRawPointer
   @usableFromInline
-  @exclusivity(unchecked)
-  var observers = ObserverList<Event>()
-  @usableFromInline
-  @exclusivity(unchecked)
-  var routes: [(M.Output) -> Void] = []
-  @usableFromInline
-  @exclusivity(unchecked)
-  var redirect: ((M.Output) -> Redirection<M.Input>)?
+  unowned(unsafe) let kind: MachineKind
 
+  /// The machine in slot `index`, which must hold one (alive or awaiting release).
   @inlinable
-  init(
-    id: MachineID, runtime: Runtime, state: M.State, extra: M.Extra, queues: [QueuePolicy],
-    inputCapacity: Int, effectCapacity: Int
-  ) {
-    self.state = state
-    self.extra = extra
-    self.inputs = FixedRing(capacity: inputCapacity)
-    self.effects = EffectSlots(capacity: effectCapacity, policies: queues)
-    super.init(id: id, runtime: runtime) { cell, operation in
-      unsafeDowncast(cell, to: MachineBox<M>.self).perform(operation)
-    }
+  init(runtime: Runtime, index: UInt32) {
+    self.runtime = runtime
+    self.index = index
+    record = runtime.table.records + Int(index)
+    block = record.pointee.block.unsafelyUnwrapped
+    kind = record.pointee.kind.unsafelyUnwrapped._withUnsafeGuaranteedRef { $0 }
   }
 
-  deinit {
-    inputs.deallocate()
-    effects.deallocate()
-    observers.removeAll()
+  @inlinable
+  var id: MachineID { MachineID(index: index, generation: record.pointee.generation) }
+
+  @inlinable
+  var isAlive: Bool { record.pointee.isAlive }
+
+  @inlinable
+  var state: UnsafeMutablePointer<M.State> { block.assumingMemoryBound(to: M.State.self) }
+
+  @inlinable
+  var extra: UnsafeMutablePointer<M.Extra> {
+    (block + kind.extraOffset).assumingMemoryBound(to: M.Extra.self)
+  }
+
+  @inlinable
+  var inputs: UnsafeMutablePointer<QueuedInput<M.Input>> {
+    (block + kind.inputsOffset).assumingMemoryBound(to: QueuedInput<M.Input>.self)
+  }
+
+  @inlinable
+  var effects: EffectSlots<M.Input> { EffectSlots(record: record, block: block, kind: kind) }
+
+  /// The side record, if one was made.
+  @inlinable
+  var side: TypedMachineSide<M>? {
+    guard let side = record.pointee.side else { return nil }
+    return unsafeDowncast(side.takeUnretainedValue(), to: TypedMachineSide<M>.self)
+  }
+
+  /// The side record, made now if there is none yet.
+  @usableFromInline
+  func makeSide() -> TypedMachineSide<M> {
+    if let side { return side }
+    let side = TypedMachineSide<M>()
+    record.pointee.side = Unmanaged.passRetained(side)
+    return side
+  }
+
+  // MARK: Life
+
+  /// Fills slot `index`'s record and a new block for a machine in `state`.
+  @inlinable
+  static func spawn(
+    runtime: Runtime, index: UInt32, kind: MachineKind, state: M.State, extra: M.Extra,
+    inputCapacity: Int
+  ) {
+    let record = runtime.table.records + Int(index)
+    let block = UnsafeMutableRawPointer.allocate(
+      byteCount: kind.blockBytes(inputCapacity: inputCapacity), alignment: kind.alignment)
+    block.bindMemory(to: M.State.self, capacity: 1).initialize(to: state)
+    (block + kind.extraOffset).bindMemory(to: M.Extra.self, capacity: 1).initialize(to: extra)
+    (block + kind.inputsOffset).bindMemory(to: QueuedInput<M.Input>.self, capacity: inputCapacity)
+    (block + kind.slotsOffset).bindMemory(
+      to: EffectSlot<M.Input>.self, capacity: kind.effectCapacity)
+    (block + kind.listsOffset).bindMemory(to: SlotList.self, capacity: 2 * kind.listCount)
+    let generation = record.pointee.generation
+    record.initialize(to: MachineRecord())
+    record.pointee.generation = generation
+    record.pointee.block = block
+    record.pointee.kind = Unmanaged.passUnretained(kind)
+    record.pointee.inputCapacity = UInt16(inputCapacity)
+    record.pointee.isAlive = true
+    EffectSlots<M.Input>(record: record, block: block, kind: kind).initialize()
   }
 
   @inlinable
@@ -56,17 +104,42 @@ final class MachineBox<M: Machine>: MachineCell {
       fire(slot: slot, generation: generation, disarmed: disarmed)
     case .complete(let job): complete(job)
     case .terminate: terminate()
+    case .destroy: destroy()
     }
   }
 
   // MARK: Inputs
 
+  /// Appends to the input ring; false when it is full.
+  @inlinable
+  func append(_ queued: QueuedInput<M.Input>) -> Bool {
+    let count = record.pointee.inputCount
+    let capacity = record.pointee.inputCapacity
+    guard count < capacity else { return false }
+    var tail = Int(record.pointee.inputHead) &+ Int(count)
+    if tail >= Int(capacity) { tail &-= Int(capacity) }
+    (inputs + tail).initialize(to: queued)
+    record.pointee.inputCount = count &+ 1
+    return true
+  }
+
+  /// Takes the oldest queued input, or nil.
+  @inlinable
+  func popFirst() -> QueuedInput<M.Input>? {
+    guard record.pointee.inputCount > 0 else { return nil }
+    let head = record.pointee.inputHead
+    let queued = (inputs + Int(head)).move()
+    record.pointee.inputHead = head &+ 1 == record.pointee.inputCapacity ? 0 : head &+ 1
+    record.pointee.inputCount &-= 1
+    return queued
+  }
+
   /// Queues an input from outside the runtime.
   @inlinable
   func post(_ input: M.Input, tag: PostTag) -> PostResult {
     guard isAlive else { return .noMachine }
-    guard inputs.append(QueuedInput(input: input, tag: tag, token: 0)) else {
-      statistics.dropped &+= 1
+    guard append(QueuedInput(input: input, tag: tag, token: 0)) else {
+      record.pointee.dropped &+= 1
       return .queueFull
     }
     noteQueued()
@@ -78,8 +151,8 @@ final class MachineBox<M: Machine>: MachineCell {
   @discardableResult
   func enqueue(_ input: M.Input, token: UInt64, source: InputSource) -> Bool {
     guard isAlive else { return false }
-    guard inputs.append(QueuedInput(input: input, tag: .none, token: token)) else {
-      statistics.dropped &+= 1
+    guard append(QueuedInput(input: input, tag: .none, token: token)) else {
+      record.pointee.dropped &+= 1
       runtime.report(.inputQueueFull(id, source))
       return false
     }
@@ -89,9 +162,11 @@ final class MachineBox<M: Machine>: MachineCell {
 
   @inlinable
   func noteQueued() {
-    statistics.posted &+= 1
-    if inputs.count > statistics.queueHighWater { statistics.queueHighWater = inputs.count }
-    if !isScheduled { schedule() }
+    record.pointee.posted &+= 1
+    if record.pointee.inputCount > record.pointee.queueHighWater {
+      record.pointee.queueHighWater = record.pointee.inputCount
+    }
+    if !record.pointee.isScheduled { runtime.table.schedule(index) }
   }
 
   // MARK: Dispatch
@@ -99,15 +174,17 @@ final class MachineBox<M: Machine>: MachineCell {
   /// Resolves the next queued input whose effect (if any) was not cancelled meanwhile.
   @inlinable
   func dispatchNext() {
-    while let queued = inputs.popFirst() {
+    while let queued = popFirst() {
       if queued.token != 0 && !claimDelivery(queued.token) {
-        statistics.discarded &+= 1
+        runtime.counters.discarded &+= 1
         continue
       }
       resolve(queued.input, tag: queued.tag)
       break
     }
-    if isAlive && !isScheduled && !inputs.isEmpty { schedule() }
+    if isAlive && !record.pointee.isScheduled && record.pointee.inputCount > 0 {
+      runtime.table.schedule(index)
+    }
   }
 
   /// Checks that the effect behind a delivery is still live and, for the last delivery of a
@@ -115,37 +192,39 @@ final class MachineBox<M: Machine>: MachineCell {
   @inlinable
   func claimDelivery(_ token: UInt64) -> Bool {
     let slot = UInt32(truncatingIfNeeded: token >> 32)
+    let effects = self.effects
     guard effects.isLive(slot: slot, generation: UInt32(truncatingIfNeeded: token)) else {
       return false
     }
     let entry = effects.slots + Int(slot)
     if entry.pointee.kind != .every {
       entry.pointee.pending -= 1
-      if entry.pointee.pending == 0 && entry.pointee.phase == .finishing { finish(Int32(slot)) }
+      if entry.pointee.pending == 0 && entry.pointee.phase == .finishing {
+        finish(Int16(truncatingIfNeeded: slot))
+      }
     }
     return true
   }
 
   @inlinable
   func resolve(_ input: M.Input, tag: PostTag) {
-    let (storage, capacity) = withRuntime { runtime in
-      runtime.counters.dispatched &+= 1
-      let capacity = runtime.capacity.effectsPerResolution
-      return (
-        runtime.scratch.bindMemory(to: Effect<M.Input, M.Output>.self, capacity: capacity), capacity
-      )
-    }
+    let runtime = self.runtime
+    runtime.counters.dispatched &+= 1
+    let capacity = runtime.capacity.effectsPerResolution
+    let storage = runtime.scratch.bindMemory(
+      to: Effect<M.Input, M.Output>.self, capacity: capacity)
     var recorded = Effects<M.Input, M.Output>(storage: storage, capacity: capacity)
-    let from = state
-    let resolution = M.resolve(input, state: &state, extra: extra, effects: &recorded)
+    let from = state.pointee
+    let resolution = M.resolve(
+      input, state: &state.pointee, extra: extra.pointee, effects: &recorded)
     if recorded.overflow > 0 {
-      statistics.effectsOverflowed &+= UInt64(recorded.overflow)
+      runtime.counters.effectsOverflowed &+= UInt64(recorded.overflow)
       runtime.report(.effectBufferFull(id, dropped: recorded.overflow))
     }
     switch resolution {
     case .handled:
-      statistics.handled &+= 1
-      notify(.replied(.success(input, from: from, to: state), tag: tag))
+      record.pointee.handled &+= 1
+      notify(.replied(.success(input, from: from, to: state.pointee), tag: tag))
       var index = 0
       while index < recorded.count {
         let effect = (storage + index).move()
@@ -153,16 +232,16 @@ final class MachineBox<M: Machine>: MachineCell {
         if isAlive { apply(effect) }
       }
     case .rejected:
-      state = from
+      state.pointee = from
       recorded.discardAll()
-      statistics.rejected &+= 1
-      notify(.replied(.failure(input, state: state), tag: tag))
+      record.pointee.rejected &+= 1
+      notify(.replied(.failure(input, state: from), tag: tag))
     }
   }
 
   @inlinable
   func notify(_ event: Event) {
-    observers.notify(event)
+    side?.notify(event, while: record)
   }
 
   // MARK: Effects
@@ -188,30 +267,34 @@ final class MachineBox<M: Machine>: MachineCell {
   /// Sends an output through the redirect, or to observers and outward routes.
   @inlinable
   func deliver(_ output: M.Output) {
-    if let redirect, case .back(let input) = redirect(output) {
+    guard let side else { return }
+    if let redirect = side.redirect, case .back(let input) = redirect(output) {
       enqueue(input, token: 0, source: .route)
       return
     }
-    notify(.emitted(output))
-    for route in routes { route(output) }
+    side.notify(.emitted(output), while: record)
+    for route in side.routes where isAlive { route(output) }
   }
 
   /// Starts an in-flight effect on its queue, applying the queue's policy.
   @inlinable
   func start(
-    _ kind: EffectKind, span: TimeSpan, input: M.Input?, job: Job<M.Input>?,
+    _ effectKind: EffectKind, span: TimeSpan, input: M.Input?, job: Job<M.Input>?,
     queue: EffectQueue, id effectID: EffectID
   ) {
+    let effects = self.effects
     let queueIndex = effects.queueIndex(queue)
     var waits = false
-    if effects.queues[queueIndex].running.count >= effects.queues[queueIndex].limit {
-      switch effects.queues[queueIndex].policy {
+    if let running = effects.list(queueIndex, waiting: false),
+      Int(running.pointee.count) >= kind.queues[queueIndex].limit
+    {
+      switch kind.queues[queueIndex].policy {
       case .merge:
         break
       case .latest:
-        cancelSlot(effects.queues[queueIndex].running.head)
+        cancelSlot(running.pointee.head)
       case .oldest(_, .discardNew):
-        statistics.discarded &+= 1
+        runtime.counters.discarded &+= 1
         return
       case .oldest(_, .suspendNew):
         waits = true
@@ -222,15 +305,12 @@ final class MachineBox<M: Machine>: MachineCell {
       return
     }
     let slot = effects.slots + Int(index)
-    slot.pointee.kind = kind
+    slot.pointee.kind = effectKind
     slot.pointee.queue = UInt8(truncatingIfNeeded: queueIndex)
     slot.pointee.id = effectID
     slot.pointee.span = span
     slot.pointee.input = input
     slot.pointee.job = job
-    if effects.inFlight > statistics.effectsHighWater {
-      statistics.effectsHighWater = effects.inFlight
-    }
     slot.pointee.phase = waits ? .waiting : .running
     effects.append(index, toWaiting: waits, of: queueIndex)
     if !waits { launch(index) }
@@ -238,9 +318,10 @@ final class MachineBox<M: Machine>: MachineCell {
 
   /// Arms the timer or submits the job of a running slot.
   @inlinable
-  func launch(_ index: Int32) {
+  func launch(_ index: Int16) {
+    let effects = self.effects
     let slot = effects.slots + Int(index)
-    statistics.effectsStarted &+= 1
+    runtime.counters.effectsStarted &+= 1
     switch slot.pointee.kind {
     case .after, .every:
       let span = slot.pointee.span
@@ -269,13 +350,14 @@ final class MachineBox<M: Machine>: MachineCell {
 
   @inlinable
   func overflow(_ diagnostic: Diagnostic) {
-    statistics.effectsOverflowed &+= 1
+    runtime.counters.effectsOverflowed &+= 1
     runtime.report(diagnostic)
   }
 
   /// A timer of this machine fired.
   @inlinable
   func fire(slot index: UInt32, generation: UInt32, disarmed: Bool) {
+    let effects = self.effects
     guard effects.isLive(slot: index, generation: generation) else { return }
     let slot = effects.slots + Int(index)
     if disarmed { slot.pointee.timer = TimerHeap.none }
@@ -289,13 +371,14 @@ final class MachineBox<M: Machine>: MachineCell {
     if enqueue(input, token: token, source: .timer) {
       slot.pointee.pending += 1
     } else {
-      finish(Int32(index))
+      finish(Int16(truncatingIfNeeded: index))
     }
   }
 
   /// A job of this machine came back; its results are queued unless it was cancelled.
   @inlinable
   func complete(_ pending: PendingJob) {
+    let effects = self.effects
     guard effects.isLive(slot: pending.slot, generation: pending.generation) else { return }
     let slot = effects.slots + Int(pending.slot)
     guard slot.pointee.phase == .running, slot.pointee.kind == .job else { return }
@@ -307,12 +390,13 @@ final class MachineBox<M: Machine>: MachineCell {
       slot.pointee.pending += 1
     }
     job.results = []
-    if slot.pointee.pending == 0 { finish(Int32(pending.slot)) }
+    if slot.pointee.pending == 0 { finish(Int16(truncatingIfNeeded: pending.slot)) }
   }
 
   /// Frees the slot of an effect that completed, and starts whatever waited for its place.
   @inlinable
-  func finish(_ index: Int32) {
+  func finish(_ index: Int16) {
+    let effects = self.effects
     let queue = Int(effects.slots[Int(index)].queue)
     effects.unlink(index, fromWaiting: false, of: queue)
     effects.release(index)
@@ -321,17 +405,19 @@ final class MachineBox<M: Machine>: MachineCell {
 
   /// Cancels one effect, running or waiting. The caller starts waiting effects afterwards.
   @inlinable
-  func cancelSlot(_ index: Int32) {
+  func cancelSlot(_ index: Int16) {
+    let effects = self.effects
     let slot = effects.slots + Int(index)
     if slot.pointee.timer != TimerHeap.none { runtime.disarmTimer(slot.pointee.timer) }
     effects.unlink(index, fromWaiting: slot.pointee.phase == .waiting, of: Int(slot.pointee.queue))
     effects.release(index)
-    statistics.effectsCancelled &+= 1
+    runtime.counters.effectsCancelled &+= 1
   }
 
   /// Cancels every effect with `effectID`, then starts effects that now fit on their queues.
   @inlinable
   func cancel(_ effectID: EffectID) {
+    let effects = self.effects
     guard effectID != .none, effects.inFlight > 0 else { return }
     var cancelled = false
     // Live slots cluster at low indices (freed slots are reused first): stop once every slot
@@ -342,21 +428,26 @@ final class MachineBox<M: Machine>: MachineCell {
       if effects.slots[index].phase != .free {
         unseen -= 1
         if effects.slots[index].id == effectID {
-          cancelSlot(Int32(index))
+          cancelSlot(Int16(index))
           cancelled = true
         }
       }
       index += 1
     }
     guard cancelled else { return }
-    for queue in 0..<effects.queues.count { promote(queue) }
+    for queue in 0..<kind.queues.count { promote(queue) }
   }
 
-  /// Starts waiting effects while their queue has room.
+  /// Starts waiting effects while their queue has room (`merge` queues never have waiting
+  /// effects).
   @inlinable
   func promote(_ queue: Int) {
-    while effects.queues[queue].running.count < effects.queues[queue].limit {
-      let head = effects.queues[queue].waiting.head
+    let effects = self.effects
+    guard let running = effects.list(queue, waiting: false),
+      let waiting = effects.list(queue, waiting: true)
+    else { return }
+    while Int(running.pointee.count) < kind.queues[queue].limit {
+      let head = waiting.pointee.head
       guard head >= 0 else { return }
       effects.unlink(head, fromWaiting: true, of: queue)
       effects.slots[Int(head)].phase = .running
@@ -367,29 +458,42 @@ final class MachineBox<M: Machine>: MachineCell {
 
   // MARK: Removal
 
-  /// Cancels every effect and timer, drops queued inputs and forgets observers and routes.
+  /// Cancels every effect and timer and drops queued inputs; observers see nothing more.
+  /// The block and side record stay until `destroy` (the machine may be mid-dispatch).
   @inlinable
   func terminate() {
     guard isAlive else { return }
-    isAlive = false
+    record.pointee.isAlive = false
+    let effects = self.effects
     for index in 0..<effects.capacity where effects.slots[index].phase != .free {
       if effects.slots[index].timer != TimerHeap.none {
         runtime.disarmTimer(effects.slots[index].timer)
       }
       effects.slots[index].timer = TimerHeap.none
-      statistics.effectsCancelled &+= 1
+      runtime.counters.effectsCancelled &+= 1
     }
-    inputs.removeAll()
-    observers.removeAll()
-    routes.removeAll()
-    redirect = nil
+    while popFirst() != nil {}
+  }
+
+  /// Frees the block and the side record of a terminated machine.
+  @usableFromInline
+  func destroy() {
+    while popFirst() != nil {}
+    effects.deinitialize()
+    state.deinitialize(count: 1)
+    extra.deinitialize(count: 1)
+    block.deallocate()
+    record.pointee.block = nil
+    record.pointee.kind = nil
+    if let side = record.pointee.side {
+      record.pointee.side = nil
+      side.release()
+    }
   }
 
   /// A snapshot of the statistics, with the current queue depth.
   @inlinable
-  var currentStatistics: MachineStatistics {
-    var snapshot = statistics
-    snapshot.queued = inputs.count
-    return snapshot
+  var statistics: MachineStatistics {
+    MachineStatistics(record.pointee)
   }
 }
