@@ -30,8 +30,8 @@ struct QueueLayout {
   }
 }
 
-/// The code and block layout shared by every machine of one type and queue layout in a
-/// runtime: the per-type function table of an embedded active-object framework.
+/// The code and block layout shared by every machine of one type, queue layout and input
+/// capacity in a runtime: the per-type function table of an embedded active-object framework.
 ///
 /// `perform` is a closure formed where the machine's type is known, so it runs specialized
 /// code. Instances are `TypedMachineKind<M>`, which is how `matches` tells types apart
@@ -46,6 +46,9 @@ class MachineKind {
   let listCount: Int
   @usableFromInline
   let effectCapacity: Int
+  /// Slots of each machine's input ring.
+  @usableFromInline
+  let inputCapacity: Int
   /// Byte offsets in the block: state at 0, then extra, queue lists, effect slots, inputs.
   @usableFromInline
   let extraOffset: Int
@@ -62,7 +65,8 @@ class MachineKind {
 
   @usableFromInline
   init(
-    policies: [QueuePolicy], effectCapacity: Int, layout: [(size: Int, alignment: Int)],
+    policies: [QueuePolicy], effectCapacity: Int, inputCapacity: Int,
+    layout: [(size: Int, alignment: Int)],
     inputStride: Int, perform: @escaping (Runtime, UInt32, CellOperation) -> Void
   ) {
     var queues: [QueueLayout] = []
@@ -79,6 +83,7 @@ class MachineKind {
     self.queues = queues
     self.listCount = lists
     self.effectCapacity = effectCapacity
+    self.inputCapacity = inputCapacity
     self.inputStride = inputStride
     self.perform = perform
     // layout: state, extra, a pair of lists (times listCount), one slot (times capacity),
@@ -100,14 +105,12 @@ class MachineKind {
     self.alignment = alignment
   }
 
-  /// The bytes of a block with `inputCapacity` input slots.
+  /// The bytes of one machine's block.
   @inlinable
-  func blockBytes(inputCapacity: Int) -> Int {
-    inputsOffset + inputStride * inputCapacity
-  }
+  var blockBytes: Int { inputsOffset + inputStride * inputCapacity }
 
   /// Whether `other` is for the same machine type (the same `TypedMachineKind<M>` class,
-  /// compared by the type pointer every Swift object starts with) and the same queues.
+  /// compared by the type pointer every Swift object starts with), queues and capacities.
   @usableFromInline
   func matches(_ other: MachineKind) -> Bool {
     let mine = UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
@@ -117,7 +120,7 @@ class MachineKind {
     for index in 0..<queues.count where queues[index].policy != other.queues[index].policy {
       return false
     }
-    return effectCapacity == other.effectCapacity
+    return effectCapacity == other.effectCapacity && inputCapacity == other.inputCapacity
   }
 }
 
@@ -125,9 +128,9 @@ class MachineKind {
 @usableFromInline
 final class TypedMachineKind<M: Machine>: MachineKind {
   @inlinable
-  init(policies: [QueuePolicy], effectCapacity: Int) {
+  init(policies: [QueuePolicy], effectCapacity: Int, inputCapacity: Int) {
     super.init(
-      policies: policies, effectCapacity: effectCapacity,
+      policies: policies, effectCapacity: effectCapacity, inputCapacity: inputCapacity,
       layout: [
         (MemoryLayout<M.State>.stride, MemoryLayout<M.State>.alignment),
         (MemoryLayout<M.Extra>.stride, MemoryLayout<M.Extra>.alignment),

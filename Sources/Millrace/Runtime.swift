@@ -33,10 +33,14 @@ public final class Runtime {
   /// The machine records, with the free and ready lists.
   @usableFromInline
   let table: MachineTable
-  /// The machine kinds in use: one per machine type and queue layout, kept for the runtime's
-  /// life (records point to them unretained).
+  /// The machine kinds in use: one per machine type, queue layout and input capacity, kept
+  /// for the runtime's life. Records name them by index into `kindTable`, which mirrors this
+  /// array unretained so that dispatch reaches a kind without retaining it.
   @usableFromInline
   var kinds: [MachineKind] = []
+  @usableFromInline
+  @exclusivity(unchecked)
+  var kindTable: UnsafeMutablePointer<Unmanaged<MachineKind>>
   /// The slot being dispatched, whose release waits until its dispatch returns.
   @usableFromInline
   @exclusivity(unchecked)
@@ -69,18 +73,17 @@ public final class Runtime {
     timers = TimerHeap(capacity: capacity.timers)
     scratchBytes = 64 * capacity.effectsPerResolution
     scratch = .allocate(byteCount: scratchBytes, alignment: 16)
+    kindTable = .allocate(capacity: 1)
     table.owner = Unmanaged.passUnretained(self)
   }
 
   deinit {
-    for index in 0..<UInt32(capacity.machines) {
-      guard let kind = table.records[Int(index)].kind else { continue }
-      kind._withUnsafeGuaranteedRef { kind in
-        kind.perform(self, index, .terminate)
-        kind.perform(self, index, .destroy)
-      }
+    for index in 0..<UInt32(capacity.machines) where table.records[Int(index)].block != nil {
+      perform(.terminate, on: index)
+      perform(.destroy, on: index)
     }
     table.owner = nil
+    kindTable.deallocate()
     timers.deallocate()
     scratch.deallocate()
   }
@@ -98,26 +101,28 @@ public final class Runtime {
   /// Reserves the machine's block: its state, extra, input ring (`inputCapacity`, default
   /// `capacity.inputsPerMachine`, at most `RuntimeCapacity.maxInputs`) and effect slots.
   /// `queues` overrides `M.queues`. Returns nil (and counts it) when every machine slot is
-  /// taken.
+  /// taken, or when the runtime already has `RuntimeCapacity.maxKinds` kinds (machine type,
+  /// queue layout and input capacity combinations) and this would be a new one.
   @inlinable
   public func spawn<M: Machine>(
     _ type: M.Type, state: M.State, extra: M.Extra, queues: [QueuePolicy]? = nil,
     inputCapacity: Int? = nil
   ) -> MachineHandle<M>? {
-    guard let index = table.takeFreeSlot() else {
+    guard table.freeHead != MachineRecord.none,
+      let kind = kind(
+        like: TypedMachineKind<M>(
+          policies: queues ?? M.queues, effectCapacity: capacity.effectsPerMachine,
+          inputCapacity: RuntimeCapacity.clamp(
+            inputCapacity ?? capacity.inputsPerMachine, to: RuntimeCapacity.maxInputs))),
+      let index = table.takeFreeSlot()
+    else {
       counters.spawnsRefused &+= 1
       return nil
     }
     reserveScratch(
       bytes: MemoryLayout<Effect<M.Input, M.Output>>.stride * capacity.effectsPerResolution,
       alignment: MemoryLayout<Effect<M.Input, M.Output>>.alignment)
-    let kind = kind(
-      like: TypedMachineKind<M>(
-        policies: queues ?? M.queues, effectCapacity: capacity.effectsPerMachine))
-    TypedMachine<M>.spawn(
-      runtime: self, index: index, kind: kind, state: state, extra: extra,
-      inputCapacity: RuntimeCapacity.clamp(
-        inputCapacity ?? capacity.inputsPerMachine, to: RuntimeCapacity.maxInputs))
+    TypedMachine<M>.spawn(runtime: self, index: index, kind: kind, state: state, extra: extra)
     counters.machines += 1
     if counters.machines > counters.machinesHighWater {
       counters.machinesHighWater = counters.machines
@@ -134,12 +139,21 @@ public final class Runtime {
     spawn(type, state: state, extra: (), queues: queues, inputCapacity: inputCapacity)
   }
 
-  /// The kind in use that `candidate` matches, or `candidate`, now in use.
+  /// The index of the kind in use that `candidate` matches, or of `candidate`, now in use;
+  /// nil when a new kind is needed and the kind table is full.
   @usableFromInline
-  func kind(like candidate: MachineKind) -> MachineKind {
-    for kind in kinds where kind.matches(candidate) { return kind }
+  func kind(like candidate: MachineKind) -> UInt16? {
+    for (index, kind) in kinds.enumerated() where kind.matches(candidate) {
+      return UInt16(index)
+    }
+    guard kinds.count < RuntimeCapacity.maxKinds else { return nil }
     kinds.append(candidate)
-    return candidate
+    kindTable.deallocate()
+    kindTable = .allocate(capacity: kinds.count)
+    for (index, kind) in kinds.enumerated() {
+      (kindTable + index).initialize(to: Unmanaged.passUnretained(kind))
+    }
+    return UInt16(kinds.count - 1)
   }
 
   /// Removes a machine: cancels all its in-flight effects and timers, drops its queued inputs;
@@ -172,7 +186,7 @@ public final class Runtime {
   /// Runs `operation` on the machine in slot `index` through its kind.
   @inlinable
   func perform(_ operation: CellOperation, on index: UInt32) {
-    table.records[Int(index)].kind.unsafelyUnwrapped._withUnsafeGuaranteedRef {
+    kindTable[Int(table.records[Int(index)].kind)]._withUnsafeGuaranteedRef {
       $0.perform(self, index, operation)
     }
   }

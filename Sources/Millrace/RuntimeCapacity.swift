@@ -36,6 +36,9 @@ public struct RuntimeCapacity: Hashable, Sendable {
   public static let maxInputs = Int(UInt16.max)
   /// The most in-flight effects one machine can hold.
   public static let maxEffects = Int(Int16.max)
+  /// The most machine kinds (combinations of machine type, queue layout and input capacity)
+  /// one runtime can host.
+  public static let maxKinds = Int(UInt16.max) + 1
 
   /// `value` raised to 1 and capped at `limit`.
   @usableFromInline

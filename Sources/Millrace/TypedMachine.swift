@@ -28,7 +28,7 @@ struct TypedMachine<M: Machine> {
     self.index = index
     record = runtime.table.records + Int(index)
     block = record.pointee.block.unsafelyUnwrapped
-    kind = record.pointee.kind.unsafelyUnwrapped._withUnsafeGuaranteedRef { $0 }
+    kind = runtime.kindTable[Int(record.pointee.kind)]._withUnsafeGuaranteedRef { $0 }
   }
 
   @inlinable
@@ -74,15 +74,16 @@ struct TypedMachine<M: Machine> {
   /// Fills slot `index`'s record and a new block for a machine in `state`.
   @inlinable
   static func spawn(
-    runtime: Runtime, index: UInt32, kind: MachineKind, state: M.State, extra: M.Extra,
-    inputCapacity: Int
+    runtime: Runtime, index: UInt32, kind kindIndex: UInt16, state: M.State, extra: M.Extra
   ) {
+    let kind = runtime.kindTable[Int(kindIndex)].takeUnretainedValue()
     let record = runtime.table.records + Int(index)
     let block = UnsafeMutableRawPointer.allocate(
-      byteCount: kind.blockBytes(inputCapacity: inputCapacity), alignment: kind.alignment)
+      byteCount: kind.blockBytes, alignment: kind.alignment)
     block.bindMemory(to: M.State.self, capacity: 1).initialize(to: state)
     (block + kind.extraOffset).bindMemory(to: M.Extra.self, capacity: 1).initialize(to: extra)
-    (block + kind.inputsOffset).bindMemory(to: QueuedInput<M.Input>.self, capacity: inputCapacity)
+    (block + kind.inputsOffset).bindMemory(
+      to: QueuedInput<M.Input>.self, capacity: kind.inputCapacity)
     (block + kind.slotsOffset).bindMemory(
       to: EffectSlot<M.Input>.self, capacity: kind.effectCapacity)
     (block + kind.listsOffset).bindMemory(to: SlotList.self, capacity: 2 * kind.listCount)
@@ -90,8 +91,7 @@ struct TypedMachine<M: Machine> {
     record.initialize(to: MachineRecord())
     record.pointee.generation = generation
     record.pointee.block = block
-    record.pointee.kind = Unmanaged.passUnretained(kind)
-    record.pointee.inputCapacity = UInt16(inputCapacity)
+    record.pointee.kind = kindIndex
     record.pointee.isAlive = true
     EffectSlots<M.Input>(record: record, block: block, kind: kind).initialize()
   }
@@ -114,7 +114,7 @@ struct TypedMachine<M: Machine> {
   @inlinable
   func append(_ queued: QueuedInput<M.Input>) -> Bool {
     let count = record.pointee.inputCount
-    let capacity = record.pointee.inputCapacity
+    let capacity = UInt16(truncatingIfNeeded: kind.inputCapacity)
     guard count < capacity else { return false }
     var tail = Int(record.pointee.inputHead) &+ Int(count)
     if tail >= Int(capacity) { tail &-= Int(capacity) }
@@ -129,7 +129,7 @@ struct TypedMachine<M: Machine> {
     guard record.pointee.inputCount > 0 else { return nil }
     let head = record.pointee.inputHead
     let queued = (inputs + Int(head)).move()
-    record.pointee.inputHead = head &+ 1 == record.pointee.inputCapacity ? 0 : head &+ 1
+    record.pointee.inputHead = Int(head) &+ 1 == kind.inputCapacity ? 0 : head &+ 1
     record.pointee.inputCount &-= 1
     return queued
   }
@@ -484,7 +484,6 @@ struct TypedMachine<M: Machine> {
     extra.deinitialize(count: 1)
     block.deallocate()
     record.pointee.block = nil
-    record.pointee.kind = nil
     if let side = record.pointee.side {
       record.pointee.side = nil
       side.release()

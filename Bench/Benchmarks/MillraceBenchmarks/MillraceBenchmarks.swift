@@ -143,7 +143,7 @@ let benchmarks: @Sendable () -> Void = {
       for _ in benchmark.scaledIterations {
         run(runtime, machine, .arm(queue: 1, id: 1, milliseconds: 60_000))
       }
-      precondition(machine.statistics.effectsCancelled > 0)
+      precondition(runtime.statistics.effectsCancelled > 0)
     }
   }
   do {
@@ -262,27 +262,39 @@ let benchmarks: @Sendable () -> Void = {
     configuration: .init(
       metrics: [BenchConfig.bytesPerMachine], warmupIterations: 0, maxIterations: 1)
   ) { benchmark in
-    // Heap bytes of N machines with one input slot and one effect slot, minus what one more
-    // input slot and one more effect slot cost (measured the same way): the per-machine
-    // overhead beyond its queue slots.
-    func bytes(inputs: Int, effects: Int) -> Int {
-      let count = 10_000
+    // What a machine costs beyond its queue slots and its own state and extra: the record
+    // the runtime reserves per machine slot at creation, plus what a spawn allocates beyond
+    // the slots and the state (its block's allocator header and padding). Heap bytes in use
+    // (glibc's mallinfo2, which counts allocator headers), over 10,000 machines.
+    let count = 10_000
+    func heap() -> Int { Int(bench_heap_bytes_in_use()) }
+    func created(machines: Int) -> Int {
+      let before = heap()
+      let runtime = Runtime(capacity: RuntimeCapacity(machines: machines))
+      let after = heap()
+      withExtendedLifetime(runtime) {}
+      return after - before
+    }
+    func spawned(inputs: Int, effects: Int) -> Int {
       let runtime = Runtime(
         capacity: RuntimeCapacity(
-          machines: count, inputsPerMachine: inputs, effectsPerMachine: effects))
+          machines: count + 1, inputsPerMachine: inputs, effectsPerMachine: effects))
       var handles: [MachineHandle<CounterMachine>] = []
-      handles.reserveCapacity(count)
-      let afterArray = Int(bench_heap_bytes_in_use())
+      handles.reserveCapacity(count + 1)
+      // The first spawn also makes the machine kind, shared by the others.
+      handles.append(runtime.spawn(CounterMachine.self, state: 0)!)
+      let before = heap()
       for _ in 0..<count { handles.append(runtime.spawn(CounterMachine.self, state: 0)!) }
-      let after = Int(bench_heap_bytes_in_use())
-      return (after - afterArray) / count
+      return (heap() - before) / count
     }
-    let base = bytes(inputs: 1, effects: 1)
-    let inputSlot = bytes(inputs: 2, effects: 1) - base
-    let effectSlot = bytes(inputs: 1, effects: 2) - base
-    let overhead = base - inputSlot - effectSlot
+    let record = (created(machines: 2 * count) - created(machines: count)) / count
+    let base = spawned(inputs: 1, effects: 1)
+    let inputSlot = (spawned(inputs: 9, effects: 1) - base) / 8
+    let effectSlot = (spawned(inputs: 1, effects: 9) - base) / 8
+    let own = MemoryLayout<CounterMachine.State>.stride + MemoryLayout<CounterMachine.Extra>.stride
+    let overhead = record + base - inputSlot - effectSlot - own
     print(
-      "memory: \(base) bytes per machine with 1 input slot (\(inputSlot) B) and 1 effect slot (\(effectSlot) B): \(overhead) bytes beyond its queue slots"
+      "memory: record \(record) B per machine slot; a spawn keeps \(base) B with 1 input slot (\(inputSlot) B) and 1 effect slot (\(effectSlot) B) and \(own) B of state: \(overhead) bytes beyond its queue slots and own data"
     )
     benchmark.measurement(BenchConfig.bytesPerMachine, overhead)
   }

@@ -21,7 +21,8 @@ final class CombineCounter {
 
   init(reply: @escaping (CounterReply) -> Void) {
     inputs
-      .scan(CounterReply(from: 0, to: 0)) { last, _ in CounterReply(from: last.to, to: last.to &+ 1) }
+      .scan(CounterReply(from: 0, to: 0)) { last, _ in CounterReply(from: last.to, to: last.to &+ 1)
+      }
       .sink(receiveValue: reply)
       .store(in: &subscriptions)
   }
@@ -46,7 +47,8 @@ final class CombineAuth {
   private(set) var dropped = 0
 
   init(reply: @escaping (AuthReply) -> Void) {
-    let steps = inputs
+    let steps =
+      inputs
       .scan(Step(input: .logoutOK, from: .loggedOut, to: .loggedOut, handled: true, effect: nil)) {
         last, input in
         let from = last.to

@@ -5,8 +5,8 @@
 // Names are `<workload>:<peer>`; `report.py` matches them with the Millrace benchmarks of
 // the same workload (`counter:millrace-code`, `auth:millrace-table`, ...).
 
-import Benchmark
 import BenchSupport
+import Benchmark
 
 let benchmarks: @Sendable () -> Void = {
   let config = BenchConfig.perInput()

@@ -1,0 +1,88 @@
+import Testing
+
+@testable import Millrace
+
+/// The memory layout behind the per-machine budget (DESIGN.md §6: 64 bytes beyond its queue
+/// slots) and the sharing of machine kinds.
+@Suite("Footprint")
+struct FootprintTests {
+  enum Echo: Machine {
+    static func resolve(
+      _ input: Int, state: inout Int, extra: Void, effects: inout Effects<Int, Never>
+    ) -> Resolution {
+      state = input
+      return .handled
+    }
+  }
+
+  /// The same shape as `Echo`, another type.
+  enum Twin: Machine {
+    static func resolve(
+      _ input: Int, state: inout Int, extra: Void, effects: inout Effects<Int, Never>
+    ) -> Resolution {
+      state = -input
+      return .handled
+    }
+  }
+
+  @Test("a machine's record is 56 bytes: 64 with the allocator's header of its block")
+  func recordSize() {
+    #expect(MemoryLayout<MachineRecord>.stride == 56)
+  }
+
+  @Test("machines of one type, queue layout and input capacity share one kind")
+  func kindsAreShared() throws {
+    let runtime = Runtime()
+    var handles: [MachineHandle<Echo>] = []
+    for _ in 0..<5 { handles.append(try #require(runtime.spawn(Echo.self, state: 0))) }
+    #expect(runtime.kinds.count == 1)
+    _ = try #require(runtime.spawn(Echo.self, state: 0, queues: [.merge, .latest(max: 1)]))
+    _ = try #require(runtime.spawn(Echo.self, state: 0, inputCapacity: 3))
+    #expect(runtime.kinds.count == 3)
+  }
+
+  @Test("machines of different types never share a kind, even with the same layout")
+  func kindsTellTypesApart() throws {
+    let runtime = Runtime()
+    let echo = try #require(runtime.spawn(Echo.self, state: 0))
+    let twin = try #require(runtime.spawn(Twin.self, state: 0))
+    #expect(runtime.kinds.count == 2)
+    _ = echo.post(4)
+    _ = twin.post(4)
+    runtime.dispatch()
+    #expect(echo.state == 4)
+    #expect(twin.state == -4)
+  }
+
+  @Test("only latest and oldest queues keep lists in the block")
+  func mergeQueuesKeepNoLists() throws {
+    let runtime = Runtime()
+    _ = try #require(runtime.spawn(Echo.self, state: 0, queues: [.merge, .merge]))
+    _ = try #require(
+      runtime.spawn(
+        Echo.self, state: 0, queues: [.merge, .latest(max: 1), .oldest(max: 2, .suspendNew)]))
+    #expect(runtime.kinds.map(\.listCount) == [0, 2])
+  }
+
+  @Test("a handle that outlives its runtime finds its machine gone")
+  func handleOutlivesRuntime() throws {
+    var runtime: Runtime? = Runtime()
+    let handle = try #require(runtime?.spawn(Echo.self, state: 1))
+    runtime = nil
+    #expect(!handle.isAlive)
+    #expect(handle.post(2) == .noMachine)
+    #expect(handle.state == nil)
+  }
+
+  @Test("a freed slot is reused under a new generation; the old handle stays dead")
+  func slotReuse() throws {
+    let runtime = Runtime(capacity: RuntimeCapacity(machines: 1))
+    let first = try #require(runtime.spawn(Echo.self, state: 1))
+    runtime.remove(first)
+    let second = try #require(runtime.spawn(Echo.self, state: 2))
+    #expect(second.id.index == first.id.index)
+    #expect(second.id.generation != first.id.generation)
+    #expect(first.post(3) == .noMachine)
+    #expect(second.state == 2)
+  }
+}
