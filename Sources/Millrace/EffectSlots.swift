@@ -63,27 +63,28 @@ struct EffectSlots<Input> {
   @usableFromInline
   let lists: UnsafeMutablePointer<SlotList>
   @usableFromInline
-  unowned(unsafe) let kind: MachineKind
+  let layout: UnsafePointer<BlockLayout>
 
   @inlinable
   init(
-    record: UnsafeMutablePointer<MachineRecord>, block: UnsafeMutableRawPointer, kind: MachineKind
+    record: UnsafeMutablePointer<MachineRecord>, block: UnsafeMutableRawPointer,
+    layout: UnsafePointer<BlockLayout>
   ) {
     self.record = record
-    self.kind = kind
-    slots = (block + kind.slotsOffset).assumingMemoryBound(to: EffectSlot<Input>.self)
-    lists = (block + kind.listsOffset).assumingMemoryBound(to: SlotList.self)
+    self.layout = layout
+    slots = (block + layout.pointee.slotsOffset).assumingMemoryBound(to: EffectSlot<Input>.self)
+    lists = (block + layout.pointee.listsOffset).assumingMemoryBound(to: SlotList.self)
   }
 
   /// Initializes a new block's slots (all free) and lists (all empty).
   @inlinable
   func initialize() {
-    for index in 0..<kind.effectCapacity {
+    for index in 0..<layout.pointee.effectCapacity {
       var slot = EffectSlot<Input>()
-      slot.next = index + 1 < kind.effectCapacity ? Int16(index + 1) : -1
+      slot.next = index + 1 < layout.pointee.effectCapacity ? Int16(index + 1) : -1
       (slots + index).initialize(to: slot)
     }
-    lists.initialize(repeating: SlotList(), count: 2 * kind.listCount)
+    lists.initialize(repeating: SlotList(), count: 2 * layout.pointee.listCount)
     record.pointee.freeEffect = 0
     record.pointee.effectsInFlight = 0
   }
@@ -91,12 +92,12 @@ struct EffectSlots<Input> {
   /// Deinitializes the slots and lists of a block about to be freed.
   @inlinable
   func deinitialize() {
-    slots.deinitialize(count: kind.effectCapacity)
-    lists.deinitialize(count: 2 * kind.listCount)
+    slots.deinitialize(count: layout.pointee.effectCapacity)
+    lists.deinitialize(count: 2 * layout.pointee.listCount)
   }
 
   @inlinable
-  var capacity: Int { kind.effectCapacity }
+  var capacity: Int { layout.pointee.effectCapacity }
 
   @inlinable
   var inFlight: Int { Int(record.pointee.effectsInFlight) }
@@ -104,13 +105,13 @@ struct EffectSlots<Input> {
   /// The queue an effect naming `queue` runs on (the default one for an undeclared queue).
   @inlinable
   func queueIndex(_ queue: EffectQueue) -> Int {
-    Int(queue.index) < kind.queues.count ? Int(queue.index) : 0
+    Int(queue.index) < layout.pointee.queueCount ? Int(queue.index) : 0
   }
 
   /// The running (or waiting) list of queue `queue`, or nil for a `merge` queue.
   @inlinable
   func list(_ queue: Int, waiting: Bool) -> UnsafeMutablePointer<SlotList>? {
-    let index = kind.queues[queue].lists
+    let index = layout.pointee.queues[queue].lists
     return index < 0 ? nil : lists + (2 * index + (waiting ? 1 : 0))
   }
 
@@ -147,7 +148,7 @@ struct EffectSlots<Input> {
   /// Whether `token` still names a live effect.
   @inlinable
   func isLive(slot index: UInt32, generation: UInt32) -> Bool {
-    Int(index) < kind.effectCapacity && slots[Int(index)].generation == generation
+    Int(index) < layout.pointee.effectCapacity && slots[Int(index)].generation == generation
       && slots[Int(index)].phase != .free
   }
 

@@ -20,8 +20,7 @@ public struct MachineHandle<M: Machine> {
   @inlinable
   var machine: TypedMachine<M>? {
     guard table.liveRecord(id) != nil else { return nil }
-    return TypedMachine(
-      runtime: table.owner.unsafelyUnwrapped.takeUnretainedValue(), index: id.index)
+    return TypedMachine(table: table, index: id.index)
   }
 
   /// Whether the machine is still spawned.

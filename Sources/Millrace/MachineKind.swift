@@ -30,6 +30,70 @@ struct QueueLayout {
   }
 }
 
+/// Where a machine's parts are in its block, and its queues: plain data copied out of the
+/// kind for each operation, so that the hot path reads it without reference counting.
+@usableFromInline
+struct BlockLayout {
+  /// Byte offsets in the block: state at 0, then extra, inputs, effect slots, queue lists
+  /// (state, extra and inputs at offsets that depend on the types alone; see
+  /// `TypedMachine.inputsOffset`).
+  @usableFromInline let extraOffset: Int
+  @usableFromInline let listsOffset: Int
+  @usableFromInline let slotsOffset: Int
+  @usableFromInline let inputsOffset: Int
+  /// Slots of the input ring, and in-flight effect slots.
+  @usableFromInline let inputCapacity: Int
+  @usableFromInline let effectCapacity: Int
+  /// How many queues keep lists (`latest` and `oldest` ones).
+  @usableFromInline let listCount: Int
+  /// The queues, by index (owned by the kind).
+  @usableFromInline let queues: UnsafeMutablePointer<QueueLayout>
+  @usableFromInline let queueCount: Int
+  @usableFromInline let blockBytes: Int
+  @usableFromInline let alignment: Int
+
+  @usableFromInline
+  init(
+    policies: [QueuePolicy], effectCapacity: Int, inputCapacity: Int,
+    parts: [(size: Int, alignment: Int)]
+  ) {
+    var layouts: [QueueLayout] = []
+    var lists = 0
+    for policy in policies.prefix(256) {
+      if case .merge = policy {
+        layouts.append(QueueLayout(policy: policy, lists: -1))
+      } else {
+        layouts.append(QueueLayout(policy: policy, lists: lists))
+        lists += 1
+      }
+    }
+    if layouts.isEmpty { layouts.append(QueueLayout(policy: .merge, lists: -1)) }
+    queues = .allocate(capacity: layouts.count)
+    queues.initialize(from: layouts, count: layouts.count)
+    queueCount = layouts.count
+    listCount = lists
+    self.effectCapacity = effectCapacity
+    self.inputCapacity = inputCapacity
+    // Parts: state, extra, one input (times capacity), one slot (times capacity), a pair of
+    // lists (times listCount); each starts at its alignment.
+    var offsets: [Int] = []
+    var offset = 0
+    var alignment = 1
+    for (part, count) in zip(parts, [1, 1, inputCapacity, effectCapacity, lists]) {
+      offset = (offset + part.alignment - 1) / part.alignment * part.alignment
+      offsets.append(offset)
+      offset += part.size * count
+      if part.alignment > alignment { alignment = part.alignment }
+    }
+    extraOffset = offsets[1]
+    inputsOffset = offsets[2]
+    slotsOffset = offsets[3]
+    listsOffset = offsets[4]
+    blockBytes = offset
+    self.alignment = alignment
+  }
+}
+
 /// The code and block layout shared by every machine of one type, queue layout and input
 /// capacity in a runtime: the per-type function table of an embedded active-object framework.
 ///
@@ -39,75 +103,27 @@ struct QueueLayout {
 @usableFromInline
 class MachineKind {
   @usableFromInline
-  let perform: (Runtime, UInt32, CellOperation) -> Void
+  let perform: (MachineTable, UInt32, CellOperation) -> Void
+  /// The block layout, in storage the kind owns so that views point to it instead of copying.
   @usableFromInline
-  let queues: [QueueLayout]
-  @usableFromInline
-  let listCount: Int
-  @usableFromInline
-  let effectCapacity: Int
-  /// Slots of each machine's input ring.
-  @usableFromInline
-  let inputCapacity: Int
-  /// Byte offsets in the block: state at 0, then extra, queue lists, effect slots, inputs.
-  @usableFromInline
-  let extraOffset: Int
-  @usableFromInline
-  let listsOffset: Int
-  @usableFromInline
-  let slotsOffset: Int
-  @usableFromInline
-  let inputsOffset: Int
-  @usableFromInline
-  let inputStride: Int
-  @usableFromInline
-  let alignment: Int
+  let layoutStorage: UnsafeMutablePointer<BlockLayout>
 
   @usableFromInline
-  init(
-    policies: [QueuePolicy], effectCapacity: Int, inputCapacity: Int,
-    layout: [(size: Int, alignment: Int)],
-    inputStride: Int, perform: @escaping (Runtime, UInt32, CellOperation) -> Void
-  ) {
-    var queues: [QueueLayout] = []
-    var lists = 0
-    for policy in policies.prefix(256) {
-      if case .merge = policy {
-        queues.append(QueueLayout(policy: policy, lists: -1))
-      } else {
-        queues.append(QueueLayout(policy: policy, lists: lists))
-        lists += 1
-      }
-    }
-    if queues.isEmpty { queues.append(QueueLayout(policy: .merge, lists: -1)) }
-    self.queues = queues
-    self.listCount = lists
-    self.effectCapacity = effectCapacity
-    self.inputCapacity = inputCapacity
-    self.inputStride = inputStride
+  var layout: BlockLayout { layoutStorage.pointee }
+
+  @usableFromInline
+  init(layout: BlockLayout, perform: @escaping (MachineTable, UInt32, CellOperation) -> Void) {
+    layoutStorage = .allocate(capacity: 1)
+    layoutStorage.initialize(to: layout)
     self.perform = perform
-    // layout: state, extra, a pair of lists (times listCount), one slot (times capacity),
-    // one input; each part starts at its alignment.
-    var offsets: [Int] = []
-    var offset = 0
-    var alignment = 1
-    let counts = [1, 1, lists, effectCapacity, 0]
-    for (part, count) in zip(layout, counts) {
-      offset = (offset + part.alignment - 1) / part.alignment * part.alignment
-      offsets.append(offset)
-      offset += part.size * count
-      if part.alignment > alignment { alignment = part.alignment }
-    }
-    extraOffset = offsets[1]
-    listsOffset = offsets[2]
-    slotsOffset = offsets[3]
-    inputsOffset = offsets[4]
-    self.alignment = alignment
   }
 
-  /// The bytes of one machine's block.
-  @inlinable
-  var blockBytes: Int { inputsOffset + inputStride * inputCapacity }
+  deinit {
+    layout.queues.deinitialize(count: layout.queueCount)
+    layout.queues.deallocate()
+    layoutStorage.deinitialize(count: 1)
+    layoutStorage.deallocate()
+  }
 
   /// Whether `other` is for the same machine type (the same `TypedMachineKind<M>` class,
   /// compared by the type pointer every Swift object starts with), queues and capacities.
@@ -115,12 +131,30 @@ class MachineKind {
   func matches(_ other: MachineKind) -> Bool {
     let mine = UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
     let theirs = UnsafeRawPointer(Unmanaged.passUnretained(other).toOpaque())
-    guard mine.load(as: UInt.self) == theirs.load(as: UInt.self) else { return false }
-    guard queues.count == other.queues.count else { return false }
-    for index in 0..<queues.count where queues[index].policy != other.queues[index].policy {
+    guard mine.load(as: UInt.self) == theirs.load(as: UInt.self),
+      layout.queueCount == other.layout.queueCount,
+      layout.effectCapacity == other.layout.effectCapacity,
+      layout.inputCapacity == other.layout.inputCapacity
+    else { return false }
+    for index in 0..<layout.queueCount
+    where layout.queues[index].policy != other.layout.queues[index].policy {
       return false
     }
-    return effectCapacity == other.effectCapacity && inputCapacity == other.inputCapacity
+    return true
+  }
+}
+
+/// A kind as the runtime's kind table holds it: the kind, unretained (the runtime's `kinds`
+/// array keeps it), and its layout, so that a view reaches the layout with one load.
+@usableFromInline
+struct KindEntry {
+  @usableFromInline let kind: Unmanaged<MachineKind>
+  @usableFromInline let layout: UnsafePointer<BlockLayout>
+
+  @usableFromInline
+  init(_ kind: MachineKind) {
+    self.kind = Unmanaged.passUnretained(kind)
+    layout = UnsafePointer(kind.layoutStorage)
   }
 }
 
@@ -130,20 +164,20 @@ final class TypedMachineKind<M: Machine>: MachineKind {
   @inlinable
   init(policies: [QueuePolicy], effectCapacity: Int, inputCapacity: Int) {
     super.init(
-      policies: policies, effectCapacity: effectCapacity, inputCapacity: inputCapacity,
-      layout: [
-        (MemoryLayout<M.State>.stride, MemoryLayout<M.State>.alignment),
-        (MemoryLayout<M.Extra>.stride, MemoryLayout<M.Extra>.alignment),
-        (2 * MemoryLayout<SlotList>.stride, MemoryLayout<SlotList>.alignment),
-        (MemoryLayout<EffectSlot<M.Input>>.stride, MemoryLayout<EffectSlot<M.Input>>.alignment),
-        (
-          MemoryLayout<QueuedInput<M.Input>>.stride,
-          MemoryLayout<QueuedInput<M.Input>>.alignment
-        ),
-      ],
-      inputStride: MemoryLayout<QueuedInput<M.Input>>.stride
-    ) { runtime, index, operation in
-      TypedMachine<M>(runtime: runtime, index: index).perform(operation)
+      layout: BlockLayout(
+        policies: policies, effectCapacity: effectCapacity, inputCapacity: inputCapacity,
+        parts: [
+          (MemoryLayout<M.State>.stride, MemoryLayout<M.State>.alignment),
+          (MemoryLayout<M.Extra>.stride, MemoryLayout<M.Extra>.alignment),
+          (
+            MemoryLayout<QueuedInput<M.Input>>.stride,
+            MemoryLayout<QueuedInput<M.Input>>.alignment
+          ),
+          (MemoryLayout<EffectSlot<M.Input>>.stride, MemoryLayout<EffectSlot<M.Input>>.alignment),
+          (2 * MemoryLayout<SlotList>.stride, MemoryLayout<SlotList>.alignment),
+        ])
+    ) { table, index, operation in
+      TypedMachine<M>(table: table, index: index).perform(operation)
     }
   }
 }

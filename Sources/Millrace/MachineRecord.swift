@@ -21,40 +21,56 @@ struct MachineRecord {
   @usableFromInline var handled: UInt32 = 0
   @usableFromInline var rejected: UInt32 = 0
   @usableFromInline var dropped: UInt32 = 0
-  /// The input ring (its capacity is the kind's): index of the oldest input, inputs queued.
+  /// The input ring: index of the oldest input, inputs queued, slots.
   @usableFromInline var inputHead: UInt16 = 0
   @usableFromInline var inputCount: UInt16 = 0
+  @usableFromInline var inputCapacity: UInt16 = 0
   @usableFromInline var queueHighWater: UInt16 = 0
   @usableFromInline var effectsHighWater: UInt16 = 0
   /// The first free effect slot, or -1.
   @usableFromInline var freeEffect: Int16 = -1
   @usableFromInline var effectsInFlight: UInt16 = 0
-  /// The machine's kind: its index in the runtime's kind table.
-  @usableFromInline var kind: UInt16 = 0
-  @usableFromInline var flags: UInt8 = 0
-  @usableFromInline var reserved: UInt8 = 0
+  /// The machine's kind (its index in the runtime's kind table) in the low 14 bits, and the
+  /// alive and scheduled flags.
+  @usableFromInline var kindAndFlags: UInt16 = 0
 
   /// No slot (end of a list).
   @usableFromInline static let none = UInt32.max
   /// Flag: the machine is alive.
-  @usableFromInline static let alive: UInt8 = 1
+  @usableFromInline static let alive: UInt16 = 1 << 15
   /// Flag: the slot is in the ready list.
-  @usableFromInline static let scheduled: UInt8 = 2
+  @usableFromInline static let scheduled: UInt16 = 1 << 14
+  /// The bits of `kindAndFlags` that hold the kind.
+  @usableFromInline static let kindMask: UInt16 = (1 << 14) - 1
 
   @inlinable
   init() {}
 
+  /// The machine's kind: its index in the runtime's kind table.
+  @inlinable
+  var kind: UInt16 {
+    get { kindAndFlags & MachineRecord.kindMask }
+    set {
+      kindAndFlags = kindAndFlags & ~MachineRecord.kindMask | newValue & MachineRecord.kindMask
+    }
+  }
+
   /// Whether the machine is alive.
   @inlinable
   var isAlive: Bool {
-    get { flags & MachineRecord.alive != 0 }
-    set { flags = newValue ? flags | MachineRecord.alive : flags & ~MachineRecord.alive }
+    get { kindAndFlags & MachineRecord.alive != 0 }
+    set { setFlag(MachineRecord.alive, newValue) }
   }
 
   /// Whether the slot is in the ready list.
   @inlinable
   var isScheduled: Bool {
-    get { flags & MachineRecord.scheduled != 0 }
-    set { flags = newValue ? flags | MachineRecord.scheduled : flags & ~MachineRecord.scheduled }
+    get { kindAndFlags & MachineRecord.scheduled != 0 }
+    set { setFlag(MachineRecord.scheduled, newValue) }
+  }
+
+  @inlinable
+  mutating func setFlag(_ flag: UInt16, _ on: Bool) {
+    kindAndFlags = on ? kindAndFlags | flag : kindAndFlags & ~flag
   }
 }

@@ -32,7 +32,11 @@ final class TypedMachineSide<M: Machine>: MachineSide {
   /// Calls every observer with `event`, in the order they were added, while `record`'s
   /// machine stays alive (an observer may remove it). Reads the list afresh for each
   /// observer, so one may add another meanwhile.
+  ///
+  /// Callers build `event` right in the call: an event built earlier and captured would be
+  /// copied here with wide loads over its narrower stores, which stalls store forwarding.
   @inlinable
+  @inline(__always)
   func notify(_ event: Event, while record: UnsafeMutablePointer<MachineRecord>) {
     var index = 0
     while index < observers.count && record.pointee.isAlive {

@@ -16,6 +16,10 @@ final class MachineTable {
   @usableFromInline
   @exclusivity(unchecked)
   var owner: Unmanaged<Runtime>?
+  /// The runtime's kinds, by the index records name them with (kept by the runtime).
+  @usableFromInline
+  @exclusivity(unchecked)
+  var kinds: UnsafeMutablePointer<KindEntry>
   @usableFromInline
   @exclusivity(unchecked)
   var freeHead: UInt32
@@ -35,11 +39,13 @@ final class MachineTable {
       records[index].next = index + 1 < capacity ? UInt32(index + 1) : MachineRecord.none
     }
     freeHead = 0
+    kinds = .allocate(capacity: 1)
   }
 
   deinit {
     records.deinitialize(count: capacity)
     records.deallocate()
+    kinds.deallocate()
   }
 
   /// The record of the live machine `id` names, or nil.

@@ -34,13 +34,10 @@ public final class Runtime {
   @usableFromInline
   let table: MachineTable
   /// The machine kinds in use: one per machine type, queue layout and input capacity, kept
-  /// for the runtime's life. Records name them by index into `kindTable`, which mirrors this
-  /// array unretained so that dispatch reaches a kind without retaining it.
+  /// for the runtime's life. Records name them by index into the table's `kinds`, which
+  /// mirrors this array unretained so that dispatch reaches a kind without retaining it.
   @usableFromInline
   var kinds: [MachineKind] = []
-  @usableFromInline
-  @exclusivity(unchecked)
-  var kindTable: UnsafeMutablePointer<Unmanaged<MachineKind>>
   /// The slot being dispatched, whose release waits until its dispatch returns.
   @usableFromInline
   @exclusivity(unchecked)
@@ -73,7 +70,6 @@ public final class Runtime {
     timers = TimerHeap(capacity: capacity.timers)
     scratchBytes = 64 * capacity.effectsPerResolution
     scratch = .allocate(byteCount: scratchBytes, alignment: 16)
-    kindTable = .allocate(capacity: 1)
     table.owner = Unmanaged.passUnretained(self)
   }
 
@@ -83,7 +79,6 @@ public final class Runtime {
       perform(.destroy, on: index)
     }
     table.owner = nil
-    kindTable.deallocate()
     timers.deallocate()
     scratch.deallocate()
   }
@@ -148,10 +143,10 @@ public final class Runtime {
     }
     guard kinds.count < RuntimeCapacity.maxKinds else { return nil }
     kinds.append(candidate)
-    kindTable.deallocate()
-    kindTable = .allocate(capacity: kinds.count)
+    table.kinds.deallocate()
+    table.kinds = .allocate(capacity: kinds.count)
     for (index, kind) in kinds.enumerated() {
-      (kindTable + index).initialize(to: Unmanaged.passUnretained(kind))
+      (table.kinds + index).initialize(to: KindEntry(kind))
     }
     return UInt16(kinds.count - 1)
   }
@@ -186,8 +181,9 @@ public final class Runtime {
   /// Runs `operation` on the machine in slot `index` through its kind.
   @inlinable
   func perform(_ operation: CellOperation, on index: UInt32) {
-    kindTable[Int(table.records[Int(index)].kind)]._withUnsafeGuaranteedRef {
-      $0.perform(self, index, operation)
+    let table = self.table
+    table.kinds[Int(table.records[Int(index)].kind)].kind._withUnsafeGuaranteedRef {
+      $0.perform(table, index, operation)
     }
   }
 

@@ -38,7 +38,7 @@ public struct RuntimeCapacity: Hashable, Sendable {
   public static let maxEffects = Int(Int16.max)
   /// The most machine kinds (combinations of machine type, queue layout and input capacity)
   /// one runtime can host.
-  public static let maxKinds = Int(UInt16.max) + 1
+  public static let maxKinds = 1 << 14
 
   /// `value` raised to 1 and capped at `limit`.
   @usableFromInline

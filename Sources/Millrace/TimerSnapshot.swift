@@ -39,16 +39,16 @@ extension MachineHandle {
     guard let machine else { return [] }
     var snapshots: [TimerSnapshot<M.Input>] = []
     let effects = machine.effects
-    for queue in 0..<machine.kind.queues.count {
+    for queue in 0..<machine.layout.pointee.queueCount {
       for (index, waiting) in effects.members(of: queue) {
         let slot = effects.slots[Int(index)]
         guard slot.kind != .job, let input = slot.input else { continue }
         var deadline: Instant? = nil
         if !waiting {
-          deadline =
+          deadline = machine.withRuntime { runtime in
             slot.timer == TimerHeap.none
-            ? machine.runtime.now
-            : Instant(nanoseconds: machine.runtime.timers.entries[Int(slot.timer)].deadline)
+              ? runtime.now : Instant(nanoseconds: runtime.timers.entries[Int(slot.timer)].deadline)
+          }
         }
         snapshots.append(
           TimerSnapshot(

@@ -10,8 +10,10 @@ struct TypedMachine<M: Machine> {
   @usableFromInline
   typealias Event = MachineEvent<M.Input, M.State, M.Output>
 
+  /// The runtime, unretained: it outlives every use of a view (it removes its machines before
+  /// it goes away). Borrowed through `withRuntime`, never retained.
   @usableFromInline
-  unowned(unsafe) let runtime: Runtime
+  let runtime: Unmanaged<Runtime>
   @usableFromInline
   let index: UInt32
   @usableFromInline
@@ -19,16 +21,40 @@ struct TypedMachine<M: Machine> {
   @usableFromInline
   let block: UnsafeMutableRawPointer
   @usableFromInline
-  unowned(unsafe) let kind: MachineKind
+  let kinds: UnsafeMutablePointer<KindEntry>
 
-  /// The machine in slot `index`, which must hold one (alive or awaiting release).
+  /// The machine in slot `index` of `table`, which must hold one (alive or awaiting release).
   @inlinable
-  init(runtime: Runtime, index: UInt32) {
-    self.runtime = runtime
+  init(table: MachineTable, index: UInt32) {
+    runtime = table.owner.unsafelyUnwrapped
     self.index = index
-    record = runtime.table.records + Int(index)
+    record = table.records + Int(index)
+    kinds = table.kinds
     block = record.pointee.block.unsafelyUnwrapped
-    kind = runtime.kindTable[Int(record.pointee.kind)]._withUnsafeGuaranteedRef { $0 }
+  }
+
+  /// The kind's layout (read only where effects need it: the input path does not).
+  @inlinable
+  var layout: UnsafePointer<BlockLayout> { kinds[Int(record.pointee.kind)].layout }
+
+  /// Where the extra and the inputs are in the block: after the state, at offsets the types
+  /// alone decide (constants in specialized code), as `BlockLayout` lays them out.
+  @inlinable
+  static var extraOffset: Int {
+    let alignment = MemoryLayout<M.Extra>.alignment
+    return (MemoryLayout<M.State>.stride + alignment - 1) / alignment * alignment
+  }
+
+  @inlinable
+  static var inputsOffset: Int {
+    let alignment = MemoryLayout<QueuedInput<M.Input>>.alignment
+    return (extraOffset + MemoryLayout<M.Extra>.stride + alignment - 1) / alignment * alignment
+  }
+
+  /// Runs `body` with the runtime borrowed, not retained.
+  @inlinable
+  func withRuntime<Result>(_ body: (Runtime) -> Result) -> Result {
+    runtime._withUnsafeGuaranteedRef(body)
   }
 
   @inlinable
@@ -42,28 +68,30 @@ struct TypedMachine<M: Machine> {
 
   @inlinable
   var extra: UnsafeMutablePointer<M.Extra> {
-    (block + kind.extraOffset).assumingMemoryBound(to: M.Extra.self)
+    (block + TypedMachine.extraOffset).assumingMemoryBound(to: M.Extra.self)
   }
 
   @inlinable
   var inputs: UnsafeMutablePointer<QueuedInput<M.Input>> {
-    (block + kind.inputsOffset).assumingMemoryBound(to: QueuedInput<M.Input>.self)
+    (block + TypedMachine.inputsOffset).assumingMemoryBound(to: QueuedInput<M.Input>.self)
   }
 
   @inlinable
-  var effects: EffectSlots<M.Input> { EffectSlots(record: record, block: block, kind: kind) }
+  var effects: EffectSlots<M.Input> { EffectSlots(record: record, block: block, layout: layout) }
 
-  /// The side record, if one was made.
+  /// Runs `body` with the side record borrowed, if there is one.
   @inlinable
-  var side: TypedMachineSide<M>? {
-    guard let side = record.pointee.side else { return nil }
-    return unsafeDowncast(side.takeUnretainedValue(), to: TypedMachineSide<M>.self)
+  func withSide(_ body: (TypedMachineSide<M>) -> Void) {
+    guard let side = record.pointee.side else { return }
+    side._withUnsafeGuaranteedRef { body(unsafeDowncast($0, to: TypedMachineSide<M>.self)) }
   }
 
-  /// The side record, made now if there is none yet.
+  /// The side record, made now if there is none yet (not for the hot path).
   @usableFromInline
   func makeSide() -> TypedMachineSide<M> {
-    if let side { return side }
+    if let side = record.pointee.side {
+      return unsafeDowncast(side.takeUnretainedValue(), to: TypedMachineSide<M>.self)
+    }
     let side = TypedMachineSide<M>()
     record.pointee.side = Unmanaged.passRetained(side)
     return side
@@ -76,24 +104,30 @@ struct TypedMachine<M: Machine> {
   static func spawn(
     runtime: Runtime, index: UInt32, kind kindIndex: UInt16, state: M.State, extra: M.Extra
   ) {
-    let kind = runtime.kindTable[Int(kindIndex)].takeUnretainedValue()
+    let layout = runtime.table.kinds[Int(kindIndex)].layout
+    precondition(
+      layout.pointee.extraOffset == extraOffset && layout.pointee.inputsOffset == inputsOffset,
+      "the block layout and the typed offsets disagree")
     let record = runtime.table.records + Int(index)
     let block = UnsafeMutableRawPointer.allocate(
-      byteCount: kind.blockBytes, alignment: kind.alignment)
+      byteCount: layout.pointee.blockBytes, alignment: layout.pointee.alignment)
     block.bindMemory(to: M.State.self, capacity: 1).initialize(to: state)
-    (block + kind.extraOffset).bindMemory(to: M.Extra.self, capacity: 1).initialize(to: extra)
-    (block + kind.inputsOffset).bindMemory(
-      to: QueuedInput<M.Input>.self, capacity: kind.inputCapacity)
-    (block + kind.slotsOffset).bindMemory(
-      to: EffectSlot<M.Input>.self, capacity: kind.effectCapacity)
-    (block + kind.listsOffset).bindMemory(to: SlotList.self, capacity: 2 * kind.listCount)
+    (block + layout.pointee.extraOffset).bindMemory(to: M.Extra.self, capacity: 1).initialize(
+      to: extra)
+    (block + layout.pointee.inputsOffset).bindMemory(
+      to: QueuedInput<M.Input>.self, capacity: layout.pointee.inputCapacity)
+    (block + layout.pointee.slotsOffset).bindMemory(
+      to: EffectSlot<M.Input>.self, capacity: layout.pointee.effectCapacity)
+    (block + layout.pointee.listsOffset).bindMemory(
+      to: SlotList.self, capacity: 2 * layout.pointee.listCount)
     let generation = record.pointee.generation
     record.initialize(to: MachineRecord())
     record.pointee.generation = generation
     record.pointee.block = block
     record.pointee.kind = kindIndex
+    record.pointee.inputCapacity = UInt16(truncatingIfNeeded: layout.pointee.inputCapacity)
     record.pointee.isAlive = true
-    EffectSlots<M.Input>(record: record, block: block, kind: kind).initialize()
+    EffectSlots<M.Input>(record: record, block: block, layout: layout).initialize()
   }
 
   @inlinable
@@ -114,7 +148,7 @@ struct TypedMachine<M: Machine> {
   @inlinable
   func append(_ queued: QueuedInput<M.Input>) -> Bool {
     let count = record.pointee.inputCount
-    let capacity = UInt16(truncatingIfNeeded: kind.inputCapacity)
+    let capacity = record.pointee.inputCapacity
     guard count < capacity else { return false }
     var tail = Int(record.pointee.inputHead) &+ Int(count)
     if tail >= Int(capacity) { tail &-= Int(capacity) }
@@ -129,7 +163,7 @@ struct TypedMachine<M: Machine> {
     guard record.pointee.inputCount > 0 else { return nil }
     let head = record.pointee.inputHead
     let queued = (inputs + Int(head)).move()
-    record.pointee.inputHead = Int(head) &+ 1 == kind.inputCapacity ? 0 : head &+ 1
+    record.pointee.inputHead = head &+ 1 == record.pointee.inputCapacity ? 0 : head &+ 1
     record.pointee.inputCount &-= 1
     return queued
   }
@@ -153,7 +187,8 @@ struct TypedMachine<M: Machine> {
     guard isAlive else { return false }
     guard append(QueuedInput(input: input, tag: .none, token: token)) else {
       record.pointee.dropped &+= 1
-      runtime.report(.inputQueueFull(id, source))
+      let id = self.id
+      withRuntime { $0.report(.inputQueueFull(id, source)) }
       return false
     }
     noteQueued()
@@ -166,7 +201,7 @@ struct TypedMachine<M: Machine> {
     if record.pointee.inputCount > record.pointee.queueHighWater {
       record.pointee.queueHighWater = record.pointee.inputCount
     }
-    if !record.pointee.isScheduled { runtime.table.schedule(index) }
+    if !record.pointee.isScheduled { withRuntime { $0.table.schedule(index) } }
   }
 
   // MARK: Dispatch
@@ -176,14 +211,14 @@ struct TypedMachine<M: Machine> {
   func dispatchNext() {
     while let queued = popFirst() {
       if queued.token != 0 && !claimDelivery(queued.token) {
-        runtime.counters.discarded &+= 1
+        withRuntime { $0.counters.discarded &+= 1 }
         continue
       }
       resolve(queued.input, tag: queued.tag)
       break
     }
     if isAlive && !record.pointee.isScheduled && record.pointee.inputCount > 0 {
-      runtime.table.schedule(index)
+      withRuntime { $0.table.schedule(index) }
     }
   }
 
@@ -208,23 +243,30 @@ struct TypedMachine<M: Machine> {
 
   @inlinable
   func resolve(_ input: M.Input, tag: PostTag) {
-    let runtime = self.runtime
-    runtime.counters.dispatched &+= 1
-    let capacity = runtime.capacity.effectsPerResolution
-    let storage = runtime.scratch.bindMemory(
-      to: Effect<M.Input, M.Output>.self, capacity: capacity)
+    let (storage, capacity) = withRuntime { runtime in
+      runtime.counters.dispatched &+= 1
+      let capacity = runtime.capacity.effectsPerResolution
+      return (
+        runtime.scratch.bindMemory(to: Effect<M.Input, M.Output>.self, capacity: capacity),
+        capacity
+      )
+    }
     var recorded = Effects<M.Input, M.Output>(storage: storage, capacity: capacity)
     let from = state.pointee
     let resolution = M.resolve(
       input, state: &state.pointee, extra: extra.pointee, effects: &recorded)
     if recorded.overflow > 0 {
-      runtime.counters.effectsOverflowed &+= UInt64(recorded.overflow)
-      runtime.report(.effectBufferFull(id, dropped: recorded.overflow))
+      let (id, dropped) = (self.id, recorded.overflow)
+      withRuntime { runtime in
+        runtime.counters.effectsOverflowed &+= UInt64(dropped)
+        runtime.report(.effectBufferFull(id, dropped: dropped))
+      }
     }
     switch resolution {
     case .handled:
       record.pointee.handled &+= 1
-      notify(.replied(.success(input, from: from, to: state.pointee), tag: tag))
+      let to = state.pointee
+      withSide { $0.notify(.replied(.success(input, from: from, to: to), tag: tag), while: record) }
       var index = 0
       while index < recorded.count {
         let effect = (storage + index).move()
@@ -235,13 +277,8 @@ struct TypedMachine<M: Machine> {
       state.pointee = from
       recorded.discardAll()
       record.pointee.rejected &+= 1
-      notify(.replied(.failure(input, state: from), tag: tag))
+      withSide { $0.notify(.replied(.failure(input, state: from), tag: tag), while: record) }
     }
-  }
-
-  @inlinable
-  func notify(_ event: Event) {
-    side?.notify(event, while: record)
   }
 
   // MARK: Effects
@@ -267,13 +304,14 @@ struct TypedMachine<M: Machine> {
   /// Sends an output through the redirect, or to observers and outward routes.
   @inlinable
   func deliver(_ output: M.Output) {
-    guard let side else { return }
-    if let redirect = side.redirect, case .back(let input) = redirect(output) {
-      enqueue(input, token: 0, source: .route)
-      return
+    withSide { side in
+      if let redirect = side.redirect, case .back(let input) = redirect(output) {
+        enqueue(input, token: 0, source: .route)
+        return
+      }
+      side.notify(.emitted(output), while: record)
+      for route in side.routes where isAlive { route(output) }
     }
-    side.notify(.emitted(output), while: record)
-    for route in side.routes where isAlive { route(output) }
   }
 
   /// Starts an in-flight effect on its queue, applying the queue's policy.
@@ -286,15 +324,15 @@ struct TypedMachine<M: Machine> {
     let queueIndex = effects.queueIndex(queue)
     var waits = false
     if let running = effects.list(queueIndex, waiting: false),
-      Int(running.pointee.count) >= kind.queues[queueIndex].limit
+      Int(running.pointee.count) >= layout.pointee.queues[queueIndex].limit
     {
-      switch kind.queues[queueIndex].policy {
+      switch layout.pointee.queues[queueIndex].policy {
       case .merge:
         break
       case .latest:
         cancelSlot(running.pointee.head)
       case .oldest(_, .discardNew):
-        runtime.counters.discarded &+= 1
+        withRuntime { $0.counters.discarded &+= 1 }
         return
       case .oldest(_, .suspendNew):
         waits = true
@@ -321,16 +359,19 @@ struct TypedMachine<M: Machine> {
   func launch(_ index: Int16) {
     let effects = self.effects
     let slot = effects.slots + Int(index)
-    runtime.counters.effectsStarted &+= 1
+    withRuntime { $0.counters.effectsStarted &+= 1 }
     switch slot.pointee.kind {
     case .after, .every:
       let span = slot.pointee.span
       let period: UInt64 =
         slot.pointee.kind == .every ? UInt64(span.nanoseconds > 0 ? span.nanoseconds : 1) : 0
+      let (id, generation) = (self.id, slot.pointee.generation)
       guard
-        let timer = runtime.armTimer(
-          deadline: runtime.currentTime.advanced(by: span).nanoseconds, period: period,
-          owner: id, slot: UInt32(index), slotGeneration: slot.pointee.generation)
+        let timer = withRuntime({ runtime in
+          runtime.armTimer(
+            deadline: runtime.currentTime.advanced(by: span).nanoseconds, period: period,
+            owner: id, slot: UInt32(index), slotGeneration: generation)
+        })
       else {
         let queue = Int(slot.pointee.queue)
         effects.unlink(index, fromWaiting: false, of: queue)
@@ -342,16 +383,18 @@ struct TypedMachine<M: Machine> {
       slot.pointee.timer = timer
     case .job:
       guard let job = slot.pointee.job else { return }
-      runtime.submit(
-        TypedPendingJob(
-          job: job, machine: id, slot: UInt32(index), generation: slot.pointee.generation))
+      let pending = TypedPendingJob(
+        job: job, machine: id, slot: UInt32(index), generation: slot.pointee.generation)
+      withRuntime { $0.submit(pending) }
     }
   }
 
   @inlinable
   func overflow(_ diagnostic: Diagnostic) {
-    runtime.counters.effectsOverflowed &+= 1
-    runtime.report(diagnostic)
+    withRuntime { runtime in
+      runtime.counters.effectsOverflowed &+= 1
+      runtime.report(diagnostic)
+    }
   }
 
   /// A timer of this machine fired.
@@ -408,10 +451,11 @@ struct TypedMachine<M: Machine> {
   func cancelSlot(_ index: Int16) {
     let effects = self.effects
     let slot = effects.slots + Int(index)
-    if slot.pointee.timer != TimerHeap.none { runtime.disarmTimer(slot.pointee.timer) }
+    let timer = slot.pointee.timer
+    if timer != TimerHeap.none { withRuntime { $0.disarmTimer(timer) } }
     effects.unlink(index, fromWaiting: slot.pointee.phase == .waiting, of: Int(slot.pointee.queue))
     effects.release(index)
-    runtime.counters.effectsCancelled &+= 1
+    withRuntime { $0.counters.effectsCancelled &+= 1 }
   }
 
   /// Cancels every effect with `effectID`, then starts effects that now fit on their queues.
@@ -435,7 +479,7 @@ struct TypedMachine<M: Machine> {
       index += 1
     }
     guard cancelled else { return }
-    for queue in 0..<kind.queues.count { promote(queue) }
+    for queue in 0..<layout.pointee.queueCount { promote(queue) }
   }
 
   /// Starts waiting effects while their queue has room (`merge` queues never have waiting
@@ -446,7 +490,7 @@ struct TypedMachine<M: Machine> {
     guard let running = effects.list(queue, waiting: false),
       let waiting = effects.list(queue, waiting: true)
     else { return }
-    while Int(running.pointee.count) < kind.queues[queue].limit {
+    while Int(running.pointee.count) < layout.pointee.queues[queue].limit {
       let head = waiting.pointee.head
       guard head >= 0 else { return }
       effects.unlink(head, fromWaiting: true, of: queue)
@@ -466,11 +510,12 @@ struct TypedMachine<M: Machine> {
     record.pointee.isAlive = false
     let effects = self.effects
     for index in 0..<effects.capacity where effects.slots[index].phase != .free {
-      if effects.slots[index].timer != TimerHeap.none {
-        runtime.disarmTimer(effects.slots[index].timer)
+      let timer = effects.slots[index].timer
+      withRuntime { runtime in
+        if timer != TimerHeap.none { runtime.disarmTimer(timer) }
+        runtime.counters.effectsCancelled &+= 1
       }
       effects.slots[index].timer = TimerHeap.none
-      runtime.counters.effectsCancelled &+= 1
     }
     while popFirst() != nil {}
   }

@@ -61,7 +61,7 @@ struct FootprintTests {
     _ = try #require(
       runtime.spawn(
         Echo.self, state: 0, queues: [.merge, .latest(max: 1), .oldest(max: 2, .suspendNew)]))
-    #expect(runtime.kinds.map(\.listCount) == [0, 2])
+    #expect(runtime.kinds.map(\.layout.listCount) == [0, 2])
   }
 
   @Test("a handle that outlives its runtime finds its machine gone")
