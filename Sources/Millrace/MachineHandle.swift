@@ -46,7 +46,7 @@ public struct MachineHandle<M: Machine> {
   /// so capture the runtime `unowned` (or remove the machine before dropping the runtime).
   /// Handles may be captured freely: they hold the machine table, not the runtime.
   public func observe(_ observer: @escaping (MachineEvent<M.Input, M.State, M.Output>) -> Void) {
-    machine?.makeSide().observers.append(observer)
+    machine?.makeSide().pointee.observers.append(observer)
   }
 
   /// An input port that posts to this machine.

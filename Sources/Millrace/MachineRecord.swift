@@ -11,8 +11,8 @@
 struct MachineRecord {
   /// The machine's typed storage; nil while the slot is free.
   @usableFromInline var block: UnsafeMutableRawPointer?
-  /// Observers, routes and redirect, made on first use (retained).
-  @usableFromInline var side: Unmanaged<MachineSide>?
+  /// Observers, routes and redirect (a `MachineSide<M>`), made on first use.
+  @usableFromInline var side: UnsafeMutableRawPointer?
   /// Distinguishes machines that used this slot at different times.
   @usableFromInline var generation: UInt32 = 1
   /// The next slot in the ready list (or, while the slot is free, in the free list).

@@ -15,7 +15,7 @@ final class ObserverBox<Event> {
 /// instead of retaining an array buffer and every closure context per event.
 ///
 /// Grows (allocates) only when an observer is added, never when notifying
-/// (`TypedMachineSide.notify`).
+/// (`TypedMachine.notify`).
 @usableFromInline
 struct ObserverList<Event> {
   @usableFromInline

@@ -79,22 +79,35 @@ struct TypedMachine<M: Machine> {
   @inlinable
   var effects: EffectSlots<M.Input> { EffectSlots(record: record, block: block, layout: layout) }
 
-  /// Runs `body` with the side record borrowed, if there is one.
+  /// The side record, if one was made.
   @inlinable
-  func withSide(_ body: (TypedMachineSide<M>) -> Void) {
-    guard let side = record.pointee.side else { return }
-    side._withUnsafeGuaranteedRef { body(unsafeDowncast($0, to: TypedMachineSide<M>.self)) }
+  var side: UnsafeMutablePointer<MachineSide<M>>? {
+    record.pointee.side?.assumingMemoryBound(to: MachineSide<M>.self)
   }
 
   /// The side record, made now if there is none yet (not for the hot path).
   @usableFromInline
-  func makeSide() -> TypedMachineSide<M> {
-    if let side = record.pointee.side {
-      return unsafeDowncast(side.takeUnretainedValue(), to: TypedMachineSide<M>.self)
-    }
-    let side = TypedMachineSide<M>()
-    record.pointee.side = Unmanaged.passRetained(side)
+  func makeSide() -> UnsafeMutablePointer<MachineSide<M>> {
+    if let side { return side }
+    let side = UnsafeMutablePointer<MachineSide<M>>.allocate(capacity: 1)
+    side.initialize(to: MachineSide())
+    record.pointee.side = UnsafeMutableRawPointer(side)
     return side
+  }
+
+  /// Calls every observer with `event`, in the order they were added, while the machine
+  /// stays alive (an observer may remove it). Reads the list afresh for each observer, so
+  /// one may add another meanwhile.
+  @inlinable
+  func notify(_ event: Event) {
+    guard let side else { return }
+    var index = 0
+    while index < side.pointee.observers.count && isAlive {
+      side.pointee.observers.storage.unsafelyUnwrapped[index]._withUnsafeGuaranteedRef {
+        $0.call(event)
+      }
+      index &+= 1
+    }
   }
 
   // MARK: Life
@@ -265,8 +278,7 @@ struct TypedMachine<M: Machine> {
     switch resolution {
     case .handled:
       record.pointee.handled &+= 1
-      let to = state.pointee
-      withSide { $0.notify(.replied(.success(input, from: from, to: to), tag: tag), while: record) }
+      notify(.replied(.success(input, from: from, to: state.pointee), tag: tag))
       var index = 0
       while index < recorded.count {
         let effect = (storage + index).move()
@@ -277,7 +289,7 @@ struct TypedMachine<M: Machine> {
       state.pointee = from
       recorded.discardAll()
       record.pointee.rejected &+= 1
-      withSide { $0.notify(.replied(.failure(input, state: from), tag: tag), while: record) }
+      notify(.replied(.failure(input, state: from), tag: tag))
     }
   }
 
@@ -304,13 +316,16 @@ struct TypedMachine<M: Machine> {
   /// Sends an output through the redirect, or to observers and outward routes.
   @inlinable
   func deliver(_ output: M.Output) {
-    withSide { side in
-      if let redirect = side.redirect, case .back(let input) = redirect(output) {
-        enqueue(input, token: 0, source: .route)
-        return
-      }
-      side.notify(.emitted(output), while: record)
-      for route in side.routes where isAlive { route(output) }
+    guard let side else { return }
+    if let redirect = side.pointee.redirect, case .back(let input) = redirect(output) {
+      enqueue(input, token: 0, source: .route)
+      return
+    }
+    notify(.emitted(output))
+    var index = 0
+    while index < side.pointee.routes.count && isAlive {
+      side.pointee.routes[index](output)
+      index &+= 1
     }
   }
 
@@ -529,9 +544,11 @@ struct TypedMachine<M: Machine> {
     extra.deinitialize(count: 1)
     block.deallocate()
     record.pointee.block = nil
-    if let side = record.pointee.side {
+    if let side {
       record.pointee.side = nil
-      side.release()
+      side.pointee.observers.removeAll()
+      side.deinitialize(count: 1)
+      side.deallocate()
     }
   }
 

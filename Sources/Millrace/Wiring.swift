@@ -8,7 +8,7 @@ extension Runtime {
     from source: MachineHandle<Source>, to target: MachineHandle<Target>,
     _ map: @escaping (Source.Output, (Target.Input) -> Void) -> Void
   ) {
-    source.machine?.makeSide().routes.append { output in
+    source.machine?.makeSide().pointee.routes.append { output in
       map(output) { input in target.machine?.enqueue(input, token: 0, source: .route) }
     }
   }
@@ -28,7 +28,7 @@ extension Runtime {
   public func redirect<M: Machine>(
     _ handle: MachineHandle<M>, _ map: @escaping (M.Output) -> Redirection<M.Input>
   ) {
-    handle.machine?.makeSide().redirect = map
+    handle.machine?.makeSide().pointee.redirect = map
   }
 
   /// A port that maps outer inputs to inputs of `target`; an input that maps to nil is
