@@ -18,10 +18,10 @@ struct TypedMachine<M: Machine> {
   let index: UInt32
   @usableFromInline
   let record: UnsafeMutablePointer<MachineRecord>
-  @usableFromInline
-  let block: UnsafeMutableRawPointer
-  @usableFromInline
-  let kinds: UnsafeMutablePointer<KindEntry>
+  /// The machine's block (read from the record on each use: a view small enough to travel in
+  /// registers is worth more than the load).
+  @inlinable
+  var block: UnsafeMutableRawPointer { record.pointee.block.unsafelyUnwrapped }
 
   /// The machine in slot `index` of `table`, which must hold one (alive or awaiting release).
   @inlinable
@@ -29,13 +29,14 @@ struct TypedMachine<M: Machine> {
     runtime = table.owner.unsafelyUnwrapped
     self.index = index
     record = table.records + Int(index)
-    kinds = table.kinds
-    block = record.pointee.block.unsafelyUnwrapped
   }
 
   /// The kind's layout (read only where effects need it: the input path does not).
   @inlinable
-  var layout: UnsafePointer<BlockLayout> { kinds[Int(record.pointee.kind)].layout }
+  var layout: UnsafePointer<BlockLayout> {
+    let kind = Int(record.pointee.kind)
+    return withRuntime { $0.table.kinds[kind].layout }
+  }
 
   /// Where the extra and the inputs are in the block: after the state, at offsets the types
   /// alone decide (constants in specialized code), as `BlockLayout` lays them out.
@@ -99,6 +100,7 @@ struct TypedMachine<M: Machine> {
   /// stays alive (an observer may remove it). Reads the list afresh for each observer, so
   /// one may add another meanwhile.
   @inlinable
+  @inline(__always)
   func notify(_ event: Event) {
     guard let side else { return }
     var index = 0
@@ -278,7 +280,7 @@ struct TypedMachine<M: Machine> {
     switch resolution {
     case .handled:
       record.pointee.handled &+= 1
-      notify(.replied(.success(input, from: from, to: state.pointee), tag: tag))
+      notify(TypedMachine.reply(.success(input, from: from, to: state.pointee), tag: tag))
       var index = 0
       while index < recorded.count {
         let effect = (storage + index).move()
@@ -289,11 +291,20 @@ struct TypedMachine<M: Machine> {
       state.pointee = from
       recorded.discardAll()
       record.pointee.rejected &+= 1
-      notify(.replied(.failure(input, state: from), tag: tag))
+      notify(TypedMachine.reply(.failure(input, state: from), tag: tag))
     }
   }
 
   // MARK: Effects
+
+  /// The event for `reply`, built out of line so that it comes back whole (in registers when
+  /// small) and is stored whole for the observers: built in place, its fields are stored one
+  /// by one and the observer's wider loads of them stall store forwarding on every reply.
+  @inlinable
+  @inline(never)
+  static func reply(_ reply: Reply<M.Input, M.State>, tag: PostTag) -> Event {
+    .replied(reply, tag: tag)
+  }
 
   @inlinable
   func apply(_ effect: Effect<M.Input, M.Output>) {
