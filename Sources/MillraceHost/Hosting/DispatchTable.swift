@@ -116,6 +116,7 @@ struct DispatchTable {
 
   /// The first row, in file order, that handles `input` in `state`, or -1.
   @inlinable
+  @inline(__always)
   func firstRow(input: UInt16, state: UInt16) -> Int {
     guard Int(input) < inputCount else { return -1 }
     if let dense { return Int(dense[Int(input) * stateCount + Int(state)]) }

@@ -19,15 +19,16 @@ public enum FileMachine: Machine {
     _ input: UInt16, state: inout UInt16, extra kind: FileKind,
     effects: inout Effects<UInt16, UInt16>
   ) -> Resolution {
-    let table = kind.table
-    let row = table.firstRow(input: input, state: state)
+    // Reads the kind's table in place: copying the struct out would cost a dozen loads and a
+    // call per input.
+    let row = kind.table.firstRow(input: input, state: state)
     guard row >= 0 else { return .rejected }
-    let to = table.to[row]
+    let to = kind.table.to[row]
     if to >= 0 { state = UInt16(truncatingIfNeeded: to) }
-    var effect = Int(table.effectStart[row])
-    let end = Int(table.effectEnd[row])
+    var effect = Int(kind.table.effectStart[row])
+    let end = Int(kind.table.effectEnd[row])
     while effect < end {
-      table.effects[effect].record(into: &effects)
+      kind.table.effects[effect].record(into: &effects)
       effect += 1
     }
     return .handled
