@@ -119,7 +119,9 @@ struct DispatchTable {
   @inline(__always)
   func firstRow(input: UInt16, state: UInt16) -> Int {
     guard Int(input) < inputCount else { return -1 }
-    if let dense { return Int(dense[Int(input) * stateCount + Int(state)]) }
+    // Wrapping arithmetic: both indices were range-checked when the kind was compiled (the
+    // input just above), and the product is below `denseLimit`.
+    if let dense { return Int(dense[Int(input) &* stateCount &+ Int(state)]) }
     var position = Int(candidateStart[Int(input)])
     let end = Int(candidateStart[Int(input) + 1])
     while position < end {
