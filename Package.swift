@@ -45,7 +45,7 @@ let package = Package(
     .executableTarget(
       name: "millraced",
       dependencies: [
-        "MillraceHost",
+        "Millrace", "MillraceHost",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],

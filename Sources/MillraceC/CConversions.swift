@@ -15,7 +15,9 @@ extension RuntimeCapacity {
     let defaults = RuntimeCapacity()
     guard let machines = capacityValue(given.machines, default: defaults.machines),
       let inputs = capacityValue(given.inputs_per_machine, default: defaults.inputsPerMachine),
+      inputs <= RuntimeCapacity.maxInputs,
       let effects = capacityValue(given.effects_per_machine, default: defaults.effectsPerMachine),
+      effects <= RuntimeCapacity.maxEffects,
       let timers = capacityValue(given.timers, default: defaults.timers),
       let perResolution = capacityValue(
         given.effects_per_resolution, default: defaults.effectsPerResolution)

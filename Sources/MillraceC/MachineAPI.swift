@@ -14,7 +14,8 @@ func cSpawn(
     let resolve = config.resolve, config.queue_count <= MILLRACE_QUEUES_MAX,
     config.queue_count == 0 || config.queues != nil,
     let inputCapacity = capacityValue(
-      config.input_capacity, default: owner.runtime.capacity.inputsPerMachine)
+      config.input_capacity, default: owner.runtime.capacity.inputsPerMachine),
+    inputCapacity <= RuntimeCapacity.maxInputs
   else { return MILLRACE_INVALID.code }
   var queues: [QueuePolicy] = []
   queues.reserveCapacity(config.queue_count == 0 ? 1 : Int(config.queue_count))

@@ -1,6 +1,7 @@
 // millraced: hosts machines behind a RESP control socket (DESIGN §4).
 import ArgumentParser
 import Logging
+import Millrace
 import MillraceHost
 
 extension Durability: ExpressibleByArgument {}
@@ -36,7 +37,7 @@ struct Millraced: ParsableCommand {
   @Option(help: "The most machines hosted at once.")
   var maxMachines = DaemonConfiguration().capacity.machines
 
-  @Option(help: "Inputs one machine can have queued before SEND answers busy.")
+  @Option(help: "Inputs one machine can have queued before SEND waits or answers busy (1-65535).")
   var queueCapacity = DaemonConfiguration().capacity.inputsPerMachine
 
   @Option(help: "When a machine's queue is full: wait (pause the client) or busy (-ERR busy).")
@@ -57,6 +58,9 @@ struct Millraced: ParsableCommand {
       ("--client-buffer-limit", clientBufferLimit), ("--max-frame", maxFrame),
     ] where value < 1 {
       throw ValidationError("\(name) must be at least 1")
+    }
+    guard queueCapacity <= RuntimeCapacity.maxInputs else {
+      throw ValidationError("--queue-capacity must be at most \(RuntimeCapacity.maxInputs)")
     }
   }
 

@@ -85,6 +85,22 @@ final class DaemonProcess {
     throw ControlClient.Failure(description: "millraced did not start")
   }
 
+  /// Runs `command` to its end and returns its exit status and output (stdout and stderr).
+  static func run(_ command: String, _ arguments: [String]) throws -> (
+    status: Int32, output: String
+  ) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: command)
+    process.arguments = arguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+  }
+
   /// A new client connection.
   func client() throws -> ControlClient {
     try ControlClient(address: socketPath, timeoutSeconds: 20)

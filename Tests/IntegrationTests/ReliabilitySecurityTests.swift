@@ -7,20 +7,6 @@ import Testing
 /// that every connection must AUTH with first.
 @Suite("Reliability: security")
 struct ReliabilitySecurityTests {
-  /// Runs `command` and returns its exit status and output (stdout and stderr).
-  func run(_ command: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: command)
-    process.arguments = arguments
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-  }
-
   /// The TCP address the daemon logged (`listening on HOST:PORT`).
   func tcpAddress(_ daemon: DaemonProcess) -> (host: String, port: Int)? {
     for line in daemon.logText.split(separator: "\n") {
@@ -106,7 +92,7 @@ struct ReliabilitySecurityTests {
     let daemon = try DaemonProcess().start()
     // Let the other user reach the socket file, so only the socket's own mode stands in the way.
     #expect(chmod(daemon.directory, 0o755) == 0)
-    let probe = try run(setpriv, asOther + ["-s", daemon.socketPath, "PING"])
+    let probe = try DaemonProcess.run(setpriv, asOther + ["-s", daemon.socketPath, "PING"])
     guard !probe.output.contains("setpriv:") else {
       try Test.cancel("setpriv cannot switch user here: \(probe.output)")
     }
@@ -115,7 +101,7 @@ struct ReliabilitySecurityTests {
     // Control: with the socket opened up, the same command works, so the refusal above came
     // from the socket's mode and not from the set-up.
     #expect(chmod(daemon.socketPath, 0o666) == 0)
-    let control = try run(setpriv, asOther + ["-s", daemon.socketPath, "PING"])
+    let control = try DaemonProcess.run(setpriv, asOther + ["-s", daemon.socketPath, "PING"])
     #expect(control.output == "PONG\n", "as uid 65534 with mode 0666: \(control.output)")
   }
 
@@ -138,7 +124,7 @@ struct ReliabilitySecurityTests {
     arguments: ["0.0.0.0:0", "[::]:0", "127.example.invalid:0", "0:0"])
   func exposedListenNeedsToken(listen: String) throws {
     let daemon = DaemonProcess(["--listen", listen])
-    let result = try run(DaemonProcess.product("millraced"), daemon.arguments)
+    let result = try DaemonProcess.run(DaemonProcess.product("millraced"), daemon.arguments)
     #expect(result.status != 0)
     #expect(result.output.contains("requires --token"), "\(listen): \(result.output)")
     #expect(!FileManager.default.fileExists(atPath: daemon.socketPath))

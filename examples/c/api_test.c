@@ -177,6 +177,14 @@ static void test_bad_arguments(void) {
     check(millrace_create(NULL, NULL) == MILLRACE_INVALID, "create with NULL out: invalid");
     check(millrace_create(&too_big, &runtime) == MILLRACE_INVALID && runtime == NULL,
           "create with a capacity over MILLRACE_CAPACITY_MAX: invalid");
+    {
+        const millrace_capacity_t long_rings = {.inputs_per_machine = MILLRACE_INPUTS_MAX + 1};
+        const millrace_capacity_t many_effects = {.effects_per_machine = MILLRACE_EFFECTS_MAX + 1};
+        check(millrace_create(&long_rings, &runtime) == MILLRACE_INVALID && runtime == NULL,
+              "create with input rings over MILLRACE_INPUTS_MAX: invalid");
+        check(millrace_create(&many_effects, &runtime) == MILLRACE_INVALID && runtime == NULL,
+              "create with effect slots over MILLRACE_EFFECTS_MAX: invalid");
+    }
     check(millrace_create(NULL, &runtime) == MILLRACE_OK, "create with NULL capacity: defaults");
     check(millrace_spawn(NULL, &config, &machine) == MILLRACE_INVALID, "spawn on NULL runtime");
     check(millrace_spawn(runtime, NULL, &machine) == MILLRACE_INVALID, "spawn with NULL config");
@@ -198,6 +206,14 @@ static void test_bad_arguments(void) {
     check(millrace_spawn(runtime, &config, &machine) == MILLRACE_INVALID,
           "spawn with more than MILLRACE_QUEUES_MAX queues");
     config = probe_config;
+    config.input_capacity = MILLRACE_INPUTS_MAX + 1;
+    check(millrace_spawn(runtime, &config, &machine) == MILLRACE_INVALID,
+          "spawn with an input ring over MILLRACE_INPUTS_MAX");
+    config.input_capacity = MILLRACE_INPUTS_MAX;
+    check(millrace_spawn(runtime, &config, &machine) == MILLRACE_OK &&
+              millrace_remove(runtime, machine) == MILLRACE_OK,
+          "spawn with an input ring of exactly MILLRACE_INPUTS_MAX");
+    machine = MILLRACE_MACHINE_NONE;
     config.input_capacity = MILLRACE_CAPACITY_MAX + 1;
     check(millrace_spawn(runtime, &config, &machine) == MILLRACE_INVALID,
           "spawn with an input ring over MILLRACE_CAPACITY_MAX");

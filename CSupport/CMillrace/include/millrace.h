@@ -106,13 +106,21 @@ typedef uint64_t millrace_machine_t;
 /* The most queues one machine may declare. */
 #define MILLRACE_QUEUES_MAX 256u
 
+/* The longest input ring of one machine (a machine's record keeps 16-bit ring indices). */
+#define MILLRACE_INPUTS_MAX 65535u
+
+/* The most in-flight effects of one machine (16-bit slot indices). */
+#define MILLRACE_EFFECTS_MAX 32767u
+
 /* The fixed capacities of a runtime. A field left 0 takes the default shown. */
 typedef struct millrace_capacity {
     /* Machines alive at once (default 64). */
     uint32_t machines;
-    /* Inputs one machine can have queued; a spawn may choose its own (default 64). */
+    /* Inputs one machine can have queued; a spawn may choose its own (default 64; at most
+     * MILLRACE_INPUTS_MAX). */
     uint32_t inputs_per_machine;
-    /* In-flight effects (timers, running or waiting on a queue) per machine (default 16). */
+    /* In-flight effects (timers, running or waiting on a queue) per machine (default 16; at
+     * most MILLRACE_EFFECTS_MAX). */
     uint32_t effects_per_machine;
     /* Timers armed at once across the runtime (default 1024). */
     uint32_t timers;
@@ -157,7 +165,8 @@ typedef struct millrace_machine_config {
     void *context;
     /* The state the machine starts in. */
     int32_t initial_state;
-    /* The input ring's length; 0 takes the runtime's inputs_per_machine. */
+    /* The input ring's length; 0 takes the runtime's inputs_per_machine (at most
+     * MILLRACE_INPUTS_MAX). */
     uint32_t input_capacity;
     /* The machine's effect queues: queue n has policy queues[n]; queue 0 is the default.
      * Copied at spawn. NULL with queue_count 0 means one MILLRACE_MERGE queue. */
@@ -274,8 +283,9 @@ typedef struct millrace_runtime_stats {
 
 /* Creates a runtime with `capacity` (NULL: all defaults) and stores it in `*runtime`.
  * Allocates every runtime-wide pool now. The runtime's clock starts at 0 ns.
- * Errors: MILLRACE_INVALID when `runtime` is NULL or a capacity exceeds
- * MILLRACE_CAPACITY_MAX. */
+ * Errors: MILLRACE_INVALID when `runtime` is NULL, a capacity exceeds
+ * MILLRACE_CAPACITY_MAX, `inputs_per_machine` exceeds MILLRACE_INPUTS_MAX or
+ * `effects_per_machine` exceeds MILLRACE_EFFECTS_MAX. */
 int millrace_create(const millrace_capacity_t *capacity, millrace_runtime_t **runtime);
 
 /* Destroys a runtime: removes every machine (their timers are cancelled, observers see
@@ -321,11 +331,13 @@ int millrace_runtime_stats(const millrace_runtime_t *runtime, millrace_runtime_s
 /* ---------------------------------------------------------------------------------------- */
 /* Machines                                                                                 */
 
-/* Spawns a machine as `config` says and stores its id in `*machine`. Reserves the machine's
- * object, input ring, effect slots and queue table (the only allocation after create).
+/* Spawns a machine as `config` says and stores its id in `*machine`. Fills one of the
+ * machine records reserved at create and allocates the machine's block (its state, context,
+ * input ring, effect slots and the lists of its latest/oldest queues): the only allocation
+ * after create besides millrace_observe().
  * Errors: MILLRACE_INVALID when an argument or `config->resolve` is NULL, `queues` is NULL
  * with a non-zero `queue_count`, `queue_count` exceeds MILLRACE_QUEUES_MAX,
- * `input_capacity` exceeds MILLRACE_CAPACITY_MAX, or a queue has an unknown policy or a max
+ * `input_capacity` exceeds MILLRACE_INPUTS_MAX, or a queue has an unknown policy or a max
  * outside 1 ... MILLRACE_CAPACITY_MAX; MILLRACE_NO_CAPACITY when every machine slot is taken
  * (counted as spawns_refused). */
 int millrace_spawn(millrace_runtime_t *runtime, const millrace_machine_config_t *config,
