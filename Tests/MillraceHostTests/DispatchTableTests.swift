@@ -27,13 +27,21 @@ struct DispatchTableTests {
     #expect(dense.dense != nil && scanning.dense == nil)
     for input in 0..<UInt16(definition.inputs.count) {
       for state in 0..<UInt16(definition.states.count) {
-        let expected = definition.firstMatch(input: input, state: state) ?? -1
-        #expect(dense.firstRow(input: input, state: state) == expected)
-        #expect(scanning.firstRow(input: input, state: state) == expected)
+        let row = definition.firstMatch(input: input, state: state)
+        #expect(scanning.firstRow(input: input, state: state) == row ?? -1)
+        let expected =
+          row.map { row in
+            TableStep(
+              to: definition.rows[row].to.map(Int32.init) ?? TableStep.stay,
+              effectStart: definition.rows[row].effects.lowerBound,
+              effectEnd: definition.rows[row].effects.upperBound)
+          } ?? .rejected
+        #expect(dense.step(input: input, state: state) == expected)
+        #expect(scanning.step(input: input, state: state) == expected)
       }
     }
     let outOfRange = UInt16(definition.inputs.count)
-    #expect(dense.firstRow(input: outOfRange, state: 0) == -1)
-    #expect(scanning.firstRow(input: outOfRange, state: 0) == -1)
+    #expect(dense.step(input: outOfRange, state: 0) == .rejected)
+    #expect(scanning.step(input: outOfRange, state: 0) == .rejected)
   }
 }

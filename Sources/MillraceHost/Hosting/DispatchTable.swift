@@ -40,6 +40,33 @@ struct FlatEffect {
   }
 }
 
+/// What a table machine does for one (input, state): where the first matching row goes and
+/// which of the kind's effects it records, or that no row matches.
+@usableFromInline
+struct TableStep: Equatable, Sendable {
+  /// The state to go to, `stay`, or `rejected`.
+  @usableFromInline let to: Int32
+  /// The row's effects: `effects[effectStart..<effectEnd]` of the table.
+  @usableFromInline let effectStart: Int32
+  @usableFromInline let effectEnd: Int32
+
+  /// `to` of a row that keeps the state.
+  @usableFromInline static let stay: Int32 = -1
+  /// No row matches: the input is rejected.
+  @usableFromInline static let rejected = TableStep(to: -2, effectStart: 0, effectEnd: 0)
+
+  @usableFromInline
+  init(to: Int32, effectStart: Int32, effectEnd: Int32) {
+    self.to = to
+    self.effectStart = effectStart
+    self.effectEnd = effectEnd
+  }
+
+  /// Whether a row matched.
+  @inlinable
+  var isHandled: Bool { to != TableStep.rejected.to }
+}
+
 /// A kind's dispatch tables copied into storage the kind owns, so that a table machine finds
 /// its row and records its effects through unsafe pointers: no reference counting, no bounds
 /// checks past the one on the input, no strings (the indices were validated when the machine
@@ -58,13 +85,14 @@ struct DispatchTable {
   @usableFromInline let stateSetWords: UnsafeMutablePointer<UInt64>
   @usableFromInline let effects: UnsafeMutablePointer<FlatEffect>
   @usableFromInline let effectCount: Int
-  /// The first matching row for every (input, state), precomputed when the kind has at most
-  /// `denseLimit` such pairs (nil otherwise): dispatch is then one load.
-  @usableFromInline let dense: UnsafeMutablePointer<Int32>?
+  /// The step of every (input, state), precomputed when the kind has at most `denseLimit`
+  /// such pairs (nil otherwise): dispatch then reads one 12-byte entry instead of a row index
+  /// and three arrays.
+  @usableFromInline let dense: UnsafeMutablePointer<TableStep>?
   @usableFromInline let stateCount: Int
 
-  /// The most (input, state) pairs a kind's dense table holds (4 bytes each).
-  static let denseLimit = 1 << 16
+  /// The most (input, state) pairs a kind's dense table holds (12 bytes each: 384 KiB at most).
+  static let denseLimit = 1 << 15
 
   init(
     _ definition: KindDefinition, effects compiled: [Effect<UInt16, UInt16>],
@@ -87,12 +115,19 @@ struct DispatchTable {
     effectCount = compiled.count
     stateCount = definition.states.count
     if inputCount * stateCount <= denseLimit {
-      var matrix: [Int32] = []
+      var matrix: [TableStep] = []
       matrix.reserveCapacity(inputCount * stateCount)
       for input in 0..<inputCount {
         for state in 0..<stateCount {
-          let row = definition.firstMatch(input: UInt16(input), state: UInt16(state))
-          matrix.append(row.map(Int32.init) ?? -1)
+          if let row = definition.firstMatch(input: UInt16(input), state: UInt16(state)) {
+            let rule = definition.rows[row]
+            matrix.append(
+              TableStep(
+                to: rule.to.map(Int32.init) ?? TableStep.stay, effectStart: rule.effects.lowerBound,
+                effectEnd: rule.effects.upperBound))
+          } else {
+            matrix.append(.rejected)
+          }
         }
       }
       dense = copy(matrix)
@@ -114,14 +149,24 @@ struct DispatchTable {
     dense?.deallocate()
   }
 
-  /// The first row, in file order, that handles `input` in `state`, or -1.
+  /// What the first row, in file order, that handles `input` in `state` does.
   @inlinable
   @inline(__always)
-  func firstRow(input: UInt16, state: UInt16) -> Int {
-    guard Int(input) < inputCount else { return -1 }
+  func step(input: UInt16, state: UInt16) -> TableStep {
+    guard Int(input) < inputCount else { return .rejected }
     // Wrapping arithmetic: both indices were range-checked when the kind was compiled (the
     // input just above), and the product is below `denseLimit`.
-    if let dense { return Int(dense[Int(input) &* stateCount &+ Int(state)]) }
+    if let dense { return dense[Int(input) &* stateCount &+ Int(state)] }
+    let row = firstRow(input: input, state: state)
+    guard row >= 0 else { return .rejected }
+    return TableStep(to: to[row], effectStart: effectStart[row], effectEnd: effectEnd[row])
+  }
+
+  /// The first row, in file order, that handles `input` in `state`, or -1, found by scanning
+  /// the input's candidate rows (for kinds too large for a dense table).
+  @usableFromInline
+  func firstRow(input: UInt16, state: UInt16) -> Int {
+    guard Int(input) < inputCount else { return -1 }
     var position = Int(candidateStart[Int(input)])
     let end = Int(candidateStart[Int(input) + 1])
     while position < end {

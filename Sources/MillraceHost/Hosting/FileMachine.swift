@@ -21,12 +21,11 @@ public enum FileMachine: Machine {
   ) -> Resolution {
     // Reads the kind's table in place: copying the struct out would cost a dozen loads and a
     // call per input.
-    let row = kind.table.firstRow(input: input, state: state)
-    guard row >= 0 else { return .rejected }
-    let to = kind.table.to[row]
-    if to >= 0 { state = UInt16(truncatingIfNeeded: to) }
-    var effect = Int(kind.table.effectStart[row])
-    let end = Int(kind.table.effectEnd[row])
+    let step = kind.table.step(input: input, state: state)
+    guard step.isHandled else { return .rejected }
+    if step.to != TableStep.stay { state = UInt16(truncatingIfNeeded: step.to) }
+    var effect = Int(step.effectStart)
+    let end = Int(step.effectEnd)
     while effect < end {
       kind.table.effects[effect].record(into: &effects)
       effect += 1
