@@ -163,8 +163,9 @@ struct DispatchTable {
   }
 
   /// The first row, in file order, that handles `input` in `state`, or -1, found by scanning
-  /// the input's candidate rows (for kinds too large for a dense table).
-  @usableFromInline
+  /// the input's candidate rows (for kinds too large for a dense table). Inlinable: called
+  /// out of line, it would make its caller copy the whole table struct to pass it.
+  @inlinable
   func firstRow(input: UInt16, state: UInt16) -> Int {
     guard Int(input) < inputCount else { return -1 }
     var position = Int(candidateStart[Int(input)])
