@@ -65,17 +65,18 @@ public final class RuntimeLoop: LoopResource, ClosableHandleOwner {
     loop.register(self)
     pump = { [unowned self] in self.pump() }
     uv_check_start(check) { handle in
-      owner(of: asHandle(handle!), as: RuntimeLoop.self).pump()
+      withOwner(of: asHandle(handle!), as: RuntimeLoop.self) { $0.pump() }
     }
     // The check handle alone must not keep the loop alive.
     uv_unref(asHandle(check))
     // Right before the poll: what idle-phase tasks posted, or left for the turn end, must not
     // wait for the next I/O (the poll could block indefinitely).
     uv_prepare_start(prepare) { handle in
-      let driver = owner(of: asHandle(handle!), as: RuntimeLoop.self)
-      guard driver.loop.deferredBatches != driver.pumpedAfterBatch else { return }
-      driver.pumpedAfterBatch = driver.loop.deferredBatches
-      driver.pump()
+      withOwner(of: asHandle(handle!), as: RuntimeLoop.self) { driver in
+        guard driver.loop.deferredBatches != driver.pumpedAfterBatch else { return }
+        driver.pumpedAfterBatch = driver.loop.deferredBatches
+        driver.pump()
+      }
     }
     uv_unref(asHandle(prepare))
     let pool = self.pool
