@@ -12,6 +12,9 @@ final class ClientSession {
   /// A command that arrived while earlier `SEND`s of this connection were still queued; it
   /// runs once they are processed (the connection is paused meanwhile).
   var deferred: Frame?
+  /// `SEND`s of this connection accepted and not processed yet (their inputs still queued).
+  /// A later command that reads or changes machines waits for them (see `ControlCommands`).
+  var unprocessedSends = 0
 
   init(authenticated: Bool) {
     self.authenticated = authenticated
