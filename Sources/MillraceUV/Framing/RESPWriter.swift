@@ -63,7 +63,7 @@ public struct RESPWriter: Sendable {
     bytes.append(UInt8(ascii: "$"))
     decimal(data.count)
     crlf()
-    bytes.append(contentsOf: data)
+    append(data)
     crlf()
   }
 
@@ -103,7 +103,16 @@ public struct RESPWriter: Sendable {
   /// Appends bytes as they are (for line protocols, or pre-encoded replies).
   @inlinable
   public mutating func raw(_ data: some Sequence<UInt8>) {
-    bytes.append(contentsOf: data)
+    append(data)
+  }
+
+  /// Appends `data` through its contiguous storage when it has one (a string's UTF-8, an
+  /// array, a slice): one copy, no iterator.
+  @inlinable
+  mutating func append(_ data: some Sequence<UInt8>) {
+    if data.withContiguousStorageIfAvailable({ bytes.append(contentsOf: $0) }) == nil {
+      bytes.append(contentsOf: data)
+    }
   }
 
   @inlinable @inline(__always)
@@ -114,8 +123,10 @@ public struct RESPWriter: Sendable {
 
   @inlinable
   mutating func appendLine(_ text: some StringProtocol) {
-    for byte in text.utf8 {
-      bytes.append(byte == 13 || byte == 10 ? 32 : byte)
+    let start = bytes.count
+    append(text.utf8)
+    for index in start..<bytes.count where bytes[index] == 13 || bytes[index] == 10 {
+      bytes[index] = 32
     }
   }
 

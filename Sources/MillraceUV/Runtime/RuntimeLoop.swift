@@ -27,18 +27,20 @@ public final class RuntimeLoop: LoopResource, ClosableHandleOwner {
   /// The most machine turns one pump dispatches before letting the loop poll again.
   public var batchSize: Int
   /// Runs after every pump (after dispatch), on the loop thread.
-  public var onTurnEnd: (() -> Void)?
+  @exclusivity(unchecked) public var onTurnEnd: (() -> Void)?
 
-  private var check: UnsafeMutablePointer<uv_check_t>?
-  private var idle: UnsafeMutablePointer<uv_idle_t>?
+  // Read on every pump (every loop iteration), on the loop thread only: no dynamic
+  // exclusivity checks.
+  @exclusivity(unchecked) private var check: UnsafeMutablePointer<uv_check_t>?
+  @exclusivity(unchecked) private var idle: UnsafeMutablePointer<uv_idle_t>?
   private var prepare: UnsafeMutablePointer<uv_prepare_t>?
   private var openHandles = 3
   private let timer: LoopTimer
   private let pool: WorkPool
   private let origin: UInt64
-  private var armedDeadline: Instant?
-  private var idling = false
-  private var pumpedAfterBatch: UInt64 = 0
+  @exclusivity(unchecked) private var armedDeadline: Instant?
+  @exclusivity(unchecked) private var idling = false
+  @exclusivity(unchecked) private var pumpedAfterBatch: UInt64 = 0
 
   /// Attaches `runtime` to `loop`; takes over the runtime's job executor.
   public init(loop: EventLoop, runtime: Runtime, batchSize: Int = 256) {
