@@ -80,7 +80,10 @@ final class SQLiteConnection {
       let index = Int32(offset + 1)
       switch value {
       case .integer(let number): sqlite3_bind_int64(pointer, index, number)
-      case .text(let text): sqlite3_bind_text(pointer, index, text, -1, Self.transient)
+      case .text(let text):
+        // withCString borrows the string's own bytes (or a stack copy of a small one); passing
+        // the String itself would build a heap copy (`utf8CString`) per bind.
+        text.withCString { _ = sqlite3_bind_text(pointer, index, $0, -1, Self.transient) }
       case .null: sqlite3_bind_null(pointer, index)
       }
     }
