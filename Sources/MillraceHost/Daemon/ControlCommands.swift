@@ -27,7 +27,8 @@ public final class ControlCommands {
   private let host: MachineHost
   private let token: String?
   private let whenFull: FullQueueBehavior
-  private var blocked: [ObjectIdentifier: Connection] = [:]
+  /// Checked on every turn (loop thread only): no dynamic exclusivity checks.
+  @exclusivity(unchecked) private var blocked: [ObjectIdentifier: Connection] = [:]
   /// Extra `key:value` lines for `STATS` (connections, uptime, ...).
   public var extraStatistics: () -> [(String, String)] = { [] }
 
@@ -270,12 +271,13 @@ public final class ControlCommands {
   }
 
   private func validName(_ frame: Frame, _ index: Int, _ connection: Connection) -> String? {
-    let name = frame.string(at: index)
-    guard NameRule.isValid(name) else {
+    // The rule is checked on the frame's bytes; the string is made once they passed.
+    guard NameRule.isValid(utf8: frame[index]) else {
+      let name = frame.string(at: index)
       fail(connection, .args, "invalid name \"\(name.prefix(140))\" (\(NameRule.summary))")
       return nil
     }
-    return name
+    return frame.string(at: index)
   }
 
   private func holdOK(_ connection: Connection) {

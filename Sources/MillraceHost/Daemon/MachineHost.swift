@@ -21,7 +21,7 @@ public final class MachineHost {
   public let durability: Durability
   private let store: MachineStore?
   private var kinds: [String: HostKind] = [:]
-  private var machines: [String: any HostedMachine] = [:]
+  @exclusivity(unchecked) private var machines: [String: any HostedMachine] = [:]
   private let clock: () -> HostClock
 
   /// A `SEND` whose input is queued: where its reply goes once the input is processed.
