@@ -247,8 +247,8 @@ public final class MachineHost {
     // The turn's bookkeeping keeps its capacity for the next turn, unless a burst (thousands
     // of pipelined SENDs) grew it: then it is released, so the memory comes back afterwards.
     let keep = Self.keptCapacity
-    dirty.removeAll(keepingCapacity: dirty.capacity <= keep)
-    deleted.removeAll(keepingCapacity: deleted.capacity <= keep)
+    if !dirty.isEmpty { dirty.removeAll(keepingCapacity: dirty.capacity <= keep) }
+    if !deleted.isEmpty { deleted.removeAll(keepingCapacity: deleted.capacity <= keep) }
     if awaiting.isEmpty && awaiting.capacity > keep { awaiting = [:] }
     for held in heldReplies {
       if committed {
@@ -259,10 +259,10 @@ public final class MachineHost {
         }
       }
     }
-    heldReplies.removeAll(keepingCapacity: heldReplies.capacity <= keep)
+    heldReplies.removeAll(keepingCapacityUpTo: keep)
     for message in heldMessages { _ = message.connection.write(heldBytes[message.bytes]) }
-    heldMessages.removeAll(keepingCapacity: heldMessages.capacity <= keep)
-    heldBytes.removeAll(keepingCapacity: heldBytes.capacity <= Self.keptByteCapacity)
+    heldMessages.removeAll(keepingCapacityUpTo: keep)
+    heldBytes.removeAll(keepingCapacityUpTo: Self.keptByteCapacity)
     return removedMachines
   }
 

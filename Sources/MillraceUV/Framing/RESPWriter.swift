@@ -132,6 +132,10 @@ public struct RESPWriter: Sendable {
 
   @inlinable
   mutating func decimal(_ value: Int) {
+    if value >= 0 && value < 10 {  // most lengths and counts
+      bytes.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value))
+      return
+    }
     var magnitude = value.magnitude
     if value < 0 { bytes.append(UInt8(ascii: "-")) }
     var digits = 1

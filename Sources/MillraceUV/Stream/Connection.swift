@@ -226,7 +226,7 @@ public final class Connection: LoopResource, ClosableHandleOwner {
       headSequence += 1
     }
     if pendingHead == pending.count {
-      pending.removeAll(keepingCapacity: true)
+      pending.removeAllKeepingCapacity()
       pendingHead = 0
     } else if pendingHead >= 64 && pendingHead * 2 >= pending.count {
       pending.removeFirst(pendingHead)
@@ -287,11 +287,7 @@ public final class Connection: LoopResource, ClosableHandleOwner {
       writeInFlight = true
       inFlightCount = rest
     }
-    if outgoing.capacity > 256 * 1024 {
-      outgoing = []
-    } else {
-      outgoing.removeAll(keepingCapacity: true)
-    }
+    outgoing.removeAll(keepingCapacityUpTo: 256 * 1024)
     finishDrainingIfDone()
   }
 
