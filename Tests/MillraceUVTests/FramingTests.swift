@@ -222,6 +222,59 @@ struct RESPDecoderRandomTests {
     #expect(frames == expected)
   }
 
+  /// Frames and the error (if any), decoding `input` appended whole or byte by byte.
+  func outcome(_ input: [UInt8], max: Int, wholeInput: Bool) -> ([[[UInt8]]], FramingError?) {
+    var decoder = RESPDecoder(maxFrameLength: max)
+    var frames: [[[UInt8]]] = []
+    for chunk in wholeInput ? [input[...]] : input.indices.map({ input[$0...$0] }) {
+      decoder.append(chunk)
+      do {
+        while let frame = try decoder.next() { frames.append(frame.arguments) }
+      } catch {
+        return (frames, error)
+      }
+    }
+    return (frames, nil)
+  }
+
+  /// A whole buffered array takes the decoder's one-pass path; byte by byte it goes through the
+  /// state machine. Both must agree on every input: valid requests, and requests with a byte
+  /// replaced, deleted or inserted (malformed, or over the limit).
+  @Test(arguments: 0..<20)
+  func wholeAndByteByByteDecodingAgree(seed: Int) {
+    var random = SplitMix(state: UInt64(seed) &+ 2000)
+    let alphabet = Array("*$\r\n-0123456789a".utf8)
+    for _ in 0..<500 {
+      var input: [UInt8] = []
+      for _ in 0..<Int.random(in: 1...2, using: &random) {
+        var writer = RESPWriter()
+        let count = Int.random(in: 1...4, using: &random)
+        writer.arrayHeader(count)
+        for _ in 0..<count {
+          writer.bulkString(
+            (0..<Int.random(in: 0...6, using: &random)).map { _ in
+              alphabet.randomElement(using: &random)!
+            })
+        }
+        input += writer.bytes
+      }
+      for _ in 0..<Int.random(in: 0...2, using: &random) {
+        let at = Int.random(in: 0..<input.count, using: &random)
+        switch Int.random(in: 0..<3, using: &random) {
+        case 0: input[at] = alphabet.randomElement(using: &random)!
+        case 1: input.remove(at: at)
+        default: input.insert(alphabet.randomElement(using: &random)!, at: at)
+        }
+      }
+      let max = [16, 20, 24, 32, 1024].randomElement(using: &random)!
+      let whole = outcome(input, max: max, wholeInput: true)
+      let split = outcome(input, max: max, wholeInput: false)
+      let shown = String(decoding: input, as: UTF8.self).debugDescription
+      #expect(whole.0 == split.0, "\(shown), max \(max)")
+      #expect(whole.1 == split.1, "\(shown), max \(max)")
+    }
+  }
+
   @Test(arguments: 0..<20)
   func garbageNeverCrashesAndStaysBounded(seed: Int) {
     var random = SplitMix(state: UInt64(seed) &+ 1000)

@@ -27,7 +27,8 @@ public final class ControlCommands {
   private let host: MachineHost
   private let token: String?
   private let whenFull: FullQueueBehavior
-  private var blocked: [ObjectIdentifier: Connection] = [:]
+  /// Checked on every turn (loop thread only): no dynamic exclusivity checks.
+  @exclusivity(unchecked) private var blocked: [ObjectIdentifier: Connection] = [:]
   /// Extra `key:value` lines for `STATS` (connections, uptime, ...).
   public var extraStatistics: () -> [(String, String)] = { [] }
 
@@ -50,6 +51,7 @@ public final class ControlCommands {
   /// through (or failed for another reason) resumes reading. Call once per turn, after
   /// dispatch.
   public func retryBlocked() {
+    guard !blocked.isEmpty else { return }
     for (key, connection) in blocked {
       guard connection.isOpen, let context = connection.context else {
         blocked[key] = nil
@@ -57,10 +59,10 @@ public final class ControlCommands {
       }
       let session = unsafeDowncast(context, to: ClientSession.self)
       if let frame = session.deferred {
-        guard !host.hasUnprocessedSends(on: connection) else { continue }
+        guard session.unprocessedSends == 0 else { continue }
         session.deferred = nil
         blocked[key] = nil
-        run(Self.commandWord(frame), frame, session, connection)
+        run(ControlCommand(frame), frame, session, connection)
         connection.resumeReading()
         continue
       }
@@ -69,7 +71,8 @@ public final class ControlCommands {
         continue
       }
       let result = host.send(
-        input, to: name, replyingOn: connection, slot: connection.reserveReply())
+        input, to: name, replyingOn: connection, session: session,
+        slot: connection.reserveReply())
       if case .failure(let failure) = result {
         guard failure.code != .busy else { continue }
         fail(connection, failure)
@@ -97,20 +100,6 @@ public final class ControlCommands {
     connection.context = session()
   }
 
-  /// The command words, matched against the request's first part without building a string
-  /// (ASCII, case-insensitive), most frequent first.
-  private static let words: [(StaticString, String)] = [
-    ("SEND", "SEND"), ("PING", "PING"), ("STATE", "STATE"), ("SPAWN", "SPAWN"),
-    ("KILL", "KILL"), ("LIST", "LIST"), ("KINDS", "KINDS"), ("SUBSCRIBE", "SUBSCRIBE"),
-    ("UNSUBSCRIBE", "UNSUBSCRIBE"), ("STATS", "STATS"), ("HELP", "HELP"), ("AUTH", "AUTH"),
-    ("QUIT", "QUIT"),
-  ]
-
-  /// The request's command word, upper-cased (`?` for an unknown one).
-  static func commandWord(_ frame: Frame) -> String {
-    words.first { frame.part(0, equalsIgnoringCase: $0.0) }?.1 ?? "?"
-  }
-
   /// Runs one request.
   public func execute(_ frame: Frame, on connection: Connection) {
     guard !frame.isEmpty else { return }
@@ -122,17 +111,15 @@ public final class ControlCommands {
       session = self.session()
       connection.context = session
     }
-    let command = Self.commandWord(frame)
-    if !session.authenticated && command != "AUTH" && command != "QUIT" {
+    let command = ControlCommand(frame)
+    if !session.authenticated && command?.isAllowedUnauthenticated != true {
       fail(connection, .denied, "authentication required: AUTH <token>")
       return
     }
     // Pipelined requests behave as if run one after the other: a command that reads or
     // changes machines waits (the connection paused) until this connection's earlier SENDs
     // were processed, so `SEND c inc` then `STATE c` sees the increment.
-    if command != "SEND" && !Self.independentOfSends.contains(command)
-      && host.hasUnprocessedSends(on: connection)
-    {
+    if command?.isIndependentOfSends != true && session.unprocessedSends > 0 {
       session.deferred = frame
       blocked[ObjectIdentifier(connection)] = connection
       connection.pauseReading()
@@ -141,21 +128,22 @@ public final class ControlCommands {
     run(command, frame, session, connection)
   }
 
-  /// Commands that neither read nor change machines, so need not wait for earlier SENDs
-  /// (SEND itself is queued behind them in its machine's FIFO).
-  private static let independentOfSends: Set<String> = ["SEND", "PING", "HELP", "KINDS", "QUIT"]
-
   private func run(
-    _ command: String, _ frame: Frame, _ session: ClientSession, _ connection: Connection
+    _ command: ControlCommand?, _ frame: Frame, _ session: ClientSession,
+    _ connection: Connection
   ) {
+    guard let command else {
+      return fail(connection, .unknown, "unknown command '\(frame.string(at: 0).prefix(64))'")
+    }
     let arguments = frame.count - 1
     switch command {
-    case "SEND":
+    case .send:
       guard arguments == 2 else { return arity(connection, command) }
       guard let name = validName(frame, 1, connection), let input = validName(frame, 2, connection)
       else { return }
       let result = host.send(
-        input, to: name, replyingOn: connection, slot: connection.reserveReply())
+        input, to: name, replyingOn: connection, session: session,
+        slot: connection.reserveReply())
       guard case .failure(let failure) = result else { return }
       if failure.code == .busy && whenFull == .wait {
         session.blockedSend = (name, input)
@@ -164,17 +152,20 @@ public final class ControlCommands {
       } else {
         fail(connection, failure)
       }
-    case "PING":
+    case .ping:
       guard arguments <= 1 else { return arity(connection, command) }
-      _ = connection.write { writer in
-        if arguments == 1 { writer.bulkString(frame[1]) } else { writer.simpleString("PONG") }
+      if arguments == 1 {
+        let message = frame[1]
+        _ = connection.write { $0.bulkString(message) }
+      } else {
+        _ = connection.write { $0.simpleString("PONG") }
       }
-    case "HELP":
+    case .help:
       _ = connection.write { $0.array(Self.help) }
-    case "KINDS":
+    case .kinds:
       guard arguments == 0 else { return arity(connection, command) }
       _ = connection.write { $0.array(host.kindNames) }
-    case "SPAWN":
+    case .spawn:
       guard arguments == 2 || arguments == 3 else { return arity(connection, command) }
       guard let kind = validName(frame, 1, connection), let name = validName(frame, 2, connection)
       else { return }
@@ -187,14 +178,14 @@ public final class ControlCommands {
       case .success: holdOK(connection)
       case .failure(let failure): fail(connection, failure)
       }
-    case "STATE":
+    case .state:
       guard arguments == 1 else { return arity(connection, command) }
       guard let name = validName(frame, 1, connection) else { return }
       guard let state = host.machine(name)?.stateText else {
         return fail(connection, .nomachine, "no machine \(name)")
       }
       _ = connection.write { $0.bulkString(state) }
-    case "LIST":
+    case .list:
       guard arguments <= 1 else { return arity(connection, command) }
       var kind: String? = nil
       if arguments == 1 {
@@ -203,12 +194,12 @@ public final class ControlCommands {
         kind = given
       }
       _ = connection.write { $0.array(host.machineNames(kind: kind)) }
-    case "KILL":
+    case .kill:
       guard arguments == 1 else { return arity(connection, command) }
       guard let name = validName(frame, 1, connection) else { return }
       guard host.kill(name) else { return fail(connection, .nomachine, "no machine \(name)") }
       holdOK(connection)
-    case "SUBSCRIBE":
+    case .subscribe:
       guard arguments >= 1 else { return arity(connection, command) }
       for index in 1...arguments {
         let name = frame.string(at: index)
@@ -225,7 +216,7 @@ public final class ControlCommands {
           writer.integer(count)
         }
       }
-    case "UNSUBSCRIBE":
+    case .unsubscribe:
       let names =
         arguments == 0 ? session.subscriptions.sorted() : (1...arguments).map(frame.string)
       host.unsubscribe(connection, from: names)
@@ -239,22 +230,20 @@ public final class ControlCommands {
           writer.integer(count)
         }
       }
-    case "STATS":
+    case .stats:
       guard arguments == 0 else { return arity(connection, command) }
       let text = statistics().map { "\($0.0):\($0.1)" }.joined(separator: "\r\n") + "\r\n"
       _ = connection.write { $0.bulkString(text) }
-    case "AUTH":
+    case .auth:
       guard arguments == 1 else { return arity(connection, command) }
       guard let token, frame.string(at: 1) == token else {
         return fail(connection, .denied, token == nil ? "no token is required" : "wrong token")
       }
       session.authenticated = true
       _ = connection.write { $0.simpleString("OK") }
-    case "QUIT":
+    case .quit:
       _ = connection.write { $0.simpleString("OK") }
       connection.closeAfterWriting()
-    default:
-      fail(connection, .unknown, "unknown command '\(frame.string(at: 0).prefix(64))'")
     }
   }
 
@@ -282,22 +271,21 @@ public final class ControlCommands {
   }
 
   private func validName(_ frame: Frame, _ index: Int, _ connection: Connection) -> String? {
-    let name = frame.string(at: index)
-    guard NameRule.isValid(name) else {
+    // The rule is checked on the frame's bytes; the string is made once they passed.
+    guard NameRule.isValid(utf8: frame[index]) else {
+      let name = frame.string(at: index)
       fail(connection, .args, "invalid name \"\(name.prefix(140))\" (\(NameRule.summary))")
       return nil
     }
-    return name
+    return frame.string(at: index)
   }
 
   private func holdOK(_ connection: Connection) {
-    var writer = RESPWriter()
-    writer.simpleString("OK")
-    host.hold(writer.bytes, for: connection.reserveReply(), on: connection)
+    host.hold(for: connection.reserveReply(), on: connection) { $0.simpleString("OK") }
   }
 
-  private func arity(_ connection: Connection, _ command: String) {
-    fail(connection, .args, "wrong number of arguments for '\(command.lowercased())'")
+  private func arity(_ connection: Connection, _ command: ControlCommand) {
+    fail(connection, .args, "wrong number of arguments for '\(command.name)'")
   }
 
   private func fail(_ connection: Connection, _ failure: ControlFailure) {

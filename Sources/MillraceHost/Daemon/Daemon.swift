@@ -86,14 +86,9 @@ public final class Daemon {
     // removed machines are freed, but glibc keeps freed heap pages mapped: give them back to
     // the system, once a second at most, after connections closed or machines were removed.
     let trimmer = LoopTimer(loop: loop) { _ in Self.releaseFreeMemory() }
-    var machinesBefore = host.machineCount
     driver.onTurnEnd = {
       commands.retryBlocked()
-      host.finishTurn()
-      if host.machineCount < machinesBefore && !trimmer.isActive {
-        trimmer.start(after: .seconds(1))
-      }
-      machinesBefore = host.machineCount
+      if host.finishTurn() && !trimmer.isActive { trimmer.start(after: .seconds(1)) }
     }
     var signals: [SignalWatcher] = []
     let stop: (SignalWatcher.Signal) -> Void = { [logger] signal in

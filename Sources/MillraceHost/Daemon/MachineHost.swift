@@ -21,20 +21,32 @@ public final class MachineHost {
   public let durability: Durability
   private let store: MachineStore?
   private var kinds: [String: HostKind] = [:]
-  private var machines: [String: any HostedMachine] = [:]
+  @exclusivity(unchecked) private var machines: [String: any HostedMachine] = [:]
   private let clock: () -> HostClock
 
-  private var nextTag: UInt64 = 0
-  private var awaiting:
-    [UInt64: (machine: String, connection: Connection, slot: Connection.ReplySlot)] = [:]
-  private var heldReplies: [(connection: Connection, slot: Connection.ReplySlot, bytes: [UInt8])] =
+  /// A `SEND` whose input is queued: where its reply goes once the input is processed.
+  private struct Waiter {
+    var machine: String
+    var connection: Connection
+    var session: ClientSession
+    var slot: Connection.ReplySlot
+  }
+
+  // The fields below are touched by every request and every turn, on the loop thread only,
+  // and no access to one spans a call that could re-enter the host: no dynamic exclusivity
+  // checks.
+  @exclusivity(unchecked) private var nextTag: UInt64 = 0
+  @exclusivity(unchecked) private var awaiting: [UInt64: Waiter] = [:]
+  /// Replies held until the turn's commit: where each goes, and its bytes in `heldBytes`.
+  @exclusivity(unchecked) private var heldReplies:
+    [(connection: Connection, slot: Connection.ReplySlot, bytes: Range<Int>)] = []
+  @exclusivity(unchecked) private var heldMessages: [(connection: Connection, bytes: Range<Int>)] =
     []
-  private var heldMessages: [(connection: Connection, bytes: [UInt8])] = []
-  /// Per connection, `SEND`s accepted whose input has not been processed yet.
-  private var unprocessedSends: [ObjectIdentifier: Int] = [:]
-  private var dirty: Set<String> = []
-  private var deleted: Set<String> = []
-  private var subscribers: [String: [ObjectIdentifier: Connection]] = [:]
+  /// The encoded held replies and messages of the turn, one after the other.
+  @exclusivity(unchecked) private var heldBytes: [UInt8] = []
+  @exclusivity(unchecked) private var dirty: Set<String> = []
+  @exclusivity(unchecked) private var deleted: Set<String> = []
+  @exclusivity(unchecked) private var subscribers: [String: [ObjectIdentifier: Connection]] = [:]
   /// Commits done, and commits that failed.
   public private(set) var commits = 0
   /// Commits that failed (their replies became `-ERR internal`).
@@ -50,6 +62,10 @@ public final class MachineHost {
     self.durability = store?.durability ?? .none
     self.logger = logger
     self.clock = clock
+  }
+
+  deinit {
+    removeAll()
   }
 
   // MARK: Kinds
@@ -93,7 +109,9 @@ public final class MachineHost {
     guard let kind = kinds[kindName] else {
       return .failure(.init(.nokind, "no kind \(kindName)"))
     }
-    switch kind.spawn(runtime, name, state, { [unowned self] in self.handle($1, of: $0) }) {
+    // unowned(unsafe): no reference counting per event. The host outlives its machines: it
+    // removes them all when it goes (`deinit`), so no event can reach a dead host.
+    switch kind.spawn(runtime, name, state, { [unowned(unsafe) self] in self.handle($1, of: $0) }) {
     case .success(let machine):
       machines[name] = machine
       deleted.remove(name)
@@ -115,18 +133,18 @@ public final class MachineHost {
     // Inputs still queued for it are gone: answer the requests that waited for them.
     for (tag, waiter) in awaiting where waiter.machine == name {
       awaiting[tag] = nil
-      processed(on: waiter.connection)
-      var writer = RESPWriter()
-      writer.error(ControlError.nomachine.rawValue, "machine \(name) was killed")
-      heldReplies.append((waiter.connection, waiter.slot, writer.bytes))
+      waiter.session.unprocessedSends -= 1
+      hold(for: waiter.slot, on: waiter.connection) {
+        $0.error(ControlError.nomachine.rawValue, "machine \(name) was killed")
+      }
     }
     return true
   }
 
   /// Posts `input` to `name`; on `.accepted` the reply is written to `slot` after the commit
-  /// of the turn that processes it.
-  public func send(
-    _ input: String, to name: String, replyingOn connection: Connection,
+  /// of the turn that processes it, and `session` counts the `SEND` as unprocessed until then.
+  func send(
+    _ input: String, to name: String, replyingOn connection: Connection, session: ClientSession,
     slot: @autoclosure () -> Connection.ReplySlot
   ) -> Result<Void, ControlFailure> {
     guard let machine = machines[name] else {
@@ -135,8 +153,9 @@ public final class MachineHost {
     nextTag &+= 1
     switch machine.post(input, tag: PostTag(nextTag)) {
     case .accepted:
-      awaiting[nextTag] = (name, connection, slot())
-      unprocessedSends[ObjectIdentifier(connection), default: 0] += 1
+      awaiting[nextTag] = Waiter(
+        machine: name, connection: connection, session: session, slot: slot())
+      session.unprocessedSends += 1
       return .success(())
     case .busy: return .failure(.init(.busy, "queue of \(name) is full"))
     case .unknownInput:
@@ -145,22 +164,21 @@ public final class MachineHost {
     }
   }
 
-  /// Whether `connection` has `SEND`s whose input is still queued (accepted, not processed).
-  /// A later command of the same connection that reads or changes machines must wait for
-  /// them, so that pipelined requests behave as if run one after the other.
-  public func hasUnprocessedSends(on connection: Connection) -> Bool {
-    unprocessedSends[ObjectIdentifier(connection)] != nil
+  /// Holds the reply `build` encodes for `slot` until the end of the turn (after the commit).
+  public func hold(
+    for slot: Connection.ReplySlot, on connection: Connection, _ build: (inout RESPWriter) -> Void
+  ) {
+    heldReplies.append((connection, slot, encodeHeld(build)))
   }
 
-  private func processed(on connection: Connection) {
-    let key = ObjectIdentifier(connection)
-    guard let count = unprocessedSends[key] else { return }
-    unprocessedSends[key] = count > 1 ? count - 1 : nil
-  }
-
-  /// Holds `bytes` for `slot` until the end of the turn (after the commit).
-  public func hold(_ bytes: [UInt8], for slot: Connection.ReplySlot, on connection: Connection) {
-    heldReplies.append((connection, slot, bytes))
+  /// Appends what `build` encodes to `heldBytes`; returns where it is.
+  private func encodeHeld(_ build: (inout RESPWriter) -> Void) -> Range<Int> {
+    let start = heldBytes.count
+    var writer = RESPWriter()
+    swap(&writer.bytes, &heldBytes)
+    build(&writer)
+    swap(&writer.bytes, &heldBytes)
+    return start..<heldBytes.count
   }
 
   // MARK: Events
@@ -169,15 +187,18 @@ public final class MachineHost {
     // Only a store needs to know what changed; without one, skip hashing the name.
     if store != nil, case .succeeded = event { dirty.insert(machine.name) }
     if event.tag != .none, let waiter = awaiting.removeValue(forKey: event.tag.rawValue) {
-      processed(on: waiter.connection)
-      var writer = RESPWriter()
-      switch event {
-      case .succeeded(_, let from, let to, _): writer.array([from, to])
-      case .rejected(let input, let state, _):
-        writer.error(ControlError.rejected.rawValue, "\(input) in \(state)")
-      case .emitted: break
+      waiter.session.unprocessedSends -= 1
+      hold(for: waiter.slot, on: waiter.connection) { writer in
+        switch event {
+        case .succeeded(_, let from, let to, _):
+          writer.arrayHeader(2)
+          writer.bulkString(from)
+          writer.bulkString(to)
+        case .rejected(let input, let state, _):
+          writer.error(ControlError.rejected.rawValue, "\(input) in \(state)")
+        case .emitted: break
+        }
       }
-      heldReplies.append((waiter.connection, waiter.slot, writer.bytes))
     }
     // The message text is built only when someone listens.
     if !subscribers.isEmpty { publish(event.message, from: machine.name) }
@@ -204,9 +225,8 @@ public final class MachineHost {
   private func publish(_ message: String, from name: String) {
     for key in [name, "*"] {
       guard let connections = subscribers[key] else { continue }
-      var writer = RESPWriter()
-      writer.array(["message", name, message])
-      for connection in connections.values { heldMessages.append((connection, writer.bytes)) }
+      let bytes = encodeHeld { $0.array(["message", name, message]) }
+      for connection in connections.values { heldMessages.append((connection, bytes)) }
     }
   }
 
@@ -214,8 +234,12 @@ public final class MachineHost {
 
   /// Commits the turn's changes, then writes the replies and messages held for it. A failed
   /// commit turns the held replies into `-ERR internal` (nothing is acknowledged that was not
-  /// kept).
-  public func finishTurn() {
+  /// kept). Returns whether machines were removed since the last turn.
+  @discardableResult
+  public func finishTurn() -> Bool {
+    guard !(dirty.isEmpty && deleted.isEmpty && heldReplies.isEmpty && heldMessages.isEmpty)
+    else { return false }
+    let removedMachines = !deleted.isEmpty
     var committed = true
     if let store, !(dirty.isEmpty && deleted.isEmpty) {
       committed = persist(into: store, names: dirty)
@@ -223,23 +247,27 @@ public final class MachineHost {
     // The turn's bookkeeping keeps its capacity for the next turn, unless a burst (thousands
     // of pipelined SENDs) grew it: then it is released, so the memory comes back afterwards.
     let keep = Self.keptCapacity
-    dirty.removeAll(keepingCapacity: dirty.capacity <= keep)
-    deleted.removeAll(keepingCapacity: deleted.capacity <= keep)
+    if !dirty.isEmpty { dirty.removeAll(keepingCapacity: dirty.capacity <= keep) }
+    if !deleted.isEmpty { deleted.removeAll(keepingCapacity: deleted.capacity <= keep) }
     if awaiting.isEmpty && awaiting.capacity > keep { awaiting = [:] }
-    if unprocessedSends.isEmpty && unprocessedSends.capacity > keep { unprocessedSends = [:] }
     for held in heldReplies {
       if committed {
-        _ = held.connection.complete(held.slot, with: held.bytes)
+        _ = held.connection.complete(held.slot, with: heldBytes[held.bytes])
       } else {
         _ = held.connection.complete(held.slot) {
           $0.error(ControlError.internal.rawValue, "store commit failed; change not kept")
         }
       }
     }
-    heldReplies.removeAll(keepingCapacity: heldReplies.capacity <= keep)
-    for message in heldMessages { _ = message.connection.write(message.bytes) }
-    heldMessages.removeAll(keepingCapacity: heldMessages.capacity <= keep)
+    heldReplies.removeAll(keepingCapacityUpTo: keep)
+    for message in heldMessages { _ = message.connection.write(heldBytes[message.bytes]) }
+    heldMessages.removeAll(keepingCapacityUpTo: keep)
+    heldBytes.removeAll(keepingCapacityUpTo: Self.keptByteCapacity)
+    return removedMachines
   }
+
+  /// Bytes of held replies and messages kept room for between turns.
+  static let keptByteCapacity = 64 * 1024
 
   /// Entries the per-turn containers keep room for between turns.
   static let keptCapacity = 1024

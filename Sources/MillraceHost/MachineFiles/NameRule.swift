@@ -12,9 +12,16 @@ public enum NameRule {
 
   /// True when `name` follows the rule.
   public static func isValid(_ name: some StringProtocol) -> Bool {
-    let bytes = name.utf8
-    guard !bytes.isEmpty, bytes.count <= maxLength else { return false }
-    return bytes.allSatisfy(isNameByte)
+    isValid(utf8: name.utf8)
+  }
+
+  /// True when the UTF-8 bytes `name` follow the rule.
+  public static func isValid(utf8 name: some Collection<UInt8>) -> Bool {
+    guard !name.isEmpty, name.count <= maxLength else { return false }
+    if let valid = name.withContiguousStorageIfAvailable({ $0.allSatisfy(isNameByte) }) {
+      return valid
+    }
+    return name.allSatisfy(isNameByte)
   }
 
   /// True for the bytes a name may contain.

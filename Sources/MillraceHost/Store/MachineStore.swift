@@ -10,13 +10,30 @@ public final class MachineStore {
   public let durability: Durability
   private let database: SQLiteConnection
   private var inTransaction = false
+  /// The statements every turn runs, prepared once.
+  private let beginStatement, commitStatement: SQLiteConnection.Statement
+  private let upsertMachine, deleteMachine: SQLiteConnection.Statement
+  private let deleteTimers, insertTimer: SQLiteConnection.Statement
+  /// The machines that may have rows in `timers`, a superset: a name is added before its rows
+  /// are inserted and removed only once a commit deleted them. `save` skips the timers `DELETE`
+  /// for the other machines, the common case of a machine that never had a pending timer.
+  private var mayHaveTimers: Set<String> = []
+  /// Names whose timer rows the open transaction deleted (and did not insert again).
+  private var timersDeleted: Set<String> = []
 
   /// Opens or creates `machines.sqlite3` in `directory` (which must exist).
+  ///
+  /// The connection holds the database's lock for its lifetime (`locking_mode=EXCLUSIVE`):
+  /// the daemon is the store's only user, and a WAL transaction then takes no file lock and
+  /// touches no shared-memory index. New databases get 1 KiB pages: a commit writes each
+  /// changed page to the WAL, and a machine's row is small.
   public init(directory: String, durability: Durability) throws(StoreError) {
     self.durability = durability
     database = try SQLiteConnection(path: directory + "/machines.sqlite3")
     try database.execute(
       """
+      PRAGMA locking_mode=EXCLUSIVE;
+      PRAGMA page_size=1024;
       PRAGMA journal_mode=WAL;
       PRAGMA synchronous=\(durability == .strict ? "FULL" : "NORMAL");
       PRAGMA busy_timeout=2000;
@@ -28,6 +45,25 @@ public final class MachineStore {
         queue INTEGER NOT NULL, effect_id INTEGER NOT NULL,
         PRIMARY KEY(machine, position));
       """)
+    beginStatement = try database.prepare("BEGIN")
+    commitStatement = try database.prepare("COMMIT")
+    // An upsert updates the row in place; INSERT OR REPLACE deletes and re-inserts it, which
+    // also rewrites the name index: two pages per commit instead of one.
+    upsertMachine = try database.prepare(
+      """
+      INSERT INTO machines(name, kind, state) VALUES(?, ?, ?)
+      ON CONFLICT(name) DO UPDATE SET kind = excluded.kind, state = excluded.state
+      """)
+    deleteMachine = try database.prepare("DELETE FROM machines WHERE name = ?")
+    deleteTimers = try database.prepare("DELETE FROM timers WHERE machine = ?")
+    insertTimer = try database.prepare(
+      """
+      INSERT INTO timers(machine, position, input, repeats, span_ns, deadline_ns, queue,
+        effect_id) VALUES(?, ?, ?, ?, ?, ?, ?, ?)
+      """)
+    try database.run("SELECT DISTINCT machine FROM timers") { row in
+      mayHaveTimers.insert(SQLiteConnection.text(row, 0))
+    }
   }
 
   /// Every stored machine with its timers, ordered by name.
@@ -63,7 +99,7 @@ public final class MachineStore {
   /// Starts the transaction of one loop turn (idempotent).
   public func begin() throws(StoreError) {
     guard !inTransaction else { return }
-    try database.run("BEGIN")
+    try database.run(beginStatement)
     inTransaction = true
   }
 
@@ -71,15 +107,17 @@ public final class MachineStore {
   public func save(_ machine: StoredMachine) throws(StoreError) {
     try begin()
     try database.run(
-      "INSERT OR REPLACE INTO machines(name, kind, state) VALUES(?, ?, ?)",
-      [.text(machine.name), .text(machine.kind), .text(machine.state)])
-    try database.run("DELETE FROM timers WHERE machine = ?", [.text(machine.name)])
+      upsertMachine, [.text(machine.name), .text(machine.kind), .text(machine.state)])
+    if mayHaveTimers.contains(machine.name) {
+      try database.run(deleteTimers, [.text(machine.name)])
+      timersDeleted.insert(machine.name)
+    }
+    guard !machine.timers.isEmpty else { return }
+    mayHaveTimers.insert(machine.name)
+    timersDeleted.remove(machine.name)
     for (position, timer) in machine.timers.enumerated() {
       try database.run(
-        """
-        INSERT INTO timers(machine, position, input, repeats, span_ns, deadline_ns, queue,
-          effect_id) VALUES(?, ?, ?, ?, ?, ?, ?, ?)
-        """,
+        insertTimer,
         [
           .text(machine.name), .integer(Int64(position)), .text(timer.input),
           .integer(timer.repeats ? 1 : 0), .integer(timer.spanNanoseconds),
@@ -92,8 +130,9 @@ public final class MachineStore {
   /// Deletes a machine and its timers.
   public func delete(name: String) throws(StoreError) {
     try begin()
-    try database.run("DELETE FROM machines WHERE name = ?", [.text(name)])
-    try database.run("DELETE FROM timers WHERE machine = ?", [.text(name)])
+    try database.run(deleteMachine, [.text(name)])
+    try database.run(deleteTimers, [.text(name)])
+    if mayHaveTimers.contains(name) { timersDeleted.insert(name) }
   }
 
   /// Commits the turn's transaction; when it returns, the changes are durable to the level
@@ -101,6 +140,9 @@ public final class MachineStore {
   public func commit() throws(StoreError) {
     guard inTransaction else { return }
     inTransaction = false
-    try database.run("COMMIT")
+    let deleted = timersDeleted
+    timersDeleted.removeAll(keepingCapacity: true)
+    try database.run(commitStatement)
+    if !deleted.isEmpty { mayHaveTimers.subtract(deleted) }
   }
 }

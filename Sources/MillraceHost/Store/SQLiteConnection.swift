@@ -43,37 +43,55 @@ final class SQLiteConnection {
     case null
   }
 
-  private func prepared(_ sql: String) throws(StoreError) -> OpaquePointer {
-    if let statement = statements[sql] { return statement }
+  /// A statement prepared once and kept (finalized with the connection), for the statements
+  /// run every turn: running it skips the cache lookup, which hashes the whole SQL text.
+  struct Statement {
+    fileprivate let pointer: OpaquePointer
+    fileprivate let sql: String
+  }
+
+  /// Prepares `sql` (one statement), or returns the statement already prepared for it.
+  func prepare(_ sql: String) throws(StoreError) -> Statement {
+    if let statement = statements[sql] { return Statement(pointer: statement, sql: sql) }
     var statement: OpaquePointer?
     let code = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
     guard code == SQLITE_OK, let statement else { throw error(sql, code) }
     statements[sql] = statement
-    return statement
+    return Statement(pointer: statement, sql: sql)
   }
 
   /// Runs one cached statement with `values`, calling `row` for each result row.
   func run(
     _ sql: String, _ values: [Value] = [], row: (OpaquePointer) -> Void = { _ in }
   ) throws(StoreError) {
-    let statement = try prepared(sql)
+    try run(prepare(sql), values, row: row)
+  }
+
+  /// Runs a prepared statement with `values`, calling `row` for each result row.
+  func run(
+    _ statement: Statement, _ values: [Value] = [], row: (OpaquePointer) -> Void = { _ in }
+  ) throws(StoreError) {
+    let pointer = statement.pointer
     defer {
-      sqlite3_reset(statement)
-      sqlite3_clear_bindings(statement)
+      sqlite3_reset(pointer)
+      if !values.isEmpty { sqlite3_clear_bindings(pointer) }
     }
     for (offset, value) in values.enumerated() {
       let index = Int32(offset + 1)
       switch value {
-      case .integer(let number): sqlite3_bind_int64(statement, index, number)
-      case .text(let text): sqlite3_bind_text(statement, index, text, -1, Self.transient)
-      case .null: sqlite3_bind_null(statement, index)
+      case .integer(let number): sqlite3_bind_int64(pointer, index, number)
+      case .text(let text):
+        // withCString borrows the string's own bytes (or a stack copy of a small one); passing
+        // the String itself would build a heap copy (`utf8CString`) per bind.
+        text.withCString { _ = sqlite3_bind_text(pointer, index, $0, -1, Self.transient) }
+      case .null: sqlite3_bind_null(pointer, index)
       }
     }
     while true {
-      let code = sqlite3_step(statement)
+      let code = sqlite3_step(pointer)
       if code == SQLITE_DONE { return }
-      guard code == SQLITE_ROW else { throw error(sql, code) }
-      row(statement)
+      guard code == SQLITE_ROW else { throw error(statement.sql, code) }
+      row(pointer)
     }
   }
 

@@ -92,6 +92,7 @@ public struct RESPDecoder: Sendable {
         frameStart = cursor
         ranges.removeAll(keepingCapacity: true)
         if buffer[cursor] == UInt8(ascii: "*") {
+          if let frame = wholeArray() { return frame }
           cursor += 1
           state = .arrayHeader
         } else {
@@ -153,6 +154,60 @@ public struct RESPDecoder: Sendable {
         return Frame(storage: buffer, ranges: ranges, isInline: true)
       }
     }
+  }
+
+  /// The fast path of the common request, a whole array of bulk strings already buffered at
+  /// `frameStart`: decoded in one pass over the bytes. Returns nil, changing nothing, for
+  /// anything else (incomplete, malformed, over the limit, a count below 1, a number of more
+  /// than 9 digits); the state machine then decodes it from the start, byte for byte as
+  /// before, so errors and limits behave exactly the same.
+  private mutating func wholeArray() -> Frame? {
+    var parts: [Range<Int>] = []
+    swap(&parts, &ranges)
+    defer { swap(&parts, &ranges) }
+    let start = frameStart
+    let limit = maxFrameLength
+    let end = buffer.withUnsafeBufferPointer { bytes -> Int? in
+      var position = start + 1
+      // `[0-9]{1,9}\r\n` at `position`, then past it.
+      func number() -> Int? {
+        var value = 0
+        var digits = 0
+        while position < bytes.count && digits < 9 {
+          let digit = bytes[position] &- UInt8(ascii: "0")
+          guard digit < 10 else { break }
+          value = value * 10 + Int(digit)
+          position += 1
+          digits += 1
+        }
+        guard digits > 0, position + 1 < bytes.count, bytes[position] == 13,
+          bytes[position + 1] == 10
+        else { return nil }
+        position += 2
+        return value
+      }
+      guard let count = number(), count > 0, count <= (limit - (position - start)) / 6 else {
+        return nil
+      }
+      for remaining in stride(from: count, to: 0, by: -1) {
+        guard position < bytes.count, bytes[position] == UInt8(ascii: "$") else { return nil }
+        position += 1
+        guard let length = number(),
+          position - start + length + 2 + (remaining - 1) * 6 <= limit,
+          bytes.count - position >= length + 2, bytes[position + length] == 13,
+          bytes[position + length + 1] == 10
+        else { return nil }
+        parts.append(position..<position + length)
+        position += length + 2
+      }
+      return position
+    }
+    guard let end else {
+      parts.removeAll(keepingCapacity: true)
+      return nil
+    }
+    cursor = end
+    return Frame(storage: buffer, ranges: parts, isInline: false)
   }
 
   /// Reads `-?[0-9]+\r\n` at `cursor`; `nil` when incomplete. Advances past the CRLF.

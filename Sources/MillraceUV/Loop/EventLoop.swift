@@ -108,7 +108,7 @@ public final class EventLoop {
     guard !closing else { return }
     if deferred.isEmpty {
       uv_idle_start(idle) { handle in
-        owner(of: asHandle(handle!), as: EventLoop.self).runDeferred()
+        withOwner(of: asHandle(handle!), as: EventLoop.self) { $0.runDeferred() }
       }
     }
     deferred.append(task)
@@ -122,7 +122,7 @@ public final class EventLoop {
     deferredBatches &+= 1
     if !deferred.isEmpty && !closing {
       uv_idle_start(idle) { handle in
-        owner(of: asHandle(handle!), as: EventLoop.self).runDeferred()
+        withOwner(of: asHandle(handle!), as: EventLoop.self) { $0.runDeferred() }
       }
     }
   }

@@ -39,12 +39,15 @@ func asStream<T>(_ pointer: UnsafeMutablePointer<T>) -> UnsafeMutablePointer<uv_
   UnsafeMutableRawPointer(pointer).assumingMemoryBound(to: uv_stream_t.self)
 }
 
-/// The owner stored in `handle->data`, unretained (the loop's registry keeps it alive).
+/// Calls `body` with the owner stored in `handle->data`, borrowed: no retain and release per
+/// callback. Safe in every callback but a close callback, because the loop's registry keeps
+/// the owner alive until its handle's close callback ran.
 @inline(__always)
-func owner<Owner: AnyObject>(
-  of handle: UnsafeMutablePointer<uv_handle_t>?, as _: Owner.Type
-) -> Owner {
-  Unmanaged<Owner>.fromOpaque(handle!.pointee.data!).takeUnretainedValue()
+func withOwner<Owner: AnyObject, Result>(
+  of handle: UnsafeMutablePointer<uv_handle_t>?, as _: Owner.Type,
+  _ body: (Owner) -> Result
+) -> Result {
+  Unmanaged<Owner>.fromOpaque(handle!.pointee.data!)._withUnsafeGuaranteedRef(body)
 }
 
 /// The close callback every `MillraceUV` handle uses: `handle->data` is an unretained pointer to

@@ -49,8 +49,7 @@ public final class LoopTimer: SingleHandleResource {
     uv_timer_start(
       handle,
       { timer in
-        let this = owner(of: asHandle(timer!), as: LoopTimer.self)
-        this.handler?(this)
+        withOwner(of: asHandle(timer!), as: LoopTimer.self) { $0.handler?($0) }
       }, afterMilliseconds, repeatMilliseconds)
   }
 

@@ -27,18 +27,20 @@ public final class RuntimeLoop: LoopResource, ClosableHandleOwner {
   /// The most machine turns one pump dispatches before letting the loop poll again.
   public var batchSize: Int
   /// Runs after every pump (after dispatch), on the loop thread.
-  public var onTurnEnd: (() -> Void)?
+  @exclusivity(unchecked) public var onTurnEnd: (() -> Void)?
 
-  private var check: UnsafeMutablePointer<uv_check_t>?
-  private var idle: UnsafeMutablePointer<uv_idle_t>?
+  // Read on every pump (every loop iteration), on the loop thread only: no dynamic
+  // exclusivity checks.
+  @exclusivity(unchecked) private var check: UnsafeMutablePointer<uv_check_t>?
+  @exclusivity(unchecked) private var idle: UnsafeMutablePointer<uv_idle_t>?
   private var prepare: UnsafeMutablePointer<uv_prepare_t>?
   private var openHandles = 3
   private let timer: LoopTimer
   private let pool: WorkPool
   private let origin: UInt64
-  private var armedDeadline: Instant?
-  private var idling = false
-  private var pumpedAfterBatch: UInt64 = 0
+  @exclusivity(unchecked) private var armedDeadline: Instant?
+  @exclusivity(unchecked) private var idling = false
+  @exclusivity(unchecked) private var pumpedAfterBatch: UInt64 = 0
 
   /// Attaches `runtime` to `loop`; takes over the runtime's job executor.
   public init(loop: EventLoop, runtime: Runtime, batchSize: Int = 256) {
@@ -65,17 +67,18 @@ public final class RuntimeLoop: LoopResource, ClosableHandleOwner {
     loop.register(self)
     pump = { [unowned self] in self.pump() }
     uv_check_start(check) { handle in
-      owner(of: asHandle(handle!), as: RuntimeLoop.self).pump()
+      withOwner(of: asHandle(handle!), as: RuntimeLoop.self) { $0.pump() }
     }
     // The check handle alone must not keep the loop alive.
     uv_unref(asHandle(check))
     // Right before the poll: what idle-phase tasks posted, or left for the turn end, must not
     // wait for the next I/O (the poll could block indefinitely).
     uv_prepare_start(prepare) { handle in
-      let driver = owner(of: asHandle(handle!), as: RuntimeLoop.self)
-      guard driver.loop.deferredBatches != driver.pumpedAfterBatch else { return }
-      driver.pumpedAfterBatch = driver.loop.deferredBatches
-      driver.pump()
+      withOwner(of: asHandle(handle!), as: RuntimeLoop.self) { driver in
+        guard driver.loop.deferredBatches != driver.pumpedAfterBatch else { return }
+        driver.pumpedAfterBatch = driver.loop.deferredBatches
+        driver.pump()
+      }
     }
     uv_unref(asHandle(prepare))
     let pool = self.pool

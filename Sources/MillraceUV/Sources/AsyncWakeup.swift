@@ -16,7 +16,7 @@ final class AsyncWakeup: SingleHandleResource {
     self.loop = loop
     let handle = allocateUV(uv_async_t.self)
     let rc = uv_async_init(loop.raw, handle) { raw in
-      owner(of: asHandle(raw!), as: AsyncWakeup.self).onWake?()
+      withOwner(of: asHandle(raw!), as: AsyncWakeup.self) { $0.onWake?() }
     }
     if rc < 0 {
       deallocateUV(handle)

@@ -66,8 +66,7 @@ public final class SignalWatcher: SingleHandleResource {
     let started = uv_signal_start(
       handle,
       { raw, _ in
-        let this = owner(of: asHandle(raw!), as: SignalWatcher.self)
-        this.handler?(this.signal)
+        withOwner(of: asHandle(raw!), as: SignalWatcher.self) { $0.handler?($0.signal) }
       }, signal.rawValue)
     if started < 0 {
       shutdown()

@@ -204,13 +204,12 @@ public final class StdinLines: LoopResource, ClosableHandleOwner {
       let rc = uv_read_start(
         stream,
         { handle, _, buffer in
-          let this = owner(of: handle, as: StdinLines.self)
+          let chunk = withOwner(of: handle, as: StdinLines.self) { $0.chunk }
           buffer!.pointee = uv_buf_init(
-            this.chunk.baseAddress!.assumingMemoryBound(to: CChar.self), UInt32(this.chunk.count))
+            chunk.baseAddress!.assumingMemoryBound(to: CChar.self), UInt32(chunk.count))
         },
         { handle, count, _ in
-          let this = owner(of: asHandle(handle!), as: StdinLines.self)
-          this.didRead(count)
+          withOwner(of: asHandle(handle!), as: StdinLines.self) { $0.didRead(count) }
         })
       if rc < 0 {
         fail(UVError(rc))

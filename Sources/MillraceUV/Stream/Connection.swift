@@ -64,32 +64,36 @@ public final class Connection: LoopResource, ClosableHandleOwner {
   /// The peer: `host:port` for TCP, `unix:<socket path>` for a Unix socket.
   public let peer: String
   /// Anything the application wants to attach (per-connection state); released at close.
-  public var context: AnyObject?
+  @exclusivity(unchecked) public var context: AnyObject?
 
   /// The loop the connection runs on.
   public var loop: EventLoop { server.loop }
 
-  private var stream: UnsafeMutablePointer<uv_stream_t>?
+  // Every request and reply goes through these: `@exclusivity(unchecked)` drops the dynamic
+  // exclusivity checks on them (the class is used on the loop thread only, and no method
+  // holds an access across a call that could re-enter it: `building` guards the one that
+  // could, a reply builder writing to its own connection).
+  @exclusivity(unchecked) private var stream: UnsafeMutablePointer<uv_stream_t>?
   private let writeRequest: UnsafeMutablePointer<uv_write_t>
-  private var state = State.open
+  @exclusivity(unchecked) private var state = State.open
   private var closeReason = CloseReason.local
-  private var paused = false
-  private var reading = false
-  private var processing = false
-  private var building = false
+  @exclusivity(unchecked) private var paused = false
+  @exclusivity(unchecked) private var reading = false
+  @exclusivity(unchecked) private var processing = false
+  @exclusivity(unchecked) private var building = false
 
   private let framing: StreamServer.Framing
-  private var respDecoder: RESPDecoder
-  private var lineDecoder: LineDecoder
+  @exclusivity(unchecked) private var respDecoder: RESPDecoder
+  @exclusivity(unchecked) private var lineDecoder: LineDecoder
 
-  private var outgoing: [UInt8] = []
-  private var inFlight = UnsafeMutableRawBufferPointer(start: nil, count: 0)
-  private var inFlightCount = 0
-  private var writeInFlight = false
-  private var pending: [PendingReply] = []
-  private var pendingHead = 0
-  private var headSequence: UInt64 = 0
-  private var pendingBytes = 0
+  @exclusivity(unchecked) private var outgoing: [UInt8] = []
+  @exclusivity(unchecked) private var inFlight = UnsafeMutableRawBufferPointer(start: nil, count: 0)
+  @exclusivity(unchecked) private var inFlightCount = 0
+  @exclusivity(unchecked) private var writeInFlight = false
+  @exclusivity(unchecked) private var pending: [PendingReply] = []
+  @exclusivity(unchecked) private var pendingHead = 0
+  @exclusivity(unchecked) private var headSequence: UInt64 = 0
+  @exclusivity(unchecked) private var pendingBytes = 0
 
   init(server: StreamServer, stream: UnsafeMutablePointer<uv_stream_t>, id: UInt64, peer: String) {
     self.server = server
@@ -126,6 +130,7 @@ public final class Connection: LoopResource, ClosableHandleOwner {
   // MARK: Writing
 
   /// Appends raw bytes to the reply sequence. Returns `false` if the connection is closed.
+  @inlinable
   @discardableResult
   public func write(_ bytes: some Collection<UInt8>) -> Bool {
     write { $0.raw(bytes) }
@@ -167,6 +172,7 @@ public final class Connection: LoopResource, ClosableHandleOwner {
 
   /// Fills a reserved slot with raw bytes. Returns `false` if the connection is closed or the
   /// slot was already completed.
+  @inlinable
   @discardableResult
   public func complete(_ slot: ReplySlot, with bytes: some Collection<UInt8>) -> Bool {
     complete(slot) { $0.raw(bytes) }
@@ -180,10 +186,16 @@ public final class Connection: LoopResource, ClosableHandleOwner {
     guard state != .closed, slot.sequence >= headSequence else { return false }
     let index = pendingHead + Int(slot.sequence - headSequence)
     guard index < pending.count, !pending[index].ready else { return false }
-    encode(into: &pending[index].bytes, build)
     pending[index].ready = true
-    pendingBytes += pending[index].bytes.count
-    if index == pendingHead { releaseReadyReplies() }
+    if index == pendingHead {
+      // Every reply before the head slot was released to `outgoing`: encode the reply right
+      // behind them, without a buffer of its own.
+      encode(into: &outgoing, build)
+      releaseReadyReplies()
+    } else {
+      encode(into: &pending[index].bytes, build)
+      pendingBytes += pending[index].bytes.count
+    }
     didQueue()
     return state != .closed
   }
@@ -200,18 +212,21 @@ public final class Connection: LoopResource, ClosableHandleOwner {
 
   private func releaseReadyReplies() {
     while pendingHead < pending.count && pending[pendingHead].ready {
-      pendingBytes -= pending[pendingHead].bytes.count
-      if outgoing.isEmpty {
-        swap(&outgoing, &pending[pendingHead].bytes)
-      } else {
-        outgoing.append(contentsOf: pending[pendingHead].bytes)
+      let count = pending[pendingHead].bytes.count
+      if count > 0 {
+        pendingBytes -= count
+        if outgoing.isEmpty {
+          swap(&outgoing, &pending[pendingHead].bytes)
+        } else {
+          outgoing.append(contentsOf: pending[pendingHead].bytes)
+        }
+        pending[pendingHead].bytes = []
       }
-      pending[pendingHead].bytes = []
       pendingHead += 1
       headSequence += 1
     }
     if pendingHead == pending.count {
-      pending.removeAll(keepingCapacity: true)
+      pending.removeAllKeepingCapacity()
       pendingHead = 0
     } else if pendingHead >= 64 && pendingHead * 2 >= pending.count {
       pending.removeFirst(pendingHead)
@@ -272,11 +287,7 @@ public final class Connection: LoopResource, ClosableHandleOwner {
       writeInFlight = true
       inFlightCount = rest
     }
-    if outgoing.capacity > 256 * 1024 {
-      outgoing = []
-    } else {
-      outgoing.removeAll(keepingCapacity: true)
-    }
+    outgoing.removeAll(keepingCapacityUpTo: 256 * 1024)
     finishDrainingIfDone()
   }
 
@@ -329,12 +340,12 @@ public final class Connection: LoopResource, ClosableHandleOwner {
     let rc = uv_read_start(
       stream,
       { handle, _, buffer in
-        let chunk = owner(of: handle, as: Connection.self).server.readChunk
+        let chunk = withOwner(of: handle, as: Connection.self) { $0.server.readChunk }
         buffer!.pointee = uv_buf_init(
           chunk.baseAddress!.assumingMemoryBound(to: CChar.self), UInt32(chunk.count))
       },
       { handle, count, _ in
-        owner(of: asHandle(handle!), as: Connection.self).didRead(count)
+        withOwner(of: asHandle(handle!), as: Connection.self) { $0.didRead(count) }
       })
     if rc < 0 {
       closeNow(.error(UVError(rc)))

@@ -68,7 +68,7 @@ public final class StreamServer: LoopResource, ClosableHandleOwner {
   /// The bound address; for TCP with port 0, the port the system picked.
   public private(set) var address: ListenAddress
 
-  var onFrame: ((Connection, Frame) -> Void)?
+  @exclusivity(unchecked) var onFrame: ((Connection, Frame) -> Void)?
   var onFramingError: ((Connection, FramingError) -> Void)?
   var onConnect: ((Connection) -> Void)?
   var onClose: ((Connection, Connection.CloseReason) -> Void)?
@@ -122,7 +122,7 @@ public final class StreamServer: LoopResource, ClosableHandleOwner {
     }
     listener!.pointee.data = Unmanaged.passUnretained(self).toOpaque()
     let rc = uv_listen(listener, configuration.backlog) { handle, status in
-      owner(of: asHandle(handle!), as: StreamServer.self).accept(status: status)
+      withOwner(of: asHandle(handle!), as: StreamServer.self) { $0.accept(status: status) }
     }
     if rc < 0 {
       Self.discard(listener!)
