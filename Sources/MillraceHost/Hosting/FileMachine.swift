@@ -19,9 +19,7 @@ public enum FileMachine: Machine {
     _ input: UInt16, state: inout UInt16, extra kind: FileKind,
     effects: inout Effects<UInt16, UInt16>
   ) -> Resolution {
-    // Reads the kind's table in place: copying the struct out would cost a dozen loads and a
-    // call per input.
-    let step = kind.table.step(input: input, state: state)
+    let step = kind.step(input: input, state: state)
     guard step.isHandled else { return .rejected }
     if step.to != TableStep.stay { state = UInt16(truncatingIfNeeded: step.to) }
     var effect = Int(step.effectStart)
@@ -79,6 +77,24 @@ public final class FileKind {
 
   deinit {
     table.deallocate()
+  }
+
+  /// What the first matching row does for `input` in `state`: one load from the dense table,
+  /// read in place (copying the table struct out to call a method on it would cost a dozen
+  /// loads per input); kinds too large for one take the scanning path out of line.
+  @inlinable
+  @inline(__always)
+  func step(input: UInt16, state: UInt16) -> TableStep {
+    if let dense = table.dense, Int(input) < table.inputCount {
+      return dense[Int(input) &* table.stateCount &+ Int(state)]
+    }
+    return scannedStep(input: input, state: state)
+  }
+
+  /// `step` for kinds without a dense table (and inputs out of range).
+  @usableFromInline
+  func scannedStep(input: UInt16, state: UInt16) -> TableStep {
+    table.step(input: input, state: state)
   }
 
   /// Reads and prints the kind's names.
