@@ -79,14 +79,14 @@ public final class FileKind {
     table.deallocate()
   }
 
-  /// What the first matching row does for `input` in `state`: one load from the dense table,
-  /// read in place (copying the table struct out to call a method on it would cost a dozen
-  /// loads per input); kinds too large for one take the scanning path out of line.
+  /// What the first matching row does for `input` in `state`, read from the dense table in
+  /// place (copying the table struct out to call a method on it would cost a dozen loads per
+  /// input); kinds too large for one take the scanning path out of line.
   @inlinable
   @inline(__always)
   func step(input: UInt16, state: UInt16) -> TableStep {
     if let dense = table.dense, Int(input) < table.inputCount {
-      return dense[Int(input) &* table.stateCount &+ Int(state)]
+      return table.step(row: Int(dense[Int(input) &* table.stateCount &+ Int(state)]))
     }
     return scannedStep(input: input, state: state)
   }
