@@ -50,12 +50,13 @@ struct TableStep: Equatable, Sendable {
   @usableFromInline let effectStart: Int32
   @usableFromInline let effectEnd: Int32
 
-  /// `to` of a row that keeps the state.
-  @usableFromInline static let stay: Int32 = -1
+  /// `to` of a row that keeps the state. (Computed, like `rejected`: a stored static is a
+  /// lazily initialized global, checked on every use from another module.)
+  @inlinable static var stay: Int32 { -1 }
   /// No row matches: the input is rejected.
-  @usableFromInline static let rejected = TableStep(to: -2, effectStart: 0, effectEnd: 0)
+  @inlinable static var rejected: TableStep { TableStep(to: -2, effectStart: 0, effectEnd: 0) }
 
-  @usableFromInline
+  @inlinable
   init(to: Int32, effectStart: Int32, effectEnd: Int32) {
     self.to = to
     self.effectStart = effectStart

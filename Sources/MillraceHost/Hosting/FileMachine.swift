@@ -14,7 +14,11 @@ public enum FileMachine: Machine {
   public typealias Extra = FileKind
 
   /// Applies the first row, in file order, whose `on` and `from` match; or rejects.
+  ///
+  /// Never inlined into the runtime's dispatch: inlined there, the kind (a class) is retained
+  /// and released around its uses, four times per input.
   @inlinable
+  @inline(never)
   public static func resolve(
     _ input: UInt16, state: inout UInt16, extra kind: FileKind,
     effects: inout Effects<UInt16, UInt16>
