@@ -167,8 +167,10 @@ final class TypedMachineKind<M: Machine>: MachineKind {
       layout: BlockLayout(
         policies: policies, effectCapacity: effectCapacity, inputCapacity: inputCapacity,
         parts: [
-          (MemoryLayout<M.State>.stride, MemoryLayout<M.State>.alignment),
-          (MemoryLayout<M.Extra>.stride, MemoryLayout<M.Extra>.alignment),
+          // One state and one extra: their sizes (a stride only matters between array
+          // elements, and a `Void` extra then takes no room at all).
+          (MemoryLayout<M.State>.size, MemoryLayout<M.State>.alignment),
+          (MemoryLayout<M.Extra>.size, MemoryLayout<M.Extra>.alignment),
           (
             MemoryLayout<QueuedInput<M.Input>>.stride,
             MemoryLayout<QueuedInput<M.Input>>.alignment

@@ -43,13 +43,13 @@ struct TypedMachine<M: Machine> {
   @inlinable
   static var extraOffset: Int {
     let alignment = MemoryLayout<M.Extra>.alignment
-    return (MemoryLayout<M.State>.stride + alignment - 1) / alignment * alignment
+    return (MemoryLayout<M.State>.size + alignment - 1) / alignment * alignment
   }
 
   @inlinable
   static var inputsOffset: Int {
     let alignment = MemoryLayout<QueuedInput<M.Input>>.alignment
-    return (extraOffset + MemoryLayout<M.Extra>.stride + alignment - 1) / alignment * alignment
+    return (extraOffset + MemoryLayout<M.Extra>.size + alignment - 1) / alignment * alignment
   }
 
   /// Runs `body` with the runtime borrowed, not retained.

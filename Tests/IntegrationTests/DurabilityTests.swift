@@ -108,16 +108,20 @@ struct DurabilityTests {
       #"{"kind": "bad", "initial": "a", "states": ["a"], "transitions": [{"on": "x", "from": "a", "to": "b"}]}"#
       .write(toFile: machines + "/bad.json", atomically: true, encoding: .utf8)
     let daemon = DaemonProcess(machines: machines)
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: DaemonProcess.product("millraced"))
-    process.arguments = daemon.arguments
-    let errors = Pipe()
-    process.standardError = errors
-    try process.run()
-    process.waitUntilExit()
-    let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    #expect(process.terminationStatus != 0)
-    #expect(text.contains("bad.json: transitions[0].to"))
+    let result = try DaemonProcess.run(DaemonProcess.product("millraced"), daemon.arguments)
+    #expect(result.status != 0)
+    #expect(result.output.contains("bad.json: transitions[0].to"))
+  }
+
+  @Test("a second daemon on the same data directory refuses to start; the first keeps going")
+  func dataDirectoryIsExclusive() throws {
+    let first = try DaemonProcess().start()
+    _ = try first.client().call("SPAWN", "toggle", "t")
+    let second = DaemonProcess(["--data", first.directory + "/data"])
+    let result = try DaemonProcess.run(DaemonProcess.product("millraced"), second.arguments)
+    #expect(result.status != 0)
+    #expect(result.output.contains("locked"), "\(result.output)")
+    #expect(try first.client().call("SEND", "t", "flip").strings == ["off", "on"])
   }
 
   @Test("SIGHUP reloads machine files and keeps the old ones when a file is bad")

@@ -264,8 +264,8 @@ let benchmarks: @Sendable () -> Void = {
   ) { benchmark in
     // What a machine costs beyond its queue slots and its own state and extra: the record
     // the runtime reserves per machine slot at creation, plus what a spawn allocates beyond
-    // the slots and the state (its block's allocator header and padding). Heap bytes in use
-    // (glibc's mallinfo2, which counts allocator headers), over 10,000 machines.
+    // the slots and the state, as the heap sees it (glibc's mallinfo2: in-use bytes with
+    // their headers and 16-byte rounding, and mmap()ed tables), over 10,000 machines.
     let count = 10_000
     func heap() -> Int { Int(bench_heap_bytes_in_use()) }
     func created(machines: Int) -> Int {
@@ -275,6 +275,7 @@ let benchmarks: @Sendable () -> Void = {
       withExtendedLifetime(runtime) {}
       return after - before
     }
+    /// Heap bytes `count` spawns keep.
     func spawned(inputs: Int, effects: Int) -> Int {
       let runtime = Runtime(
         capacity: RuntimeCapacity(
@@ -285,16 +286,18 @@ let benchmarks: @Sendable () -> Void = {
       handles.append(runtime.spawn(CounterMachine.self, state: 0)!)
       let before = heap()
       for _ in 0..<count { handles.append(runtime.spawn(CounterMachine.self, state: 0)!) }
-      return (heap() - before) / count
+      return heap() - before
     }
     let record = (created(machines: 2 * count) - created(machines: count)) / count
     let base = spawned(inputs: 1, effects: 1)
-    let inputSlot = (spawned(inputs: 9, effects: 1) - base) / 8
-    let effectSlot = (spawned(inputs: 1, effects: 9) - base) / 8
-    let own = MemoryLayout<CounterMachine.State>.stride + MemoryLayout<CounterMachine.Extra>.stride
-    let overhead = record + base - inputSlot - effectSlot - own
+    // Slopes over 8 more slots: 8 slots of any size add a multiple of 16 bytes, no rounding.
+    let inputSlot = (spawned(inputs: 9, effects: 1) - base) / (8 * count)
+    let effectSlot = (spawned(inputs: 1, effects: 9) - base) / (8 * count)
+    let own = MemoryLayout<CounterMachine.State>.size + MemoryLayout<CounterMachine.Extra>.size
+    let block = base / count - inputSlot - effectSlot - own
+    let overhead = record + block
     print(
-      "memory: record \(record) B per machine slot; a spawn keeps \(base) B with 1 input slot (\(inputSlot) B) and 1 effect slot (\(effectSlot) B) and \(own) B of state: \(overhead) bytes beyond its queue slots and own data"
+      "memory: record \(record) B per machine slot; a spawn keeps \(base / count) B: \(inputSlot) B of input slot, \(effectSlot) B of effect slot, \(own) B of state and \(block) B of allocator header and rounding: \(overhead) bytes per machine beyond its queue slots and own data"
     )
     benchmark.measurement(BenchConfig.bytesPerMachine, overhead)
   }

@@ -1,4 +1,7 @@
 #include "heap_bytes.h"
 #include <malloc.h>
 
-size_t bench_heap_bytes_in_use(void) { return mallinfo2().uordblks; }
+size_t bench_heap_bytes_in_use(void) {
+    struct mallinfo2 info = mallinfo2();
+    return info.uordblks + info.hblkhd;
+}

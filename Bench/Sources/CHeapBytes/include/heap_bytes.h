@@ -1,5 +1,6 @@
-// Bytes the C heap has handed out and not taken back (glibc mallinfo2().uordblks), for the
-// per-machine memory benchmark.
+// Bytes the C heap has handed out and not taken back, for the per-machine memory benchmark:
+// glibc's mallinfo2() in-use bytes of the arenas (uordblks) plus its mmap()ed blocks (hblkhd),
+// where large tables such as a runtime's machine records go.
 #ifndef HEAP_BYTES_H
 #define HEAP_BYTES_H
 #include <stddef.h>
