@@ -8,6 +8,10 @@ final class TextMachine<M: Machine>: HostedMachine {
   /// Unowned: the runtime owns this machine's observer, which owns this wrapper.
   unowned let runtime: Runtime
   let codec: TextCodec<M>
+  /// Parses and posts a text input; formed in `init`, so it runs the code specialized for `M`
+  /// wherever `init` was (the `HostedMachine` witness of a generic class runs unspecialized
+  /// and would look up `Optional<M.Input>`'s metadata on every request).
+  private let postText: (String, PostTag) -> HostedPostResult
 
   /// Wraps a spawned machine and forwards its events, as text, to `events`.
   init(
@@ -19,6 +23,14 @@ final class TextMachine<M: Machine>: HostedMachine {
     self.handle = handle
     self.runtime = runtime
     self.codec = codec
+    postText = { text, tag in
+      guard let input = codec.parseInput(text) else { return .unknownInput }
+      switch handle.post(input, tag: tag) {
+      case .accepted: return .accepted
+      case .queueFull: return .busy
+      case .noMachine: return .noMachine
+      }
+    }
     // The observer keeps this wrapper alive until the machine is removed, which clears it.
     handle.observe { event in
       switch event {
@@ -42,16 +54,8 @@ final class TextMachine<M: Machine>: HostedMachine {
 
   var statistics: MachineStatistics { handle.statistics }
 
-  // Every machine-file kind is a `TextMachine<FileMachine>` reached through the `HostedMachine`
-  // witness table, which runs generic code unspecialized; pre-specialize the request path.
-  @_specialize(exported:false,where M == FileMachine)
   func post(_ input: String, tag: PostTag) -> HostedPostResult {
-    guard let input = codec.parseInput(input) else { return .unknownInput }
-    switch handle.post(input, tag: tag) {
-    case .accepted: return .accepted
-    case .queueFull: return .busy
-    case .noMachine: return .noMachine
-    }
+    postText(input, tag)
   }
 
   func stored(clock: HostClock) -> StoredMachine? {
