@@ -108,6 +108,10 @@ class MachineKind {
   @usableFromInline
   let layoutStorage: UnsafeMutablePointer<BlockLayout>
 
+  /// The blocks of this kind's machines.
+  @usableFromInline
+  var blocks: BlockPool
+
   @usableFromInline
   var layout: BlockLayout { layoutStorage.pointee }
 
@@ -115,10 +119,12 @@ class MachineKind {
   init(layout: BlockLayout, perform: @escaping (MachineTable, UInt32, CellOperation) -> Void) {
     layoutStorage = .allocate(capacity: 1)
     layoutStorage.initialize(to: layout)
+    blocks = BlockPool(blockBytes: layout.blockBytes, alignment: layout.alignment)
     self.perform = perform
   }
 
   deinit {
+    blocks.releaseAll()
     layout.queues.deinitialize(count: layout.queueCount)
     layout.queues.deallocate()
     layoutStorage.deinitialize(count: 1)

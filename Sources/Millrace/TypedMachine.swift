@@ -124,8 +124,7 @@ struct TypedMachine<M: Machine> {
       layout.pointee.extraOffset == extraOffset && layout.pointee.inputsOffset == inputsOffset,
       "the block layout and the typed offsets disagree")
     let record = runtime.table.records + Int(index)
-    let block = UnsafeMutableRawPointer.allocate(
-      byteCount: layout.pointee.blockBytes, alignment: layout.pointee.alignment)
+    let block = runtime.table.kinds[Int(kindIndex)].kind.takeUnretainedValue().blocks.take()
     block.bindMemory(to: M.State.self, capacity: 1).initialize(to: state)
     (block + layout.pointee.extraOffset).bindMemory(to: M.Extra.self, capacity: 1).initialize(
       to: extra)
@@ -553,7 +552,8 @@ struct TypedMachine<M: Machine> {
     effects.deinitialize()
     state.deinitialize(count: 1)
     extra.deinitialize(count: 1)
-    block.deallocate()
+    let kind = Int(record.pointee.kind)
+    withRuntime { $0.table.kinds[kind].kind.takeUnretainedValue().blocks.give(block) }
     record.pointee.block = nil
     if let side {
       record.pointee.side = nil

@@ -2,11 +2,13 @@
  *
  * Linked against libmillrace.a with the allocator wrapped (ld --wrap=posix_memalign and
  * friends), it records every block the library allocates while tracking is on and forgets
- * the ones it frees. It spawns a machine (after a first, untracked one, so that one-time
- * allocations do not count) and lists the blocks the spawn keeps. Spawning again with a
- * longer input ring, more effect slots, or more queues shows which block grows with which,
- * so every block is named by measurement, not by reading the code. Runtime tables sized per
- * machine slot are measured the same way, by creating runtimes of 8 and 16 machine slots. */
+ * the ones it frees. Machines of one kind take their blocks from chunks of 1, 2, 4, ... up
+ * to 64 blocks, so it spawns a first machine (untracked: the kind and its first chunk) and
+ * then SPAWNS more, which fill the chunks of 2 to 32 blocks exactly, and divides. Spawning
+ * with a longer input ring, more effect slots, or more queues shows which part grows with
+ * which, so every part is named by measurement, not by reading the code. Runtime tables
+ * sized per machine slot are measured the same way, by creating runtimes of 8 and 16
+ * machine slots. */
 #define _GNU_SOURCE
 #include <malloc.h>
 #include <stdbool.h>
@@ -15,7 +17,7 @@
 
 #include "millrace.h"
 
-enum { MAX_BLOCKS = 64, BUDGET_BYTES = 64 };
+enum { MAX_BLOCKS = 64, BUDGET_BYTES = 64, SPAWNS = 62 };
 
 /* ---- allocator wrapper ---- */
 
@@ -23,6 +25,7 @@ struct blocks {
     void *pointer[MAX_BLOCKS];
     size_t size[MAX_BLOCKS];
     size_t count;
+    size_t heap; /* what glibc set aside for them, read while they were allocated */
 };
 
 static struct blocks tracked;
@@ -130,13 +133,15 @@ static void observer(void *context, millrace_machine_t machine, const millrace_e
     (void)context, (void)machine, (void)event;
 }
 
-/* The blocks one spawn keeps (and, if `observe`, one millrace_observe() keeps) with an input
- * ring of `inputs`, `effects` effect slots, a merge queue and `bounded` latest queues. */
-static struct blocks measure_spawn(uint32_t inputs, uint32_t effects, uint32_t bounded,
-                                   bool observe) {
+/* The blocks SPAWNS spawns keep (after a first one) with an input ring of `inputs`,
+ * `effects` effect slots, a merge queue and `bounded` latest queues; with `observe`, the
+ * blocks one millrace_observe() of a machine not yet observed keeps instead. */
+static struct blocks measure_spawns(uint32_t inputs, uint32_t effects, uint32_t bounded,
+                                    bool observe) {
     static const millrace_queue_t queues[4] = {
         {MILLRACE_MERGE, 0}, {MILLRACE_LATEST, 1}, {MILLRACE_LATEST, 1}, {MILLRACE_LATEST, 1}};
-    const millrace_capacity_t capacity = {.machines = 4, .effects_per_machine = effects};
+    const millrace_capacity_t capacity = {.machines = SPAWNS + 2,
+                                          .effects_per_machine = effects};
     const millrace_machine_config_t config = {
         .resolve = idle, .input_capacity = inputs, .queues = queues, .queue_count = 1 + bounded};
     millrace_runtime_t *runtime = NULL;
@@ -146,14 +151,19 @@ static struct blocks measure_spawn(uint32_t inputs, uint32_t effects, uint32_t b
     millrace_create(&capacity, &runtime);
     millrace_spawn(runtime, &config, &machine);
     millrace_observe(runtime, machine, observer, NULL);
-    track(true);
-    millrace_spawn(runtime, &config, &machine);
     if (observe) {
-        tracked.count = 0;
+        millrace_spawn(runtime, &config, &machine);
+        track(true);
         millrace_observe(runtime, machine, observer, NULL);
+    } else {
+        track(true);
+        for (int index = 0; index < SPAWNS; index++) {
+            millrace_spawn(runtime, &config, &machine);
+        }
     }
     track(false);
     kept = tracked;
+    kept.heap = heap_total(&kept);
     millrace_destroy(runtime);
     return kept;
 }
@@ -174,31 +184,40 @@ static size_t measure_create(uint32_t machines) {
 
 int main(void) {
     enum { INPUTS = 8, EFFECTS = 4 };
-    struct blocks base = measure_spawn(INPUTS, EFFECTS, 0, false);
-    struct blocks inputs = measure_spawn(2 * INPUTS, EFFECTS, 0, false);
-    struct blocks effects = measure_spawn(INPUTS, 2 * EFFECTS, 0, false);
-    struct blocks bounded = measure_spawn(INPUTS, EFFECTS, 1, false);
-    struct blocks observed = measure_spawn(INPUTS, EFFECTS, 0, true);
+    struct blocks base = measure_spawns(INPUTS, EFFECTS, 0, false);
+    struct blocks inputs = measure_spawns(2 * INPUTS, EFFECTS, 0, false);
+    struct blocks effects = measure_spawns(INPUTS, 2 * EFFECTS, 0, false);
+    struct blocks bounded = measure_spawns(INPUTS, EFFECTS, 1, false);
+    struct blocks observed = measure_spawns(INPUTS, EFFECTS, 0, true);
     size_t record = (measure_create(16) - measure_create(8)) / 8;
-    size_t per_input, per_effect, per_bounded, own, framework;
+    /* Each chunk after a kind's first ends with one pointer linking the chunks. */
+    size_t links = base.count * sizeof(void *);
+    size_t block, per_input, per_effect, per_bounded, own;
+    double chunk_overhead, framework;
 
-    if (base.count != 1 || inputs.count != 1 || effects.count != 1 || bounded.count != 1) {
-        printf("footprint: a spawn kept %zu blocks, expected its one block\n", base.count);
+    if (base.count != inputs.count || base.count != effects.count ||
+        base.count != bounded.count) {
+        printf("footprint: the spawns kept different numbers of chunks\n");
         return 1;
     }
-    per_input = (inputs.size[0] - base.size[0]) / INPUTS;
-    per_effect = (effects.size[0] - base.size[0]) / EFFECTS;
-    per_bounded = bounded.size[0] - base.size[0];
-    own = base.size[0] - INPUTS * per_input - EFFECTS * per_effect;
+    block = (total(&base) - links) / SPAWNS;
+    per_input = (total(&inputs) - total(&base)) / (SPAWNS * INPUTS);
+    per_effect = (total(&effects) - total(&base)) / (SPAWNS * EFFECTS);
+    per_bounded = (total(&bounded) - total(&base)) / SPAWNS;
+    own = block - INPUTS * per_input - EFFECTS * per_effect;
+    /* What the chunks cost beyond their blocks: the links, and glibc's header and rounding. */
+    chunk_overhead = (double)(base.heap - SPAWNS * block) / SPAWNS;
+    framework = (double)record + chunk_overhead;
 
-    printf("RAM per machine (Embedded Swift build; method: the allocator is wrapped and the blocks\n"
-           "a runtime keeps per machine slot and one spawn keeps are measured; spawning with a\n"
-           "longer ring, more effect slots or a bounded queue tells the parts of the block apart;\n"
-           "sizes are the bytes requested):\n");
+    printf("RAM per machine (Embedded Swift build; method: the allocator is wrapped and the bytes\n"
+           "a runtime keeps per machine slot and %d spawns of one kind keep are measured;\n"
+           "spawning with a longer ring, more effect slots or a bounded queue tells the parts of\n"
+           "the block apart; sizes are the bytes requested, unless marked glibc):\n",
+           SPAWNS);
     printf("  machine record, reserved at create per machine slot: %zu bytes\n", record);
-    printf("  spawn(input ring %d, effect slots %d, one merge queue) keeps 1 block, %zu bytes"
-           " (%zu in a glibc chunk):\n",
-           INPUTS, EFFECTS, base.size[0], heap_total(&base));
+    printf("  %d spawns (input ring %d, effect slots %d, one merge queue) keep %zu chunks,"
+           " %zu bytes (%zu as glibc sets them aside): a block of %zu bytes each:\n",
+           SPAWNS, INPUTS, EFFECTS, base.count, total(&base), base.heap, block);
     printf("    %5zu  input ring    (%zu bytes per queued input)\n", INPUTS * per_input, per_input);
     printf("    %5zu  effect slots  (%zu bytes per in-flight effect)\n", EFFECTS * per_effect,
            per_effect);
@@ -209,20 +228,19 @@ int main(void) {
            per_bounded);
     printf("  millrace_observe() adds %zu bytes in %zu blocks (only for observed machines)\n",
            total(&observed), observed.count);
-    /* The block's allocator header is part of what a machine costs; glibc's is one size_t
-     * (its chunks also round to 16 bytes, which depends on the slot counts, not the machine). */
-    framework = record + sizeof(size_t);
-    printf("  per machine beyond its queue slots and its own data: %zu bytes"
-           " (record %zu + the block's allocator header %zu)\n",
-           framework, record, sizeof(size_t));
-    printf("  glibc also rounds each block up to 16 bytes: %zu more for this block (0 to 15"
-           " depending on the slot counts)\n",
-           heap_total(&base) - base.size[0] - sizeof(size_t));
-    printf("  with its own data: %zu bytes\n", framework + own);
-    if (framework <= BUDGET_BYTES) {
-        printf("  budget %d bytes: met\n", BUDGET_BYTES);
+    printf("  the chunks' links, glibc headers and rounding: %.1f bytes per machine\n",
+           chunk_overhead);
+    printf("  per machine beyond its queue slots and its own data: %.1f bytes"
+           " (record %zu + %.1f of chunk overhead)\n",
+           framework, record, chunk_overhead);
+    printf("  a kind's first machine has a chunk of its own: record %zu + glibc's header %zu"
+           " (+ 0 to 15 of rounding, by slot counts)\n",
+           record, sizeof(size_t));
+    printf("  with its own data: %.1f bytes\n", framework + (double)own);
+    if (framework < BUDGET_BYTES) {
+        printf("  budget under %d bytes: met\n", BUDGET_BYTES);
     } else {
-        printf("  budget %d bytes: OVER by %zu bytes (see docs/c-api.md, Footprint)\n",
+        printf("  budget under %d bytes: OVER by %.1f bytes (see docs/c-api.md, Footprint)\n",
                BUDGET_BYTES, framework - BUDGET_BYTES);
     }
     return 0;

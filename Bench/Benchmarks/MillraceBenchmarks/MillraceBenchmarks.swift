@@ -263,9 +263,10 @@ let benchmarks: @Sendable () -> Void = {
       metrics: [BenchConfig.bytesPerMachine], warmupIterations: 0, maxIterations: 1)
   ) { benchmark in
     // What a machine costs beyond its queue slots and its own state and extra: the record
-    // the runtime reserves per machine slot at creation, plus what a spawn allocates beyond
-    // the slots and the state, as the heap sees it (glibc's mallinfo2: in-use bytes with
-    // their headers and 16-byte rounding, and mmap()ed tables), over 10,000 machines.
+    // the runtime reserves per machine slot at creation, plus what spawns allocate beyond
+    // the slots and the state (blocks come from per-kind chunks of up to 64), as the heap
+    // sees it (glibc's mallinfo2: in-use bytes with their headers and 16-byte rounding, and
+    // mmap()ed tables), over 10,000 machines.
     let count = 10_000
     func heap() -> Int { Int(bench_heap_bytes_in_use()) }
     func created(machines: Int) -> Int {
@@ -297,7 +298,7 @@ let benchmarks: @Sendable () -> Void = {
     let block = base / count - inputSlot - effectSlot - own
     let overhead = record + block
     print(
-      "memory: record \(record) B per machine slot; a spawn keeps \(base / count) B: \(inputSlot) B of input slot, \(effectSlot) B of effect slot, \(own) B of state and \(block) B of allocator header and rounding: \(overhead) bytes per machine beyond its queue slots and own data"
+      "memory: record \(record) B per machine slot; a spawn keeps \(base / count) B: \(inputSlot) B of input slot, \(effectSlot) B of effect slot, \(own) B of state and \(block) B of padding and chunk overhead (links, allocator headers, rounding): \(overhead) bytes per machine beyond its queue slots and own data"
     )
     benchmark.measurement(BenchConfig.bytesPerMachine, overhead)
   }

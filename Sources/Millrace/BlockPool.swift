@@ -1,0 +1,108 @@
+/// The blocks of one machine kind, carved from chunks of several blocks each, so that a
+/// machine's block carries no allocator header or rounding of its own.
+///
+/// Guarantees:
+/// - `take()` allocates only when every block of every chunk is in use; the chunks grow
+///   1, 2, 4, ... blocks up to 64 blocks (or 256 KiB) each, so a kind of one machine costs a
+///   single block and a kind of many pays one allocator header and link per up to 64
+///   machines.
+/// - When the kind's last machine goes, every chunk is freed: memory a burst of machines
+///   took comes back once they are all removed. Blocks freed while others live stay in the
+///   pool for the kind's next spawn.
+/// - Every chunk but the first ends with one pointer that links it to the chunk before.
+/// - Loop thread (or single thread) only, like the runtime that owns it.
+@usableFromInline
+struct BlockPool {
+  /// Bytes between blocks: the block size rounded up to the alignment (at least a pointer,
+  /// which a free block holds to link the next free one).
+  @usableFromInline let stride: Int
+  @usableFromInline let alignment: Int
+  /// The first free block; each free block starts with a pointer to the next.
+  private var free: UnsafeMutableRawPointer? = nil
+  /// The chunk allocated last; each chunk's trailing pointer links the one before.
+  private var lastChunk: UnsafeMutableRawPointer? = nil
+  /// Chunks allocated; chunk `k` (from 0) has `blocks(inChunk: k)` blocks.
+  private var chunkCount = 0
+  private let maxChunkBlocks: Int
+  /// Blocks taken and not given back.
+  @usableFromInline private(set) var live = 0
+
+  /// A pool of blocks of `blockBytes` bytes aligned to `alignment`.
+  @usableFromInline
+  init(blockBytes: Int, alignment: Int) {
+    let pointerSize = MemoryLayout<UnsafeMutableRawPointer>.size
+    let alignment = max(alignment, MemoryLayout<UnsafeMutableRawPointer>.alignment)
+    self.alignment = alignment
+    stride = (max(blockBytes, pointerSize) + alignment - 1) / alignment * alignment
+    maxChunkBlocks = max(1, min(64, (256 << 10) / stride))
+  }
+
+  /// An uninitialized block (raw memory of `stride` bytes).
+  @usableFromInline
+  mutating func take() -> UnsafeMutableRawPointer {
+    if free == nil { addChunk() }
+    let block = free.unsafelyUnwrapped
+    free = block.load(as: UnsafeMutableRawPointer?.self)
+    live += 1
+    return block
+  }
+
+  /// Gives back a block from `take()` whose contents were deinitialized.
+  @usableFromInline
+  mutating func give(_ block: UnsafeMutableRawPointer) {
+    live -= 1
+    if live == 0 {
+      releaseAll()
+      return
+    }
+    block.storeBytes(of: free, as: UnsafeMutableRawPointer?.self)
+    free = block
+  }
+
+  /// Frees every chunk. Only with no block in use (or when the kind goes).
+  @usableFromInline
+  mutating func releaseAll() {
+    while let chunk = lastChunk {
+      chunkCount -= 1
+      lastChunk =
+        chunkCount == 0
+        ? nil
+        : link(of: chunk, blocks: blocks(inChunk: chunkCount)).load(
+          as: UnsafeMutableRawPointer?.self)
+      chunk.deallocate()
+    }
+    free = nil
+  }
+
+  private mutating func addChunk() {
+    let blocks = blocks(inChunk: chunkCount)
+    // The first chunk (one block) has no link: a kind of one machine costs one plain block.
+    let linkBytes = chunkCount == 0 ? 0 : MemoryLayout<UnsafeMutableRawPointer>.size
+    let chunk = UnsafeMutableRawPointer.allocate(
+      byteCount: blocks * stride + linkBytes, alignment: alignment)
+    if linkBytes > 0 {
+      link(of: chunk, blocks: blocks).storeBytes(
+        of: lastChunk, as: UnsafeMutableRawPointer?.self)
+    }
+    lastChunk = chunk
+    chunkCount += 1
+    // Linked in address order: the lowest block is taken first.
+    var index = blocks
+    while index > 0 {
+      index -= 1
+      let block = chunk + index * stride
+      block.storeBytes(of: free, as: UnsafeMutableRawPointer?.self)
+      free = block
+    }
+  }
+
+  /// Where a chunk of `blocks` blocks keeps its link, after its blocks.
+  private func link(of chunk: UnsafeMutableRawPointer, blocks: Int) -> UnsafeMutableRawPointer {
+    chunk + blocks * stride
+  }
+
+  /// Blocks in chunk `index`: 1, 2, 4, ... up to `maxChunkBlocks`.
+  private func blocks(inChunk index: Int) -> Int {
+    index < 7 ? min(1 << index, maxChunkBlocks) : maxChunkBlocks
+  }
+}
