@@ -15,8 +15,10 @@
  * millrace_uv.c, outside the library.
  *
  * Memory. millrace_create() reserves every runtime-wide pool (machine table, ready ring,
- * timer table, effect buffer) from its capacities. millrace_spawn() reserves one machine (its
- * object, its input ring, its effect slots and its queue table); millrace_observe() and
+ * timer table, effect buffer) from its capacities. millrace_spawn() takes one machine's block
+ * (its state, input ring, effect slots and queue lists) from the chunks of blocks its kind
+ * keeps, allocating a chunk when they are all in use (chunks hold 1, 2, 4, ... up to 64
+ * blocks and are freed with the kind's last machine); millrace_observe() and
  * millrace_set_diagnostic_observer() allocate the observer they register, and
  * millrace_uv_attach() its attachment. Nothing else allocates: posting, stepping, resolving,
  * replying and recording or applying effects never do. Running out of any pool is reported
@@ -332,9 +334,11 @@ int millrace_runtime_stats(const millrace_runtime_t *runtime, millrace_runtime_s
 /* Machines                                                                                 */
 
 /* Spawns a machine as `config` says and stores its id in `*machine`. Fills one of the
- * machine records reserved at create and allocates the machine's block (its state, context,
- * input ring, effect slots and the lists of its latest/oldest queues): the only allocation
- * after create besides millrace_observe().
+ * machine records reserved at create and takes the machine's block (its state, context,
+ * input ring, effect slots and the lists of its latest/oldest queues) from its kind's chunks,
+ * allocating a chunk only when they are full: the only allocation after create besides
+ * millrace_observe(). Machines spawned with the same input capacity and queues share a kind
+ * (and its chunks), whatever their resolvers.
  * Errors: MILLRACE_INVALID when an argument or `config->resolve` is NULL, `queues` is NULL
  * with a non-zero `queue_count`, `queue_count` exceeds MILLRACE_QUEUES_MAX,
  * `input_capacity` exceeds MILLRACE_INPUTS_MAX, or a queue has an unknown policy or a max
