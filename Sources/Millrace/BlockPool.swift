@@ -2,13 +2,15 @@
 /// machine's block carries no allocator header or rounding of its own.
 ///
 /// Guarantees:
-/// - `take()` allocates only when every block of every chunk is in use; the chunks grow
+/// - `take(from:)` allocates only when every block of every chunk is in use; the chunks grow
 ///   1, 2, 4, ... blocks up to 64 blocks (or 256 KiB) each, so a kind of one machine costs a
 ///   single block and a kind of many pays one allocator header and link per up to 64
 ///   machines.
 /// - When the kind's last machine goes, every chunk is freed: memory a burst of machines
 ///   took comes back once they are all removed. Blocks freed while others live stay in the
 ///   pool for the kind's next spawn.
+/// - With bytes reserved for blocks at runtime creation (`BlockArena`), blocks are carved
+///   from those one at a time instead, and never allocated.
 /// - Every chunk but the first ends with one pointer that links it to the chunk before.
 /// - Loop thread (or single thread) only, like the runtime that owns it.
 @usableFromInline
@@ -37,21 +39,38 @@ struct BlockPool {
     maxChunkBlocks = max(1, min(64, (256 << 10) / stride))
   }
 
-  /// An uninitialized block (raw memory of `stride` bytes).
+  /// Whether `take(from: arena)` has a block to give: a free one, room in a reserved
+  /// `arena`, or (with none reserved) the heap.
   @usableFromInline
-  mutating func take() -> UnsafeMutableRawPointer {
-    if free == nil { addChunk() }
+  func canTake(from arena: BlockArena) -> Bool {
+    free != nil || !arena.isReserved || arena.fits(stride, alignment: alignment)
+  }
+
+  /// An uninitialized block (raw memory of `stride` bytes): a free one, else one carved from
+  /// `arena` when it has bytes reserved (check `canTake` first), else from a new chunk.
+  @usableFromInline
+  mutating func take(from arena: inout BlockArena) -> UnsafeMutableRawPointer {
+    if free == nil {
+      if arena.isReserved {
+        let block = arena.carve(stride, alignment: alignment)
+        block.storeBytes(of: nil, as: UnsafeMutableRawPointer?.self)
+        free = block
+      } else {
+        addChunk()
+      }
+    }
     let block = free.unsafelyUnwrapped
     free = block.load(as: UnsafeMutableRawPointer?.self)
     live += 1
     return block
   }
 
-  /// Gives back a block from `take()` whose contents were deinitialized.
+  /// Gives back a block from `take(from:)` whose contents were deinitialized.
   @usableFromInline
   mutating func give(_ block: UnsafeMutableRawPointer) {
     live -= 1
-    if live == 0 {
+    // Chunks from the heap go with the last machine; blocks carved from an arena stay.
+    if live == 0 && lastChunk != nil {
       releaseAll()
       return
     }

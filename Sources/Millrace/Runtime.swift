@@ -38,6 +38,9 @@ public final class Runtime {
   /// mirrors this array unretained so that dispatch reaches a kind without retaining it.
   @usableFromInline
   var kinds: [MachineKind] = []
+  /// The bytes reserved for machine blocks (`capacity.blockBytes`), if any.
+  @usableFromInline
+  var blockArena: BlockArena
   /// The slot being dispatched, whose release waits until its dispatch returns.
   @usableFromInline
   @exclusivity(unchecked)
@@ -67,6 +70,7 @@ public final class Runtime {
       capacity.effectsPerMachine, to: RuntimeCapacity.maxEffects)
     self.capacity = capacity
     table = MachineTable(capacity: capacity.machines)
+    blockArena = BlockArena(bytes: capacity.blockBytes)
     timers = TimerHeap(capacity: capacity.timers)
     scratchBytes = 64 * capacity.effectsPerResolution
     scratch = .allocate(byteCount: scratchBytes, alignment: 16)
@@ -79,6 +83,7 @@ public final class Runtime {
       perform(.destroy, on: index)
     }
     table.owner = nil
+    blockArena.deallocate()
     timers.deallocate()
     scratch.deallocate()
   }
@@ -93,11 +98,13 @@ public final class Runtime {
 
   /// Spawns a machine of type `M` in `state`, with its dependencies `extra`.
   ///
-  /// Reserves the machine's block: its state, extra, input ring (`inputCapacity`, default
-  /// `capacity.inputsPerMachine`, at most `RuntimeCapacity.maxInputs`) and effect slots.
-  /// `queues` overrides `M.queues`. Returns nil (and counts it) when every machine slot is
-  /// taken, or when the runtime already has `RuntimeCapacity.maxKinds` kinds (machine type,
-  /// queue layout and input capacity combinations) and this would be a new one.
+  /// Takes the machine's block: its state, extra, input ring (`inputCapacity`, default
+  /// `capacity.inputsPerMachine`, at most `RuntimeCapacity.maxInputs`) and effect slots,
+  /// from the bytes reserved by `capacity.blockBytes` when set (never allocating), else from
+  /// its kind's chunks. `queues` overrides `M.queues`. Returns nil (and counts it) when every
+  /// machine slot is taken, when the reserved block bytes are used up, or when the runtime
+  /// already has `RuntimeCapacity.maxKinds` kinds (machine type, queue layout and input
+  /// capacity combinations) and this would be a new one.
   @inlinable
   public func spawn<M: Machine>(
     _ type: M.Type, state: M.State, extra: M.Extra, queues: [QueuePolicy]? = nil,
@@ -109,6 +116,7 @@ public final class Runtime {
           policies: queues ?? M.queues, effectCapacity: capacity.effectsPerMachine,
           inputCapacity: RuntimeCapacity.clamp(
             inputCapacity ?? capacity.inputsPerMachine, to: RuntimeCapacity.maxInputs))),
+      kinds[Int(kind)].blocks.canTake(from: blockArena),
       let index = table.takeFreeSlot()
     else {
       counters.spawnsRefused &+= 1

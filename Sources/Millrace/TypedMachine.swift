@@ -124,7 +124,8 @@ struct TypedMachine<M: Machine> {
       layout.pointee.extraOffset == extraOffset && layout.pointee.inputsOffset == inputsOffset,
       "the block layout and the typed offsets disagree")
     let record = runtime.table.records + Int(index)
-    let block = runtime.table.kinds[Int(kindIndex)].kind.takeUnretainedValue().blocks.take()
+    let block = runtime.table.kinds[Int(kindIndex)].kind.takeUnretainedValue().blocks.take(
+      from: &runtime.blockArena)
     block.bindMemory(to: M.State.self, capacity: 1).initialize(to: state)
     (block + layout.pointee.extraOffset).bindMemory(to: M.Extra.self, capacity: 1).initialize(
       to: extra)

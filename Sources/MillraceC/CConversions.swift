@@ -24,7 +24,7 @@ extension RuntimeCapacity {
     else { return nil }
     self.init(
       machines: machines, inputsPerMachine: inputs, effectsPerMachine: effects, timers: timers,
-      effectsPerResolution: perResolution)
+      effectsPerResolution: perResolution, blockBytes: Int(given.block_bytes))
   }
 }
 

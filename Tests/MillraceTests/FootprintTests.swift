@@ -89,9 +89,10 @@ struct FootprintTests {
   @Test("a kind's blocks come from chunks that grow 1, 2, 4, ...; all go with the last block")
   func blockPoolCarvesChunks() {
     var pool = BlockPool(blockBytes: 20, alignment: 4)
+    var heap = BlockArena(bytes: 0)
     #expect(pool.stride == 24)  // rounded up to a pointer's alignment
     var blocks: [UnsafeMutableRawPointer] = []
-    for _ in 0..<200 { blocks.append(pool.take()) }
+    for _ in 0..<200 { blocks.append(pool.take(from: &heap)) }
     #expect(pool.live == 200)
     #expect(Set(blocks).count == 200)
     #expect(blocks.allSatisfy { Int(bitPattern: $0) % 8 == 0 })
@@ -104,10 +105,10 @@ struct FootprintTests {
     #expect(zip(sorted, sorted.dropFirst()).allSatisfy { $1 - $0 >= 24 })
     // A freed block is the next one taken while others live.
     pool.give(blocks[50])
-    #expect(pool.take() == blocks[50])
+    #expect(pool.take(from: &heap) == blocks[50])
     for block in blocks { pool.give(block) }
     #expect(pool.live == 0)
-    let again = pool.take()
+    let again = pool.take(from: &heap)
     pool.give(again)
   }
 
@@ -123,5 +124,28 @@ struct FootprintTests {
       for handle in handles.reversed() { runtime.remove(handle) }
       #expect(runtime.kinds.first?.blocks.live == 0)
     }
+  }
+
+  @Test("with block bytes reserved, spawns carve blocks until they run out, then refuse")
+  func reservedBlockBytes() throws {
+    let capacity = RuntimeCapacity(
+      machines: 100, inputsPerMachine: 4, effectsPerMachine: 2, blockBytes: 4096)
+    let runtime = Runtime(capacity: capacity)
+    var handles: [MachineHandle<Echo>] = []
+    while let handle = runtime.spawn(Echo.self, state: handles.count) { handles.append(handle) }
+    let stride = try #require(runtime.kinds.first?.blocks.stride)
+    #expect(handles.count == 4096 / stride)
+    #expect(runtime.statistics.spawnsRefused == 1)
+    // A removed machine's block is kept by its kind and serves the next spawn of that kind.
+    runtime.remove(handles[0])
+    let again = try #require(runtime.spawn(Echo.self, state: 7))
+    again.post(9)
+    runtime.dispatch()
+    #expect(again.state == 9)
+    #expect(handles.dropFirst().enumerated().allSatisfy { $1.state == $0 + 1 })
+    // Another kind has no block to take, even with a machine slot free.
+    runtime.remove(handles[1])
+    #expect(runtime.spawn(Twin.self, state: 0) == nil)
+    #expect(runtime.statistics.spawnsRefused == 2)
   }
 }

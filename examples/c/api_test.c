@@ -329,6 +329,46 @@ static void test_machines_exhausted(void) {
     millrace_destroy(probe.runtime);
 }
 
+static void test_block_bytes_exhausted(void) {
+    enum { MACHINES = 64 };
+    const millrace_capacity_t tiny = {.block_bytes = 1};
+    /* Blocks of 4 inputs and 2 effect slots: a few hundred bytes each. */
+    const millrace_capacity_t reserved = {
+        .machines = MACHINES, .inputs_per_machine = 4, .effects_per_machine = 2,
+        .block_bytes = 4096};
+    millrace_machine_config_t longer = probe_config;
+    millrace_runtime_t *runtime = NULL;
+    millrace_machine_t machines[MACHINES];
+    millrace_machine_t extra;
+    millrace_runtime_stats_t stats;
+    int spawned = 0;
+
+    millrace_create(&tiny, &runtime);
+    check(millrace_spawn(runtime, &probe_config, &extra) == MILLRACE_NO_CAPACITY,
+          "block_bytes too small for one block: the spawn is refused");
+    millrace_destroy(runtime);
+
+    millrace_create(&reserved, &runtime);
+    while (spawned < MACHINES &&
+           millrace_spawn(runtime, &probe_config, &machines[spawned]) == MILLRACE_OK) {
+        spawned++;
+    }
+    millrace_runtime_stats(runtime, &stats);
+    check(spawned > 1 && spawned < MACHINES && stats.spawns_refused == 1 &&
+              stats.machines == (uint32_t)spawned,
+          "4096 reserved bytes hold a few blocks; the next spawn is refused and counted");
+    millrace_remove(runtime, machines[0]);
+    check(millrace_spawn(runtime, &probe_config, &machines[0]) == MILLRACE_OK &&
+              millrace_post(runtime, machines[0], PROBE_NOOP) == MILLRACE_OK &&
+              millrace_step(runtime, 0, SIZE_MAX) == 1,
+          "a removed machine's block serves the next spawn of its kind, which runs");
+    millrace_remove(runtime, machines[1]);
+    longer.input_capacity = 32;
+    check(millrace_spawn(runtime, &longer, &extra) == MILLRACE_NO_CAPACITY,
+          "another kind (a longer input ring) cannot use that block: refused");
+    millrace_destroy(runtime);
+}
+
 static void test_effects_exhausted(void) {
     struct probe probe;
     millrace_machine_stats_t stats;
@@ -431,6 +471,7 @@ int main(void) {
     test_unknown_and_removed_machines();
     test_full_queue();
     test_machines_exhausted();
+    test_block_bytes_exhausted();
     test_effects_exhausted();
     test_bad_effects();
     test_cancel();

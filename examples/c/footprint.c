@@ -168,6 +168,33 @@ static struct blocks measure_spawns(uint32_t inputs, uint32_t effects, uint32_t 
     return kept;
 }
 
+/* The bytes the first spawn (which makes the kind) and SPAWNS more allocate when the runtime
+ * reserved `block_bytes` at creation. */
+static size_t measure_reserved_spawns(uint32_t inputs, uint32_t effects, size_t *first) {
+    const millrace_capacity_t capacity = {.machines = SPAWNS + 1,
+                                          .effects_per_machine = effects,
+                                          .block_bytes = (SPAWNS + 1) * 2048};
+    const millrace_machine_config_t config = {.resolve = idle, .input_capacity = inputs};
+    millrace_runtime_t *runtime = NULL;
+    millrace_machine_t machine;
+    size_t bytes;
+    int refused = 0;
+
+    millrace_create(&capacity, &runtime);
+    track(true);
+    refused += millrace_spawn(runtime, &config, &machine) != MILLRACE_OK;
+    track(false);
+    *first = total(&tracked);
+    track(true);
+    for (int index = 0; index < SPAWNS; index++) {
+        refused += millrace_spawn(runtime, &config, &machine) != MILLRACE_OK;
+    }
+    track(false);
+    bytes = total(&tracked);
+    millrace_destroy(runtime);
+    return refused == 0 ? bytes : (size_t)-1;
+}
+
 /* The bytes a runtime keeps at creation with `machines` machine slots. */
 static size_t measure_create(uint32_t machines) {
     const millrace_capacity_t capacity = {.machines = machines};
@@ -192,7 +219,7 @@ int main(void) {
     size_t record = (measure_create(16) - measure_create(8)) / 8;
     /* Each chunk after a kind's first ends with one pointer linking the chunks. */
     size_t links = base.count * sizeof(void *);
-    size_t block, per_input, per_effect, per_bounded, own;
+    size_t block, per_input, per_effect, per_bounded, own, reserved, kind;
     double chunk_overhead, framework;
 
     if (base.count != inputs.count || base.count != effects.count ||
@@ -237,6 +264,15 @@ int main(void) {
            " (+ 0 to 15 of rounding, by slot counts)\n",
            record, sizeof(size_t));
     printf("  with its own data: %.1f bytes\n", framework + (double)own);
+    reserved = measure_reserved_spawns(INPUTS, EFFECTS, &kind);
+    if (reserved == (size_t)-1) {
+        printf("footprint: spawns into reserved block bytes were refused\n");
+        return 1;
+    }
+    printf("  with block_bytes reserved at create: a kind's first spawn allocates %zu bytes (the"
+           " kind,\n  shared), the %d after it %zu; every machine costs its record (%zu) beyond"
+           " its %zu-byte block\n",
+           kind, SPAWNS, reserved, record, block);
     if (framework < BUDGET_BYTES) {
         printf("  budget under %d bytes: met\n", BUDGET_BYTES);
     } else {

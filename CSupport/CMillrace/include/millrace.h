@@ -15,10 +15,12 @@
  * millrace_uv.c, outside the library.
  *
  * Memory. millrace_create() reserves every runtime-wide pool (machine table, ready ring,
- * timer table, effect buffer) from its capacities. millrace_spawn() takes one machine's block
- * (its state, input ring, effect slots and queue lists) from the chunks of blocks its kind
- * keeps, allocating a chunk when they are all in use (chunks hold 1, 2, 4, ... up to 64
- * blocks and are freed with the kind's last machine); millrace_observe() and
+ * timer table, effect buffer, and `block_bytes` for machine blocks when set) from its
+ * capacities. millrace_spawn() takes one machine's block (its state, input ring, effect slots
+ * and queue lists) from `block_bytes` when set (then only a kind's first spawn allocates, for
+ * the kind); otherwise from the chunks of blocks its kind keeps, allocating a chunk when they
+ * are all in use (chunks hold 1, 2, 4, ... up to 64 blocks and are freed with the kind's last
+ * machine). millrace_observe() and
  * millrace_set_diagnostic_observer() allocate the observer they register, and
  * millrace_uv_attach() its attachment. Nothing else allocates: posting, stepping, resolving,
  * replying and recording or applying effects never do. Running out of any pool is reported
@@ -128,6 +130,13 @@ typedef struct millrace_capacity {
     uint32_t timers;
     /* Effects one resolution can record (default 16). */
     uint32_t effects_per_resolution;
+    /* Bytes reserved at create for machine blocks (default 0: blocks come from the heap at
+     * spawn). When set, millrace_spawn() allocates no block: it carves each machine's block
+     * from these bytes and answers MILLRACE_NO_CAPACITY once they are used up; a removed
+     * machine's block is reused by the next spawn of the same kind. Only the first spawn of
+     * each kind (input capacity and queues) allocates: the kind, about 270 bytes, shared.
+     * `make footprint` prints a block's size for given capacities. Any value. */
+    uint32_t block_bytes;
 } millrace_capacity_t;
 
 /* What an effect queue does when a timer starts on it and `max` are already in flight. */
@@ -335,15 +344,15 @@ int millrace_runtime_stats(const millrace_runtime_t *runtime, millrace_runtime_s
 
 /* Spawns a machine as `config` says and stores its id in `*machine`. Fills one of the
  * machine records reserved at create and takes the machine's block (its state, context,
- * input ring, effect slots and the lists of its latest/oldest queues) from its kind's chunks,
- * allocating a chunk only when they are full: the only allocation after create besides
- * millrace_observe(). Machines spawned with the same input capacity and queues share a kind
- * (and its chunks), whatever their resolvers.
+ * input ring, effect slots and the lists of its latest/oldest queues) from the capacity's
+ * `block_bytes` when set, else from its kind's chunks, allocating a chunk only when they are
+ * full; the first spawn of a kind also allocates the kind. Machines spawned with the same input capacity and queues share a
+ * kind (and its free blocks), whatever their resolvers.
  * Errors: MILLRACE_INVALID when an argument or `config->resolve` is NULL, `queues` is NULL
  * with a non-zero `queue_count`, `queue_count` exceeds MILLRACE_QUEUES_MAX,
  * `input_capacity` exceeds MILLRACE_INPUTS_MAX, or a queue has an unknown policy or a max
  * outside 1 ... MILLRACE_CAPACITY_MAX; MILLRACE_NO_CAPACITY when every machine slot is taken
- * (counted as spawns_refused). */
+ * or the reserved `block_bytes` are used up (counted as spawns_refused). */
 int millrace_spawn(millrace_runtime_t *runtime, const millrace_machine_config_t *config,
                    millrace_machine_t *machine);
 

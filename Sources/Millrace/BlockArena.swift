@@ -1,0 +1,45 @@
+/// Bytes reserved when a runtime is created, from which machine blocks are carved when
+/// `RuntimeCapacity.blockBytes` is set: spawns then never allocate.
+///
+/// Guarantees:
+/// - Blocks are carved in order and never given back to the arena; a removed machine's block
+///   stays with its kind (`BlockPool`) for the kind's next spawn.
+/// - With no bytes reserved, `isReserved` is false and nothing is carved.
+@usableFromInline
+struct BlockArena {
+  @usableFromInline let base: UnsafeMutableRawPointer?
+  @usableFromInline let size: Int
+  /// Bytes carved so far (with alignment padding).
+  @usableFromInline private(set) var used = 0
+
+  /// Reserves `bytes` (none for 0).
+  @usableFromInline
+  init(bytes: Int) {
+    size = max(0, bytes)
+    base = size > 0 ? .allocate(byteCount: size, alignment: 16) : nil
+  }
+
+  /// Whether blocks come from here rather than from the heap.
+  @usableFromInline
+  var isReserved: Bool { base != nil }
+
+  /// Whether a block of `bytes` aligned to `alignment` still fits.
+  @usableFromInline
+  func fits(_ bytes: Int, alignment: Int) -> Bool {
+    (used + alignment - 1) / alignment * alignment + bytes <= size
+  }
+
+  /// The next `bytes` aligned to `alignment`; the caller checked `fits`.
+  @usableFromInline
+  mutating func carve(_ bytes: Int, alignment: Int) -> UnsafeMutableRawPointer {
+    let start = (used + alignment - 1) / alignment * alignment
+    used = start + bytes
+    return base.unsafelyUnwrapped + start
+  }
+
+  /// Frees the reserved bytes (when the runtime goes).
+  @usableFromInline
+  func deallocate() {
+    base?.deallocate()
+  }
+}
