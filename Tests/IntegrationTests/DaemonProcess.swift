@@ -122,15 +122,6 @@ final class DaemonProcess {
 
   /// Runs `redis-cli -s <socket> words...` and returns what it printed (stdout and stderr).
   func redisCLI(_ words: String...) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/redis-cli")
-    process.arguments = ["-s", socketPath] + words
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return String(decoding: data, as: UTF8.self)
+    try Self.run("/usr/bin/redis-cli", ["-s", socketPath] + words).output
   }
 }
