@@ -40,9 +40,12 @@ struct RuntimeLoopTests {
     #expect(bell.post(.arm(20)) == .accepted)
     driver.pump()
     runLoop(loop, timeout: 5)
+    // Lower bounds only: under a sanitizer, with the other suites running in parallel, the
+    // process can be starved for seconds (CI saw 15 s), so an upper bound on real time would
+    // test the machine, not the driver. Both rang within `runLoop`'s timeout.
     #expect(rings.count == 2)
-    #expect(rings.first.map { $0 >= 20 && $0 < 1_000 } == true)
-    #expect(rings.last.map { $0 >= 60 && $0 < 2_000 } == true)
+    #expect(rings.first.map { $0 >= 20 } == true)
+    #expect(rings.last.map { $0 >= 60 } == true)
     driver.close()
     try loop.close()
   }

@@ -22,9 +22,10 @@ struct TimerTests {
     }
     runLoop(loop)
     #expect(fired.map(\.0) == [20, 40, 60])
+    // No upper bound: a process starved by parallel suites under a sanitizer can be seconds
+    // late through no fault of the timer; that all three fired is checked above.
     for (delay, elapsed) in fired {
       #expect(elapsed >= Double(delay) - 1, "timer \(delay) ms fired early at \(elapsed) ms")
-      #expect(elapsed < Double(delay) + 1000, "timer \(delay) ms fired late at \(elapsed) ms")
     }
     #expect(timers.allSatisfy { !$0.isActive })
     try closeWithin(loop)
