@@ -52,6 +52,28 @@ struct MachineStoreTests {
       ])
   }
 
+  @Test("a machine saved without timers loses the ones it had, also after a reopen")
+  func timersAreClearedAcrossReopen() throws {
+    do {
+      let store = try MachineStore(directory: directory, durability: .batched)
+      try store.save(StoredMachine(name: "a", kind: "auth", state: "loggingIn", timers: [timer]))
+      try store.commit()
+    }
+    // A new connection learns from the database which machines have timer rows.
+    let store = try MachineStore(directory: directory, durability: .batched)
+    try store.save(StoredMachine(name: "a", kind: "auth", state: "loggedIn"))
+    try store.commit()
+    #expect(try store.loadAll() == [StoredMachine(name: "a", kind: "auth", state: "loggedIn")])
+    // And within one connection: timers saved, then saved away, twice.
+    for _ in 0..<2 {
+      try store.save(StoredMachine(name: "a", kind: "auth", state: "loggingIn", timers: [timer]))
+      try store.commit()
+      try store.save(StoredMachine(name: "a", kind: "auth", state: "loggedIn"))
+      try store.commit()
+    }
+    #expect(try store.loadAll() == [StoredMachine(name: "a", kind: "auth", state: "loggedIn")])
+  }
+
   @Test("changes not committed are not kept")
   func uncommittedIsLost() throws {
     do {

@@ -2,18 +2,13 @@ import MillraceUV
 
 /// A command of control protocol v1 (DESIGN §4.1), recognised from a request's first part.
 enum ControlCommand: CaseIterable {
+  // Most frequent first: `allCases` is the order they are tried in.
   case send, ping, state, spawn, kill, list, kinds, subscribe, unsubscribe, stats, help, auth, quit
-
-  /// The commands, most frequent first: the order they are tried in.
-  private static let byFrequency: [ControlCommand] = [
-    .send, .ping, .state, .spawn, .kill, .list, .kinds, .subscribe, .unsubscribe, .stats, .help,
-    .auth, .quit,
-  ]
 
   /// The command a request names (ASCII, case-insensitive), found without building a string;
   /// nil for an unknown word.
   init?(_ frame: Frame) {
-    for command in Self.byFrequency where frame.part(0, equalsIgnoringCase: command.word) {
+    for command in Self.allCases where frame.part(0, equalsIgnoringCase: command.word) {
       self = command
       return
     }

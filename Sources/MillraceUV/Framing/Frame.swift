@@ -82,12 +82,6 @@ public struct Frame: RandomAccessCollection, Sendable {
     storage[range(of: index)]
   }
 
-  /// The length of part `index` in bytes.
-  @inlinable
-  public func count(ofPart index: Int) -> Int {
-    range(of: index).count
-  }
-
   /// Part `index` decoded as UTF-8 (invalid sequences become U+FFFD).
   @inlinable
   public func string(at index: Int) -> String {
