@@ -2,17 +2,34 @@ import MillraceUV
 
 /// A command of control protocol v1 (DESIGN §4.1), recognised from a request's first part.
 enum ControlCommand: CaseIterable {
-  // Most frequent first: `allCases` is the order they are tried in.
   case send, ping, state, spawn, kill, list, kinds, subscribe, unsubscribe, stats, help, auth, quit
 
-  /// The command a request names (ASCII, case-insensitive), found without building a string;
-  /// nil for an unknown word.
-  init?(_ frame: Frame) {
-    for command in Self.allCases where frame.part(0, equalsIgnoringCase: command.word) {
-      self = command
-      return
+  /// The command a request names (ASCII, case-insensitive), found without building a string:
+  /// its length and first letter leave one or two candidates, compared in full; nil for an
+  /// unknown word.
+  init?(_ frame: borrowing Frame) {
+    let (length, first, second) = frame.withUnsafeBytes(of: 0) { word in
+      word.count < 2 ? (word.count, 0, 0) : (word.count, word[0] | 0x20, word[1] | 0x20)
     }
-    return nil
+    let candidate: ControlCommand? =
+      switch (length, first) {
+      case (4, UInt8(ascii: "s")): .send
+      case (4, UInt8(ascii: "p")): .ping
+      case (4, UInt8(ascii: "k")): .kill
+      case (4, UInt8(ascii: "l")): .list
+      case (4, UInt8(ascii: "h")): .help
+      case (4, UInt8(ascii: "a")): .auth
+      case (4, UInt8(ascii: "q")): .quit
+      case (5, UInt8(ascii: "k")): .kinds
+      case (5, UInt8(ascii: "s")):
+        second == UInt8(ascii: "p")
+          ? .spawn : frame.part(0, equalsIgnoringCase: "STATE") ? .state : .stats
+      case (9, _): .subscribe
+      case (11, _): .unsubscribe
+      default: nil
+      }
+    guard let candidate, frame.part(0, equalsIgnoringCase: candidate.word) else { return nil }
+    self = candidate
   }
 
   /// The command word, upper-case.

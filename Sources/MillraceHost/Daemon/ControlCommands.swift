@@ -139,12 +139,20 @@ public final class ControlCommands {
     switch command {
     case .send:
       guard arguments == 2 else { return arity(connection, command) }
+      // The words are looked up as they arrived; they are read as text only to report a
+      // failure (an invalid name first, like every other command).
+      let result = frame.withUnsafeBytes(of: 1) { name in
+        frame.withUnsafeBytes(of: 2) { input in
+          NameRule.isValid(utf8: input)
+            ? host.send(
+              utf8: input, to: name, replyingOn: connection, session: session,
+              slot: connection.reserveReply())
+            : .failure(.init(.args, ""))
+        }
+      }
+      guard case .failure(let failure) = result else { return }
       guard let name = validName(frame, 1, connection), let input = validName(frame, 2, connection)
       else { return }
-      let result = host.send(
-        input, to: name, replyingOn: connection, session: session,
-        slot: connection.reserveReply())
-      guard case .failure(let failure) = result else { return }
       if failure.code == .busy && whenFull == .wait {
         session.blockedSend = (name, input)
         blocked[ObjectIdentifier(connection)] = connection

@@ -9,7 +9,8 @@ import MillraceUV
 /// Guarantees:
 /// - Replies that acknowledge a durable change (`SEND` transitions, `SPAWN`, `KILL`) are held
 ///   in their connection's reply order and written only after the turn's changes were
-///   committed (`finishTurn()`), so an acknowledged transition survives `kill -9`.
+///   committed (`finishTurn()`), so an acknowledged transition survives `kill -9`. Without a
+///   store (durability `none`) a `SEND`'s reply is written as soon as its input is processed.
 /// - Pub/sub messages of a turn go out after the same commit, in event order.
 /// - Use on the loop thread only.
 public final class MachineHost {
@@ -21,12 +22,13 @@ public final class MachineHost {
   public let durability: Durability
   private let store: MachineStore?
   private var kinds: [String: HostKind] = [:]
-  @exclusivity(unchecked) private var machines: [String: any HostedMachine] = [:]
+  /// Looked up by a request's bytes (`NameIndex`): no `String` is made per `SEND`.
+  @exclusivity(unchecked) private var machines = NameIndex<any HostedMachine>()
   private let clock: () -> HostClock
 
   /// A `SEND` whose input is queued: where its reply goes once the input is processed.
   private struct Waiter {
-    var machine: String
+    var machine: ObjectIdentifier
     var connection: Connection
     var session: ClientSession
     var slot: Connection.ReplySlot
@@ -43,7 +45,7 @@ public final class MachineHost {
   @exclusivity(unchecked) private var heldMessages: [(connection: Connection, bytes: Range<Int>)] =
     []
   /// The encoded held replies and messages of the turn, one after the other.
-  @exclusivity(unchecked) private var heldBytes: [UInt8] = []
+  private let heldBytes = ByteBuffer()
   @exclusivity(unchecked) private var dirty: Set<String> = []
   @exclusivity(unchecked) private var deleted: Set<String> = []
   @exclusivity(unchecked) private var subscribers: [String: [ObjectIdentifier: Connection]] = [:]
@@ -91,7 +93,7 @@ public final class MachineHost {
 
   /// Machine names, sorted, optionally of one kind.
   public func machineNames(kind: String? = nil) -> [String] {
-    machines.values.filter { kind == nil || $0.kind == kind }.map(\.name).sorted()
+    machines.allValues.filter { kind == nil || $0.kind == kind }.map(\.name).sorted()
   }
 
   /// The machine named `name`.
@@ -113,7 +115,7 @@ public final class MachineHost {
     // removes them all when it goes (`deinit`), so no event can reach a dead host.
     switch kind.spawn(runtime, name, state, { [unowned(unsafe) self] in self.handle($1, of: $0) }) {
     case .success(let machine):
-      machines[name] = machine
+      machines.set(machine, for: name)
       deleted.remove(name)
       dirty.insert(name)
       return .success(machine)
@@ -126,12 +128,12 @@ public final class MachineHost {
 
   /// Removes `name`: its timers and effects are cancelled, its stored record deleted.
   public func kill(_ name: String) -> Bool {
-    guard let machine = machines.removeValue(forKey: name) else { return false }
+    guard let machine = machines.removeValue(for: name) else { return false }
     machine.remove()
     dirty.remove(name)
     deleted.insert(name)
     // Inputs still queued for it are gone: answer the requests that waited for them.
-    for (tag, waiter) in awaiting where waiter.machine == name {
+    for (tag, waiter) in awaiting where waiter.machine == ObjectIdentifier(machine) {
       awaiting[tag] = nil
       waiter.session.unprocessedSends -= 1
       hold(for: waiter.slot, on: waiter.connection) {
@@ -147,20 +149,40 @@ public final class MachineHost {
     _ input: String, to name: String, replyingOn connection: Connection, session: ClientSession,
     slot: @autoclosure () -> Connection.ReplySlot
   ) -> Result<Void, ControlFailure> {
-    guard let machine = machines[name] else {
-      return .failure(.init(.nomachine, "no machine \(name)"))
+    var input = input
+    var name = name
+    return input.withUTF8 { input in
+      name.withUTF8 { name in
+        send(
+          utf8: UnsafeRawBufferPointer(input), to: UnsafeRawBufferPointer(name),
+          replyingOn: connection, session: session, slot: slot())
+      }
+    }
+  }
+
+  /// `send` for a request's words as they arrived (UTF-8 bytes): the machine and the input are
+  /// found without making a `String`. The words are not checked against the name rule here:
+  /// no machine or input has a name that breaks it, so such a word is simply not found.
+  func send(
+    utf8 input: UnsafeRawBufferPointer, to name: UnsafeRawBufferPointer,
+    replyingOn connection: Connection, session: ClientSession,
+    slot: @autoclosure () -> Connection.ReplySlot
+  ) -> Result<Void, ControlFailure> {
+    guard let machine = machines.value(forUTF8: name) else {
+      return .failure(.init(.nomachine, "no machine \(String(decoding: name, as: UTF8.self))"))
     }
     nextTag &+= 1
-    switch machine.post(input, tag: PostTag(nextTag)) {
+    switch machine.post(utf8: input, tag: PostTag(nextTag)) {
     case .accepted:
       awaiting[nextTag] = Waiter(
-        machine: name, connection: connection, session: session, slot: slot())
+        machine: ObjectIdentifier(machine), connection: connection, session: session, slot: slot())
       session.unprocessedSends += 1
       return .success(())
-    case .busy: return .failure(.init(.busy, "queue of \(name) is full"))
+    case .busy: return .failure(.init(.busy, "queue of \(machine.name) is full"))
     case .unknownInput:
+      let input = String(decoding: input, as: UTF8.self)
       return .failure(.init(.noinput, "kind \(machine.kind) has no input \(input)"))
-    case .noMachine: return .failure(.init(.nomachine, "no machine \(name)"))
+    case .noMachine: return .failure(.init(.nomachine, "no machine \(machine.name)"))
     }
   }
 
@@ -174,10 +196,8 @@ public final class MachineHost {
   /// Appends what `build` encodes to `heldBytes`; returns where it is.
   private func encodeHeld(_ build: (inout RESPWriter) -> Void) -> Range<Int> {
     let start = heldBytes.count
-    var writer = RESPWriter()
-    swap(&writer.bytes, &heldBytes)
+    var writer = RESPWriter(appendingTo: heldBytes)
     build(&writer)
-    swap(&writer.bytes, &heldBytes)
     return start..<heldBytes.count
   }
 
@@ -188,20 +208,29 @@ public final class MachineHost {
     if store != nil, case .succeeded = event { dirty.insert(machine.name) }
     if event.tag != .none, let waiter = awaiting.removeValue(forKey: event.tag.rawValue) {
       waiter.session.unprocessedSends -= 1
-      hold(for: waiter.slot, on: waiter.connection) { writer in
-        switch event {
-        case .succeeded(_, let from, let to, _):
-          writer.arrayHeader(2)
-          writer.bulkString(from)
-          writer.bulkString(to)
-        case .rejected(let input, let state, _):
-          writer.error(ControlError.rejected.rawValue, "\(input) in \(state)")
-        case .emitted: break
-        }
+      if store == nil {
+        // Nothing to commit: the reply goes to its connection now, without a copy held for
+        // the turn's end.
+        _ = waiter.connection.complete(waiter.slot) { Self.writeReply(to: event, into: &$0) }
+      } else {
+        hold(for: waiter.slot, on: waiter.connection) { Self.writeReply(to: event, into: &$0) }
       }
     }
     // The message text is built only when someone listens.
     if !subscribers.isEmpty { publish(event.message, from: machine.name) }
+  }
+
+  /// A `SEND`'s reply: `[from, to]`, or `-ERR rejected`.
+  private static func writeReply(to event: HostedEvent, into writer: inout RESPWriter) {
+    switch event {
+    case .succeeded(_, let from, let to, _):
+      writer.arrayHeader(2)
+      writer.bulkString(from)
+      writer.bulkString(to)
+    case .rejected(let input, let state, _):
+      writer.error(ControlError.rejected.rawValue, "\(input) in \(state)")
+    case .emitted: break
+    }
   }
 
   // MARK: Subscriptions
@@ -252,7 +281,9 @@ public final class MachineHost {
     if awaiting.isEmpty && awaiting.capacity > keep { awaiting = [:] }
     for held in heldReplies {
       if committed {
-        _ = held.connection.complete(held.slot, with: heldBytes[held.bytes])
+        heldBytes.withUnsafeBytes(in: held.bytes) {
+          _ = held.connection.complete(held.slot, with: $0)
+        }
       } else {
         _ = held.connection.complete(held.slot) {
           $0.error(ControlError.internal.rawValue, "store commit failed; change not kept")
@@ -260,7 +291,9 @@ public final class MachineHost {
       }
     }
     heldReplies.removeAll(keepingCapacityUpTo: keep)
-    for message in heldMessages { _ = message.connection.write(heldBytes[message.bytes]) }
+    for message in heldMessages {
+      heldBytes.withUnsafeBytes(in: message.bytes) { _ = message.connection.write($0) }
+    }
     heldMessages.removeAll(keepingCapacityUpTo: keep)
     heldBytes.removeAll(keepingCapacityUpTo: Self.keptByteCapacity)
     return removedMachines
@@ -275,7 +308,7 @@ public final class MachineHost {
   /// Saves every machine (fresh timer deadlines) and commits; for shutdown.
   public func persistAll() {
     guard let store else { return }
-    dirty.formUnion(machines.keys)
+    dirty.formUnion(machines.allNames)
     _ = persist(into: store, names: dirty)
     dirty.removeAll()
     deleted.removeAll()
@@ -325,7 +358,7 @@ public final class MachineHost {
 
   /// Removes every machine from the runtime (not from the store); for shutdown.
   public func removeAll() {
-    for machine in machines.values { machine.remove() }
+    for machine in machines.allValues { machine.remove() }
     machines.removeAll()
   }
 }

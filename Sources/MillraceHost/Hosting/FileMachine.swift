@@ -106,6 +106,7 @@ public final class FileKind {
     let definition = self.definition
     return TextCodec(
       parseInput: { definition.inputs.index(of: $0) },
+      parseInputUTF8: { definition.inputs.index(ofUTF8: $0) },
       formatInput: { definition.inputs[$0] },
       parseState: { definition.states.index(of: $0) },
       formatState: { definition.states[$0] },

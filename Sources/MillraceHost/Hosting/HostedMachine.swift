@@ -23,12 +23,21 @@ public protocol HostedMachine: AnyObject {
   var stateText: String? { get }
   /// Its counters and high-water marks.
   var statistics: MachineStatistics { get }
-  /// Parses and posts `input`.
-  func post(_ input: String, tag: PostTag) -> HostedPostResult
+  /// Parses and posts the input whose UTF-8 bytes are `input` (a request's word as it
+  /// arrived).
+  func post(utf8 input: UnsafeRawBufferPointer, tag: PostTag) -> HostedPostResult
   /// The record to store: state and pending timers, deadlines converted to the wall clock.
   func stored(clock: HostClock) -> StoredMachine?
   /// Re-creates stored timers; returns a problem per timer that could not be restored.
   func restore(_ timers: [StoredTimer], clock: HostClock) -> [String]
   /// Removes the machine from its runtime (effects cancelled, observers silenced).
   func remove()
+}
+
+extension HostedMachine {
+  /// Parses and posts `input`.
+  public func post(_ input: String, tag: PostTag) -> HostedPostResult {
+    var input = input
+    return input.withUTF8 { post(utf8: UnsafeRawBufferPointer($0), tag: tag) }
+  }
 }

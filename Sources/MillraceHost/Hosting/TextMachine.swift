@@ -11,7 +11,7 @@ final class TextMachine<M: Machine>: HostedMachine {
   /// Parses and posts a text input; formed in `init`, so it runs the code specialized for `M`
   /// wherever `init` was (the `HostedMachine` witness of a generic class runs unspecialized
   /// and would look up `Optional<M.Input>`'s metadata on every request).
-  private let postText: (String, PostTag) -> HostedPostResult
+  private let postText: (UnsafeRawBufferPointer, PostTag) -> HostedPostResult
 
   /// Wraps a spawned machine and forwards its events, as text, to `events`.
   init(
@@ -24,7 +24,7 @@ final class TextMachine<M: Machine>: HostedMachine {
     self.runtime = runtime
     self.codec = codec
     postText = { text, tag in
-      guard let input = codec.parseInput(text) else { return .unknownInput }
+      guard let input = codec.parseInputUTF8(text) else { return .unknownInput }
       switch handle.post(input, tag: tag) {
       case .accepted: return .accepted
       case .queueFull: return .busy
@@ -54,7 +54,7 @@ final class TextMachine<M: Machine>: HostedMachine {
 
   var statistics: MachineStatistics { handle.statistics }
 
-  func post(_ input: String, tag: PostTag) -> HostedPostResult {
+  func post(utf8 input: UnsafeRawBufferPointer, tag: PostTag) -> HostedPostResult {
     postText(input, tag)
   }
 

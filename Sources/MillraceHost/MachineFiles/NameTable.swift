@@ -1,6 +1,7 @@
 /// Interned names: each distinct name gets the next small integer from 0, in order of first
-/// appearance, and both directions are cheap (`self[index]` is an array read; `index(of:)` one
-/// hash lookup, for parsing requests, never needed on the dispatch path).
+/// appearance, and both directions are cheap (`self[index]` is an array read; `index(of:)` and
+/// `index(ofUTF8:)` one `NameIndex` lookup, for parsing requests, never needed on the dispatch
+/// path). Two tables are equal when they hold the same names in the same order.
 ///
 /// A table holds at most `capacity` names, so every index fits a `UInt16` and `UInt16.max` is
 /// never an index (free for callers to use as a sentinel).
@@ -10,7 +11,7 @@ public struct NameTable: Hashable, Sendable {
 
   /// The names in index order.
   public private(set) var names: [String] = []
-  private var indices: [String: UInt16] = [:]
+  private var indices = NameIndex<UInt16>()
 
   /// An empty table.
   public init() {}
@@ -29,6 +30,12 @@ public struct NameTable: Hashable, Sendable {
   /// The index of `name`, or `nil` if the table does not hold it.
   public func index(of name: String) -> UInt16? { indices[name] }
 
+  /// The index of the name whose UTF-8 bytes are `name` (a request's word as it arrived), or
+  /// `nil` if the table does not hold it.
+  public func index(ofUTF8 name: UnsafeRawBufferPointer) -> UInt16? {
+    indices.value(forUTF8: name)
+  }
+
   /// The index of `name`, adding it if new; `nil` when it is new and the table already holds
   /// `limit` names (never more than `capacity`).
   mutating func intern(_ name: String, limit: Int = capacity) -> UInt16? {
@@ -36,7 +43,15 @@ public struct NameTable: Hashable, Sendable {
     guard names.count < min(limit, Self.capacity) else { return nil }
     let index = UInt16(names.count)
     names.append(name)
-    indices[name] = index
+    indices.set(index, for: name)
     return index
   }
+}
+
+extension NameTable {
+  /// Whether both tables hold the same names in the same order.
+  public static func == (left: NameTable, right: NameTable) -> Bool { left.names == right.names }
+
+  /// Hashes the names in order.
+  public func hash(into hasher: inout Hasher) { hasher.combine(names) }
 }

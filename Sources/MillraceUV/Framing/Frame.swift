@@ -8,60 +8,63 @@
 /// when a reply is produced later. The parts' ranges of a frame of up to three parts (most
 /// requests) are stored inline, so making and dropping one costs a single reference count.
 public struct Frame: RandomAccessCollection, Sendable {
-  /// Where the parts are in `storage`.
-  @usableFromInline
-  enum Parts: Sendable {
-    /// Up to three parts, inline; `count` of them are used.
-    case inline(count: Int, Range<Int>, Range<Int>, Range<Int>)
-    /// Any number of parts.
-    case list([Range<Int>])
-  }
+  // Plain stored properties of concrete types, no enum: copying and destroying a frame is two
+  // reference counts, not the generic value witnesses a multi-payload enum of ranges needs.
+  @usableFromInline let storage: [UInt8]
+  @usableFromInline let partCount: Int
+  /// The first three parts' ranges (unused ones empty).
+  @usableFromInline let first: Range<Int>
+  @usableFromInline let second: Range<Int>
+  @usableFromInline let third: Range<Int>
+  /// Every part's range, for frames of more than three parts; nil otherwise.
+  @usableFromInline let all: [Range<Int>]?
+
+  /// Whether the frame came from an inline command (a plain text line) rather than a RESP array.
+  /// Always `false` for line framing, where every frame is a line.
+  public let isInline: Bool
 
   /// The parts' start index, always 0.
   @inlinable
   public var startIndex: Int { 0 }
   /// One past the last part.
   @inlinable
-  public var endIndex: Int {
-    switch parts {
-    case .inline(let count, _, _, _): count
-    case .list(let ranges): ranges.count
-    }
-  }
+  public var endIndex: Int { partCount }
 
-  @usableFromInline let storage: [UInt8]
-  @usableFromInline let parts: Parts
-
-  /// Whether the frame came from an inline command (a plain text line) rather than a RESP array.
-  /// Always `false` for line framing, where every frame is a line.
-  public let isInline: Bool
-
-  init(storage: [UInt8], ranges: borrowing [Range<Int>], isInline: Bool) {
+  /// A frame of up to three parts whose ranges are given one by one.
+  init(
+    storage: [UInt8], count: Int, _ first: Range<Int>, _ second: Range<Int> = 0..<0,
+    _ third: Range<Int> = 0..<0, all: [Range<Int>]? = nil, isInline: Bool
+  ) {
     self.storage = storage
-    switch ranges.count {
-    case 1: parts = .inline(count: 1, ranges[0], 0..<0, 0..<0)
-    case 2: parts = .inline(count: 2, ranges[0], ranges[1], 0..<0)
-    case 3: parts = .inline(count: 3, ranges[0], ranges[1], ranges[2])
-    default: parts = .list(copy ranges)
-    }
+    self.partCount = count
+    self.first = first
+    self.second = second
+    self.third = third
+    self.all = all
     self.isInline = isInline
   }
 
+  init(storage: [UInt8], ranges: borrowing [Range<Int>], isInline: Bool) {
+    let count = ranges.count
+    self.init(
+      storage: storage, count: count, count > 0 ? ranges[0] : 0..<0,
+      count > 1 ? ranges[1] : 0..<0, count > 2 ? ranges[2] : 0..<0,
+      all: count > 3 ? copy ranges : nil, isInline: isInline)
+  }
+
   init(storage: [UInt8], line: Range<Int>) {
-    self.storage = storage
-    self.parts = .inline(count: 1, line, 0..<0, 0..<0)
-    self.isInline = false
+    self.init(storage: storage, count: 1, line, isInline: false)
   }
 
   /// Where part `index` is in `storage`.
   @inlinable
   func range(of index: Int) -> Range<Int> {
-    switch parts {
-    case .inline(let count, let first, let second, let third):
-      precondition(index >= 0 && index < count, "Frame part index out of range")
-      return index == 0 ? first : index == 1 ? second : third
-    case .list(let ranges):
-      return ranges[index]
+    precondition(index >= 0 && index < partCount, "Frame part index out of range")
+    switch index {
+    case 0: return first
+    case 1: return second
+    case 2: return third
+    default: return all![index]
     }
   }
 
@@ -80,6 +83,15 @@ public struct Frame: RandomAccessCollection, Sendable {
   @inlinable
   public subscript(index: Int) -> ArraySlice<UInt8> {
     storage[range(of: index)]
+  }
+
+  /// Calls `body` with the bytes of part `index`, in place.
+  @inlinable
+  public func withUnsafeBytes<Result>(
+    of index: Int, _ body: (UnsafeRawBufferPointer) throws -> Result
+  ) rethrows -> Result {
+    let range = range(of: index)
+    return try storage.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[range])) }
   }
 
   /// Part `index` decoded as UTF-8 (invalid sequences become U+FFFD).

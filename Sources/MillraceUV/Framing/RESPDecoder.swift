@@ -90,7 +90,7 @@ public struct RESPDecoder: Sendable {
       case .idle:
         guard cursor < buffer.count else { return nil }
         frameStart = cursor
-        ranges.removeAll(keepingCapacity: true)
+        if !ranges.isEmpty { ranges.removeAll(keepingCapacity: true) }
         if buffer[cursor] == UInt8(ascii: "*") {
           if let frame = wholeArray() { return frame }
           cursor += 1
@@ -156,58 +156,67 @@ public struct RESPDecoder: Sendable {
     }
   }
 
-  /// The fast path of the common request, a whole array of bulk strings already buffered at
-  /// `frameStart`: decoded in one pass over the bytes. Returns nil, changing nothing, for
-  /// anything else (incomplete, malformed, over the limit, a count below 1, a number of more
-  /// than 9 digits); the state machine then decodes it from the start, byte for byte as
-  /// before, so errors and limits behave exactly the same.
+  /// The fast path of the common request, a whole array of one to three bulk strings already
+  /// buffered at `frameStart`: decoded in one pass over the bytes, its ranges kept in the
+  /// frame itself. Returns nil, changing nothing, for anything else (incomplete, malformed, over
+  /// the limit, another count, a length of more than 9 digits); the state machine then decodes
+  /// it from the start, byte for byte as before, so errors and limits behave exactly the same.
   private mutating func wholeArray() -> Frame? {
-    var parts: [Range<Int>] = []
-    swap(&parts, &ranges)
-    defer { swap(&parts, &ranges) }
     let start = frameStart
     let limit = maxFrameLength
-    let end = buffer.withUnsafeBufferPointer { bytes -> Int? in
-      var position = start + 1
-      // `[0-9]{1,9}\r\n` at `position`, then past it.
-      func number() -> Int? {
-        var value = 0
-        var digits = 0
-        while position < bytes.count && digits < 9 {
-          let digit = bytes[position] &- UInt8(ascii: "0")
-          guard digit < 10 else { break }
-          value = value * 10 + Int(digit)
-          position += 1
-          digits += 1
-        }
-        guard digits > 0, position + 1 < bytes.count, bytes[position] == 13,
-          bytes[position + 1] == 10
-        else { return nil }
-        position += 2
-        return value
+    guard
+      let found = buffer.withUnsafeBufferPointer({
+        Self.shortArray(in: $0, at: start, limit: limit)
+      })
+    else { return nil }
+    cursor = found.end
+    return Frame(
+      storage: buffer, count: found.count, found.parts.0, found.parts.1, found.parts.2,
+      isInline: false)
+  }
+
+  /// `*N\r\n` with N from 1 to 3, then N times `$length\r\n<bytes>\r\n`, all in `bytes` from
+  /// `start`, within `limit`: where it ends, N and the parts' ranges.
+  private static func shortArray(
+    in bytes: UnsafeBufferPointer<UInt8>, at start: Int, limit: Int
+  ) -> (end: Int, count: Int, parts: (Range<Int>, Range<Int>, Range<Int>))? {
+    let end = bytes.count
+    guard end - start >= 4, bytes[start + 2] == 13, bytes[start + 3] == 10 else { return nil }
+    let count = Int(bytes[start + 1] &- UInt8(ascii: "0"))
+    // Each argument needs at least 6 bytes: "$0\r\n\r\n".
+    guard count >= 1 && count <= 3, count <= (limit - 4) / 6 else { return nil }
+    // Wrapping arithmetic: positions are below the buffer's size and lengths below 10^9.
+    var parts = (0..<0, 0..<0, 0..<0)
+    var position = start &+ 4
+    for part in 0..<count {
+      // "$", at least one digit, CRLF.
+      guard end &- position >= 4, bytes[position] == UInt8(ascii: "$") else { return nil }
+      let digitsStart = position &+ 1
+      let digitsEnd = min(end, digitsStart &+ 9)
+      var index = digitsStart
+      var length = 0
+      while index < digitsEnd {
+        let digit = bytes[index] &- UInt8(ascii: "0")
+        if digit >= 10 { break }
+        length = length &* 10 &+ Int(digit)
+        index &+= 1
       }
-      guard let count = number(), count > 0, count <= (limit - (position - start)) / 6 else {
-        return nil
+      guard index > digitsStart, end &- index >= 2, bytes[index] == 13, bytes[index &+ 1] == 10
+      else { return nil }
+      let data = index &+ 2
+      let after = data &+ length &+ 2
+      guard after &- start &+ (count &- part &- 1) &* 6 <= limit, after <= end,
+        bytes[after &- 2] == 13, bytes[after &- 1] == 10
+      else { return nil }
+      let range = Range(uncheckedBounds: (data, data &+ length))
+      switch part {
+      case 0: parts.0 = range
+      case 1: parts.1 = range
+      default: parts.2 = range
       }
-      for remaining in stride(from: count, to: 0, by: -1) {
-        guard position < bytes.count, bytes[position] == UInt8(ascii: "$") else { return nil }
-        position += 1
-        guard let length = number(),
-          position - start + length + 2 + (remaining - 1) * 6 <= limit,
-          bytes.count - position >= length + 2, bytes[position + length] == 13,
-          bytes[position + length + 1] == 10
-        else { return nil }
-        parts.append(position..<position + length)
-        position += length + 2
-      }
-      return position
+      position = after
     }
-    guard let end else {
-      parts.removeAll(keepingCapacity: true)
-      return nil
-    }
-    cursor = end
-    return Frame(storage: buffer, ranges: parts, isInline: false)
+    return (position, count, parts)
   }
 
   /// Reads `-?[0-9]+\r\n` at `cursor`; `nil` when incomplete. Advances past the CRLF.

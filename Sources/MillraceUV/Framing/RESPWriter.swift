@@ -1,29 +1,37 @@
-/// Appends RESP2 replies to a byte buffer.
+/// Appends RESP2 replies to a `ByteBuffer`.
 ///
 /// Guarantees:
 /// - Output is well-formed RESP2 whatever the input: simple strings and error lines cannot
 ///   contain CR or LF (each is replaced by a space), bulk strings carry any bytes.
-/// - Appends only; never allocates beyond growing `bytes` (numbers are formatted in place).
+/// - Appends only; never allocates beyond growing the buffer (numbers are formatted in place).
 ///
 /// Every method is inlinable, so a reply built in another module is specialized for its
 /// argument types there (no generic calls per reply).
 ///
 /// Replies are built with a sequence of calls, for example an array of two bulk strings:
 /// `writer.arrayHeader(2); writer.bulkString("from"); writer.bulkString("to")`.
-public struct RESPWriter: Sendable {
-  /// The encoded bytes so far.
-  public var bytes: [UInt8]
+public struct RESPWriter {
+  /// Where the bytes go (shared by copies of the writer).
+  public let buffer: ByteBuffer
 
-  /// Starts with `bytes` (appended to, not replaced).
+  /// Appends to `buffer`.
   @inlinable
-  public init(bytes: [UInt8] = []) {
-    self.bytes = bytes
+  public init(appendingTo buffer: ByteBuffer) {
+    self.buffer = buffer
   }
+
+  /// Starts with an empty buffer of its own.
+  public init() {
+    self.init(appendingTo: ByteBuffer())
+  }
+
+  /// The encoded bytes so far, copied.
+  public var bytes: [UInt8] { buffer.bytes }
 
   /// `+text\r\n`, for example `+OK` or `+PONG`.
   @inlinable
   public mutating func simpleString(_ text: some StringProtocol) {
-    bytes.append(UInt8(ascii: "+"))
+    buffer.append(UInt8(ascii: "+"))
     appendLine(text)
     crlf()
   }
@@ -32,10 +40,10 @@ public struct RESPWriter: Sendable {
   /// `-ERR code\r\n`.
   @inlinable
   public mutating func error(_ code: some StringProtocol, _ text: some StringProtocol) {
-    bytes.append(contentsOf: "-ERR ".utf8)
+    append("-ERR ".utf8)
     appendLine(code)
     if !text.isEmpty {
-      bytes.append(UInt8(ascii: " "))
+      buffer.append(UInt8(ascii: " "))
       appendLine(text)
     }
     crlf()
@@ -44,7 +52,7 @@ public struct RESPWriter: Sendable {
   /// `-line\r\n`, an error with a prefix other than `ERR` (for example `WRONGTYPE ...`).
   @inlinable
   public mutating func errorLine(_ line: some StringProtocol) {
-    bytes.append(UInt8(ascii: "-"))
+    buffer.append(UInt8(ascii: "-"))
     appendLine(line)
     crlf()
   }
@@ -52,7 +60,7 @@ public struct RESPWriter: Sendable {
   /// `:value\r\n`.
   @inlinable
   public mutating func integer(_ value: Int) {
-    bytes.append(UInt8(ascii: ":"))
+    buffer.append(UInt8(ascii: ":"))
     decimal(value)
     crlf()
   }
@@ -60,7 +68,7 @@ public struct RESPWriter: Sendable {
   /// `$length\r\nbytes\r\n`.
   @inlinable
   public mutating func bulkString(_ data: some Collection<UInt8>) {
-    bytes.append(UInt8(ascii: "$"))
+    buffer.append(UInt8(ascii: "$"))
     decimal(data.count)
     crlf()
     append(data)
@@ -76,19 +84,19 @@ public struct RESPWriter: Sendable {
   /// `$-1\r\n`, the null bulk string.
   @inlinable
   public mutating func null() {
-    bytes.append(contentsOf: "$-1\r\n".utf8)
+    append("$-1\r\n".utf8)
   }
 
   /// `*-1\r\n`, the null array.
   @inlinable
   public mutating func nullArray() {
-    bytes.append(contentsOf: "*-1\r\n".utf8)
+    append("*-1\r\n".utf8)
   }
 
   /// `*count\r\n`; follow it with exactly `count` elements.
   @inlinable
   public mutating func arrayHeader(_ count: Int) {
-    bytes.append(UInt8(ascii: "*"))
+    buffer.append(UInt8(ascii: "*"))
     decimal(count)
     crlf()
   }
@@ -107,50 +115,54 @@ public struct RESPWriter: Sendable {
   }
 
   /// Appends `data` through its contiguous storage when it has one (a string's UTF-8, an
-  /// array, a slice): one copy, no iterator.
+  /// array, a slice, a raw buffer): one copy, no iterator.
   @inlinable
   mutating func append(_ data: some Sequence<UInt8>) {
-    if data.withContiguousStorageIfAvailable({ bytes.append(contentsOf: $0) }) == nil {
-      bytes.append(contentsOf: data)
+    let buffer = self.buffer
+    if data.withContiguousStorageIfAvailable({ buffer.append(UnsafeRawBufferPointer($0)) }) == nil {
+      for byte in data { buffer.append(byte) }
     }
   }
 
   @inlinable @inline(__always)
   mutating func crlf() {
-    bytes.append(13)
-    bytes.append(10)
+    buffer.append(length: 2) {
+      $0[0] = 13
+      $0[1] = 10
+    }
   }
 
   @inlinable
   mutating func appendLine(_ text: some StringProtocol) {
-    let start = bytes.count
+    let start = buffer.count
     append(text.utf8)
-    for index in start..<bytes.count where bytes[index] == 13 || bytes[index] == 10 {
-      bytes[index] = 32
+    let base = buffer.base
+    for index in start..<buffer.count where base[index] == 13 || base[index] == 10 {
+      base[index] = 32
     }
   }
 
   @inlinable
   mutating func decimal(_ value: Int) {
     if value >= 0 && value < 10 {  // most lengths and counts
-      bytes.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value))
+      buffer.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value))
       return
     }
     var magnitude = value.magnitude
-    if value < 0 { bytes.append(UInt8(ascii: "-")) }
+    if value < 0 { buffer.append(UInt8(ascii: "-")) }
     var digits = 1
     var probe = magnitude
     while probe >= 10 {
       probe /= 10
       digits += 1
     }
-    let end = bytes.count + digits
-    bytes.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: digits))
-    var index = end - 1
-    repeat {
-      bytes[index] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-      magnitude /= 10
-      index -= 1
-    } while magnitude > 0
+    buffer.append(length: digits) { first in
+      var index = digits - 1
+      repeat {
+        first[index] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+        magnitude /= 10
+        index -= 1
+      } while magnitude > 0
+    }
   }
 }

@@ -53,8 +53,11 @@ public final class Connection: LoopResource, ClosableHandleOwner {
   private enum State { case open, draining, closed }
 
   private struct PendingReply {
-    var bytes: [UInt8]
+    /// Its bytes, once something was written to it.
+    var bytes: ByteBuffer?
     var ready: Bool
+
+    var count: Int { bytes?.count ?? 0 }
   }
 
   /// The server that accepted the connection.
@@ -86,7 +89,7 @@ public final class Connection: LoopResource, ClosableHandleOwner {
   @exclusivity(unchecked) private var respDecoder: RESPDecoder
   @exclusivity(unchecked) private var lineDecoder: LineDecoder
 
-  @exclusivity(unchecked) private var outgoing: [UInt8] = []
+  @exclusivity(unchecked) private var outgoing = ByteBuffer()
   @exclusivity(unchecked) private var inFlight = UnsafeMutableRawBufferPointer(start: nil, count: 0)
   @exclusivity(unchecked) private var inFlightCount = 0
   @exclusivity(unchecked) private var writeInFlight = false
@@ -144,16 +147,12 @@ public final class Connection: LoopResource, ClosableHandleOwner {
     loop.assertInLoop()
     guard state != .closed else { return false }
     if pendingHead == pending.count {
-      encode(into: &outgoing, build)
+      encode(into: outgoing, build)
     } else if pending[pending.count - 1].ready {
-      let before = pending[pending.count - 1].bytes.count
-      encode(into: &pending[pending.count - 1].bytes, build)
-      pendingBytes += pending[pending.count - 1].bytes.count - before
+      encode(intoPending: pending.count - 1, build)
     } else {
-      var bytes: [UInt8] = []
-      encode(into: &bytes, build)
-      pending.append(PendingReply(bytes: bytes, ready: true))
-      pendingBytes += bytes.count
+      pending.append(PendingReply(bytes: nil, ready: true))
+      encode(intoPending: pending.count - 1, build)
     }
     didQueue()
     return state != .closed
@@ -165,7 +164,7 @@ public final class Connection: LoopResource, ClosableHandleOwner {
     loop.assertInLoop()
     let slot = ReplySlot(sequence: headSequence + UInt64(pending.count - pendingHead))
     if state != .closed {
-      pending.append(PendingReply(bytes: [], ready: false))
+      pending.append(PendingReply(bytes: nil, ready: false))
     }
     return slot
   }
@@ -190,37 +189,38 @@ public final class Connection: LoopResource, ClosableHandleOwner {
     if index == pendingHead {
       // Every reply before the head slot was released to `outgoing`: encode the reply right
       // behind them, without a buffer of its own.
-      encode(into: &outgoing, build)
+      encode(into: outgoing, build)
       releaseReadyReplies()
     } else {
-      encode(into: &pending[index].bytes, build)
-      pendingBytes += pending[index].bytes.count
+      encode(intoPending: index, build)
     }
     didQueue()
     return state != .closed
   }
 
-  private func encode(into target: inout [UInt8], _ build: (inout RESPWriter) -> Void) {
+  private func encode(into target: ByteBuffer, _ build: (inout RESPWriter) -> Void) {
     precondition(!building, "Connection.write called from inside a reply builder")
     building = true
     defer { building = false }
-    var writer = RESPWriter()
-    swap(&writer.bytes, &target)
+    var writer = RESPWriter(appendingTo: target)
     build(&writer)
-    swap(&writer.bytes, &target)
+  }
+
+  /// Encodes into the buffer of the reply waiting at `index` of `pending`, counting the bytes.
+  private func encode(intoPending index: Int, _ build: (inout RESPWriter) -> Void) {
+    let target = pending[index].bytes ?? ByteBuffer()
+    pending[index].bytes = target
+    let before = target.count
+    encode(into: target, build)
+    pendingBytes += target.count - before
   }
 
   private func releaseReadyReplies() {
     while pendingHead < pending.count && pending[pendingHead].ready {
-      let count = pending[pendingHead].bytes.count
-      if count > 0 {
-        pendingBytes -= count
-        if outgoing.isEmpty {
-          swap(&outgoing, &pending[pendingHead].bytes)
-        } else {
-          outgoing.append(contentsOf: pending[pendingHead].bytes)
-        }
-        pending[pendingHead].bytes = []
+      if let bytes = pending[pendingHead].bytes {
+        pendingBytes -= bytes.count
+        bytes.withUnsafeBytes { outgoing.append($0) }
+        pending[pendingHead].bytes = nil
       }
       pendingHead += 1
       headSequence += 1
@@ -254,10 +254,9 @@ public final class Connection: LoopResource, ClosableHandleOwner {
       return
     }
     let total = outgoing.count
-    let written = outgoing.withUnsafeMutableBytes { raw -> Int32 in
-      var buffer = uv_buf_init(raw.baseAddress!.assumingMemoryBound(to: CChar.self), UInt32(total))
-      return uv_try_write(stream, &buffer, 1)
-    }
+    var whole = uv_buf_init(
+      UnsafeMutableRawPointer(outgoing.base).assumingMemoryBound(to: CChar.self), UInt32(total))
+    let written = uv_try_write(stream, &whole, 1)
     var sent = 0
     if written >= 0 {
       sent = Int(written)
@@ -271,9 +270,7 @@ public final class Connection: LoopResource, ClosableHandleOwner {
         inFlight.deallocate()
         inFlight = .allocate(byteCount: max(rest, 16 * 1024), alignment: 16)
       }
-      outgoing.withUnsafeBytes { raw in
-        inFlight.baseAddress!.copyMemory(from: raw.baseAddress! + sent, byteCount: rest)
-      }
+      inFlight.baseAddress!.copyMemory(from: outgoing.base + sent, byteCount: rest)
       var buffer = uv_buf_init(
         inFlight.baseAddress!.assumingMemoryBound(to: CChar.self), UInt32(rest))
       let rc = uv_write(writeRequest, stream, &buffer, 1) { request, status in
@@ -446,7 +443,7 @@ public final class Connection: LoopResource, ClosableHandleOwner {
     state = .closed
     closeReason = reason
     stopReading()
-    outgoing = []
+    outgoing = ByteBuffer(capacity: 16)
     pending = []
     pendingHead = 0
     pendingBytes = 0

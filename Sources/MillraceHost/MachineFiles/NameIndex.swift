@@ -1,0 +1,189 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Values found by name, where a name is looked up by its UTF-8 bytes: a request's words are
+/// matched as they arrived on the socket, without building a `String` or hashing one.
+///
+/// Guarantees:
+/// - A lookup hashes the bytes once (a multiply–xorshift hash, 8 bytes per step, seeded at
+///   random per index, so which names collide differs from one index and one run to the next)
+///   and compares bytes only where the full 64-bit hashes match. It neither allocates nor
+///   touches reference counts of the stored names.
+/// - Open addressing with linear probing, at most half full; a removal shifts the entries
+///   behind it back, so no lookup ever walks over deleted slots.
+/// - Names are compared byte for byte: an index keys exactly what `NameRule` lets through
+///   (ASCII), where byte equality is string equality.
+/// - Iteration order is unspecified.
+struct NameIndex<Value> {
+  /// 0 marks an empty slot; stored hashes are never 0.
+  private var hashes: [UInt64]
+  private var names: [[UInt8]]
+  private var values: [Value?]
+  private let seed: UInt64
+  /// The number of names held.
+  private(set) var count = 0
+
+  /// An empty index.
+  init() {
+    hashes = Array(repeating: 0, count: 8)
+    names = Array(repeating: [], count: 8)
+    values = Array(repeating: nil, count: 8)
+    seed = .random(in: 1...UInt64.max)
+  }
+
+  /// Whether the index holds no name.
+  var isEmpty: Bool { count == 0 }
+
+  /// The value stored under the name whose UTF-8 bytes are `name`.
+  func value(forUTF8 name: UnsafeRawBufferPointer) -> Value? {
+    guard count > 0 else { return nil }
+    let hash = hash(name)
+    guard let slot = slot(of: name, hash: hash) else { return nil }
+    return values[slot]
+  }
+
+  /// The value stored under `name`.
+  subscript(name: String) -> Value? {
+    Self.withUTF8(of: name) { value(forUTF8: $0) }
+  }
+
+  /// Stores `value` under `name`, replacing what was there.
+  mutating func set(_ value: Value, for name: String) {
+    Self.withUTF8(of: name) { bytes in
+      let hash = hash(bytes)
+      if let slot = slot(of: bytes, hash: hash) {
+        values[slot] = value
+        return
+      }
+      if (count + 1) * 2 > hashes.count { grow() }
+      place(hash, Array(bytes), value)
+      count += 1
+    }
+  }
+
+  /// Removes `name`; returns the value it had.
+  @discardableResult
+  mutating func removeValue(for name: String) -> Value? {
+    Self.withUTF8(of: name) { bytes in
+      guard count > 0, let slot = slot(of: bytes, hash: hash(bytes)) else { return nil }
+      let removed = values[slot]
+      vacate(slot)
+      count -= 1
+      return removed
+    }
+  }
+
+  /// Every value, in no particular order.
+  var allValues: [Value] { values.compactMap { $0 } }
+
+  /// Every name, in no particular order.
+  var allNames: [String] {
+    hashes.indices.compactMap { hashes[$0] == 0 ? nil : String(decoding: names[$0], as: UTF8.self) }
+  }
+
+  /// Removes every name.
+  mutating func removeAll() {
+    self = NameIndex()
+  }
+
+  // MARK: Slots
+
+  private var mask: Int { hashes.count - 1 }
+
+  private func slot(of name: UnsafeRawBufferPointer, hash: UInt64) -> Int? {
+    var slot = Int(truncatingIfNeeded: hash) & mask
+    while true {
+      let stored = hashes[slot]
+      if stored == 0 { return nil }
+      if stored == hash && Self.equal(names[slot], name) {
+        return slot
+      }
+      slot = (slot + 1) & mask
+    }
+  }
+
+  private mutating func place(_ hash: UInt64, _ name: [UInt8], _ value: Value?) {
+    var slot = Int(truncatingIfNeeded: hash) & mask
+    while hashes[slot] != 0 { slot = (slot + 1) & mask }
+    hashes[slot] = hash
+    names[slot] = name
+    values[slot] = value
+  }
+
+  /// Empties `slot`, then moves back every entry of the probe run after it that may live
+  /// there, so runs stay unbroken.
+  private mutating func vacate(_ slot: Int) {
+    var hole = slot
+    var next = (slot + 1) & mask
+    while hashes[next] != 0 {
+      let home = Int(truncatingIfNeeded: hashes[next]) & mask
+      // The entry at `next` may move to `hole` unless its home lies after the hole, cyclically,
+      // up to `next`.
+      let homeAfterHole =
+        hole <= next ? (home > hole && home <= next) : (home > hole || home <= next)
+      if !homeAfterHole {
+        hashes[hole] = hashes[next]
+        names[hole] = names[next]
+        values[hole] = values[next]
+        hole = next
+      }
+      next = (next + 1) & mask
+    }
+    hashes[hole] = 0
+    names[hole] = []
+    values[hole] = nil
+  }
+
+  private mutating func grow() {
+    let old = (hashes, names, values)
+    let capacity = hashes.count * 2
+    hashes = Array(repeating: 0, count: capacity)
+    names = Array(repeating: [], count: capacity)
+    values = Array(repeating: nil, count: capacity)
+    for slot in old.0.indices where old.0[slot] != 0 {
+      place(old.0[slot], old.1[slot], old.2[slot])
+    }
+  }
+
+  private static func equal(_ stored: [UInt8], _ name: UnsafeRawBufferPointer) -> Bool {
+    stored.count == name.count
+      && stored.withUnsafeBytes { memcmp($0.baseAddress!, name.baseAddress!, name.count) == 0 }
+  }
+
+  // MARK: Hashing
+
+  private func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+    var hash = seed ^ (UInt64(bytes.count) &* 0x9E37_79B9_7F4A_7C15)
+    var offset = 0
+    while offset + 8 <= bytes.count {
+      hash = Self.mix(hash ^ bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+      offset += 8
+    }
+    if offset < bytes.count {
+      var tail: UInt64 = 0
+      for index in offset..<bytes.count {
+        tail = tail << 8 | UInt64(bytes[index])
+      }
+      hash = Self.mix(hash ^ tail)
+    }
+    return hash == 0 ? 1 : hash
+  }
+
+  /// SplitMix64's finalizer: every output bit depends on every input bit.
+  @inline(__always)
+  private static func mix(_ value: UInt64) -> UInt64 {
+    var value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
+    return value ^ (value >> 31)
+  }
+
+  private static func withUTF8<R>(of name: String, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+    var name = name
+    return name.withUTF8 { body(UnsafeRawBufferPointer($0)) }
+  }
+}
+
+extension NameIndex: Sendable where Value: Sendable {}
