@@ -242,6 +242,46 @@ struct StreamServerTests {
     try closeWithin(loop)
   }
 
+  @Test func repliesOfAWriteBatchGoOutOnceAtItsEnd() throws {
+    let loop = try EventLoop()
+    var queuedInBatch: [Int] = []
+    var queuedAfterBatch = -1
+    var queuedOutsideBatch = -1
+    let server = try StreamServer(loop: loop, address: .loopback(port: 0)) { connection, _ in
+      // Answer from a timer, as a runtime turn would: outside the read batch.
+      let later = LoopTimer(loop: loop) { timer in
+        loop.batchWrites {
+          connection.write { $0.bulkString("a") }
+          queuedInBatch.append(connection.queuedByteCount)
+          connection.write { $0.bulkString("b") }
+          queuedInBatch.append(connection.queuedByteCount)
+        }
+        queuedAfterBatch = connection.queuedByteCount
+        connection.write { $0.bulkString("c") }
+        queuedOutsideBatch = connection.queuedByteCount
+        timer.close()
+      }
+      later.start(after: .milliseconds(1))
+    }
+    guard case .tcp(_, let port) = server.address else { return }
+    let tally = Tally()
+    spawnThread {
+      let fd = TestClient.connectTCP(port: port)
+      defer { close(fd) }
+      TestClient.send(fd, respRequest(["ECHO", "x"]))
+      let expected = respBulk("a") + respBulk("b") + respBulk("c")
+      TestClient.read(fd, count: expected.count) == expected
+        ? tally.succeed() : tally.fail("replies")
+    }
+    runLoop(loop, until: tally, reports: 1)
+    // Held until the batch ended, then written at once; outside a batch, written at once.
+    #expect(queuedInBatch == [7, 14])
+    #expect(queuedAfterBatch == 0)
+    #expect(queuedOutsideBatch == 0)
+    #expect(tally.failures == [])
+    try closeWithin(loop)
+  }
+
   @Test func fullQueuePausesReadingAndRoomResumesIt() throws {
     // A bounded queue of 3 in front of a slow consumer: the connection pauses when the queue
     // is full and resumes when there is room, so nothing is dropped and nothing grows.

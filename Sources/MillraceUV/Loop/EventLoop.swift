@@ -32,6 +32,10 @@ public final class EventLoop {
   private var deferredSpare: [() -> Void] = []
   /// Batches of `execute` tasks run so far (a `RuntimeLoop` pumps after each, see there).
   private(set) var deferredBatches: UInt64 = 0
+  /// Nesting depth of `batchWrites`, and the connections that wrote meanwhile. Touched on
+  /// every turn, on the loop thread only: no dynamic exclusivity checks.
+  @exclusivity(unchecked) private var writeBatchDepth = 0
+  @exclusivity(unchecked) private var batchedWriters: [Connection] = []
 
   private static let ignoreSIGPIPE: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
 
@@ -68,6 +72,30 @@ public final class EventLoop {
   /// The loop's cached time in milliseconds (`uv_now`), updated at the start of each iteration;
   /// the base libuv timers measure from.
   public var cachedMilliseconds: UInt64 { uv_now(raw) }
+
+  /// Runs `body`; a connection that gets reply bytes meanwhile writes them all with one
+  /// `write(2)` when the outermost `batchWrites` returns (or at once, when its queued bytes
+  /// pass the write limit), instead of one per reply. A `RuntimeLoop` runs each turn in one.
+  public func batchWrites(_ body: () -> Void) {
+    assertInLoop()
+    writeBatchDepth += 1
+    body()
+    writeBatchDepth -= 1
+    guard writeBatchDepth == 0 else { return }
+    while !batchedWriters.isEmpty {
+      let writers = batchedWriters
+      batchedWriters.removeAll(keepingCapacity: true)
+      for connection in writers { connection.writeBatched() }
+    }
+  }
+
+  /// Whether `batchWrites` is running.
+  var isBatchingWrites: Bool { writeBatchDepth > 0 }
+
+  /// `connection` has bytes to write when the batch ends.
+  func writeAtBatchEnd(_ connection: Connection) {
+    batchedWriters.append(connection)
+  }
 
   /// Runs the loop until `stop()` is called or nothing is left to wait for (no active,
   /// referenced handle or request). Not reentrant: do not call it from a loop callback.

@@ -101,9 +101,12 @@ public final class RuntimeLoop: LoopResource, ClosableHandleOwner {
   /// Called by the loop; call it yourself after posting from outside a loop callback.
   public func pump() {
     guard check != nil else { return }
-    runtime.advance(to: now)
-    runtime.dispatch(limit: batchSize)
-    onTurnEnd?()
+    // Replies of the turn go out once per connection, after the turn end (its commit).
+    loop.batchWrites {
+      runtime.advance(to: now)
+      runtime.dispatch(limit: batchSize)
+      onTurnEnd?()
+    }
     keepPolling(runtime.hasPendingInputs)
     rearm()
   }

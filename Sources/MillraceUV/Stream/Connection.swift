@@ -9,8 +9,9 @@ import CLibUV
 ///   later (from a timer, a job completion, another machine's reply, ...). Nothing written after
 ///   a slot goes out before the slot is completed, so a handler that answers one request later,
 ///   asynchronously, and the next one at once still produces replies in request order.
-/// - Replies produced while one read's requests are handled are coalesced into one write;
-///   others are written at once (`uv_try_write`, then `uv_write` for what the socket refused).
+/// - Replies produced while one read's requests are handled are coalesced into one write, and
+///   so are those produced during one `EventLoop.batchWrites` (a `RuntimeLoop` turn); others
+///   are written at once (`uv_try_write`, then `uv_write` for what the socket refused).
 ///
 /// Back-pressure and limits:
 /// - `pauseReading()` stops reading the socket (`uv_read_stop`) and stops handing out requests,
@@ -84,6 +85,8 @@ public final class Connection: LoopResource, ClosableHandleOwner {
   @exclusivity(unchecked) private var reading = false
   @exclusivity(unchecked) private var processing = false
   @exclusivity(unchecked) private var building = false
+  /// Waiting for the end of the loop's write batch to write.
+  @exclusivity(unchecked) private var writeDeferred = false
 
   private let framing: StreamServer.Framing
   @exclusivity(unchecked) private var respDecoder: RESPDecoder
@@ -234,17 +237,30 @@ public final class Connection: LoopResource, ClosableHandleOwner {
     }
   }
 
-  /// After bytes were queued: enforce the limit, and write now unless a read batch is being
-  /// handled (that batch flushes once at its end).
+  /// After bytes were queued: enforce the limit, and write now unless a read batch or the
+  /// loop's write batch is running (each writes once at its end).
   private func didQueue() {
     if queuedByteCount > server.configuration.writeBufferLimit {
       flush()
       if state != .closed && queuedByteCount > server.configuration.writeBufferLimit {
         closeNow(.writeLimitExceeded)
       }
-    } else if !processing {
+    } else if processing {
+      // The read batch flushes once at its end.
+    } else if loop.isBatchingWrites {
+      if !writeDeferred {
+        writeDeferred = true
+        loop.writeAtBatchEnd(self)
+      }
+    } else {
       flush()
     }
+  }
+
+  /// The loop's write batch ended.
+  func writeBatched() {
+    writeDeferred = false
+    flush()
   }
 
   private func flush() {
