@@ -74,22 +74,25 @@ public final class EventLoop {
   public var cachedMilliseconds: UInt64 { uv_now(raw) }
 
   /// Runs `body`; a connection that gets reply bytes meanwhile writes them all with one
-  /// `write(2)` when the outermost `batchWrites` returns (or at once, when its queued bytes
-  /// pass the write limit), instead of one per reply. A `RuntimeLoop` runs each turn in one.
+  /// `write(2)` when the outermost batch ends (or at once, when its queued bytes pass the write
+  /// limit), instead of one per reply. A `RuntimeLoop` runs each turn in one.
   public func batchWrites(_ body: () -> Void) {
     assertInLoop()
     writeBatchDepth += 1
     body()
     writeBatchDepth -= 1
-    guard writeBatchDepth == 0 else { return }
-    while !batchedWriters.isEmpty {
-      let writers = batchedWriters
-      batchedWriters.removeAll(keepingCapacity: true)
-      for connection in writers { connection.writeBatched() }
+    guard writeBatchDepth == 0, !batchedWriters.isEmpty else { return }
+    // By index: a write that closes a connection may queue others (appended, still visited).
+    var index = 0
+    while index < batchedWriters.count {
+      let connection = batchedWriters[index]
+      index += 1
+      connection.writeBatched()
     }
+    batchedWriters.removeAll(keepingCapacityUpTo: 1024)
   }
 
-  /// Whether `batchWrites` is running.
+  /// Whether a write batch is running.
   var isBatchingWrites: Bool { writeBatchDepth > 0 }
 
   /// `connection` has bytes to write when the batch ends.
