@@ -57,8 +57,6 @@ public final class Connection: LoopResource, ClosableHandleOwner {
     /// Its bytes, once something was written to it.
     var bytes: ByteBuffer?
     var ready: Bool
-
-    var count: Int { bytes?.count ?? 0 }
   }
 
   /// The server that accepted the connection.
