@@ -149,8 +149,9 @@ struct NameIndex<Value> {
   }
 
   private static func equal(_ stored: [UInt8], _ name: UnsafeRawBufferPointer) -> Bool {
-    stored.count == name.count
-      && stored.withUnsafeBytes { memcmp($0.baseAddress!, name.baseAddress!, name.count) == 0 }
+    guard stored.count == name.count else { return false }
+    guard let base = name.baseAddress, !stored.isEmpty else { return true }
+    return stored.withUnsafeBytes { memcmp($0.baseAddress!, base, name.count) == 0 }
   }
 
   // MARK: Hashing

@@ -20,6 +20,10 @@ import Testing
     index.set(3, for: "door")
     #expect(index["door"] == 3)
     #expect(index.count == 2)
+    // The empty name is a name like any other here (the name rule keeps it out of the daemon).
+    index.set(4, for: "")
+    #expect(index[""] == 4)
+    #expect(index.value(forUTF8: UnsafeRawBufferPointer(start: nil, count: 0)) == 4)
   }
 
   @Test func agreesWithADictionaryThroughGrowthAndRemovals() {
