@@ -149,13 +149,9 @@ public final class MachineHost {
     _ input: String, to name: String, replyingOn connection: Connection, session: ClientSession,
     slot: @autoclosure () -> Connection.ReplySlot
   ) -> Result<Void, ControlFailure> {
-    var input = input
-    var name = name
-    return input.withUTF8 { input in
-      name.withUTF8 { name in
-        send(
-          utf8: UnsafeRawBufferPointer(input), to: UnsafeRawBufferPointer(name),
-          replyingOn: connection, session: session, slot: slot())
+    input.withUTF8Bytes { input in
+      name.withUTF8Bytes { name in
+        send(utf8: input, to: name, replyingOn: connection, session: session, slot: slot())
       }
     }
   }

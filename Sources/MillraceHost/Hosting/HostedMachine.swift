@@ -37,7 +37,6 @@ public protocol HostedMachine: AnyObject {
 extension HostedMachine {
   /// Parses and posts `input`.
   public func post(_ input: String, tag: PostTag) -> HostedPostResult {
-    var input = input
-    return input.withUTF8 { post(utf8: UnsafeRawBufferPointer($0), tag: tag) }
+    input.withUTF8Bytes { post(utf8: $0, tag: tag) }
   }
 }

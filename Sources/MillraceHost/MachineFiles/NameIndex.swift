@@ -47,12 +47,12 @@ struct NameIndex<Value> {
 
   /// The value stored under `name`.
   subscript(name: String) -> Value? {
-    Self.withUTF8(of: name) { value(forUTF8: $0) }
+    name.withUTF8Bytes { value(forUTF8: $0) }
   }
 
   /// Stores `value` under `name`, replacing what was there.
   mutating func set(_ value: Value, for name: String) {
-    Self.withUTF8(of: name) { bytes in
+    name.withUTF8Bytes { bytes in
       let hash = hash(bytes)
       if let slot = slot(of: bytes, hash: hash) {
         values[slot] = value
@@ -67,7 +67,7 @@ struct NameIndex<Value> {
   /// Removes `name`; returns the value it had.
   @discardableResult
   mutating func removeValue(for name: String) -> Value? {
-    Self.withUTF8(of: name) { bytes in
+    name.withUTF8Bytes { bytes in
       guard count > 0, let slot = slot(of: bytes, hash: hash(bytes)) else { return nil }
       let removed = values[slot]
       vacate(slot)
@@ -179,11 +179,6 @@ struct NameIndex<Value> {
     var value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
     value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
     return value ^ (value >> 31)
-  }
-
-  private static func withUTF8<R>(of name: String, _ body: (UnsafeRawBufferPointer) -> R) -> R {
-    var name = name
-    return name.withUTF8 { body(UnsafeRawBufferPointer($0)) }
   }
 }
 
