@@ -60,7 +60,8 @@ public final class ByteBuffer {
     used += 1
   }
 
-  /// Appends `bytes`.
+  /// Appends `bytes`, which must not point into this buffer (growing frees the old memory
+  /// before they would be copied).
   @inlinable
   public func append(_ bytes: UnsafeRawBufferPointer) {
     guard let source = bytes.baseAddress else { return }
