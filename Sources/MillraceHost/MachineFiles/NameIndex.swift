@@ -17,6 +17,8 @@
 /// - Names are compared byte for byte: an index keys exactly what `NameRule` lets through
 ///   (ASCII), where byte equality is string equality.
 /// - Iteration order is unspecified.
+/// - Like `Dictionary`, it keeps the room it grew to when names are removed (a slot is 8 bytes
+///   of hash, an empty array and the value); `removeAll()` gives it back.
 struct NameIndex<Value> {
   /// 0 marks an empty slot; stored hashes are never 0.
   private var hashes: [UInt64]
