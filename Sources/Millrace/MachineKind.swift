@@ -1,8 +1,6 @@
 /// What the runtime asks of a machine without knowing its types.
 @usableFromInline
 enum CellOperation {
-  /// Resolve the next live queued input, if any.
-  case dispatch
   /// A timer of effect slot `slot` fired; `disarmed` when it was one-shot.
   case fire(slot: UInt32, generation: UInt32, disarmed: Bool)
   /// A job of this machine came back from the driver.
@@ -97,11 +95,15 @@ struct BlockLayout {
 /// The code and block layout shared by every machine of one type, queue layout and input
 /// capacity in a runtime: the per-type function table of an embedded active-object framework.
 ///
-/// `perform` is a closure formed where the machine's type is known, so it runs specialized
-/// code. Instances are `TypedMachineKind<M>`, which is how `matches` tells types apart
+/// `dispatch` and `perform` are closures formed where the machine's type is known, so they run
+/// specialized code: `dispatch` is the input path alone, one call with no operation to switch
+/// on; `perform` does everything else. Instances are `TypedMachineKind<M>`, which is how `matches` tells types apart
 /// without metatypes (which Embedded Swift lacks).
 @usableFromInline
 class MachineKind {
+  /// Resolves the next live queued input of the machine in a slot, if any.
+  @usableFromInline
+  let dispatch: (MachineTable, UInt32) -> Void
   @usableFromInline
   let perform: (MachineTable, UInt32, CellOperation) -> Void
   /// The block layout, in storage the kind owns so that views point to it instead of copying.
@@ -116,10 +118,14 @@ class MachineKind {
   var layout: BlockLayout { layoutStorage.pointee }
 
   @usableFromInline
-  init(layout: BlockLayout, perform: @escaping (MachineTable, UInt32, CellOperation) -> Void) {
+  init(
+    layout: BlockLayout, dispatch: @escaping (MachineTable, UInt32) -> Void,
+    perform: @escaping (MachineTable, UInt32, CellOperation) -> Void
+  ) {
     layoutStorage = .allocate(capacity: 1)
     layoutStorage.initialize(to: layout)
     blocks = BlockPool(blockBytes: layout.blockBytes, alignment: layout.alignment)
+    self.dispatch = dispatch
     self.perform = perform
   }
 
@@ -183,9 +189,10 @@ final class TypedMachineKind<M: Machine>: MachineKind {
           ),
           (MemoryLayout<EffectSlot<M.Input>>.stride, MemoryLayout<EffectSlot<M.Input>>.alignment),
           (2 * MemoryLayout<SlotList>.stride, MemoryLayout<SlotList>.alignment),
-        ])
-    ) { table, index, operation in
-      TypedMachine<M>(table: table, index: index).perform(operation)
-    }
+        ]),
+      dispatch: { table, index in TypedMachine<M>(table: table, index: index).dispatchNext() },
+      perform: { table, index, operation in
+        TypedMachine<M>(table: table, index: index).perform(operation)
+      })
   }
 }

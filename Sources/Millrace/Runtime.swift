@@ -263,7 +263,9 @@ public final class Runtime {
         continue
       }
       dispatchingIndex = Int(index)
-      perform(.dispatch, on: index)
+      table.kinds[Int(record.pointee.kind)].kind._withUnsafeGuaranteedRef {
+        $0.dispatch(table, index)
+      }
       dispatchingIndex = -1
       turns += 1
       if releaseAfterDispatch {

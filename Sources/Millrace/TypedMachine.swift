@@ -148,7 +148,6 @@ struct TypedMachine<M: Machine> {
   @inlinable
   func perform(_ operation: CellOperation) {
     switch operation {
-    case .dispatch: dispatchNext()
     case .fire(let slot, let generation, let disarmed):
       fire(slot: slot, generation: generation, disarmed: disarmed)
     case .complete(let job): complete(job)
@@ -221,8 +220,10 @@ struct TypedMachine<M: Machine> {
 
   // MARK: Dispatch
 
-  /// Resolves the next queued input whose effect (if any) was not cancelled meanwhile.
+  /// Resolves the next queued input whose effect (if any) was not cancelled meanwhile. Inlined
+  /// with `resolve` into the kind's `dispatch` closure: the input path is one call.
   @inlinable
+  @inline(__always)
   func dispatchNext() {
     while let queued = popFirst() {
       if queued.token != 0 && !claimDelivery(queued.token) {
@@ -257,6 +258,7 @@ struct TypedMachine<M: Machine> {
   }
 
   @inlinable
+  @inline(__always)
   func resolve(_ input: M.Input, tag: PostTag) {
     let (storage, capacity) = withRuntime { runtime in
       runtime.counters.dispatched &+= 1
