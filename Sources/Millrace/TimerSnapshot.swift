@@ -36,7 +36,8 @@ extension MachineHandle {
   /// fired but whose input is still queued is reported as due now. Allocates; not for the hot
   /// path.
   public var timers: [TimerSnapshot<M.Input>] {
-    guard let machine else { return [] }
+    // Without effects in flight there is nothing to list (and no generic code to run).
+    guard let machine, machine.record.pointee.effectsInFlight > 0 else { return [] }
     var snapshots: [TimerSnapshot<M.Input>] = []
     let effects = machine.effects
     for queue in 0..<machine.layout.pointee.queueCount {

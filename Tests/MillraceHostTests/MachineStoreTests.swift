@@ -74,6 +74,31 @@ struct MachineStoreTests {
     #expect(try store.loadAll() == [StoredMachine(name: "a", kind: "auth", state: "loggedIn")])
   }
 
+  @Test("a saved row takes the new kind and state; delete then save in one turn inserts anew")
+  func updateInPlaceAndReinsert() throws {
+    let texts = StoredMachine(name: "ü-名", kind: "", state: "état", timers: [timer])
+    do {
+      let store = try MachineStore(directory: directory, durability: .batched)
+      try store.save(StoredMachine(name: "m", kind: "auth", state: "loggedIn"))
+      try store.commit()
+      // A row left by a machine of another kind (say, one not restored) is overwritten whole.
+      try store.save(StoredMachine(name: "m", kind: "door", state: "closed"))
+      try store.commit()
+      #expect(try store.loadAll() == [StoredMachine(name: "m", kind: "door", state: "closed")])
+      // KILL and SPAWN of one name in one turn: the delete runs first, the save inserts.
+      try store.delete(name: "m")
+      try store.save(StoredMachine(name: "m", kind: "toggle", state: "on"))
+      try store.commit()
+      #expect(try store.loadAll() == [StoredMachine(name: "m", kind: "toggle", state: "on")])
+      // Texts are bound in place, one after another: empty and multi-byte ones keep their bytes.
+      try store.save(texts)
+      try store.commit()
+    }
+    let reopened = try MachineStore(directory: directory, durability: .batched)
+    #expect(
+      try reopened.loadAll() == [StoredMachine(name: "m", kind: "toggle", state: "on"), texts])
+  }
+
   @Test("changes not committed are not kept")
   func uncommittedIsLost() throws {
     do {

@@ -4,9 +4,10 @@ import CSQLite
 final class SQLiteConnection {
   private let handle: OpaquePointer
   private var statements: [String: OpaquePointer] = [:]
-
-  /// SQLite copies bound text at once (SQLITE_TRANSIENT).
-  private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+  /// The bound texts of the statement being run, one after another: SQLite reads them in place
+  /// (`SQLITE_STATIC`) until the statement is reset, instead of copying each into memory of its
+  /// own (`SQLITE_TRANSIENT`: a malloc and a free per text per run). Kept between runs.
+  private var boundText: [UInt8] = []
 
   /// Opens (creating) the database at `path`.
   init(path: String) throws(StoreError) {
@@ -67,31 +68,48 @@ final class SQLiteConnection {
     try run(prepare(sql), values, row: row)
   }
 
-  /// Runs a prepared statement with `values`, calling `row` for each result row.
+  /// Runs a prepared statement with `values`, calling `row` for each result row; returns the
+  /// number of rows it inserted, updated or deleted.
+  @discardableResult
   func run(
     _ statement: Statement, _ values: [Value] = [], row: (OpaquePointer) -> Void = { _ in }
-  ) throws(StoreError) {
+  ) throws(StoreError) -> Int {
     let pointer = statement.pointer
-    defer {
-      sqlite3_reset(pointer)
-      if !values.isEmpty { sqlite3_clear_bindings(pointer) }
-    }
-    for (offset, value) in values.enumerated() {
-      let index = Int32(offset + 1)
-      switch value {
-      case .integer(let number): sqlite3_bind_int64(pointer, index, number)
-      case .text(let text):
-        // withCString borrows the string's own bytes (or a stack copy of a small one); passing
-        // the String itself would build a heap copy (`utf8CString`) per bind.
-        text.withCString { _ = sqlite3_bind_text(pointer, index, $0, -1, Self.transient) }
-      case .null: sqlite3_bind_null(pointer, index)
+    boundText.removeAll(keepingCapacity: true)
+    for value in values {
+      // Each text ends with a NUL, so that even an empty one has an address to bind.
+      if case .text(let text) = value {
+        boundText.append(contentsOf: text.utf8)
+        boundText.append(0)
       }
     }
-    while true {
-      let code = sqlite3_step(pointer)
-      if code == SQLITE_DONE { return }
-      guard code == SQLITE_ROW else { throw error(statement.sql, code) }
-      row(pointer)
+    return try boundText.withUnsafeBufferPointer { (texts) throws(StoreError) -> Int in
+      // Bindings are cleared before `texts` goes away: SQLite keeps no pointer into it.
+      defer {
+        sqlite3_reset(pointer)
+        if !values.isEmpty { sqlite3_clear_bindings(pointer) }
+      }
+      var offset = 0
+      for (position, value) in values.enumerated() {
+        let index = Int32(position + 1)
+        switch value {
+        case .integer(let number): sqlite3_bind_int64(pointer, index, number)
+        case .text(let text):
+          let count = text.utf8.count
+          let bytes = UnsafeRawPointer(texts.baseAddress.unsafelyUnwrapped + offset)
+          // A nil destructor is SQLITE_STATIC: read in place until the reset below.
+          sqlite3_bind_text(
+            pointer, index, bytes.assumingMemoryBound(to: CChar.self), Int32(count), nil)
+          offset += count + 1
+        case .null: sqlite3_bind_null(pointer, index)
+        }
+      }
+      while true {
+        let code = sqlite3_step(pointer)
+        if code == SQLITE_DONE { return Int(sqlite3_changes(handle)) }
+        guard code == SQLITE_ROW else { throw error(statement.sql, code) }
+        row(pointer)
+      }
     }
   }
 
