@@ -36,6 +36,12 @@ public struct MachineHandle<M: Machine> {
   /// The current state, or nil once the machine was removed.
   public var state: M.State? { machine?.state.pointee }
 
+  /// Effects of the machine in flight (started or waiting on a queue, not yet finished or
+  /// cancelled); 0 once it was removed. When 0, `timers` is empty.
+  public var effectsInFlight: Int {
+    table.liveRecord(id).map { Int($0.pointee.effectsInFlight) } ?? 0
+  }
+
   /// The machine's counters and high-water marks; all zero once it was removed.
   public var statistics: MachineStatistics { machine?.statistics ?? MachineStatistics() }
 

@@ -60,6 +60,10 @@ final class TextMachine<M: Machine>: HostedMachine {
 
   func stored(clock: HostClock) -> StoredMachine? {
     guard let state = handle.state else { return nil }
+    // Most machines have no effect in flight: skip the snapshot (generic code, an array).
+    guard handle.effectsInFlight > 0 else {
+      return StoredMachine(name: name, kind: kind, state: codec.formatState(state))
+    }
     let timers = handle.timers.map { timer in
       StoredTimer(
         input: codec.formatInput(timer.input), repeats: timer.repeats,
