@@ -99,6 +99,85 @@ struct MachineStoreTests {
       try reopened.loadAll() == [StoredMachine(name: "m", kind: "toggle", state: "on"), texts])
   }
 
+  @Test("committed turns live in the journal until a checkpoint; a reopen replays them")
+  func journalReplay() throws {
+    let journal = directory + "/machines.journal"
+    do {
+      let store = try MachineStore(directory: directory, durability: .batched)
+      try store.save(StoredMachine(name: "a", kind: "auth", state: "loggingIn", timers: [timer]))
+      try store.commit()
+      try store.save(StoredMachine(name: "a", kind: "auth", state: "loggedIn"))
+      try store.save(StoredMachine(name: "b", kind: "door", state: "open"))
+      try store.delete(name: "b")
+      try store.commit()
+      #expect(store.checkpoints == 0)
+      // Dropped without a checkpoint, as a kill -9 would leave it: the turns are in the journal.
+      #expect(try fileSize(journal) > JournalHeader.size)
+    }
+    let reopened = try MachineStore(directory: directory, durability: .batched)
+    #expect(reopened.recoveryNote == nil)
+    #expect(reopened.checkpoints == 1)
+    #expect(try fileSize(journal) == JournalHeader.size)
+    #expect(try reopened.loadAll() == [StoredMachine(name: "a", kind: "auth", state: "loggedIn")])
+  }
+
+  @Test("a record cut off by a crash is dropped and reported; the turns before it are kept")
+  func tornTail() throws {
+    let journal = directory + "/machines.journal"
+    do {
+      let store = try MachineStore(directory: directory, durability: .batched)
+      try store.save(StoredMachine(name: "a", kind: "auth", state: "loggedIn"))
+      try store.commit()
+      try store.save(StoredMachine(name: "a", kind: "auth", state: "loggingOut"))
+      try store.commit()
+    }
+    // Cut the last record short, as a write interrupted by kill -9 could.
+    let whole = try fileSize(journal)
+    #expect(truncate(journal, off_t(whole - 3)) == 0)
+    let reopened = try MachineStore(directory: directory, durability: .batched)
+    #expect(reopened.recoveryNote?.contains("1 change(s) replayed") == true)
+    #expect(try reopened.loadAll().map(\.state) == ["loggedIn"])
+    // The journal starts clean again: later turns are replayed after the next crash.
+    try reopened.save(StoredMachine(name: "a", kind: "auth", state: "loggedOut"))
+    try reopened.commit()
+    #expect(try fileSize(journal) > JournalHeader.size)
+  }
+
+  @Test("a file that is not a journal is refused, not overwritten")
+  func foreignJournal() throws {
+    let journal = directory + "/machines.journal"
+    try Data("not a journal at all".utf8).write(to: URL(fileURLWithPath: journal))
+    #expect(throws: StoreError.self) {
+      _ = try MachineStore(directory: directory, durability: .batched)
+    }
+    #expect(
+      try Data(contentsOf: URL(fileURLWithPath: journal)) == Data("not a journal at all".utf8))
+  }
+
+  @Test("enough machines changed make a checkpoint: the journal is cut back, the rows are in")
+  func checkpointByNames() throws {
+    let journal = directory + "/machines.journal"
+    let store = try MachineStore(directory: directory, durability: .batched)
+    for index in 0..<MachineStore.checkpointNames {
+      try store.save(StoredMachine(name: "m\(index)", kind: "toggle", state: "on"))
+      #expect(store.checkpoints == 0)
+      try store.commit()
+    }
+    #expect(store.checkpoints == 1)
+    #expect(try fileSize(journal) == JournalHeader.size)
+    #expect(try store.loadAll().count == MachineStore.checkpointNames)
+  }
+
+  private func fileSize(_ path: String) throws -> Int {
+    let attributes = try FileManager.default.attributesOfItem(atPath: path)
+    return (attributes[.size] as? NSNumber)?.intValue ?? -1
+  }
+
+  /// The journal's header length (its format's first 8 bytes).
+  private enum JournalHeader {
+    static let size = 8
+  }
+
   @Test("changes not committed are not kept")
   func uncommittedIsLost() throws {
     do {

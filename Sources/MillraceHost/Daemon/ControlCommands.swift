@@ -274,6 +274,7 @@ public final class ControlCommands {
       ("durability", host.durability.rawValue),
       ("commits", "\(host.commits)"),
       ("commit_failures", "\(host.commitFailures)"),
+      ("store_checkpoints", "\(host.storeCheckpoints)"),
     ]
     return lines
   }

@@ -59,6 +59,7 @@ public final class Daemon {
     } catch {
       throw StartupError(description: "store: \(error)")
     }
+    if let note = store?.recoveryNote { logger.notice("store: \(note)") }
     let loop: EventLoop
     do {
       loop = try EventLoop()

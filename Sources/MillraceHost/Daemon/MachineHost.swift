@@ -51,6 +51,8 @@ public final class MachineHost {
   @exclusivity(unchecked) private var subscribers: [String: [ObjectIdentifier: Connection]] = [:]
   /// Commits done, and commits that failed.
   public private(set) var commits = 0
+  /// Checkpoints of the store's journal into its snapshot (0 without a store).
+  public var storeCheckpoints: Int { store?.checkpoints ?? 0 }
   /// Commits that failed (their replies became `-ERR internal`).
   public private(set) var commitFailures = 0
 
@@ -301,11 +303,18 @@ public final class MachineHost {
   /// Entries the per-turn containers keep room for between turns.
   static let keptCapacity = 1024
 
-  /// Saves every machine (fresh timer deadlines) and commits; for shutdown.
+  /// Saves every machine (fresh timer deadlines), commits and checkpoints the journal into the
+  /// snapshot; for shutdown.
   public func persistAll() {
     guard let store else { return }
     dirty.formUnion(machines.allNames)
-    _ = persist(into: store, names: dirty)
+    if persist(into: store, names: dirty) {
+      do {
+        try store.checkpoint()
+      } catch {
+        logger.warning("store checkpoint at shutdown failed (the journal keeps it): \(error)")
+      }
+    }
     dirty.removeAll()
     deleted.removeAll()
   }
@@ -318,8 +327,12 @@ public final class MachineHost {
       for name in names {
         if let record = machines[name]?.stored(clock: now) { try store.save(record) }
       }
+      let failedBefore = store.checkpointFailure != nil
       try store.commit()
       commits += 1
+      if !failedBefore, let failure = store.checkpointFailure {
+        logger.error("store checkpoint failed (changes stay in the journal): \(failure)")
+      }
       return true
     } catch {
       commitFailures += 1

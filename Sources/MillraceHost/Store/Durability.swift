@@ -2,10 +2,11 @@
 public enum Durability: String, Sendable, CaseIterable {
   /// Memory only: a restart starts empty.
   case none
-  /// Every transition of one loop turn is committed in one transaction before its replies are
-  /// written (SQLite WAL, `synchronous=NORMAL`): a `kill -9` never loses an acknowledged
+  /// Every transition of one loop turn is committed (appended to the store's journal with one
+  /// `write`) before its replies are written: a `kill -9` never loses an acknowledged
   /// transition.
   case batched
-  /// As `batched`, with `synchronous=FULL`: commits also survive power loss.
+  /// As `batched`, and each commit is on stable storage (`fdatasync` of the journal; SQLite
+  /// with `synchronous=FULL` at checkpoints): commits also survive power loss.
   case strict
 }

@@ -1,17 +1,13 @@
 import CSQLite
 
-/// Keeps machine names, kinds, states and pending timers in SQLite (WAL) under a data
-/// directory. Single-threaded: use it on the loop thread.
-///
-/// A host groups the changes of one loop turn between `begin()` and `commit()` and writes
-/// replies only after `commit()` returned: what was acknowledged is on disk (DESIGN §4.4).
-public final class MachineStore {
-  /// The durability it was opened with (`batched` or `strict`).
-  public let durability: Durability
+/// The store's snapshot: machine names, kinds, states and pending timers in SQLite (WAL),
+/// `machines.sqlite3` under the data directory. `MachineStore` writes into it at checkpoints,
+/// many turns' changes in one transaction. Single-threaded.
+final class SQLiteSnapshot {
   private let database: SQLiteConnection
   private var inTransaction = false
   /// The statements every turn runs, prepared once.
-  private let beginStatement, commitStatement: SQLiteConnection.Statement
+  private let beginStatement, commitStatement, rollbackStatement: SQLiteConnection.Statement
   private let updateMachine, insertMachine, deleteMachine: SQLiteConnection.Statement
   private let deleteTimers, insertTimer: SQLiteConnection.Statement
   /// The machines that may have rows in `timers`, a superset: a name is added before its rows
@@ -27,8 +23,7 @@ public final class MachineStore {
   /// the daemon is the store's only user, and a WAL transaction then takes no file lock and
   /// touches no shared-memory index. New databases get 1 KiB pages: a commit writes each
   /// changed page to the WAL, and a machine's row is small.
-  public init(directory: String, durability: Durability) throws(StoreError) {
-    self.durability = durability
+  init(directory: String, durability: Durability) throws(StoreError) {
     database = try SQLiteConnection(path: directory + "/machines.sqlite3")
     try database.execute(
       """
@@ -47,6 +42,7 @@ public final class MachineStore {
       """)
     beginStatement = try database.prepare("BEGIN")
     commitStatement = try database.prepare("COMMIT")
+    rollbackStatement = try database.prepare("ROLLBACK")
     // A machine's row is updated in place, the name index untouched (INSERT OR REPLACE would
     // delete and re-insert it: two pages per commit instead of one); an upsert costs more
     // than this update for the common case, a row that exists.
@@ -65,7 +61,7 @@ public final class MachineStore {
   }
 
   /// Every stored machine with its timers, ordered by name.
-  public func loadAll() throws(StoreError) -> [StoredMachine] {
+  func loadAll() throws(StoreError) -> [StoredMachine] {
     var machines: [StoredMachine] = []
     var positions: [String: Int] = [:]
     try database.run("SELECT name, kind, state FROM machines ORDER BY name") { row in
@@ -94,15 +90,15 @@ public final class MachineStore {
     return machines
   }
 
-  /// Starts the transaction of one loop turn (idempotent).
-  public func begin() throws(StoreError) {
+  /// Starts a transaction (idempotent).
+  func begin() throws(StoreError) {
     guard !inTransaction else { return }
     try database.run(beginStatement)
     inTransaction = true
   }
 
   /// Writes (inserts or replaces) a machine and its timers.
-  public func save(_ machine: StoredMachine) throws(StoreError) {
+  func save(_ machine: StoredMachine) throws(StoreError) {
     try begin()
     let updated = try database.run(
       updateMachine, [.text(machine.kind), .text(machine.state), .text(machine.name)])
@@ -130,21 +126,29 @@ public final class MachineStore {
   }
 
   /// Deletes a machine and its timers.
-  public func delete(name: String) throws(StoreError) {
+  func delete(name: String) throws(StoreError) {
     try begin()
     try database.run(deleteMachine, [.text(name)])
     try database.run(deleteTimers, [.text(name)])
     if mayHaveTimers.contains(name) { timersDeleted.insert(name) }
   }
 
-  /// Commits the turn's transaction; when it returns, the changes are durable to the level
-  /// of `durability`.
-  public func commit() throws(StoreError) {
+  /// Commits the transaction; when it returns, the changes are durable to the level of the
+  /// durability it was opened with.
+  func commit() throws(StoreError) {
     guard inTransaction else { return }
     inTransaction = false
     let deleted = timersDeleted
     timersDeleted.removeAll(keepingCapacity: true)
     try database.run(commitStatement)
     if !deleted.isEmpty { mayHaveTimers.subtract(deleted) }
+  }
+
+  /// Abandons the open transaction, if any (after a failed save or commit: a failed COMMIT
+  /// leaves SQLite's transaction open although `commit` marked it closed).
+  func rollback() {
+    inTransaction = false
+    timersDeleted.removeAll(keepingCapacity: true)
+    _ = try? database.run(rollbackStatement)
   }
 }

@@ -1,10 +1,11 @@
-/// A failure of the machine store, with SQLite's own message.
+/// A failure of the machine store, with SQLite's own message (or the system's, for the
+/// journal).
 public struct StoreError: Error, CustomStringConvertible, Sendable {
   /// What the store was doing.
   public var operation: String
-  /// SQLite's result code.
+  /// SQLite's result code, or the `errno` of a failed journal operation.
   public var code: Int32
-  /// SQLite's message.
+  /// SQLite's (or the system's) message.
   public var message: String
 
   /// Creates an error.

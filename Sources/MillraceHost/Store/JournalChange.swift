@@ -1,0 +1,159 @@
+/// One change the store's journal records: a machine saved whole (kind, state and timers), or
+/// deleted. A later change of the same name supersedes an earlier one entirely.
+enum JournalChange: Equatable {
+  case save(StoredMachine)
+  case delete(name: String)
+
+  /// The machine the change is about.
+  var name: String {
+    switch self {
+    case .save(let machine): machine.name
+    case .delete(let name): name
+    }
+  }
+}
+
+/// The journal's byte format: an 8-byte header, then records of
+/// `payload length (UInt32) | FNV-1a checksum of the payload (UInt32) | payload`, little-endian.
+/// A payload is `1, name, kind, state, timer count, timers` for a save or `2, name` for a
+/// delete; texts are `UInt32 length | UTF-8 bytes`; a timer is `input, repeats (UInt8), span
+/// (Int64), has deadline (UInt8), deadline (Int64), queue (UInt8), effect id (UInt64)`.
+enum JournalFormat {
+  /// The first bytes of every journal file.
+  static let header: [UInt8] = Array("MRJRNL01".utf8)
+  /// Bytes before a record's payload.
+  static let recordHeaderSize = 8
+  /// The longest payload a reader accepts; a longer length can only be a torn or foreign tail.
+  static let maximumPayload = 16 << 20
+
+  private static let saveTag: UInt8 = 1
+  private static let deleteTag: UInt8 = 2
+
+  /// Appends `change` as one record.
+  static func append(_ change: JournalChange, to bytes: inout [UInt8]) {
+    let start = bytes.count
+    bytes.append(contentsOf: repeatElement(0, count: recordHeaderSize))
+    switch change {
+    case .save(let machine):
+      bytes.appendJournal(saveTag)
+      bytes.appendJournal(machine.name)
+      bytes.appendJournal(machine.kind)
+      bytes.appendJournal(machine.state)
+      bytes.appendJournal(UInt32(truncatingIfNeeded: machine.timers.count))
+      for timer in machine.timers {
+        bytes.appendJournal(timer.input)
+        bytes.appendJournal(UInt8(timer.repeats ? 1 : 0))
+        bytes.appendJournal(timer.spanNanoseconds)
+        bytes.appendJournal(UInt8(timer.deadlineWallNanoseconds == nil ? 0 : 1))
+        bytes.appendJournal(timer.deadlineWallNanoseconds ?? 0)
+        bytes.appendJournal(timer.queue)
+        bytes.appendJournal(timer.effectID)
+      }
+    case .delete(let name):
+      bytes.appendJournal(deleteTag)
+      bytes.appendJournal(name)
+    }
+    let payloadStart = start + recordHeaderSize
+    let checksum = bytes.withUnsafeBytes {
+      fnv1a(UnsafeRawBufferPointer(rebasing: $0[payloadStart...]))
+    }
+    store(UInt32(truncatingIfNeeded: bytes.count - payloadStart), at: start, in: &bytes)
+    store(checksum, at: start + 4, in: &bytes)
+  }
+
+  /// Decodes the records after the header, stopping at the first that is incomplete or fails
+  /// its checksum: the changes before it, and how many bytes (header included) they span.
+  static func decode(_ bytes: UnsafeRawBufferPointer) -> (changes: [JournalChange], length: Int) {
+    var changes: [JournalChange] = []
+    var offset = header.count
+    while bytes.count - offset >= recordHeaderSize {
+      let length = Int(bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self).littleEndian)
+      let checksum = bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self).littleEndian
+      let payloadStart = offset + recordHeaderSize
+      guard length <= maximumPayload, bytes.count - payloadStart >= length else { break }
+      let payload = UnsafeRawBufferPointer(rebasing: bytes[payloadStart..<payloadStart + length])
+      guard fnv1a(payload) == checksum, let change = decodePayload(payload) else { break }
+      changes.append(change)
+      offset = payloadStart + length
+    }
+    return (changes, offset)
+  }
+
+  private static func decodePayload(_ payload: UnsafeRawBufferPointer) -> JournalChange? {
+    var reader = Reader(bytes: payload)
+    guard let tag = reader.integer(UInt8.self), let name = reader.text() else { return nil }
+    switch tag {
+    case deleteTag:
+      return reader.isAtEnd ? .delete(name: name) : nil
+    case saveTag:
+      guard let kind = reader.text(), let state = reader.text(),
+        let count = reader.integer(UInt32.self)
+      else { return nil }
+      var timers: [StoredTimer] = []
+      for _ in 0..<count {
+        guard let input = reader.text(), let repeats = reader.integer(UInt8.self),
+          let span = reader.integer(Int64.self), let hasDeadline = reader.integer(UInt8.self),
+          let deadline = reader.integer(Int64.self), let queue = reader.integer(UInt8.self),
+          let effectID = reader.integer(UInt64.self)
+        else { return nil }
+        timers.append(
+          StoredTimer(
+            input: input, repeats: repeats != 0, spanNanoseconds: span,
+            deadlineWallNanoseconds: hasDeadline != 0 ? deadline : nil, queue: queue,
+            effectID: effectID))
+      }
+      guard reader.isAtEnd else { return nil }
+      return .save(StoredMachine(name: name, kind: kind, state: state, timers: timers))
+    default:
+      return nil
+    }
+  }
+
+  /// FNV-1a, 32 bits: enough to tell a whole record from a torn or overwritten one.
+  static func fnv1a(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
+    var hash: UInt32 = 2_166_136_261
+    for byte in bytes { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
+    return hash
+  }
+
+  private static func store(_ value: UInt32, at offset: Int, in bytes: inout [UInt8]) {
+    withUnsafeBytes(of: value.littleEndian) { value in
+      for index in 0..<4 { bytes[offset + index] = value[index] }
+    }
+  }
+
+  /// Reads what `appendJournal` wrote; nil past the end.
+  private struct Reader {
+    let bytes: UnsafeRawBufferPointer
+    var offset = 0
+
+    var isAtEnd: Bool { offset == bytes.count }
+
+    mutating func integer<T: FixedWidthInteger>(_ type: T.Type) -> T? {
+      guard bytes.count - offset >= MemoryLayout<T>.size else { return nil }
+      defer { offset += MemoryLayout<T>.size }
+      return T(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: T.self))
+    }
+
+    mutating func text() -> String? {
+      guard let count = integer(UInt32.self), bytes.count - offset >= Int(count) else {
+        return nil
+      }
+      defer { offset += Int(count) }
+      return String(decoding: bytes[offset..<offset + Int(count)], as: UTF8.self)
+    }
+  }
+}
+
+extension [UInt8] {
+  /// Appends `value` little-endian, as the journal stores integers.
+  fileprivate mutating func appendJournal<T: FixedWidthInteger>(_ value: T) {
+    Swift.withUnsafeBytes(of: value.littleEndian) { append(contentsOf: $0) }
+  }
+
+  /// Appends `text` as the journal stores texts: its UTF-8 length (UInt32), then its bytes.
+  fileprivate mutating func appendJournal(_ text: String) {
+    appendJournal(UInt32(truncatingIfNeeded: text.utf8.count))
+    append(contentsOf: text.utf8)
+  }
+}

@@ -1,0 +1,136 @@
+/// Keeps machine names, kinds, states and pending timers under a data directory: a SQLite
+/// snapshot (`machines.sqlite3`, WAL) and a journal of the turns since its last checkpoint
+/// (`machines.journal`). Single-threaded: use it on the loop thread.
+///
+/// A host groups the changes of one loop turn between `begin()` and `commit()` and writes
+/// replies only after `commit()` returned: what was acknowledged is on disk (DESIGN §4.4).
+/// A commit appends the turn's changes to the journal with one `write` (and, `strict`, an
+/// `fdatasync`); every `checkpointNames` machines or `checkpointBytes` of journal, the latest
+/// change of each machine goes into the snapshot in one SQLite transaction and the journal is
+/// cut back. Opening replays a journal left by a crash into the snapshot; a record cut off by
+/// the crash (its turn was never acknowledged) is dropped and reported in `recoveryNote`.
+public final class MachineStore {
+  /// The durability it was opened with (`batched` or `strict`).
+  public let durability: Durability
+  private let snapshot: SQLiteSnapshot
+  private let journal: TurnJournal
+  private var inTransaction = false
+  /// The open turn's records, and its changes.
+  private var turnBytes: [UInt8] = []
+  private var turnChanges: [JournalChange] = []
+  /// The latest committed change of each machine not yet in the snapshot.
+  private var pending: [String: JournalChange] = [:]
+  /// The journal length at which a checkpoint is due (pushed on after a failed one).
+  private var checkpointAt = MachineStore.checkpointBytes
+
+  /// Machines changed since the last checkpoint that make the next one due.
+  public static let checkpointNames = 512
+  /// Journal bytes that make the next checkpoint due.
+  public static let checkpointBytes = 1 << 20
+
+  /// What opening found in the journal worth a log line (bytes dropped after its last whole
+  /// record), or nil.
+  public private(set) var recoveryNote: String?
+  /// The error of the last checkpoint that failed during a commit (the commit itself held:
+  /// its changes are in the journal), or nil once one succeeds.
+  public private(set) var checkpointFailure: StoreError?
+  /// Checkpoints taken since opening (ones that had something to do).
+  public private(set) var checkpoints = 0
+
+  /// Opens or creates the store in `directory` (which must exist), replaying a journal left by
+  /// a crash into the snapshot.
+  ///
+  /// The snapshot's connection holds the database's lock for its lifetime
+  /// (`locking_mode=EXCLUSIVE`), taken before the journal is touched: a second daemon on the
+  /// same directory fails here and changes nothing.
+  public init(directory: String, durability: Durability) throws(StoreError) {
+    self.durability = durability
+    snapshot = try SQLiteSnapshot(directory: directory, durability: durability)
+    journal = try TurnJournal(path: directory + "/machines.journal", sync: durability == .strict)
+    let (changes, dropped) = journal.readChanges()
+    for change in changes { pending[change.name] = change }
+    if dropped > 0 {
+      recoveryNote =
+        "journal: \(changes.count) change(s) replayed; \(dropped) byte(s) after the last whole "
+        + "record dropped (a turn cut off before it was acknowledged)"
+    }
+    if !changes.isEmpty || dropped > 0 { try checkpoint() }
+  }
+
+  /// Every stored machine with its timers, ordered by name (after a checkpoint of what was
+  /// committed).
+  public func loadAll() throws(StoreError) -> [StoredMachine] {
+    try checkpoint()
+    return try snapshot.loadAll()
+  }
+
+  /// Starts the transaction of one loop turn (idempotent).
+  public func begin() throws(StoreError) {
+    inTransaction = true
+  }
+
+  /// Writes (inserts or replaces) a machine and its timers.
+  public func save(_ machine: StoredMachine) throws(StoreError) {
+    record(.save(machine))
+  }
+
+  /// Deletes a machine and its timers.
+  public func delete(name: String) throws(StoreError) {
+    record(.delete(name: name))
+  }
+
+  private func record(_ change: JournalChange) {
+    inTransaction = true
+    JournalFormat.append(change, to: &turnBytes)
+    turnChanges.append(change)
+  }
+
+  /// Commits the turn's transaction; when it returns, the changes are durable to the level
+  /// of `durability`. Takes a checkpoint when one is due; a checkpoint that fails does not
+  /// fail the commit (see `checkpointFailure`) and is tried again a journal's worth later.
+  public func commit() throws(StoreError) {
+    guard inTransaction else { return }
+    inTransaction = false
+    defer {
+      turnBytes.removeAll(keepingCapacity: turnBytes.capacity <= 64 * 1024)
+      turnChanges.removeAll(keepingCapacity: turnChanges.capacity <= 1024)
+    }
+    guard !turnChanges.isEmpty else { return }
+    try journal.append(turnBytes, sync: durability == .strict)
+    for change in turnChanges { pending[change.name] = change }
+    guard pending.count >= Self.checkpointNames || journal.length >= checkpointAt else { return }
+    do {
+      try checkpoint()
+    } catch {
+      checkpointFailure = error
+      checkpointAt = journal.length + Self.checkpointBytes
+    }
+  }
+
+  /// Puts every committed change into the snapshot in one transaction and cuts the journal
+  /// back. A crash in between is harmless: replaying the journal again gives the same rows.
+  public func checkpoint() throws(StoreError) {
+    guard !pending.isEmpty || journal.length > JournalFormat.header.count else { return }
+    if !pending.isEmpty {
+      do {
+        for change in pending.values {
+          switch change {
+          case .save(let machine): try snapshot.save(machine)
+          case .delete(let name): try snapshot.delete(name: name)
+          }
+        }
+        try snapshot.commit()
+      } catch {
+        snapshot.rollback()
+        throw error
+      }
+      pending.removeAll(keepingCapacity: true)
+    }
+    if journal.length > JournalFormat.header.count {
+      try journal.reset(sync: durability == .strict)
+    }
+    checkpointFailure = nil
+    checkpointAt = Self.checkpointBytes
+    checkpoints += 1
+  }
+}
