@@ -229,6 +229,12 @@ def parse_redis_benchmark(text):
     return out if "rps" in out and "p50_ms" in out else None
 
 
+def fmt_cpu(run):
+    """", server CPU 5.9 µs/req" from a redis-benchmark run's median server CPU per request."""
+    ns = run.get("server_cpu_ns_per_request_median")
+    return "" if ns is None else f", server CPU {ns / 1000:.2f} µs/req"
+
+
 def median_run(runs, key):
     """The run whose `key` is the median of all rounds (the lower one for an even count)."""
     runs = sorted(runs, key=key)
@@ -262,6 +268,9 @@ def read_socket(directory):
                 if parsed is None:
                     continue
                 parsed["requests"] = int(row["requests"])
+                cpu = (row.get("server_cpu_ns") or "").strip()
+                if cpu.isdigit() and parsed["requests"]:
+                    parsed["server_cpu_ns_per_request"] = int(cpu) / parsed["requests"]
                 rb.setdefault((row["server"], row["command"], int(row["clients"]), int(row["pipeline"])), []).append(parsed)
     for k, runs in rtt.items():
         d = dict(median_run(runs, lambda d: d["percentiles"]["50"]))
@@ -270,6 +279,9 @@ def read_socket(directory):
     for k, runs in rb.items():
         d = dict(median_run(runs, lambda d: d["rps"]))
         d["rounds"] = [r["rps"] for r in runs]
+        cpu = sorted(r["server_cpu_ns_per_request"] for r in runs if "server_cpu_ns_per_request" in r)
+        if cpu:
+            d["server_cpu_ns_per_request_median"] = cpu[(len(cpu) - 1) // 2]
         res["rb"][k] = d
     return res
 
@@ -397,9 +409,12 @@ def socket_budgets(sock, servers):
         echo_rb = sock["rb"].get(("echo", "PING", 50, pipeline))
         peers = []
         if echo_rb:
-            peers.append(f"C libuv echo PING {fmt_rate(echo_rb['rps'])}")
+            peers.append(f"C libuv echo PING {fmt_rate(echo_rb['rps'])}{fmt_cpu(echo_rb)}")
         if redis_rb:
-            peers.append(f"redis-server PING {fmt_rate(redis_rb['rps'])}")
+            peers.append(f"redis-server PING {fmt_rate(redis_rb['rps'])}{fmt_cpu(redis_rb)}")
+        # The C echo does the least work a server can: when it is no faster than redis-server,
+        # redis-benchmark (on the other CPUs) set the pace for every server.
+        generator_bound = bool(echo_rb and redis_rb and echo_rb["rps"] <= 1.05 * redis_rb["rps"])
         for mode in modes:
             judged = mode in DURABILITY_JUDGED and pipeline == 1
             r = sock["rb"].get((f"millraced-{mode}", "SEND t flip", 50, pipeline))
@@ -410,8 +425,12 @@ def socket_budgets(sock, servers):
                    "value": None, "ratio": None, "peers": " · ".join(peers) or "–",
                    "result": "not run", "alloc_fail": False}
             if r and redis_rb:
-                row.update(value=fmt_rate(r["rps"]), ratio=r["rps"] / redis_rb["rps"])
+                row.update(value=fmt_rate(r["rps"]) + fmt_cpu(r), ratio=r["rps"] / redis_rb["rps"])
+                row["server_cpu_ns_per_request"] = r.get("server_cpu_ns_per_request_median")
+                row["generator_bound"] = generator_bound
                 row["result"] = ("PASS" if r["rps"] >= redis_rb["rps"] else "FAIL") if judged else "info"
+                if judged and generator_bound:
+                    row["result"] += " (generator-bound)"
             rows.append(row)
     return rows
 
@@ -612,7 +631,11 @@ def main():
               "meets it). In-process figures are the p50 over iterations of (iteration time / operations per "
               "iteration); mallocs are per operation at the p50 iteration. SEND round trips are judged in the "
               "`none` and `batched` modes (the default); `strict` fsyncs every turn and is shown for information, "
-              "as is pipelined throughput.\n")
+              "as is pipelined throughput. Throughput rows give each server's CPU time per request over the "
+              "run (all its threads, from /proc/PID/task/*/schedstat). When the C echo, which does the least "
+              "work a server can, is no more than 5 % faster than redis-server, redis-benchmark on the other "
+              "CPU set the pace for every server: the verdict still compares throughput but says "
+              "*generator-bound*, and CPU per request is what tells the servers' capacities apart.\n")
     md.append("## In-process benchmarks (ordo-one/benchmark, release build)\n")
     md.append("Same work on every row of a group: `counter` = post one input, state += 1, reply to an observer; "
               "`auth` = the auth machine's login → loginOK → logout → logoutOK cycle, `login`/`logout` posted, "

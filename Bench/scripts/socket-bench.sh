@@ -29,7 +29,7 @@
 # (~2.5 us for the echo server), which is what the servers are compared on. redis-benchmark,
 # the load generator, gets the other CPUs, as a load generator should.
 # Output: OUT_DIR/socket.tsv (one line per run: server, command, clients, pipeline, requests,
-#         round, file), OUT_DIR/rb-*.txt (redis-benchmark's output), OUT_DIR/rtt-*.json (rtt), logs.
+#         round, file, server CPU ns over a redis-benchmark run), OUT_DIR/rb-*.txt (redis-benchmark's output), OUT_DIR/rtt-*.json (rtt), logs.
 # Every server it starts is stopped on exit, whatever happens (trap).
 set -euo pipefail
 
@@ -88,7 +88,7 @@ if [ "${SOCKET_PIN:-1}" != 0 ] && command -v taskset >/dev/null && [ "$NCPU" -ge
 else
   echo "not pinned" > "$OUT/pinning.txt"
 fi
-printf 'server\tcommand\tclients\tpipeline\trequests\tround\tfile\n' > "$OUT/socket.tsv"
+printf 'server\tcommand\tclients\tpipeline\trequests\tround\tfile\tserver_cpu_ns\n' > "$OUT/socket.tsv"
 
 log() { echo "socket-bench: $*" >&2; }
 
@@ -113,8 +113,15 @@ stop() {
   wait "$pid" 2>/dev/null || true
 }
 
+# cpu_ns PID: CPU time the process has run so far (all its threads), in ns, from
+# /proc/PID/task/*/schedstat; empty where that is not available.
+cpu_ns() {
+  cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { if (NR) printf "%.0f", s }'
+}
+
 # The servers under test, all started first and idle while another one is measured.
 SERVERS=()           # names, in measuring order
+declare -A PIDOF     # name -> pid
 declare -A SOCK      # name -> socket path
 declare -A CMDS      # name -> commands, separated by '|'
 declare -A SCALE     # name|command -> divisor of the request counts
@@ -123,14 +130,14 @@ declare -A SCALE     # name|command -> divisor of the request counts
 "${ON_SERVER[@]}" "$ECHO" "$TMP/echo.sock" 2>>"$OUT/echo.log" &
 PID=$!; PIDS+=("$PID")
 wait_ready "$TMP/echo.sock" "$PID"
-SERVERS+=(echo); SOCK[echo]="$TMP/echo.sock"; CMDS[echo]="PING"
+SERVERS+=(echo); SOCK[echo]="$TMP/echo.sock"; CMDS[echo]="PING"; PIDOF[echo]=$PID
 
 # --- redis-server, no persistence ---
 "${ON_SERVER[@]}" redis-server --port 0 --unixsocket "$TMP/redis.sock" --unixsocketperm 700 --save '' --appendonly no \
   --daemonize no --logfile "$TMP/redis.log" &
 PID=$!; PIDS+=("$PID")
 wait_ready "$TMP/redis.sock" "$PID"
-SERVERS+=(redis); SOCK[redis]="$TMP/redis.sock"; CMDS[redis]="PING"
+SERVERS+=(redis); SOCK[redis]="$TMP/redis.sock"; CMDS[redis]="PING"; PIDOF[redis]=$PID
 
 # --- millraced, one daemon per durability mode ---
 if [ -z "${MILLRACED:-}" ]; then
@@ -165,7 +172,7 @@ JSON
       >>"$OUT/$name.log" 2>&1 &
     PID=$!; PIDS+=("$PID")
     if ! wait_ready "$sock" "$PID"; then stop "$PID"; continue; fi
-    SERVERS+=("$name"); SOCK[$name]="$sock"
+    SERVERS+=("$name"); SOCK[$name]="$sock"; PIDOF[$name]=$PID
     spawned="$(redis-cli -s "$sock" SPAWN toggle t 2>&1 || true)"
     if [ "$spawned" = "OK" ]; then
       CMDS[$name]="PING|SEND t flip"
@@ -191,7 +198,7 @@ for round in $(seq 1 "$ROUNDS"); do
       log "round $round/$ROUNDS $server: rtt -n $n $cmd"
       # shellcheck disable=SC2086 # the command's words are its arguments
       if timeout 300 "${ON_SERVER[@]}" "$RTT" -s "${SOCK[$server]}" -n "$n" -w "$w" -o "$OUT/$f" $cmd 2>>"$OUT/$server.log"; then
-        printf '%s\t%s\trtt\t1\t%s\t%s\t%s\n' "$server" "$cmd" "$n" "$round" "$f" >> "$OUT/socket.tsv"
+        printf '%s\t%s\trtt\t1\t%s\t%s\t%s\t\n' "$server" "$cmd" "$n" "$round" "$f" >> "$OUT/socket.tsv"
       else
         log "$server: rtt $cmd failed (see $OUT/$server.log)"
       fi
@@ -210,10 +217,15 @@ for round in $(seq 1 "$ROUNDS"); do
         n=$((base / ${SCALE["$server|$cmd"]:-1}))
         f="rb-$server-$(tag_of "$cmd")-c$c-P$p-r$round.txt"
         log "round $round/$ROUNDS $server: redis-benchmark -c $c -P $p -n $n $cmd"
+        # The server's CPU time over the run: when redis-benchmark, not the server, is the
+        # bottleneck, CPU per request is what tells the servers' capacities apart.
+        before="$(cpu_ns "${PIDOF[$server]}")"
         # shellcheck disable=SC2086
         if timeout 300 "${ON_CLIENT[@]}" redis-benchmark -s "${SOCK[$server]}" -n "$n" -c "$c" -P "$p" --precision 3 $cmd \
             > "$OUT/$f" 2>>"$OUT/$server.log" && grep -q "throughput summary" "$OUT/$f"; then
-          printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$server" "$cmd" "$c" "$p" "$n" "$round" "$f" >> "$OUT/socket.tsv"
+          after="$(cpu_ns "${PIDOF[$server]}")"
+          cpu=""; [ -n "$before" ] && [ -n "$after" ] && cpu=$((after - before))
+          printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$server" "$cmd" "$c" "$p" "$n" "$round" "$f" "$cpu" >> "$OUT/socket.tsv"
         else
           log "$server: redis-benchmark -c $c -P $p $cmd failed (see $OUT/$server.log)"
         fi
