@@ -25,6 +25,15 @@ final class TurnJournal {
     self.path = path
     descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
     guard descriptor >= 0 else { throw Self.failure("open \(path)") }
+    // One writer per journal: a second daemon on the same data directory stops here, whatever
+    // locks SQLite holds at the moment. The lock goes with the descriptor (or the process).
+    guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+      let error = Self.failure("lock \(path)")
+      close(descriptor)
+      throw StoreError(
+        operation: error.operation, code: error.code,
+        message: "locked: another process uses this data directory (\(error.message))")
+    }
     let size = lseek(descriptor, 0, SEEK_END)
     length = size > 0 ? Int(size) : 0
     if length == 0 {
