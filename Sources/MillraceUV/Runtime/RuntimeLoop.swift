@@ -25,7 +25,12 @@ public final class RuntimeLoop: LoopResource, ClosableHandleOwner {
   /// The driven runtime.
   public let runtime: Runtime
   /// The most machine turns one pump dispatches before letting the loop poll again.
-  public var batchSize: Int
+  public var batchSize: Int {
+    get { storedBatchSize }
+    set { storedBatchSize = newValue }
+  }
+  // Read by every pump: no dynamic exclusivity checks (see `Connection.context`).
+  @exclusivity(unchecked) private var storedBatchSize: Int
   /// Runs after every pump (after dispatch), on the loop thread.
   @exclusivity(unchecked) public var onTurnEnd: (() -> Void)?
 
@@ -47,7 +52,7 @@ public final class RuntimeLoop: LoopResource, ClosableHandleOwner {
     loop.assertInLoop()
     self.loop = loop
     self.runtime = runtime
-    self.batchSize = max(1, batchSize)
+    storedBatchSize = max(1, batchSize)
     self.origin = uv_hrtime()
     self.pool = WorkPool(loop: loop)
     var pump: (() -> Void)?

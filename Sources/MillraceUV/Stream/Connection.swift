@@ -66,7 +66,13 @@ public final class Connection: LoopResource, ClosableHandleOwner {
   /// The peer: `host:port` for TCP, `unix:<socket path>` for a Unix socket.
   public let peer: String
   /// Anything the application wants to attach (per-connection state); released at close.
-  @exclusivity(unchecked) public var context: AnyObject?
+  public var context: AnyObject? {
+    get { storedContext }
+    set { storedContext = newValue }
+  }
+  // A stored public property is accessed directly from other modules, which check exclusivity
+  // dynamically whatever the attribute says; behind accessors, only this module touches it.
+  @exclusivity(unchecked) private var storedContext: AnyObject?
 
   /// The loop the connection runs on.
   public var loop: EventLoop { server.loop }
