@@ -24,6 +24,9 @@ public final class MachineStore {
   @exclusivity(unchecked) private var pending: [String: JournalChange] = [:]
   /// The journal length at which a checkpoint is due (pushed on after a failed one).
   @exclusivity(unchecked) private var checkpointAt = MachineStore.checkpointBytes
+  /// After a failed checkpoint only the journal's length makes the next one due, so that a
+  /// failing snapshot is not retried on every turn.
+  @exclusivity(unchecked) private var retryingCheckpoint = false
 
   /// Machines changed since the last checkpoint that make the next one due.
   public static let checkpointNames = 512
@@ -101,11 +104,15 @@ public final class MachineStore {
     guard !turnChanges.isEmpty else { return }
     try journal.append(turnBytes, sync: durability == .strict)
     for change in turnChanges { pending[change.name] = change }
-    guard pending.count >= Self.checkpointNames || journal.length >= checkpointAt else { return }
+    let due =
+      (!retryingCheckpoint && pending.count >= Self.checkpointNames)
+      || journal.length >= checkpointAt
+    guard due else { return }
     do {
       try checkpoint()
     } catch {
       lastCheckpointFailure = error
+      retryingCheckpoint = true
       checkpointAt = journal.length + Self.checkpointBytes
     }
   }
@@ -133,6 +140,7 @@ public final class MachineStore {
       try journal.reset(sync: durability == .strict)
     }
     lastCheckpointFailure = nil
+    retryingCheckpoint = false
     checkpointAt = Self.checkpointBytes
     checkpoints += 1
   }
