@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 SWIFTC=${SWIFTC:-swiftc}
 SECONDS_EACH=${FUZZ_SECONDS:-60}
 OUT=${FUZZ_DIR:-.build-fuzz}
-ALL_TARGETS=(resp inline lines machinefile replies)
+ALL_TARGETS=(resp inline lines machinefile replies journal)
 TARGETS=("$@")
 [ ${#TARGETS[@]} -gt 0 ] || TARGETS=("${ALL_TARGETS[@]}")
 
@@ -30,6 +30,8 @@ sources() {
     machinefile) echo Sources/MillraceHost/MachineFiles/*.swift ;;
     replies) echo Sources/MillraceHost/Client/RESPReplyParser.swift \
       Sources/MillraceHost/Client/RESPValue.swift ;;
+    journal) echo Sources/MillraceHost/Store/JournalChange.swift \
+      Sources/MillraceHost/Store/StoredMachine.swift ;;
     *) echo "unknown fuzz target $1 (known: ${ALL_TARGETS[*]})" >&2; return 1 ;;
   esac
 }

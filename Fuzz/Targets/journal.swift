@@ -1,0 +1,19 @@
+// libFuzzer target: JournalFormat.decode, which reads the store's journal at every start (a
+// crash can leave any bytes at its end, and damage any in its middle).
+//
+// Checked for every input (taken as the bytes after the journal's header): no crash, no trap,
+// no memory error; the decoded length never passes the input; and the records that decoded,
+// encoded again, are exactly the bytes they were decoded from (the format has one encoding).
+
+/// The libFuzzer entry point: one input per call, 0 when it was checked.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzJournal(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+  var bytes = JournalFormat.header
+  if let data { bytes.append(contentsOf: UnsafeBufferPointer(start: data, count: size)) }
+  let (changes, length) = bytes.withUnsafeBytes { JournalFormat.decode($0) }
+  check(length >= JournalFormat.header.count && length <= bytes.count, "length \(length)")
+  var again = JournalFormat.header
+  for change in changes { JournalFormat.append(change, to: &again) }
+  check(again == Array(bytes[..<length]), "re-encoding \(changes) differs from its bytes")
+  return 0
+}
