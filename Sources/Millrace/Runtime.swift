@@ -250,6 +250,7 @@ public final class Runtime {
   /// Resolves queued inputs, one per machine turn, until none are left or `limit` turns were
   /// taken; returns the number of turns. Re-entrant calls (from an observer) return 0.
   @discardableResult
+  @inlinable
   public func dispatch(limit: Int = .max) -> Int {
     guard !isDispatching else { return 0 }
     isDispatching = true
