@@ -10,6 +10,9 @@ public struct PostTag: Hashable, Sendable {
     self.rawValue = rawValue
   }
 
-  /// No tag: inputs sent by effects, timers, jobs and wiring carry it.
-  public static let none = PostTag(0)
+  /// No tag: inputs sent by effects, timers, jobs and wiring carry it. (Computed, so that it
+  /// folds to a constant where it is used; a stored static is read through an accessor call
+  /// on every post.)
+  @inlinable
+  public static var none: PostTag { PostTag(0) }
 }
