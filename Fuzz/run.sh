@@ -31,7 +31,7 @@ sources() {
     replies) echo Sources/MillraceHost/Client/RESPReplyParser.swift \
       Sources/MillraceHost/Client/RESPValue.swift ;;
     journal) echo Sources/MillraceHost/Store/JournalChange.swift \
-      Sources/MillraceHost/Store/StoredMachine.swift ;;
+      Sources/MillraceHost/Store/StoredMachine.swift Sources/MillraceUV/Framing/ByteBuffer.swift ;;
     *) echo "unknown fuzz target $1 (known: ${ALL_TARGETS[*]})" >&2; return 1 ;;
   esac
 }

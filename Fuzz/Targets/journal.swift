@@ -12,8 +12,10 @@ public func fuzzJournal(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
   if let data { bytes.append(contentsOf: UnsafeBufferPointer(start: data, count: size)) }
   let (changes, length) = bytes.withUnsafeBytes { JournalFormat.decode($0) }
   check(length >= JournalFormat.header.count && length <= bytes.count, "length \(length)")
-  var again = JournalFormat.header
-  for change in changes { JournalFormat.append(change, to: &again) }
-  check(again == Array(bytes[..<length]), "re-encoding \(changes) differs from its bytes")
+  let again = ByteBuffer()
+  for change in changes { JournalFormat.append(change, to: again) }
+  check(
+    JournalFormat.header + again.bytes == Array(bytes[..<length]),
+    "re-encoding \(changes) differs from its bytes")
   return 0
 }

@@ -1,3 +1,5 @@
+import MillraceUV
+
 /// Keeps machine names, kinds, states and pending timers under a data directory: a SQLite
 /// snapshot (`machines.sqlite3`, WAL) and a journal of the turns since its last checkpoint
 /// (`machines.journal`). Single-threaded: use it on the loop thread.
@@ -18,7 +20,7 @@ public final class MachineStore {
   // re-enter the store: no dynamic exclusivity checks (eleven per batched SEND otherwise).
   @exclusivity(unchecked) private var inTransaction = false
   /// The open turn's records, and its changes.
-  @exclusivity(unchecked) private var turnBytes: [UInt8] = []
+  @exclusivity(unchecked) private var turnBytes = ByteBuffer()
   @exclusivity(unchecked) private var turnChanges: [JournalChange] = []
   /// The latest committed change of each machine not yet in the snapshot.
   @exclusivity(unchecked) private var pending: [String: JournalChange] = [:]
@@ -87,7 +89,7 @@ public final class MachineStore {
 
   private func record(_ change: JournalChange) {
     inTransaction = true
-    JournalFormat.append(change, to: &turnBytes)
+    JournalFormat.append(change, to: turnBytes)
     turnChanges.append(change)
   }
 
@@ -98,7 +100,7 @@ public final class MachineStore {
     guard inTransaction else { return }
     inTransaction = false
     defer {
-      turnBytes.removeAll(keepingCapacity: turnBytes.capacity <= 64 * 1024)
+      turnBytes.removeAll(keepingCapacityUpTo: 64 * 1024)
       turnChanges.removeAll(keepingCapacity: turnChanges.capacity <= 1024)
     }
     guard !turnChanges.isEmpty else { return }

@@ -1,3 +1,5 @@
+import MillraceUV
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Musl)
@@ -37,8 +39,9 @@ final class TurnJournal {
     let size = lseek(descriptor, 0, SEEK_END)
     length = size > 0 ? Int(size) : 0
     if length == 0 {
-      do {
-        try write(JournalFormat.header, at: 0)
+      do throws(StoreError) {
+        let failure = JournalFormat.header.withUnsafeBytes { write($0, at: 0) }
+        if failure != 0 { throw Self.failure("write \(path)", failure) }
         if sync {
           try self.sync()
           try Self.syncDirectory(of: path)
@@ -69,14 +72,15 @@ final class TurnJournal {
 
   /// Appends `bytes` (whole records) at the end; with `sync`, waits until they are on stable
   /// storage.
-  func append(_ bytes: [UInt8], sync: Bool) throws(StoreError) {
+  func append(_ bytes: ByteBuffer, sync: Bool) throws(StoreError) {
     guard !broken else {
       throw StoreError(
         operation: "append to \(path)", code: EIO,
         message: "an earlier failed write could not be cut off")
     }
-    do {
-      try write(bytes, at: length)
+    do throws(StoreError) {
+      let failure = bytes.withUnsafeBytes { write($0, at: length) }
+      if failure != 0 { throw Self.failure("write \(path)", failure) }
       if sync { try self.sync() }
     } catch {
       if ftruncate(descriptor, off_t(length)) != 0 { broken = true }
@@ -99,21 +103,21 @@ final class TurnJournal {
     guard fdatasync(descriptor) == 0 else { throw Self.failure("fdatasync \(path)") }
   }
 
-  /// Writes all of `bytes` at `offset`, through partial writes and interruptions.
-  private func write(_ bytes: [UInt8], at offset: Int) throws(StoreError) {
+  /// Writes all of `bytes` at `offset`, through partial writes and interruptions; returns 0,
+  /// or the `errno` of the write that failed.
+  private func write(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> Int32 {
     var done = 0
     while done < bytes.count {
-      let written = bytes.withUnsafeBytes {
-        pwrite(
-          descriptor, $0.baseAddress.unsafelyUnwrapped + done, $0.count - done, off_t(offset + done)
-        )
-      }
+      let written = pwrite(
+        descriptor, bytes.baseAddress.unsafelyUnwrapped + done, bytes.count - done,
+        off_t(offset + done))
       if written < 0 {
         if errno == EINTR { continue }
-        throw Self.failure("write \(path)")
+        return errno
       }
       done += written
     }
+    return 0
   }
 
   /// Up to `count` bytes from `offset` (fewer at the end of the file or on an error).
@@ -142,8 +146,7 @@ final class TurnJournal {
     guard fsync(descriptor) == 0 else { throw failure("fsync \(directory)") }
   }
 
-  private static func failure(_ operation: String) -> StoreError {
-    let code = errno
-    return StoreError(operation: operation, code: code, message: String(cString: strerror(code)))
+  private static func failure(_ operation: String, _ code: Int32 = errno) -> StoreError {
+    StoreError(operation: operation, code: code, message: String(cString: strerror(code)))
   }
 }

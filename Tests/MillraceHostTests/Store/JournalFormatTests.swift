@@ -1,3 +1,4 @@
+import MillraceUV
 import Testing
 
 @testable import MillraceHost
@@ -21,10 +22,10 @@ struct JournalFormatTests {
   ]
 
   /// The header and `changes` as one journal.
-  func journal() -> [UInt8] {
-    var bytes = JournalFormat.header
-    for change in changes { JournalFormat.append(change, to: &bytes) }
-    return bytes
+  func journal(_ changes: ArraySlice<JournalChange>? = nil) -> [UInt8] {
+    let records = ByteBuffer()
+    for change in changes ?? self.changes[...] { JournalFormat.append(change, to: records) }
+    return JournalFormat.header + records.bytes
   }
 
   @Test("what is appended decodes to the same changes, and spans the whole journal")
@@ -38,12 +39,7 @@ struct JournalFormatTests {
   @Test("decoding stops at the first record that is cut short, at any byte")
   func everyCut() {
     let bytes = journal()
-    var ends = [JournalFormat.header.count]
-    var prefix = JournalFormat.header
-    for change in changes {
-      JournalFormat.append(change, to: &prefix)
-      ends.append(prefix.count)
-    }
+    let ends = (0...changes.count).map { journal(changes[..<$0]).count }
     for cut in JournalFormat.header.count...bytes.count {
       let (decoded, length) = Array(bytes[..<cut]).withUnsafeBytes { JournalFormat.decode($0) }
       // The whole records before the cut, and nothing of the one it falls in.
@@ -56,8 +52,7 @@ struct JournalFormatTests {
   @Test("a flipped byte fails its record's checksum; the records before it stand")
   func damage() {
     var bytes = journal()
-    var first = JournalFormat.header
-    JournalFormat.append(changes[0], to: &first)
+    let first = journal(changes[..<1])
     bytes[first.count + JournalFormat.recordHeaderSize + 1] ^= 0x40
     let (decoded, length) = bytes.withUnsafeBytes { JournalFormat.decode($0) }
     #expect(decoded == [changes[0]])
