@@ -172,4 +172,3 @@ enum JournalFormat {
     }
   }
 }
-
