@@ -1,3 +1,4 @@
+import Foundation
 import MillraceUV
 import Testing
 
@@ -69,5 +70,20 @@ struct JournalFormatTests {
     let (decoded, length) = bytes.withUnsafeBytes { JournalFormat.decode($0) }
     #expect(decoded.isEmpty)
     #expect(length == JournalFormat.header.count)
+  }
+}
+
+@Suite("Turn journal")
+struct TurnJournalTests {
+  @Test("a second opener of a journal is refused while the first holds it, not after")
+  func exclusive() throws {
+    let path = NSTemporaryDirectory() + "millrace-journal-\(UUID().uuidString)"
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    var first: TurnJournal? = try TurnJournal(path: path, sync: false)
+    let refused = #expect(throws: StoreError.self) { try TurnJournal(path: path, sync: false) }
+    #expect(refused?.message.contains("locked") == true)
+    #expect(first?.length == JournalFormat.header.count)
+    first = nil
+    #expect(try TurnJournal(path: path, sync: false).length == JournalFormat.header.count)
   }
 }
