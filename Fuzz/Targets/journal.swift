@@ -8,14 +8,14 @@
 /// The libFuzzer entry point: one input per call, 0 when it was checked.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzJournal(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-  var bytes = JournalFormat.header
+  var bytes = JournalFormat.header(epoch: 1)
   if let data { bytes.append(contentsOf: UnsafeBufferPointer(start: data, count: size)) }
-  let (changes, length) = bytes.withUnsafeBytes { JournalFormat.decode($0) }
-  check(length >= JournalFormat.header.count && length <= bytes.count, "length \(length)")
+  let (changes, length, _) = bytes.withUnsafeBytes { JournalFormat.decode($0, epoch: 1) }
+  check(length >= JournalFormat.headerSize && length <= bytes.count, "length \(length)")
   let again = ByteBuffer()
-  for change in changes { JournalFormat.append(change, to: again) }
+  for change in changes { JournalFormat.append(change, epoch: 1, to: again) }
   check(
-    JournalFormat.header + again.bytes == Array(bytes[..<length]),
+    JournalFormat.header(epoch: 1) + again.bytes == Array(bytes[..<length]),
     "re-encoding \(changes) differs from its bytes")
   return 0
 }

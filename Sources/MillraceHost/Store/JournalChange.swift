@@ -17,25 +17,48 @@ enum JournalChange: Equatable {
   }
 }
 
-/// The journal's byte format: an 8-byte header, then records of
-/// `payload length (UInt32) | FNV-1a checksum of the payload (UInt32) | payload`, little-endian.
+/// The journal's byte format, little-endian: a 16-byte header, `MRJRNL02` and the epoch
+/// (UInt64), then records of `payload length (UInt32) | epoch (low 32 bits, UInt32) | FNV-1a
+/// checksum of the payload (UInt32) | payload`.
+///
+/// The file is written over in place: a checkpoint starts a new epoch instead of emptying the
+/// file, so records of earlier epochs (and zeros) follow the current ones, and reading stops at
+/// the first record that is not whole, correct and of the header's epoch.
+///
 /// A payload is `1, name, kind, state, timer count, timers` for a save or `2, name` for a
 /// delete; texts are `UInt32 length | UTF-8 bytes`; a timer is `input, repeats (UInt8), span
 /// (Int64), has deadline (UInt8), deadline (Int64), queue (UInt8), effect id (UInt64)`.
 enum JournalFormat {
-  /// The first bytes of every journal file.
-  static let header: [UInt8] = Array("MRJRNL01".utf8)
+  /// The first 8 bytes of every journal file.
+  static let magic: [UInt8] = Array("MRJRNL02".utf8)
+  /// Bytes of the header: the magic and the epoch.
+  static let headerSize = 16
   /// Bytes before a record's payload.
-  static let recordHeaderSize = 8
+  static let recordHeaderSize = 12
   /// The longest payload a reader accepts; a longer length can only be a torn or foreign tail.
   static let maximumPayload = 16 << 20
+
+  /// The header of a journal in `epoch`.
+  static func header(epoch: UInt64) -> [UInt8] {
+    var bytes = magic
+    withUnsafeBytes(of: epoch.littleEndian) { bytes.append(contentsOf: $0) }
+    return bytes
+  }
+
+  /// The epoch in a journal's first bytes, or nil when they are not a journal header.
+  static func epoch(ofHeader bytes: UnsafeRawBufferPointer) -> UInt64? {
+    guard bytes.count >= headerSize, bytes.prefix(magic.count).elementsEqual(magic) else {
+      return nil
+    }
+    return UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: magic.count, as: UInt64.self))
+  }
 
   private static let saveTag: UInt8 = 1
   private static let deleteTag: UInt8 = 2
 
   /// Appends `change` as one record: sized first, then written in place (no per-field
   /// `Array` appends, about a hundred instructions each).
-  static func append(_ change: JournalChange, to buffer: ByteBuffer) {
+  static func append(_ change: JournalChange, epoch: UInt64, to buffer: ByteBuffer) {
     let payload = payloadSize(of: change)
     buffer.append(length: recordHeaderSize + payload) { start in
       var cursor = start + recordHeaderSize
@@ -62,6 +85,7 @@ enum JournalFormat {
       let bytes = UnsafeRawBufferPointer(start: start + recordHeaderSize, count: payload)
       var header = start
       write(UInt32(truncatingIfNeeded: payload), at: &header)
+      write(UInt32(truncatingIfNeeded: epoch), at: &header)
       write(fnv1a(bytes), at: &header)
     }
   }
@@ -95,22 +119,37 @@ enum JournalFormat {
     }
   }
 
-  /// Decodes the records after the header, stopping at the first that is incomplete or fails
-  /// its checksum: the changes before it, and how many bytes (header included) they span.
-  static func decode(_ bytes: UnsafeRawBufferPointer) -> (changes: [JournalChange], length: Int) {
+  /// Decodes the records of `epoch` after the header, stopping at the first that is
+  /// incomplete, fails its checksum or belongs to another epoch: the changes before it, how
+  /// many bytes (header included) they span, and whether what stopped it is a record of this
+  /// epoch (one cut off by a crash, or damaged) rather than the end (zeros, or an older
+  /// epoch's records).
+  static func decode(_ bytes: UnsafeRawBufferPointer, epoch: UInt64)
+    -> (changes: [JournalChange], length: Int, cutOff: Bool)
+  {
+    let epoch = UInt32(truncatingIfNeeded: epoch)
     var changes: [JournalChange] = []
-    var offset = header.count
+    var offset = headerSize
     while bytes.count - offset >= recordHeaderSize {
       let length = Int(bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self).littleEndian)
-      let checksum = bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self).littleEndian
+      let recordEpoch = bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)
+      let checksum = bytes.loadUnaligned(fromByteOffset: offset + 8, as: UInt32.self).littleEndian
+      guard UInt32(littleEndian: recordEpoch) == epoch else { break }
       let payloadStart = offset + recordHeaderSize
-      guard length <= maximumPayload, bytes.count - payloadStart >= length else { break }
+      guard length <= maximumPayload, bytes.count - payloadStart >= length else {
+        return (changes, offset, true)
+      }
       let payload = UnsafeRawBufferPointer(rebasing: bytes[payloadStart..<payloadStart + length])
-      guard fnv1a(payload) == checksum, let change = decodePayload(payload) else { break }
+      guard fnv1a(payload) == checksum, let change = decodePayload(payload) else {
+        return (changes, offset, true)
+      }
       changes.append(change)
       offset = payloadStart + length
     }
-    return (changes, offset)
+    // A header cut short (fewer bytes than one) that is not all zeros was cut off too.
+    let rest = UnsafeRawBufferPointer(rebasing: bytes[offset...])
+    let cutOff = rest.count < recordHeaderSize && rest.contains { $0 != 0 }
+    return (changes, offset, cutOff)
   }
 
   private static func decodePayload(_ payload: UnsafeRawBufferPointer) -> JournalChange? {
@@ -128,7 +167,9 @@ enum JournalFormat {
         guard let input = reader.text(), let repeats = reader.integer(UInt8.self),
           let span = reader.integer(Int64.self), let hasDeadline = reader.integer(UInt8.self),
           let deadline = reader.integer(Int64.self), let queue = reader.integer(UInt8.self),
-          let effectID = reader.integer(UInt64.self)
+          let effectID = reader.integer(UInt64.self),
+          // One encoding per timer: flags are 0 or 1, a missing deadline is 0.
+          repeats <= 1, hasDeadline <= 1, hasDeadline == 1 || deadline == 0
         else { return nil }
         timers.append(
           StoredTimer(

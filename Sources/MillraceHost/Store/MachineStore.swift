@@ -8,8 +8,8 @@ import MillraceUV
 /// replies only after `commit()` returned: what was acknowledged is on disk (DESIGN §4.4).
 /// A commit appends the turn's changes to the journal with one `write` (and, `strict`, an
 /// `fdatasync`); every `checkpointNames` machines or `checkpointBytes` of journal, the latest
-/// change of each machine goes into the snapshot in one SQLite transaction and the journal is
-/// cut back. Opening replays a journal left by a crash into the snapshot; a record cut off by
+/// change of each machine goes into the snapshot in one SQLite transaction and the journal
+/// starts a new epoch (its earlier records no longer count). Opening replays a journal left by a crash into the snapshot; a record cut off by
 /// the crash (its turn was never acknowledged) is dropped and reported in `recoveryNote`.
 public final class MachineStore {
   /// The durability it was opened with (`batched` or `strict`).
@@ -55,14 +55,18 @@ public final class MachineStore {
     self.durability = durability
     snapshot = try SQLiteSnapshot(directory: directory, durability: durability)
     journal = try TurnJournal(path: directory + "/machines.journal", sync: durability == .strict)
-    let (changes, dropped) = journal.readChanges()
+    let (changes, cutOff) = journal.readChanges()
     for change in changes { pending[change.name] = change }
-    if dropped > 0 {
+    if cutOff {
       recoveryNote =
-        "journal: \(changes.count) change(s) replayed; \(dropped) byte(s) after the last whole "
-        + "record dropped (a turn cut off before it was acknowledged)"
+        "journal: \(changes.count) change(s) replayed; a record cut off or damaged after them "
+        + "was dropped (a turn cut off before it was acknowledged)"
     }
-    if !changes.isEmpty || dropped > 0 { try checkpoint() }
+    if !changes.isEmpty {
+      try checkpoint()
+    } else if cutOff {
+      try journal.reset()
+    }
   }
 
   /// Every stored machine with its timers, ordered by name (after a checkpoint of what was
@@ -89,7 +93,7 @@ public final class MachineStore {
 
   private func record(_ change: JournalChange) {
     inTransaction = true
-    JournalFormat.append(change, to: turnBytes)
+    JournalFormat.append(change, epoch: journal.epoch, to: turnBytes)
     turnChanges.append(change)
   }
 
@@ -104,7 +108,7 @@ public final class MachineStore {
       turnChanges.removeAll(keepingCapacity: turnChanges.capacity <= 1024)
     }
     guard !turnChanges.isEmpty else { return }
-    try journal.append(turnBytes, sync: durability == .strict)
+    try journal.append(turnBytes)
     for change in turnChanges { pending[change.name] = change }
     let due =
       (!retryingCheckpoint && pending.count >= Self.checkpointNames)
@@ -119,10 +123,11 @@ public final class MachineStore {
     }
   }
 
-  /// Puts every committed change into the snapshot in one transaction and cuts the journal
-  /// back. A crash in between is harmless: replaying the journal again gives the same rows.
+  /// Puts every committed change into the snapshot in one transaction and starts the journal's
+  /// next epoch. A crash in between is harmless: replaying the journal again gives the same
+  /// rows.
   public func checkpoint() throws(StoreError) {
-    guard !pending.isEmpty || journal.length > JournalFormat.header.count else { return }
+    guard !pending.isEmpty || journal.length > JournalFormat.headerSize else { return }
     if !pending.isEmpty {
       do {
         for change in pending.values {
@@ -138,8 +143,8 @@ public final class MachineStore {
       }
       pending.removeAll(keepingCapacity: true)
     }
-    if journal.length > JournalFormat.header.count {
-      try journal.reset(sync: durability == .strict)
+    if journal.length > JournalFormat.headerSize {
+      try journal.reset()
     }
     lastCheckpointFailure = nil
     retryingCheckpoint = false

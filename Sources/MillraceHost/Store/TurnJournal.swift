@@ -6,100 +6,131 @@ import MillraceUV
   import Musl
 #endif
 
-/// The append-only file (`machines.journal`) that makes a turn's changes durable with one
-/// `write`: records in `JournalFormat`, appended at the end, the file cut back to its header
-/// once a checkpoint has put them into the SQLite snapshot. Single-threaded.
+/// The file (`machines.journal`) that makes a turn's changes durable with one `write`: records
+/// in `JournalFormat`, written one after another into room zero-filled ahead of them, so that a
+/// write changes no file size and `fdatasync` (under `strict`) flushes the data alone. A
+/// checkpoint starts a new epoch (a new header) instead of emptying the file: what follows the
+/// current epoch's records is zeros or an older epoch's, which reading stops at.
+/// Single-threaded.
 ///
-/// Guarantees: `append` either leaves all of its bytes in the file or none of them (a failed
-/// write is cut off again, so later records never follow a torn one); with `sync`, the bytes
-/// are on stable storage (`fdatasync`) when it returns.
+/// Guarantees: the records of the current epoch are the ones appended since the last `reset`,
+/// whole and in order (a failed or torn append is written over by the next one); with `sync`,
+/// an append is on stable storage when it returns.
 final class TurnJournal {
   let path: String
   private let descriptor: Int32
-  /// Bytes in the file: the header and whole records.
-  private(set) var length: Int
-  /// Set when a failed append could not be cut off: no record may follow, so none is taken.
-  private var broken = false
+  /// The current epoch (the header's).
+  private(set) var epoch: UInt64
+  /// Bytes of the header and the current epoch's whole records.
+  private(set) var length = JournalFormat.headerSize
+  /// The file's size: the room written so far (zeros beyond the records).
+  private var capacity: Int
+  private let sync: Bool
 
-  /// Opens the journal at `path`, creating it (with its header) when missing or empty; a file
-  /// that does not start with the header is not taken for a journal.
+  /// Room added at a time, zero-filled; a file that grew past four times this (after failed
+  /// checkpoints) returns to it at the next reset.
+  static let growth = 1 << 20
+
+  /// Opens the journal at `path`, creating it when missing or empty; a file that does not
+  /// start with a journal header is not taken for one. With `sync`, every write is flushed to
+  /// stable storage (the file's directory entry too, when it is created).
   init(path: String, sync: Bool) throws(StoreError) {
     self.path = path
+    self.sync = sync
     descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
     guard descriptor >= 0 else { throw Self.failure("open \(path)") }
-    // One writer per journal: a second daemon on the same data directory stops here, whatever
-    // locks SQLite holds at the moment. The lock goes with the descriptor (or the process).
-    guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
-      let error = Self.failure("lock \(path)")
-      close(descriptor)
-      throw StoreError(
-        operation: error.operation, code: error.code,
-        message: "locked: another process uses this data directory (\(error.message))")
-    }
-    let size = lseek(descriptor, 0, SEEK_END)
-    length = size > 0 ? Int(size) : 0
-    if length == 0 {
-      do throws(StoreError) {
-        let failure = JournalFormat.header.withUnsafeBytes { write($0, at: 0) }
-        if failure != 0 { throw Self.failure("write \(path)", failure) }
-        if sync {
-          try self.sync()
-          try Self.syncDirectory(of: path)
-        }
-      } catch {
-        close(descriptor)
-        throw error
+    do throws(StoreError) {
+      // One writer per journal: a second daemon on the same data directory stops here,
+      // whatever locks SQLite holds at the moment. The lock goes with the descriptor.
+      guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+        let error = Self.failure("lock \(path)")
+        throw StoreError(
+          operation: error.operation, code: error.code,
+          message: "locked: another process uses this data directory (\(error.message))")
       }
-      length = JournalFormat.header.count
-    }
-    let header = read(from: 0, count: JournalFormat.header.count)
-    guard header == JournalFormat.header else {
+      let size = Int(lseek(descriptor, 0, SEEK_END))
+      capacity = max(size, 0)
+      if capacity == 0 {
+        epoch = 1
+        try writeHeader()
+        try grow(toHold: JournalFormat.headerSize)
+        if sync { try Self.syncDirectory(of: path) }
+      } else {
+        let header = Self.read(descriptor, from: 0, count: JournalFormat.headerSize)
+        guard let epoch = header.withUnsafeBytes({ JournalFormat.epoch(ofHeader: $0) }) else {
+          throw StoreError(
+            operation: "open \(path)", code: EINVAL,
+            message: "not a Millrace journal (bad header)")
+        }
+        self.epoch = epoch
+      }
+    } catch {
       close(descriptor)
-      throw StoreError(
-        operation: "open \(path)", code: EINVAL, message: "not a Millrace journal (bad header)")
+      throw error
     }
   }
 
   deinit { close(descriptor) }
 
-  /// The whole file's records: the changes of the whole ones, and how many bytes follow the
-  /// last whole record (a record cut off by a crash, or damage).
-  func readChanges() -> (changes: [JournalChange], droppedBytes: Int) {
-    let bytes = read(from: 0, count: length)
-    let (changes, valid) = bytes.withUnsafeBytes { JournalFormat.decode($0) }
-    return (changes, bytes.count - valid)
+  /// The current epoch's records, and whether one was found cut off or damaged after them.
+  /// Appends go after the whole ones.
+  func readChanges() -> (changes: [JournalChange], cutOff: Bool) {
+    let bytes = Self.read(descriptor, from: 0, count: capacity)
+    let (changes, valid, cutOff) = bytes.withUnsafeBytes {
+      JournalFormat.decode($0, epoch: epoch)
+    }
+    length = valid
+    return (changes, cutOff)
   }
 
-  /// Appends `bytes` (whole records) at the end; with `sync`, waits until they are on stable
-  /// storage.
-  func append(_ bytes: ByteBuffer, sync: Bool) throws(StoreError) {
-    guard !broken else {
-      throw StoreError(
-        operation: "append to \(path)", code: EIO,
-        message: "an earlier failed write could not be cut off")
-    }
-    do throws(StoreError) {
-      let failure = bytes.withUnsafeBytes { write($0, at: length) }
-      if failure != 0 { throw Self.failure("write \(path)", failure) }
-      if sync { try self.sync() }
-    } catch {
-      if ftruncate(descriptor, off_t(length)) != 0 { broken = true }
-      throw error
-    }
+  /// Appends `bytes` (whole records of the current epoch) after the last record; with `sync`,
+  /// waits until they are on stable storage.
+  func append(_ bytes: ByteBuffer) throws(StoreError) {
+    if length + bytes.count > capacity { try grow(toHold: length + bytes.count) }
+    let failure = bytes.withUnsafeBytes { write($0, at: length) }
+    if failure != 0 { throw Self.failure("write \(path)", failure) }
+    if sync { try flush() }
     length += bytes.count
   }
 
-  /// Cuts the file back to its header (after a checkpoint took its records).
-  func reset(sync: Bool) throws(StoreError) {
-    guard ftruncate(descriptor, off_t(JournalFormat.header.count)) == 0 else {
-      throw Self.failure("truncate \(path)")
+  /// Starts the next epoch: the records so far no longer count (after a checkpoint took them).
+  func reset() throws(StoreError) {
+    epoch &+= 1
+    if epoch == 0 { epoch = 1 }
+    try writeHeader()
+    length = JournalFormat.headerSize
+    guard capacity > 4 * Self.growth else { return }
+    // What is left beyond is of older epochs; the file only gives back the room.
+    if ftruncate(descriptor, off_t(Self.growth)) == 0 {
+      capacity = Self.growth
+      if sync { try flush() }
     }
-    length = JournalFormat.header.count
-    broken = false
-    if sync { try self.sync() }
   }
 
-  private func sync() throws(StoreError) {
+  private func writeHeader() throws(StoreError) {
+    let failure = JournalFormat.header(epoch: epoch).withUnsafeBytes { write($0, at: 0) }
+    if failure != 0 { throw Self.failure("write \(path)", failure) }
+    if sync { try flush() }
+  }
+
+  /// Zero-fills the file up to a multiple of `growth` that holds `size` bytes.
+  private func grow(toHold size: Int) throws(StoreError) {
+    let target = (size + Self.growth - 1) / Self.growth * Self.growth
+    let zeros = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
+    defer { zeros.deallocate() }
+    zeros.initializeMemory(as: UInt8.self, repeating: 0)
+    var offset = max(capacity, JournalFormat.headerSize)
+    while offset < target {
+      let chunk = UnsafeRawBufferPointer(rebasing: zeros[..<min(zeros.count, target - offset)])
+      let failure = write(chunk, at: offset)
+      if failure != 0 { throw Self.failure("grow \(path)", failure) }
+      offset += chunk.count
+    }
+    if sync { try flush() }
+    capacity = target
+  }
+
+  private func flush() throws(StoreError) {
     guard fdatasync(descriptor) == 0 else { throw Self.failure("fdatasync \(path)") }
   }
 
@@ -120,14 +151,16 @@ final class TurnJournal {
     return 0
   }
 
-  /// Up to `count` bytes from `offset` (fewer at the end of the file or on an error).
-  private func read(from offset: Int, count: Int) -> [UInt8] {
+  /// Up to `count` bytes from `offset` of `descriptor` (fewer at the end of the file or on an
+  /// error).
+  private static func read(_ descriptor: Int32, from offset: Int, count: Int) -> [UInt8] {
     var bytes = [UInt8](repeating: 0, count: count)
     var done = 0
     while done < count {
       let got = bytes.withUnsafeMutableBytes {
         pread(
-          descriptor, $0.baseAddress.unsafelyUnwrapped + done, count - done, off_t(offset + done))
+          descriptor, $0.baseAddress.unsafelyUnwrapped + done, count - done,
+          off_t(offset + done))
       }
       if got < 0 && errno == EINTR { continue }
       guard got > 0 else { break }

@@ -22,31 +22,44 @@ struct JournalFormatTests {
     .save(StoredMachine(name: "ü", kind: "", state: "état")),
   ]
 
-  /// The header and `changes` as one journal.
-  func journal(_ changes: ArraySlice<JournalChange>? = nil) -> [UInt8] {
+  /// The header and `changes` as one journal in `epoch`.
+  func journal(_ changes: ArraySlice<JournalChange>? = nil, epoch: UInt64 = 1) -> [UInt8] {
     let records = ByteBuffer()
-    for change in changes ?? self.changes[...] { JournalFormat.append(change, to: records) }
-    return JournalFormat.header + records.bytes
+    for change in changes ?? self.changes[...] {
+      JournalFormat.append(change, epoch: epoch, to: records)
+    }
+    return JournalFormat.header(epoch: epoch) + records.bytes
+  }
+
+  func decode(_ bytes: [UInt8], epoch: UInt64 = 1) -> (
+    changes: [JournalChange], length: Int, cutOff: Bool
+  ) {
+    bytes.withUnsafeBytes { JournalFormat.decode($0, epoch: epoch) }
   }
 
   @Test("what is appended decodes to the same changes, and spans the whole journal")
   func roundTrip() {
     let bytes = journal()
-    let (decoded, length) = bytes.withUnsafeBytes { JournalFormat.decode($0) }
+    let (decoded, length, cutOff) = decode(bytes)
     #expect(decoded == changes)
     #expect(length == bytes.count)
+    #expect(!cutOff)
+    // Zeros after the records (the file's room) end them as cleanly.
+    #expect(decode(bytes + [UInt8](repeating: 0, count: 100)) == (changes, bytes.count, false))
   }
 
   @Test("decoding stops at the first record that is cut short, at any byte")
   func everyCut() {
     let bytes = journal()
     let ends = (0...changes.count).map { journal(changes[..<$0]).count }
-    for cut in JournalFormat.header.count...bytes.count {
-      let (decoded, length) = Array(bytes[..<cut]).withUnsafeBytes { JournalFormat.decode($0) }
-      // The whole records before the cut, and nothing of the one it falls in.
+    for cut in JournalFormat.headerSize...bytes.count {
+      let (decoded, length, cutOff) = decode(Array(bytes[..<cut]))
+      // The whole records before the cut, and nothing of the one it falls in, which is
+      // reported as cut off.
       let whole = ends.lastIndex { $0 <= cut }!
       #expect(decoded == Array(changes[..<whole]), "cut at \(cut)")
       #expect(length == ends[whole], "cut at \(cut)")
+      #expect(cutOff == (cut != ends[whole]), "cut at \(cut)")
     }
   }
 
@@ -55,21 +68,50 @@ struct JournalFormatTests {
     var bytes = journal()
     let first = journal(changes[..<1])
     bytes[first.count + JournalFormat.recordHeaderSize + 1] ^= 0x40
-    let (decoded, length) = bytes.withUnsafeBytes { JournalFormat.decode($0) }
-    #expect(decoded == [changes[0]])
-    #expect(length == first.count)
+    #expect(decode(bytes) == ([changes[0]], first.count, true))
   }
 
   @Test("a length beyond the limit is taken for damage, not read")
   func hugeLength() {
-    var bytes = JournalFormat.header
-    withUnsafeBytes(of: UInt32(JournalFormat.maximumPayload + 1).littleEndian) {
-      bytes.append(contentsOf: $0)
+    var bytes = JournalFormat.header(epoch: 1)
+    for field in [UInt32(JournalFormat.maximumPayload + 1), 1, 0] {
+      withUnsafeBytes(of: field.littleEndian) { bytes.append(contentsOf: $0) }
     }
-    bytes.append(contentsOf: [0, 0, 0, 0, 1, 2, 3])
-    let (decoded, length) = bytes.withUnsafeBytes { JournalFormat.decode($0) }
-    #expect(decoded.isEmpty)
-    #expect(length == JournalFormat.header.count)
+    bytes.append(contentsOf: [1, 2, 3])
+    #expect(decode(bytes) == ([], JournalFormat.headerSize, true))
+  }
+
+  @Test(
+    "a timer's flags other than 0 or 1, or a deadline without its flag, are damage",
+    arguments: [(25, UInt8(2)), (34, 2), (35, 7)])
+  func canonicalTimers(offset: Int, value: UInt8) {
+    // Found by the journal fuzz target: such records decoded, and encoded differently again.
+    let timer = StoredTimer(
+      input: "i", repeats: false, spanNanoseconds: 1, deadlineWallNanoseconds: nil, queue: 0,
+      effectID: 0)
+    var bytes = journal([.save(StoredMachine(name: "a", kind: "k", state: "s", timers: [timer]))])
+    let payload = JournalFormat.headerSize + JournalFormat.recordHeaderSize
+    bytes[payload + offset] = value  // repeats, has deadline, the deadline's first byte
+    let checksum = bytes[payload...].withUnsafeBytes { JournalFormat.fnv1a($0) }
+    withUnsafeBytes(of: checksum.littleEndian) {
+      bytes.replaceSubrange(payload - 4..<payload, with: $0)
+    }
+    #expect(decode(bytes) == ([], JournalFormat.headerSize, true))
+  }
+
+  @Test("records of an earlier epoch after the current ones end them, as the file's end would")
+  func earlierEpoch() {
+    // Epoch 2 wrote one record over the start of epoch 1's three.
+    var bytes = journal(epoch: 1)
+    let current = journal(changes[..<1], epoch: 2)
+    bytes.replaceSubrange(0..<current.count, with: current)
+    let (decoded, length, cutOff) = decode(bytes, epoch: 2)
+    #expect(decoded == [changes[0]])
+    #expect(length == current.count)
+    // The same change made a record of the same size, so epoch 1's second record follows:
+    // the end, not a record cut off.
+    #expect(!cutOff)
+    #expect(bytes.withUnsafeBytes { JournalFormat.epoch(ofHeader: $0) } == 2)
   }
 }
 
@@ -82,8 +124,8 @@ struct TurnJournalTests {
     var first: TurnJournal? = try TurnJournal(path: path, sync: false)
     let refused = #expect(throws: StoreError.self) { try TurnJournal(path: path, sync: false) }
     #expect(refused?.message.contains("locked") == true)
-    #expect(first?.length == JournalFormat.header.count)
+    #expect(first?.length == JournalFormat.headerSize)
     first = nil
-    #expect(try TurnJournal(path: path, sync: false).length == JournalFormat.header.count)
+    #expect(try TurnJournal(path: path, sync: false).length == JournalFormat.headerSize)
   }
 }

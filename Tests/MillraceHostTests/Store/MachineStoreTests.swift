@@ -1,6 +1,7 @@
 import Foundation
-import MillraceHost
 import Testing
+
+@testable import MillraceHost
 
 @Suite("Machine store")
 struct MachineStoreTests {
@@ -112,12 +113,12 @@ struct MachineStoreTests {
       try store.commit()
       #expect(store.checkpoints == 0)
       // Dropped without a checkpoint, as a kill -9 would leave it: the turns are in the journal.
-      #expect(try fileSize(journal) > JournalHeader.size)
+      #expect(try journalRecords(journal).count == 4)
     }
     let reopened = try MachineStore(directory: directory, durability: .batched)
     #expect(reopened.recoveryNote == nil)
     #expect(reopened.checkpoints == 1)
-    #expect(try fileSize(journal) == JournalHeader.size)
+    #expect(try journalRecords(journal).count == 0)
     #expect(try reopened.loadAll() == [StoredMachine(name: "a", kind: "auth", state: "loggedIn")])
   }
 
@@ -131,16 +132,18 @@ struct MachineStoreTests {
       try store.save(StoredMachine(name: "a", kind: "auth", state: "loggingOut"))
       try store.commit()
     }
-    // Cut the last record short, as a write interrupted by kill -9 could.
-    let whole = try fileSize(journal)
-    #expect(truncate(journal, off_t(whole - 3)) == 0)
+    // Damage the last record's end, as a write interrupted by kill -9 could leave it.
+    var bytes = try Data(contentsOf: URL(fileURLWithPath: journal))
+    let end = try journalRecords(journal).length
+    bytes[end - 3] ^= 0xFF
+    try bytes.write(to: URL(fileURLWithPath: journal))
     let reopened = try MachineStore(directory: directory, durability: .batched)
     #expect(reopened.recoveryNote?.contains("1 change(s) replayed") == true)
     #expect(try reopened.loadAll().map(\.state) == ["loggedIn"])
     // The journal starts clean again: later turns are replayed after the next crash.
     try reopened.save(StoredMachine(name: "a", kind: "auth", state: "loggedOut"))
     try reopened.commit()
-    #expect(try fileSize(journal) > JournalHeader.size)
+    #expect(try journalRecords(journal).count == 1)
   }
 
   @Test("a file that is not a journal is refused, not overwritten")
@@ -164,18 +167,18 @@ struct MachineStoreTests {
       try store.commit()
     }
     #expect(store.checkpoints == 1)
-    #expect(try fileSize(journal) == JournalHeader.size)
+    #expect(try journalRecords(journal).count == 0)
     #expect(try store.loadAll().count == MachineStore.checkpointNames)
   }
 
-  private func fileSize(_ path: String) throws -> Int {
-    let attributes = try FileManager.default.attributesOfItem(atPath: path)
-    return (attributes[.size] as? NSNumber)?.intValue ?? -1
-  }
-
-  /// The journal's header length (its format's first 8 bytes).
-  private enum JournalHeader {
-    static let size = 8
+  /// The records of the journal's current epoch, and where they end.
+  private func journalRecords(_ path: String) throws -> (count: Int, length: Int) {
+    let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+    return bytes.withUnsafeBytes { bytes in
+      let epoch = JournalFormat.epoch(ofHeader: bytes) ?? 0
+      let (changes, length, _) = JournalFormat.decode(bytes, epoch: epoch)
+      return (changes.count, length)
+    }
   }
 
   @Test("changes not committed are not kept")
