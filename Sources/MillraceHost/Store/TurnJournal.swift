@@ -26,6 +26,10 @@ final class TurnJournal {
   /// The file's size: the room written so far (zeros beyond the records).
   private var capacity: Int
   private let sync: Bool
+  /// Set when a new epoch's header could be neither written nor put back: the file's header
+  /// is unknown, so no record is taken (a commit fails rather than write one a replay might
+  /// skip).
+  private var broken = false
 
   /// Room added at a time, zero-filled; a file that grew past four times this (after failed
   /// checkpoints) returns to it at the next reset.
@@ -52,7 +56,7 @@ final class TurnJournal {
       capacity = max(size, 0)
       if capacity == 0 {
         epoch = 1
-        try writeHeader()
+        try writeHeader(epoch: 1)
         try grow(toHold: JournalFormat.headerSize)
         if sync { try Self.syncDirectory(of: path) }
       } else {
@@ -86,6 +90,11 @@ final class TurnJournal {
   /// Appends `bytes` (whole records of the current epoch) after the last record; with `sync`,
   /// waits until they are on stable storage.
   func append(_ bytes: ByteBuffer) throws(StoreError) {
+    guard !broken else {
+      throw StoreError(
+        operation: "append to \(path)", code: EIO,
+        message: "the journal's header could not be written; restart the daemon")
+    }
     if length + bytes.count > capacity { try grow(toHold: length + bytes.count) }
     let failure = bytes.withUnsafeBytes { write($0, at: length) }
     if failure != 0 { throw Self.failure("write \(path)", failure) }
@@ -95,9 +104,16 @@ final class TurnJournal {
 
   /// Starts the next epoch: the records so far no longer count (after a checkpoint took them).
   func reset() throws(StoreError) {
-    epoch &+= 1
-    if epoch == 0 { epoch = 1 }
-    try writeHeader()
+    let next = epoch == .max ? 1 : epoch + 1
+    do {
+      try writeHeader(epoch: next)
+    } catch {
+      // The file may hold either header now. With the old one back, the old records stay
+      // valid and later ones carry its epoch; without, no record may be written.
+      do { try writeHeader(epoch: epoch) } catch { broken = true }
+      throw error
+    }
+    epoch = next
     length = JournalFormat.headerSize
     guard capacity > 4 * Self.growth else { return }
     // What is left beyond is of older epochs; the file only gives back the room.
@@ -107,7 +123,7 @@ final class TurnJournal {
     }
   }
 
-  private func writeHeader() throws(StoreError) {
+  private func writeHeader(epoch: UInt64) throws(StoreError) {
     let failure = JournalFormat.header(epoch: epoch).withUnsafeBytes { write($0, at: 0) }
     if failure != 0 { throw Self.failure("write \(path)", failure) }
     if sync { try flush() }
