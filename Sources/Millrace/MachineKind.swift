@@ -97,8 +97,8 @@ struct BlockLayout {
 ///
 /// `dispatch` and `perform` are closures formed where the machine's type is known, so they run
 /// specialized code: `dispatch` is the input path alone, one call with no operation to switch
-/// on; `perform` does everything else. Instances are `TypedMachineKind<M>`, which is how `matches` tells types apart
-/// without metatypes (which Embedded Swift lacks).
+/// on; `perform` does everything else. Instances are `TypedMachineKind<M>`, which is how
+/// `matches` tells types apart without metatypes (which Embedded Swift lacks).
 @usableFromInline
 class MachineKind {
   /// Resolves the next live queued input of the machine in a slot, if any.

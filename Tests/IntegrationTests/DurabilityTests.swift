@@ -65,6 +65,12 @@ struct DurabilityTests {
     }
     #expect(daemon.stop() == 0)
     #expect(daemon.logText.contains("stopping"))
+    // A clean stop checkpoints: the snapshot holds everything and the journal nothing to replay.
+    do {
+      let store = try MachineStore(directory: daemon.directory + "/data", durability: .batched)
+      #expect(store.checkpoints == 0)
+      #expect(try store.loadAll().map(\.name) == ["a", "c"])
+    }
     try daemon.start()
     let client = try daemon.client()
     #expect(try client.call("STATE", "c") == .bulk("3"))

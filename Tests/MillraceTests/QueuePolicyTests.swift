@@ -54,4 +54,31 @@ struct QueuePolicyTests {
     #expect(machine.state == testCase.completions.map(\.0))
     #expect(runtime.statistics.timers == 0)
   }
+
+  @Test(
+    "effectsInFlight counts started and waiting effects until they finish, and is 0 once removed")
+  func effectsInFlight() throws {
+    let runtime = Runtime()
+    let driver = ManualDriver(runtime: runtime)
+    let machine = try #require(
+      runtime.spawn(Starter.self, state: [], queues: [.merge, .oldest(max: 1, .suspendNew)]))
+    #expect(machine.effectsInFlight == 0)
+    #expect(machine.timers.isEmpty)
+    _ = machine.post(.start(1))
+    _ = machine.post(.start(2))
+    driver.advance(by: .milliseconds(0))
+    // One running, one waiting on the queue: both in flight, both listed.
+    #expect(machine.effectsInFlight == 2)
+    #expect(machine.timers.count == 2)
+    driver.advance(by: .milliseconds(100))
+    #expect(machine.effectsInFlight == 1)
+    driver.advance(by: .milliseconds(100))
+    #expect(machine.effectsInFlight == 0)
+    #expect(machine.timers.isEmpty)
+    _ = machine.post(.start(3))
+    driver.advance(by: .milliseconds(0))
+    #expect(machine.effectsInFlight == 1)
+    runtime.remove(machine)
+    #expect(machine.effectsInFlight == 0)
+  }
 }

@@ -68,8 +68,9 @@ final class SQLiteConnection {
     try run(prepare(sql), values, row: row)
   }
 
-  /// Runs a prepared statement with `values`, calling `row` for each result row; returns the
-  /// number of rows it inserted, updated or deleted.
+  /// Runs a prepared statement with `values`, calling `row` for each result row; for an
+  /// INSERT, UPDATE or DELETE, returns the rows it changed (for other statements the value is
+  /// SQLite's count of the last such statement, meaningless here).
   @discardableResult
   func run(
     _ statement: Statement, _ values: [Value] = [], row: (OpaquePointer) -> Void = { _ in }

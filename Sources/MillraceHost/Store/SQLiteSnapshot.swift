@@ -6,7 +6,7 @@ import CSQLite
 final class SQLiteSnapshot {
   private let database: SQLiteConnection
   private var inTransaction = false
-  /// The statements every turn runs, prepared once.
+  /// The statements every checkpoint runs, prepared once.
   private let beginStatement, commitStatement, rollbackStatement: SQLiteConnection.Statement
   private let updateMachine, insertMachine, deleteMachine: SQLiteConnection.Statement
   private let deleteTimers, insertTimer: SQLiteConnection.Statement

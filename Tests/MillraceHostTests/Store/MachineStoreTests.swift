@@ -24,8 +24,7 @@ struct MachineStoreTests {
     do {
       let store = try MachineStore(directory: directory, durability: durability)
       try store.save(StoredMachine(name: "a", kind: "auth", state: "loggingIn", timers: [timer]))
-      try store.save(StoredMachine(name: "d", kind: "door", state: "closed"))
-      try store.commit()
+      try commit(StoredMachine(name: "d", kind: "door", state: "closed"), to: store)
     }
     let reopened = try MachineStore(directory: directory, durability: durability)
     let machines = try reopened.loadAll()
@@ -39,8 +38,8 @@ struct MachineStoreTests {
   @Test("saving replaces state and timers; delete removes both")
   func replaceAndDelete() throws {
     let store = try MachineStore(directory: directory, durability: .batched)
-    try store.save(StoredMachine(name: "a", kind: "auth", state: "loggingIn", timers: [timer]))
-    try store.commit()
+    try commit(
+      StoredMachine(name: "a", kind: "auth", state: "loggingIn", timers: [timer]), to: store)
     var waiting = timer
     waiting.deadlineWallNanoseconds = nil
     try store.save(StoredMachine(name: "a", kind: "auth", state: "loggedIn", timers: [waiting]))
@@ -57,20 +56,18 @@ struct MachineStoreTests {
   func timersAreClearedAcrossReopen() throws {
     do {
       let store = try MachineStore(directory: directory, durability: .batched)
-      try store.save(StoredMachine(name: "a", kind: "auth", state: "loggingIn", timers: [timer]))
-      try store.commit()
+      try commit(
+        StoredMachine(name: "a", kind: "auth", state: "loggingIn", timers: [timer]), to: store)
     }
     // A new connection learns from the database which machines have timer rows.
     let store = try MachineStore(directory: directory, durability: .batched)
-    try store.save(StoredMachine(name: "a", kind: "auth", state: "loggedIn"))
-    try store.commit()
+    try commit(StoredMachine(name: "a", kind: "auth", state: "loggedIn"), to: store)
     #expect(try store.loadAll() == [StoredMachine(name: "a", kind: "auth", state: "loggedIn")])
     // And within one connection: timers saved, then saved away, twice.
     for _ in 0..<2 {
-      try store.save(StoredMachine(name: "a", kind: "auth", state: "loggingIn", timers: [timer]))
-      try store.commit()
-      try store.save(StoredMachine(name: "a", kind: "auth", state: "loggedIn"))
-      try store.commit()
+      try commit(
+        StoredMachine(name: "a", kind: "auth", state: "loggingIn", timers: [timer]), to: store)
+      try commit(StoredMachine(name: "a", kind: "auth", state: "loggedIn"), to: store)
     }
     #expect(try store.loadAll() == [StoredMachine(name: "a", kind: "auth", state: "loggedIn")])
   }
@@ -80,20 +77,16 @@ struct MachineStoreTests {
     let texts = StoredMachine(name: "ü-名", kind: "", state: "état", timers: [timer])
     do {
       let store = try MachineStore(directory: directory, durability: .batched)
-      try store.save(StoredMachine(name: "m", kind: "auth", state: "loggedIn"))
-      try store.commit()
+      try commit(StoredMachine(name: "m", kind: "auth", state: "loggedIn"), to: store)
       // A row left by a machine of another kind (say, one not restored) is overwritten whole.
-      try store.save(StoredMachine(name: "m", kind: "door", state: "closed"))
-      try store.commit()
+      try commit(StoredMachine(name: "m", kind: "door", state: "closed"), to: store)
       #expect(try store.loadAll() == [StoredMachine(name: "m", kind: "door", state: "closed")])
       // KILL and SPAWN of one name in one turn: the delete runs first, the save inserts.
       try store.delete(name: "m")
-      try store.save(StoredMachine(name: "m", kind: "toggle", state: "on"))
-      try store.commit()
+      try commit(StoredMachine(name: "m", kind: "toggle", state: "on"), to: store)
       #expect(try store.loadAll() == [StoredMachine(name: "m", kind: "toggle", state: "on")])
       // Texts are bound in place, one after another: empty and multi-byte ones keep their bytes.
-      try store.save(texts)
-      try store.commit()
+      try commit(texts, to: store)
     }
     let reopened = try MachineStore(directory: directory, durability: .batched)
     #expect(
@@ -105,8 +98,8 @@ struct MachineStoreTests {
     let journal = directory + "/machines.journal"
     do {
       let store = try MachineStore(directory: directory, durability: .batched)
-      try store.save(StoredMachine(name: "a", kind: "auth", state: "loggingIn", timers: [timer]))
-      try store.commit()
+      try commit(
+        StoredMachine(name: "a", kind: "auth", state: "loggingIn", timers: [timer]), to: store)
       try store.save(StoredMachine(name: "a", kind: "auth", state: "loggedIn"))
       try store.save(StoredMachine(name: "b", kind: "door", state: "open"))
       try store.delete(name: "b")
@@ -127,10 +120,8 @@ struct MachineStoreTests {
     let journal = directory + "/machines.journal"
     do {
       let store = try MachineStore(directory: directory, durability: .batched)
-      try store.save(StoredMachine(name: "a", kind: "auth", state: "loggedIn"))
-      try store.commit()
-      try store.save(StoredMachine(name: "a", kind: "auth", state: "loggingOut"))
-      try store.commit()
+      try commit(StoredMachine(name: "a", kind: "auth", state: "loggedIn"), to: store)
+      try commit(StoredMachine(name: "a", kind: "auth", state: "loggingOut"), to: store)
     }
     // Damage the last record's end, as a write interrupted by kill -9 could leave it.
     var bytes = try Data(contentsOf: URL(fileURLWithPath: journal))
@@ -141,8 +132,7 @@ struct MachineStoreTests {
     #expect(reopened.recoveryNote?.contains("1 change(s) replayed") == true)
     #expect(try reopened.loadAll().map(\.state) == ["loggedIn"])
     // The journal starts clean again: later turns are replayed after the next crash.
-    try reopened.save(StoredMachine(name: "a", kind: "auth", state: "loggedOut"))
-    try reopened.commit()
+    try commit(StoredMachine(name: "a", kind: "auth", state: "loggedOut"), to: reopened)
     #expect(try journalRecords(journal).count == 1)
   }
 
@@ -171,6 +161,12 @@ struct MachineStoreTests {
     #expect(try store.loadAll().count == MachineStore.checkpointNames)
   }
 
+  /// Saves `machine` in a turn of its own.
+  private func commit(_ machine: StoredMachine, to store: MachineStore) throws {
+    try store.save(machine)
+    try store.commit()
+  }
+
   /// The records of the journal's current epoch, and where they end.
   private func journalRecords(_ path: String) throws -> (count: Int, length: Int) {
     let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -185,8 +181,7 @@ struct MachineStoreTests {
   func uncommittedIsLost() throws {
     do {
       let store = try MachineStore(directory: directory, durability: .batched)
-      try store.save(StoredMachine(name: "a", kind: "auth", state: "loggedOut"))
-      try store.commit()
+      try commit(StoredMachine(name: "a", kind: "auth", state: "loggedOut"), to: store)
       try store.save(StoredMachine(name: "a", kind: "auth", state: "loggedIn"))
     }
     let reopened = try MachineStore(directory: directory, durability: .batched)
