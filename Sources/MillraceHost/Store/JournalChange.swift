@@ -56,32 +56,55 @@ enum JournalFormat {
   private static let saveTag: UInt8 = 1
   private static let deleteTag: UInt8 = 2
 
-  /// Appends `change` as one record: sized first, then written in place (no per-field
-  /// `Array` appends, about a hundred instructions each).
+  /// Appends `change` as one record.
   static func append(_ change: JournalChange, epoch: UInt64, to buffer: ByteBuffer) {
-    let payload = payloadSize(of: change)
+    switch change {
+    case .save(let machine): appendSave(machine, epoch: epoch, to: buffer)
+    case .delete(let name): appendDelete(name: name, epoch: epoch, to: buffer)
+    }
+  }
+
+  /// Appends the record of `machine` saved (what `append(.save(machine))` writes, without
+  /// wrapping it in a change first).
+  static func appendSave(_ machine: StoredMachine, epoch: UInt64, to buffer: ByteBuffer) {
+    var payload = 1 + textSize(machine.name) + textSize(machine.kind) + textSize(machine.state) + 4
+    for timer in machine.timers { payload += textSize(timer.input) + 1 + 8 + 1 + 8 + 1 + 8 }
+    appendRecord(payload: payload, epoch: epoch, to: buffer) { cursor in
+      write(saveTag, at: &cursor)
+      write(machine.name, at: &cursor)
+      write(machine.kind, at: &cursor)
+      write(machine.state, at: &cursor)
+      write(UInt32(truncatingIfNeeded: machine.timers.count), at: &cursor)
+      for timer in machine.timers {
+        write(timer.input, at: &cursor)
+        write(UInt8(timer.repeats ? 1 : 0), at: &cursor)
+        write(timer.spanNanoseconds, at: &cursor)
+        write(UInt8(timer.deadlineWallNanoseconds == nil ? 0 : 1), at: &cursor)
+        write(timer.deadlineWallNanoseconds ?? 0, at: &cursor)
+        write(timer.queue, at: &cursor)
+        write(timer.effectID, at: &cursor)
+      }
+    }
+  }
+
+  /// Appends the record of the machine `name` deleted.
+  static func appendDelete(name: String, epoch: UInt64, to buffer: ByteBuffer) {
+    appendRecord(payload: 1 + textSize(name), epoch: epoch, to: buffer) { cursor in
+      write(deleteTag, at: &cursor)
+      write(name, at: &cursor)
+    }
+  }
+
+  /// Appends one record of `payload` bytes, which `writePayload` writes in place (no
+  /// per-field `Array` appends, about a hundred instructions each), then its header.
+  @inline(__always)
+  private static func appendRecord(
+    payload: Int, epoch: UInt64, to buffer: ByteBuffer,
+    _ writePayload: (inout UnsafeMutablePointer<UInt8>) -> Void
+  ) {
     buffer.append(length: recordHeaderSize + payload) { start in
       var cursor = start + recordHeaderSize
-      switch change {
-      case .save(let machine):
-        write(saveTag, at: &cursor)
-        write(machine.name, at: &cursor)
-        write(machine.kind, at: &cursor)
-        write(machine.state, at: &cursor)
-        write(UInt32(truncatingIfNeeded: machine.timers.count), at: &cursor)
-        for timer in machine.timers {
-          write(timer.input, at: &cursor)
-          write(UInt8(timer.repeats ? 1 : 0), at: &cursor)
-          write(timer.spanNanoseconds, at: &cursor)
-          write(UInt8(timer.deadlineWallNanoseconds == nil ? 0 : 1), at: &cursor)
-          write(timer.deadlineWallNanoseconds ?? 0, at: &cursor)
-          write(timer.queue, at: &cursor)
-          write(timer.effectID, at: &cursor)
-        }
-      case .delete(let name):
-        write(deleteTag, at: &cursor)
-        write(name, at: &cursor)
-      }
+      writePayload(&cursor)
       let bytes = UnsafeRawBufferPointer(start: start + recordHeaderSize, count: payload)
       var header = start
       write(UInt32(truncatingIfNeeded: payload), at: &header)
@@ -90,18 +113,8 @@ enum JournalFormat {
     }
   }
 
-  /// The bytes `append` writes after a record's header.
-  private static func payloadSize(of change: JournalChange) -> Int {
-    func text(_ text: String) -> Int { 4 + text.utf8.count }
-    switch change {
-    case .save(let machine):
-      var size = 1 + text(machine.name) + text(machine.kind) + text(machine.state) + 4
-      for timer in machine.timers { size += text(timer.input) + 1 + 8 + 1 + 8 + 1 + 8 }
-      return size
-    case .delete(let name):
-      return 1 + text(name)
-    }
-  }
+  /// The bytes a text takes in a payload.
+  private static func textSize(_ text: String) -> Int { 4 + text.utf8.count }
 
   private static func write<T: FixedWidthInteger>(
     _ value: T, at cursor: inout UnsafeMutablePointer<UInt8>
@@ -150,6 +163,33 @@ enum JournalFormat {
     let rest = UnsafeRawBufferPointer(rebasing: bytes[offset...])
     let cutOff = rest.count < recordHeaderSize && rest.contains { $0 != 0 }
     return (changes, offset, cutOff)
+  }
+
+  /// The latest change of each machine among the records after the header, in the order they
+  /// were written: for a checkpoint of records already known whole (decoded or written by this
+  /// process), so only each record's name is read until the last of a name is known. Stops at
+  /// the first record that does not fit or does not decode.
+  static func latestChanges(_ bytes: UnsafeRawBufferPointer) -> [JournalChange] {
+    var latest: [String: Int] = [:]
+    var offset = headerSize
+    // A payload starts with its tag (1 byte) and its name (UInt32 length, bytes).
+    while bytes.count - offset >= recordHeaderSize + 5 {
+      let length = Int(bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self).littleEndian)
+      let payloadStart = offset + recordHeaderSize
+      let nameLength = Int(
+        bytes.loadUnaligned(fromByteOffset: payloadStart + 1, as: UInt32.self).littleEndian)
+      guard length <= bytes.count - payloadStart, nameLength <= length - 5 else { break }
+      let name = UnsafeRawBufferPointer(
+        rebasing: bytes[payloadStart + 5..<payloadStart + 5 + nameLength])
+      latest[String(decoding: name, as: UTF8.self)] = offset
+      offset = payloadStart + length
+    }
+    return latest.values.sorted().compactMap { offset in
+      let length = Int(bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self).littleEndian)
+      let payloadStart = offset + recordHeaderSize
+      return decodePayload(
+        UnsafeRawBufferPointer(rebasing: bytes[payloadStart..<payloadStart + length]))
+    }
   }
 
   private static func decodePayload(_ payload: UnsafeRawBufferPointer) -> JournalChange? {

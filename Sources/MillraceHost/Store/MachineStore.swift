@@ -6,11 +6,13 @@ import MillraceUV
 ///
 /// A host groups the changes of one loop turn between `begin()` and `commit()` and writes
 /// replies only after `commit()` returned: what was acknowledged is on disk (DESIGN §4.4).
-/// A commit appends the turn's changes to the journal with one `write` (and, `strict`, an
-/// `fdatasync`); every `checkpointNames` machines or `checkpointBytes` of journal, the latest
-/// change of each machine goes into the snapshot in one SQLite transaction and the journal
-/// starts a new epoch (its earlier records no longer count). Opening replays a journal left by a crash into the snapshot; a record cut off by
-/// the crash (its turn was never acknowledged) is dropped and reported in `recoveryNote`.
+/// A commit copies the turn's records into the journal's mapped pages (and, `strict`, calls
+/// `fdatasync`): no system call under `batched`, no per-machine bookkeeping. Every
+/// `checkpointRecords` records or `checkpointBytes` of journal, the journal is read back, the
+/// latest change of each machine goes into the snapshot in one SQLite transaction, and the
+/// journal starts a new epoch (its earlier records no longer count). Opening replays a journal
+/// left by a crash into the snapshot; a record cut off by the crash (its turn was never
+/// acknowledged) is dropped and reported in `recoveryNote`.
 public final class MachineStore {
   /// The durability it was opened with (`batched` or `strict`).
   public let durability: Durability
@@ -19,19 +21,20 @@ public final class MachineStore {
   // Touched by every commit, on the loop thread only, and no access spans a call that could
   // re-enter the store: no dynamic exclusivity checks (eleven per batched SEND otherwise).
   @exclusivity(unchecked) private var inTransaction = false
-  /// The open turn's records, and its changes.
+  /// The open turn's records, and how many.
   @exclusivity(unchecked) private var turnBytes = ByteBuffer()
-  @exclusivity(unchecked) private var turnChanges: [JournalChange] = []
-  /// The latest committed change of each machine not yet in the snapshot.
-  @exclusivity(unchecked) private var pending: [String: JournalChange] = [:]
+  @exclusivity(unchecked) private var turnRecords = 0
+  /// Records committed since the last checkpoint.
+  @exclusivity(unchecked) private var journalRecords = 0
   /// The journal length at which a checkpoint is due (pushed on after a failed one).
   @exclusivity(unchecked) private var checkpointAt = MachineStore.checkpointBytes
   /// After a failed checkpoint only the journal's length makes the next one due, so that a
   /// failing snapshot is not retried on every turn.
   @exclusivity(unchecked) private var retryingCheckpoint = false
 
-  /// Machines changed since the last checkpoint that make the next one due.
-  public static let checkpointNames = 512
+  /// Records committed since the last checkpoint that make the next one due: a bound on a
+  /// checkpoint's transaction (and on a replay after a crash).
+  public static let checkpointRecords = 1024
   /// Journal bytes that make the next checkpoint due.
   public static let checkpointBytes = 1 << 20
 
@@ -55,8 +58,7 @@ public final class MachineStore {
     self.durability = durability
     snapshot = try SQLiteSnapshot(directory: directory, durability: durability)
     journal = try TurnJournal(path: directory + "/machines.journal", sync: durability == .strict)
-    let (changes, cutOff) = journal.readChanges()
-    for change in changes { pending[change.name] = change }
+    let (changes, cutOff) = journal.recoverChanges()
     if cutOff {
       recoveryNote =
         "journal: \(changes.count) change(s) replayed; a record cut off or damaged after them "
@@ -83,18 +85,16 @@ public final class MachineStore {
 
   /// Writes (inserts or replaces) a machine and its timers.
   public func save(_ machine: StoredMachine) throws(StoreError) {
-    record(.save(machine))
+    inTransaction = true
+    JournalFormat.appendSave(machine, epoch: journal.epoch, to: turnBytes)
+    turnRecords += 1
   }
 
   /// Deletes a machine and its timers.
   public func delete(name: String) throws(StoreError) {
-    record(.delete(name: name))
-  }
-
-  private func record(_ change: JournalChange) {
     inTransaction = true
-    JournalFormat.append(change, epoch: journal.epoch, to: turnBytes)
-    turnChanges.append(change)
+    JournalFormat.appendDelete(name: name, epoch: journal.epoch, to: turnBytes)
+    turnRecords += 1
   }
 
   /// Commits the turn's transaction; when it returns, the changes are durable to the level
@@ -103,15 +103,14 @@ public final class MachineStore {
   public func commit() throws(StoreError) {
     guard inTransaction else { return }
     inTransaction = false
-    defer {
-      turnBytes.removeAll(keepingCapacityUpTo: 64 * 1024)
-      turnChanges.removeAll(keepingCapacity: turnChanges.capacity <= 1024)
-    }
-    guard !turnChanges.isEmpty else { return }
+    let records = turnRecords
+    turnRecords = 0
+    defer { turnBytes.removeAll(keepingCapacityUpTo: 64 * 1024) }
+    guard records > 0 else { return }
     try journal.append(turnBytes)
-    for change in turnChanges { pending[change.name] = change }
+    journalRecords += records
     let due =
-      (!retryingCheckpoint && pending.count >= Self.checkpointNames)
+      (!retryingCheckpoint && journalRecords >= Self.checkpointRecords)
       || journal.length >= checkpointAt
     guard due else { return }
     do {
@@ -123,29 +122,25 @@ public final class MachineStore {
     }
   }
 
-  /// Puts every committed change into the snapshot in one transaction and starts the journal's
-  /// next epoch. A crash in between is harmless: replaying the journal again gives the same
-  /// rows.
+  /// Puts every committed change into the snapshot in one transaction (the journal read back,
+  /// the latest change of each machine) and starts the journal's next epoch. A crash in
+  /// between is harmless: replaying the journal again gives the same rows.
   public func checkpoint() throws(StoreError) {
-    guard !pending.isEmpty || journal.length > JournalFormat.headerSize else { return }
-    if !pending.isEmpty {
-      do {
-        for change in pending.values {
-          switch change {
-          case .save(let machine): try snapshot.save(machine)
-          case .delete(let name): try snapshot.delete(name: name)
-          }
+    guard journal.length > JournalFormat.headerSize else { return }
+    do {
+      for change in journal.latestChanges() {
+        switch change {
+        case .save(let machine): try snapshot.save(machine)
+        case .delete(let name): try snapshot.delete(name: name)
         }
-        try snapshot.commit()
-      } catch {
-        snapshot.rollback()
-        throw error
       }
-      pending.removeAll(keepingCapacity: true)
+      try snapshot.commit()
+    } catch {
+      snapshot.rollback()
+      throw error
     }
-    if journal.length > JournalFormat.headerSize {
-      try journal.reset()
-    }
+    try journal.reset()
+    journalRecords = 0
     lastCheckpointFailure = nil
     retryingCheckpoint = false
     checkpointAt = Self.checkpointBytes

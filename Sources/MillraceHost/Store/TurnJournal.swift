@@ -6,9 +6,10 @@ import MillraceUV
   import Musl
 #endif
 
-/// The file (`machines.journal`) that makes a turn's changes durable with one `write`: records
-/// in `JournalFormat`, written one after another into room zero-filled ahead of them, so that a
-/// write changes no file size and `fdatasync` (under `strict`) flushes the data alone. A
+/// The file (`machines.journal`) that makes a turn's changes durable with one copy into the
+/// page cache: records in `JournalFormat`, written one after another into room zero-filled
+/// ahead of them and mapped into memory (`MAP_SHARED`), so that an append is a `memcpy`, not a
+/// system call, and changes no file size: `fdatasync` (under `strict`) flushes the data alone. A
 /// checkpoint starts a new epoch (a new header) instead of emptying the file: what follows the
 /// current epoch's records is zeros or an older epoch's, which reading stops at.
 /// Single-threaded.
@@ -25,6 +26,13 @@ final class TurnJournal {
   private(set) var length = JournalFormat.headerSize
   /// The file's size: the room written so far (zeros beyond the records).
   private var capacity: Int
+  /// The first `capacity` bytes of the file, mapped shared and writable; nil when the
+  /// mapping failed, when appends fall back to `pwrite`. A store into it is in the page
+  /// cache, as a returned `write` is: it survives the process, not the machine. Only room
+  /// already zero-filled (its blocks allocated) is mapped, so a store cannot meet a full disk;
+  /// the file must not be truncated behind the daemon's back (it holds the `flock`).
+  private var mapping: UnsafeMutableRawPointer?
+  private var mappedBytes = 0
   private let sync: Bool
   /// Set when a new epoch's header could be neither written nor put back: the file's header
   /// is unknown, so no record is taken (a commit fails rather than write one a replay might
@@ -68,23 +76,48 @@ final class TurnJournal {
         }
         self.epoch = epoch
       }
+      remap()
     } catch {
       close(descriptor)
       throw error
     }
   }
 
-  deinit { close(descriptor) }
+  deinit {
+    unmap()
+    close(descriptor)
+  }
 
   /// The current epoch's records, and whether one was found cut off or damaged after them.
-  /// Appends go after the whole ones.
-  func readChanges() -> (changes: [JournalChange], cutOff: Bool) {
-    let bytes = Self.read(descriptor, from: 0, count: capacity)
-    let (changes, valid, cutOff) = bytes.withUnsafeBytes {
-      JournalFormat.decode($0, epoch: epoch)
-    }
+  /// Appends go after the whole ones. (Opening a journal left by a crash.)
+  func recoverChanges() -> (changes: [JournalChange], cutOff: Bool) {
+    let (changes, valid, cutOff) = decode(count: capacity)
     length = valid
     return (changes, cutOff)
+  }
+
+  /// The latest change of each machine among the records appended since the last `reset`
+  /// (or recovered when it was opened), in the order they were written.
+  func latestChanges() -> [JournalChange] {
+    if let mapping {
+      return JournalFormat.latestChanges(
+        UnsafeRawBufferPointer(start: mapping, count: min(length, mappedBytes)))
+    }
+    return Self.read(descriptor, from: 0, count: length).withUnsafeBytes {
+      JournalFormat.latestChanges($0)
+    }
+  }
+
+  /// Decodes the current epoch's records in the file's first `count` bytes: from the mapping
+  /// when there is one, else read first.
+  private func decode(count: Int) -> (changes: [JournalChange], length: Int, cutOff: Bool) {
+    if let mapping {
+      return JournalFormat.decode(
+        UnsafeRawBufferPointer(start: mapping, count: min(count, mappedBytes)), epoch: epoch)
+    }
+    return Self.read(descriptor, from: 0, count: count).withUnsafeBytes {
+      JournalFormat.decode($0, epoch: epoch)
+    }
   }
 
   /// Appends `bytes` (whole records of the current epoch) after the last record; with `sync`,
@@ -96,8 +129,16 @@ final class TurnJournal {
         message: "the journal's header could not be written; restart the daemon")
     }
     if length + bytes.count > capacity { try grow(toHold: length + bytes.count) }
-    let failure = bytes.withUnsafeBytes { write($0, at: length) }
-    if failure != 0 { throw Self.failure("write \(path)", failure) }
+    if let mapping {
+      bytes.withUnsafeBytes {
+        if let source = $0.baseAddress {
+          (mapping + length).copyMemory(from: source, byteCount: $0.count)
+        }
+      }
+    } else {
+      let failure = bytes.withUnsafeBytes { write($0, at: length) }
+      if failure != 0 { throw Self.failure("write \(path)", failure) }
+    }
     if sync { try flush() }
     length += bytes.count
   }
@@ -117,10 +158,10 @@ final class TurnJournal {
     length = JournalFormat.headerSize
     guard capacity > 4 * Self.growth else { return }
     // What is left beyond is of older epochs; the file only gives back the room.
-    if ftruncate(descriptor, off_t(Self.growth)) == 0 {
-      capacity = Self.growth
-      if sync { try flush() }
-    }
+    unmap()
+    if ftruncate(descriptor, off_t(Self.growth)) == 0 { capacity = Self.growth }
+    remap()
+    if sync { try flush() }
   }
 
   private func writeHeader(epoch: UInt64) throws(StoreError) {
@@ -144,6 +185,24 @@ final class TurnJournal {
     }
     if sync { try flush() }
     capacity = target
+    remap()
+  }
+
+  /// Maps the file's `capacity` bytes afresh (after its size changed); on failure, appends go
+  /// through `pwrite`.
+  private func remap() {
+    unmap()
+    guard capacity > 0 else { return }
+    let address = mmap(nil, capacity, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, 0)
+    guard let address, address != UnsafeMutableRawPointer(bitPattern: -1) else { return }
+    mapping = address
+    mappedBytes = capacity
+  }
+
+  private func unmap() {
+    guard let mapping else { return }
+    munmap(mapping, mappedBytes)
+    self.mapping = nil
   }
 
   private func flush() throws(StoreError) {

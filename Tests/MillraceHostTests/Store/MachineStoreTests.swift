@@ -147,18 +147,25 @@ struct MachineStoreTests {
       try Data(contentsOf: URL(fileURLWithPath: journal)) == Data("not a journal at all".utf8))
   }
 
-  @Test("enough machines changed make a checkpoint: the journal is cut back, the rows are in")
-  func checkpointByNames() throws {
+  @Test("enough records make a checkpoint: the journal is cut back, the latest rows are in")
+  func checkpointByRecords() throws {
     let journal = directory + "/machines.journal"
     let store = try MachineStore(directory: directory, durability: .batched)
-    for index in 0..<MachineStore.checkpointNames {
-      try store.save(StoredMachine(name: "m\(index)", kind: "toggle", state: "on"))
+    // Half the records change distinct machines, half change one machine over and over.
+    let distinct = MachineStore.checkpointRecords / 2
+    for index in 0..<MachineStore.checkpointRecords {
+      let name = index < distinct ? "m\(index)" : "hot"
+      try store.save(
+        StoredMachine(name: name, kind: "toggle", state: index.isMultiple(of: 2) ? "on" : "off"))
       #expect(store.checkpoints == 0)
       try store.commit()
     }
     #expect(store.checkpoints == 1)
     #expect(try journalRecords(journal).count == 0)
-    #expect(try store.loadAll().count == MachineStore.checkpointNames)
+    let rows = try store.loadAll()
+    #expect(rows.count == distinct + 1)
+    let last = MachineStore.checkpointRecords - 1
+    #expect(rows.first { $0.name == "hot" }?.state == (last.isMultiple(of: 2) ? "on" : "off"))
   }
 
   /// Saves `machine` in a turn of its own.
