@@ -46,7 +46,11 @@ public final class MachineHost {
     []
   /// The encoded held replies and messages of the turn, one after the other.
   private let heldBytes = ByteBuffer()
-  @exclusivity(unchecked) private var dirty: Set<String> = []
+  /// Machines changed in this turn, each once (its `changedInTurn` is `turn`); ones removed
+  /// since are skipped when the turn is persisted.
+  @exclusivity(unchecked) private var dirty: [any HostedMachine] = []
+  /// Numbers turns for `changedInTurn`; moves on whenever `dirty` is emptied.
+  @exclusivity(unchecked) private var turn: UInt64 = 1
   @exclusivity(unchecked) private var deleted: Set<String> = []
   @exclusivity(unchecked) private var subscribers: [String: [ObjectIdentifier: Connection]] = [:]
   /// Commits done, and commits that failed.
@@ -119,7 +123,7 @@ public final class MachineHost {
     case .success(let machine):
       machines.set(machine, for: name)
       deleted.remove(name)
-      dirty.insert(name)
+      markChanged(machine)
       return .success(machine)
     case .failure(.unknownState(let state)):
       return .failure(.init(.nostate, "kind \(kindName) has no state \(state)"))
@@ -132,7 +136,6 @@ public final class MachineHost {
   public func kill(_ name: String) -> Bool {
     guard let machine = machines.removeValue(for: name) else { return false }
     machine.remove()
-    dirty.remove(name)
     deleted.insert(name)
     // Inputs still queued for it are gone: answer the requests that waited for them.
     for (tag, waiter) in awaiting where waiter.machine == ObjectIdentifier(machine) {
@@ -203,7 +206,7 @@ public final class MachineHost {
 
   private func handle(_ event: HostedEvent, of machine: any HostedMachine) {
     // Only a store needs to know what changed; without one, skip hashing the name.
-    if store != nil, case .succeeded = event { dirty.insert(machine.name) }
+    if store != nil, case .succeeded = event { markChanged(machine) }
     if event.tag != .none, let waiter = awaiting.removeValue(forKey: event.tag.rawValue) {
       waiter.session.unprocessedSends -= 1
       if store == nil {
@@ -269,12 +272,12 @@ public final class MachineHost {
     let removedMachines = !deleted.isEmpty
     var committed = true
     if let store, !(dirty.isEmpty && deleted.isEmpty) {
-      committed = persist(into: store, names: dirty)
+      committed = persist(into: store, machines: dirty)
     }
     // The turn's bookkeeping keeps its capacity for the next turn, unless a burst (thousands
     // of pipelined SENDs) grew it: then it is released, so the memory comes back afterwards.
     let keep = Self.keptCapacity
-    if !dirty.isEmpty { dirty.removeAll(keepingCapacity: dirty.capacity <= keep) }
+    if !dirty.isEmpty { forgetChanges(keepingCapacity: dirty.capacity <= keep) }
     if !deleted.isEmpty { deleted.removeAll(keepingCapacity: deleted.capacity <= keep) }
     if awaiting.isEmpty && awaiting.capacity > keep { awaiting = [:] }
     for held in heldReplies {
@@ -307,25 +310,38 @@ public final class MachineHost {
   /// snapshot; for shutdown.
   public func persistAll() {
     guard let store else { return }
-    dirty.formUnion(machines.allNames)
-    if persist(into: store, names: dirty) {
+    if persist(into: store, machines: machines.allValues) {
       do {
         try store.checkpoint()
       } catch {
         logger.warning("store checkpoint at shutdown failed (the journal keeps it): \(error)")
       }
     }
-    dirty.removeAll()
+    forgetChanges(keepingCapacity: false)
     deleted.removeAll()
   }
 
-  private func persist(into store: MachineStore, names: Set<String>) -> Bool {
+  /// Notes that `machine` changed in this turn (its record is saved at the turn's end).
+  @inline(__always)
+  private func markChanged(_ machine: any HostedMachine) {
+    guard machine.changedInTurn != turn else { return }
+    machine.changedInTurn = turn
+    dirty.append(machine)
+  }
+
+  /// Empties `dirty`, and starts a new turn number so that every machine can be marked again.
+  private func forgetChanges(keepingCapacity: Bool) {
+    dirty.removeAll(keepingCapacity: keepingCapacity)
+    turn &+= 1
+  }
+
+  private func persist(into store: MachineStore, machines: [any HostedMachine]) -> Bool {
     let now = clock()
     do {
       try store.begin()
       for name in deleted { try store.delete(name: name) }
-      for name in names {
-        if let record = machines[name]?.stored(clock: now) { try store.save(record) }
+      for machine in machines {
+        if let record = machine.stored(clock: now) { try store.save(record) }
       }
       let failedBefore = store.checkpointFailure != nil
       try store.commit()
@@ -361,7 +377,7 @@ public final class MachineHost {
         problems.append("\(record.name): not restored: \(failure.text)")
       }
     }
-    dirty.removeAll()
+    forgetChanges(keepingCapacity: false)
     return problems
   }
 

@@ -32,6 +32,9 @@ public protocol HostedMachine: AnyObject {
   func restore(_ timers: [StoredTimer], clock: HostClock) -> [String]
   /// Removes the machine from its runtime (effects cancelled, observers silenced).
   func remove()
+  /// The host's mark: the number of the last turn in which the machine changed, so that the
+  /// host lists a changed machine once per turn without hashing its name (0 at first).
+  var changedInTurn: UInt64 { get set }
 }
 
 extension HostedMachine {

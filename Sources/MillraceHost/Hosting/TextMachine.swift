@@ -8,10 +8,13 @@ final class TextMachine<M: Machine>: HostedMachine {
   /// Unowned: the runtime owns this machine's observer, which owns this wrapper.
   unowned let runtime: Runtime
   let codec: TextCodec<M>
+  var changedInTurn: UInt64 = 0
   /// Parses and posts a text input; formed in `init`, so it runs the code specialized for `M`
   /// wherever `init` was (the `HostedMachine` witness of a generic class runs unspecialized
   /// and would look up `Optional<M.Input>`'s metadata on every request).
   private let postText: (UnsafeRawBufferPointer, PostTag) -> HostedPostResult
+  /// The record to store, formed in `init` for the same reason (every committed turn asks).
+  private let record: (TextMachine<M>, HostClock) -> StoredMachine?
 
   /// Wraps a spawned machine and forwards its events, as text, to `events`.
   init(
@@ -31,6 +34,7 @@ final class TextMachine<M: Machine>: HostedMachine {
       case .noMachine: return .noMachine
       }
     }
+    record = { machine, clock in machine.makeRecord(clock: clock) }
     // The observer keeps this wrapper alive until the machine is removed, which clears it.
     handle.observe { event in
       switch event {
@@ -59,6 +63,11 @@ final class TextMachine<M: Machine>: HostedMachine {
   }
 
   func stored(clock: HostClock) -> StoredMachine? {
+    record(self, clock)
+  }
+
+  @inline(__always)
+  private func makeRecord(clock: HostClock) -> StoredMachine? {
     guard let state = handle.state else { return nil }
     // Most machines have no effect in flight: skip the snapshot (generic code, an array).
     guard handle.effectsInFlight > 0 else {
