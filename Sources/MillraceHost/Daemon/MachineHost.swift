@@ -53,8 +53,10 @@ public final class MachineHost {
   @exclusivity(unchecked) private var turn: UInt64 = 1
   @exclusivity(unchecked) private var deleted: Set<String> = []
   @exclusivity(unchecked) private var subscribers: [String: [ObjectIdentifier: Connection]] = [:]
-  /// Commits done, and commits that failed.
-  public private(set) var commits = 0
+  /// Commits done (an accessor over unchecked storage: a `public` stored property is checked
+  /// for exclusivity on every commit).
+  public var commits: Int { commitCount }
+  @exclusivity(unchecked) private var commitCount = 0
   /// Checkpoints of the store's journal into its snapshot (0 without a store).
   public var storeCheckpoints: Int { store?.checkpoints ?? 0 }
   /// Commits that failed (their replies became `-ERR internal`).
@@ -341,11 +343,11 @@ public final class MachineHost {
       try store.begin()
       for name in deleted { try store.delete(name: name) }
       for machine in machines {
-        if let record = machine.stored(clock: now) { try store.save(record) }
+        try machine.save(into: store, clock: now)
       }
       let failedBefore = store.checkpointFailure != nil
       try store.commit()
-      commits += 1
+      commitCount += 1
       if !failedBefore, let failure = store.checkpointFailure {
         logger.error("store checkpoint failed (changes stay in the journal): \(failure)")
       }

@@ -8,13 +8,14 @@ final class TextMachine<M: Machine>: HostedMachine {
   /// Unowned: the runtime owns this machine's observer, which owns this wrapper.
   unowned let runtime: Runtime
   let codec: TextCodec<M>
-  var changedInTurn: UInt64 = 0
+  // Read and written once per change, never across a call: no dynamic exclusivity checks.
+  @exclusivity(unchecked) var changedInTurn: UInt64 = 0
   /// Parses and posts a text input; formed in `init`, so it runs the code specialized for `M`
   /// wherever `init` was (the `HostedMachine` witness of a generic class runs unspecialized
   /// and would look up `Optional<M.Input>`'s metadata on every request).
   private let postText: (UnsafeRawBufferPointer, PostTag) -> HostedPostResult
-  /// The record to store, formed in `init` for the same reason (every committed turn asks).
-  private let record: (TextMachine<M>, HostClock) -> StoredMachine?
+  /// Saves the record, formed in `init` for the same reason (every committed turn asks).
+  private let saveRecord: (TextMachine<M>, MachineStore, HostClock) throws(StoreError) -> Void
 
   /// Wraps a spawned machine and forwards its events, as text, to `events`.
   init(
@@ -34,7 +35,9 @@ final class TextMachine<M: Machine>: HostedMachine {
       case .noMachine: return .noMachine
       }
     }
-    record = { machine, clock in machine.makeRecord(clock: clock) }
+    saveRecord = { machine, store, clock throws(StoreError) in
+      try machine.save(into: store, clock: clock, handle: handle, codec: codec)
+    }
     // The observer keeps this wrapper alive until the machine is removed, which clears it.
     handle.observe { event in
       switch event {
@@ -62,12 +65,23 @@ final class TextMachine<M: Machine>: HostedMachine {
     postText(input, tag)
   }
 
-  func stored(clock: HostClock) -> StoredMachine? {
-    record(self, clock)
+  func save(into store: MachineStore, clock: HostClock) throws(StoreError) {
+    try saveRecord(self, store, clock)
   }
 
   @inline(__always)
-  private func makeRecord(clock: HostClock) -> StoredMachine? {
+  private func save(
+    into store: MachineStore, clock: HostClock, handle: MachineHandle<M>, codec: TextCodec<M>
+  ) throws(StoreError) {
+    guard let state = handle.state else { return }
+    // Most machines have no effect in flight: no record built, no timer snapshot.
+    guard handle.effectsInFlight > 0 else {
+      return try store.save(name: name, kind: kind, state: codec.formatState(state))
+    }
+    if let record = stored(clock: clock) { try store.save(record) }
+  }
+
+  func stored(clock: HostClock) -> StoredMachine? {
     guard let state = handle.state else { return nil }
     // Most machines have no effect in flight: skip the snapshot (generic code, an array).
     guard handle.effectsInFlight > 0 else {

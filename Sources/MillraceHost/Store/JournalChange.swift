@@ -67,15 +67,25 @@ enum JournalFormat {
   /// Appends the record of `machine` saved (what `append(.save(machine))` writes, without
   /// wrapping it in a change first).
   static func appendSave(_ machine: StoredMachine, epoch: UInt64, to buffer: ByteBuffer) {
-    var payload = 1 + textSize(machine.name) + textSize(machine.kind) + textSize(machine.state) + 4
-    for timer in machine.timers { payload += textSize(timer.input) + 1 + 8 + 1 + 8 + 1 + 8 }
+    appendSave(
+      name: machine.name, kind: machine.kind, state: machine.state, timers: machine.timers,
+      epoch: epoch, to: buffer)
+  }
+
+  /// Appends the record of a machine saved, from its parts.
+  static func appendSave(
+    name: String, kind: String, state: String, timers: [StoredTimer], epoch: UInt64,
+    to buffer: ByteBuffer
+  ) {
+    var payload = 1 + textSize(name) + textSize(kind) + textSize(state) + 4
+    for timer in timers { payload += textSize(timer.input) + 1 + 8 + 1 + 8 + 1 + 8 }
     appendRecord(payload: payload, epoch: epoch, to: buffer) { cursor in
       write(saveTag, at: &cursor)
-      write(machine.name, at: &cursor)
-      write(machine.kind, at: &cursor)
-      write(machine.state, at: &cursor)
-      write(UInt32(truncatingIfNeeded: machine.timers.count), at: &cursor)
-      for timer in machine.timers {
+      write(name, at: &cursor)
+      write(kind, at: &cursor)
+      write(state, at: &cursor)
+      write(UInt32(truncatingIfNeeded: timers.count), at: &cursor)
+      for timer in timers {
         write(timer.input, at: &cursor)
         write(UInt8(timer.repeats ? 1 : 0), at: &cursor)
         write(timer.spanNanoseconds, at: &cursor)
@@ -124,11 +134,15 @@ enum JournalFormat {
   }
 
   private static func write(_ text: String, at cursor: inout UnsafeMutablePointer<UInt8>) {
-    var text = text
-    text.withUTF8 { bytes in
-      write(UInt32(truncatingIfNeeded: bytes.count), at: &cursor)
+    func write(_ bytes: UnsafeBufferPointer<UInt8>) {
+      JournalFormat.write(UInt32(truncatingIfNeeded: bytes.count), at: &cursor)
       if let source = bytes.baseAddress { cursor.update(from: source, count: bytes.count) }
       cursor += bytes.count
+    }
+    // Native strings lend their bytes in place; others (bridged) are copied first.
+    if text.utf8.withContiguousStorageIfAvailable(write) == nil {
+      var copy = text
+      copy.withUTF8(write)
     }
   }
 

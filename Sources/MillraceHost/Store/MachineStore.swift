@@ -85,8 +85,17 @@ public final class MachineStore {
 
   /// Writes (inserts or replaces) a machine and its timers.
   public func save(_ machine: StoredMachine) throws(StoreError) {
+    try save(name: machine.name, kind: machine.kind, state: machine.state, timers: machine.timers)
+  }
+
+  /// Writes (inserts or replaces) a machine and its timers, given as parts: what
+  /// `save(StoredMachine(...))` does without building the record first.
+  public func save(
+    name: String, kind: String, state: String, timers: [StoredTimer] = []
+  ) throws(StoreError) {
     inTransaction = true
-    JournalFormat.appendSave(machine, epoch: journal.epoch, to: turnBytes)
+    JournalFormat.appendSave(
+      name: name, kind: kind, state: state, timers: timers, epoch: journal.epoch, to: turnBytes)
     turnRecords += 1
   }
 

@@ -48,6 +48,32 @@ struct JournalFormatTests {
     #expect(decode(bytes + [UInt8](repeating: 0, count: 100)) == (changes, bytes.count, false))
   }
 
+  @Test("a checkpoint's read keeps the last change of each name, in the order written")
+  func latestChanges() {
+    let door = { (state: String) in StoredMachine(name: "door-1", kind: "door", state: state) }
+    let written: [JournalChange] = [
+      .save(door("open")), .save(StoredMachine(name: "lamp", kind: "lamp", state: "on")),
+      .delete(name: "gone"), .save(door("closed")),
+      .save(StoredMachine(name: "gone", kind: "k", state: "s")),
+      .delete(name: "lamp"),
+    ]
+    let bytes = journal(written[...])
+    let latest = bytes.withUnsafeBytes { JournalFormat.latestChanges($0) }
+    #expect(
+      latest == [
+        .save(door("closed")), .save(StoredMachine(name: "gone", kind: "k", state: "s")),
+        .delete(name: "lamp"),
+      ])
+    // A record that does not fit ends the read, with the whole ones before it: the lamp's
+    // delete is cut off, so its save is the lamp's last change.
+    let cut = Array(bytes.dropLast(3))
+    #expect(
+      cut.withUnsafeBytes { JournalFormat.latestChanges($0) } == [
+        .save(StoredMachine(name: "lamp", kind: "lamp", state: "on")), .save(door("closed")),
+        .save(StoredMachine(name: "gone", kind: "k", state: "s")),
+      ])
+  }
+
   @Test("decoding stops at the first record that is cut short, at any byte")
   func everyCut() {
     let bytes = journal()
