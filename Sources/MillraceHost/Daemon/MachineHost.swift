@@ -37,8 +37,8 @@ public final class MachineHost {
   // The fields below are touched by every request and every turn, on the loop thread only,
   // and no access to one spans a call that could re-enter the host: no dynamic exclusivity
   // checks.
-  @exclusivity(unchecked) private var nextTag: UInt64 = 0
-  @exclusivity(unchecked) private var awaiting: [UInt64: Waiter] = [:]
+  /// The accepted `SEND`s whose input was not processed yet, by their inputs' tags.
+  @exclusivity(unchecked) private var awaiting = TagTable<Waiter>()
   /// Replies held until the turn's commit: where each goes, and its bytes in `heldBytes`.
   @exclusivity(unchecked) private var heldReplies:
     [(connection: Connection, slot: Connection.ReplySlot, bytes: Range<Int>)] = []
@@ -140,8 +140,7 @@ public final class MachineHost {
     machine.remove()
     deleted.insert(name)
     // Inputs still queued for it are gone: answer the requests that waited for them.
-    for (tag, waiter) in awaiting where waiter.machine == ObjectIdentifier(machine) {
-      awaiting[tag] = nil
+    for waiter in awaiting.removeAll(where: { $0.machine == ObjectIdentifier(machine) }) {
       waiter.session.unprocessedSends -= 1
       hold(for: waiter.slot, on: waiter.connection) {
         $0.error(ControlError.nomachine.rawValue, "machine \(name) was killed")
@@ -174,11 +173,12 @@ public final class MachineHost {
     guard let machine = machines.value(forUTF8: name) else {
       return .failure(.init(.nomachine, "no machine \(String(decoding: name, as: UTF8.self))"))
     }
-    nextTag &+= 1
-    switch machine.post(utf8: input, tag: PostTag(nextTag)) {
+    switch machine.post(utf8: input, tag: PostTag(awaiting.nextTag)) {
     case .accepted:
-      awaiting[nextTag] = Waiter(
-        machine: ObjectIdentifier(machine), connection: connection, session: session, slot: slot())
+      _ = awaiting.insert(
+        Waiter(
+          machine: ObjectIdentifier(machine), connection: connection, session: session,
+          slot: slot()))
       session.unprocessedSends += 1
       return .success(())
     case .busy: return .failure(.init(.busy, "queue of \(machine.name) is full"))
@@ -209,7 +209,7 @@ public final class MachineHost {
   private func handle(_ event: HostedEvent, of machine: any HostedMachine) {
     // Only a store needs to know what changed; without one, skip hashing the name.
     if store != nil, case .succeeded = event { markChanged(machine) }
-    if event.tag != .none, let waiter = awaiting.removeValue(forKey: event.tag.rawValue) {
+    if event.tag != .none, let waiter = awaiting.remove(tag: event.tag.rawValue) {
       waiter.session.unprocessedSends -= 1
       if store == nil {
         // Nothing to commit: the reply goes to its connection now, without a copy held for
@@ -281,7 +281,7 @@ public final class MachineHost {
     let keep = Self.keptCapacity
     if !dirty.isEmpty { forgetChanges(keepingCapacity: dirty.capacity <= keep) }
     if !deleted.isEmpty { deleted.removeAll(keepingCapacity: deleted.capacity <= keep) }
-    if awaiting.isEmpty && awaiting.capacity > keep { awaiting = [:] }
+    awaiting.shrinkIfEmpty(keeping: keep)
     for held in heldReplies {
       if committed {
         heldBytes.withUnsafeBytes(in: held.bytes) {
