@@ -3,7 +3,9 @@
 //
 // Checked for every input (taken as the bytes after the journal's header): no crash, no trap,
 // no memory error; the decoded length never passes the input; and the records that decoded,
-// encoded again, are exactly the bytes they were decoded from (the format has one encoding).
+// encoded again, are exactly the bytes they were decoded from (the format has one encoding);
+// and a checkpoint's read of those records (`latestChanges`) gives the last change of each
+// name, in the order written, as a dictionary over the decoded changes would.
 
 /// The libFuzzer entry point: one input per call, 0 when it was checked.
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -17,5 +19,10 @@ public func fuzzJournal(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
   check(
     JournalFormat.header(epoch: 1) + again.bytes == Array(bytes[..<length]),
     "re-encoding \(changes) differs from its bytes")
+  let latest = bytes[..<length].withUnsafeBytes { JournalFormat.latestChanges($0) }
+  var last: [String: Int] = [:]
+  for (index, change) in changes.enumerated() { last[change.name] = index }
+  let expected = last.values.sorted().map { changes[$0] }
+  check(latest == expected, "latest \(latest), expected \(expected)")
   return 0
 }

@@ -279,7 +279,7 @@ public final class MachineHost {
     // The turn's bookkeeping keeps its capacity for the next turn, unless a burst (thousands
     // of pipelined SENDs) grew it: then it is released, so the memory comes back afterwards.
     let keep = Self.keptCapacity
-    if !dirty.isEmpty { forgetChanges(keepingCapacity: dirty.capacity <= keep) }
+    if !dirty.isEmpty { forgetChanges(keepingCapacityUpTo: keep) }
     if !deleted.isEmpty { deleted.removeAll(keepingCapacity: deleted.capacity <= keep) }
     awaiting.shrinkIfEmpty(keeping: keep)
     for held in heldReplies {
@@ -319,7 +319,7 @@ public final class MachineHost {
         logger.warning("store checkpoint at shutdown failed (the journal keeps it): \(error)")
       }
     }
-    forgetChanges(keepingCapacity: false)
+    forgetChanges(keepingCapacityUpTo: 0)
     deleted.removeAll()
   }
 
@@ -332,8 +332,8 @@ public final class MachineHost {
   }
 
   /// Empties `dirty`, and starts a new turn number so that every machine can be marked again.
-  private func forgetChanges(keepingCapacity: Bool) {
-    dirty.removeAll(keepingCapacity: keepingCapacity)
+  private func forgetChanges(keepingCapacityUpTo limit: Int) {
+    dirty.removeAll(keepingCapacityUpTo: limit)
     turn &+= 1
   }
 
@@ -379,7 +379,7 @@ public final class MachineHost {
         problems.append("\(record.name): not restored: \(failure.text)")
       }
     }
-    forgetChanges(keepingCapacity: false)
+    forgetChanges(keepingCapacityUpTo: 0)
     return problems
   }
 

@@ -181,24 +181,38 @@ enum JournalFormat {
 
   /// The latest change of each machine among the records after the header, in the order they
   /// were written: for a checkpoint of records already known whole (decoded or written by this
-  /// process), so only each record's name is read until the last of a name is known. Stops at
-  /// the first record that does not fit or does not decode.
+  /// process), so only each record's name is looked at until the last of each name is known
+  /// (an open-addressing table over the names' bytes: no `String`, no SipHash per record).
+  /// Stops at the first record that does not fit or does not decode.
   static func latestChanges(_ bytes: UnsafeRawBufferPointer) -> [JournalChange] {
-    var latest: [String: Int] = [:]
-    var offset = headerSize
     // A payload starts with its tag (1 byte) and its name (UInt32 length, bytes).
+    var records: [(offset: Int, name: Range<Int>)] = []
+    var offset = headerSize
     while bytes.count - offset >= recordHeaderSize + 5 {
       let length = Int(bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self).littleEndian)
       let payloadStart = offset + recordHeaderSize
       let nameLength = Int(
         bytes.loadUnaligned(fromByteOffset: payloadStart + 1, as: UInt32.self).littleEndian)
       guard length <= bytes.count - payloadStart, nameLength <= length - 5 else { break }
-      let name = UnsafeRawBufferPointer(
-        rebasing: bytes[payloadStart + 5..<payloadStart + 5 + nameLength])
-      latest[String(decoding: name, as: UTF8.self)] = offset
+      records.append((offset, payloadStart + 5..<payloadStart + 5 + nameLength))
       offset = payloadStart + length
     }
-    return latest.values.sorted().compactMap { offset in
+    func name(_ record: Int) -> UnsafeRawBufferPointer {
+      UnsafeRawBufferPointer(rebasing: bytes[records[record].name])
+    }
+    // Each slot holds the latest record of one name; a later record of the name replaces it.
+    var size = 16
+    while size < 2 * records.count { size *= 2 }
+    var latest = [Int](repeating: -1, count: size)
+    for record in records.indices {
+      var slot = Int(fnv1a(name(record))) & (size - 1)
+      while latest[slot] >= 0, !name(latest[slot]).elementsEqual(name(record)) {
+        slot = (slot + 1) & (size - 1)
+      }
+      latest[slot] = record
+    }
+    return latest.filter { $0 >= 0 }.sorted().compactMap { record in
+      let offset = records[record].offset
       let length = Int(bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self).littleEndian)
       let payloadStart = offset + recordHeaderSize
       return decodePayload(
@@ -263,7 +277,8 @@ enum JournalFormat {
         return nil
       }
       defer { offset += Int(count) }
-      return String(decoding: bytes[offset..<offset + Int(count)], as: UTF8.self)
+      // Only what `append` writes: invalid UTF-8 is damage, not a text to repair.
+      return String(validating: bytes[offset..<offset + Int(count)], as: UTF8.self)
     }
   }
 }

@@ -74,6 +74,21 @@ struct JournalFormatTests {
       ])
   }
 
+  @Test("a text that is not UTF-8 is damage, even under a right checksum (found by fuzzing)")
+  func invalidUTF8() {
+    var bytes = journal([.save(StoredMachine(name: "t", kind: "toggle", state: "off"))])
+    let header = JournalFormat.headerSize
+    let payload = header + JournalFormat.recordHeaderSize
+    let state = bytes.count - 4 - 3  // "off", then the timer count
+    #expect(bytes[state] == UInt8(ascii: "o"))
+    bytes[state] = 0xFF
+    let checksum = bytes[payload...].withUnsafeBytes { JournalFormat.fnv1a($0) }
+    withUnsafeBytes(of: checksum.littleEndian) {
+      bytes.replaceSubrange(header + 8..<header + 12, with: $0)
+    }
+    #expect(decode(bytes) == ([], header, true))
+  }
+
   @Test("decoding stops at the first record that is cut short, at any byte")
   func everyCut() {
     let bytes = journal()
