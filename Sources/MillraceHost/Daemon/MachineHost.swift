@@ -338,12 +338,19 @@ public final class MachineHost {
   }
 
   private func persist(into store: MachineStore, machines: [any HostedMachine]) -> Bool {
-    let now = clock()
+    // Read once, and only if a machine has timer deadlines to store (most turns have none).
+    // The closure is passed as written (non-escaping): no box for `now`.
+    var now: HostClock?
     do {
       try store.begin()
       for name in deleted { try store.delete(name: name) }
       for machine in machines {
-        try machine.save(into: store, clock: now)
+        try machine.save(into: store) {
+          if let now { return now }
+          let time = clock()
+          now = time
+          return time
+        }
       }
       let failedBefore = store.checkpointFailure != nil
       try store.commit()

@@ -29,8 +29,9 @@ public protocol HostedMachine: AnyObject {
   /// The record to store: state and pending timers, deadlines converted to the wall clock.
   func stored(clock: HostClock) -> StoredMachine?
   /// Saves `stored(clock:)` into `store`'s open turn (nothing once removed), however the
-  /// machine builds it fastest.
-  func save(into store: MachineStore, clock: HostClock) throws(StoreError)
+  /// machine builds it fastest; `clock` is asked only when there are timer deadlines to
+  /// convert.
+  func save(into store: MachineStore, clock: () -> HostClock) throws(StoreError)
   /// Re-creates stored timers; returns a problem per timer that could not be restored.
   func restore(_ timers: [StoredTimer], clock: HostClock) -> [String]
   /// Removes the machine from its runtime (effects cancelled, observers silenced).
@@ -42,8 +43,8 @@ public protocol HostedMachine: AnyObject {
 
 extension HostedMachine {
   /// Saves `stored(clock:)`.
-  public func save(into store: MachineStore, clock: HostClock) throws(StoreError) {
-    if let record = stored(clock: clock) { try store.save(record) }
+  public func save(into store: MachineStore, clock: () -> HostClock) throws(StoreError) {
+    if let record = stored(clock: clock()) { try store.save(record) }
   }
 
   /// Parses and posts `input`.

@@ -15,7 +15,7 @@ final class TextMachine<M: Machine>: HostedMachine {
   /// and would look up `Optional<M.Input>`'s metadata on every request).
   private let postText: (UnsafeRawBufferPointer, PostTag) -> HostedPostResult
   /// Saves the record, formed in `init` for the same reason (every committed turn asks).
-  private let saveRecord: (TextMachine<M>, MachineStore, HostClock) throws(StoreError) -> Void
+  private let saveRecord: (TextMachine<M>, MachineStore, () -> HostClock) throws(StoreError) -> Void
 
   /// Wraps a spawned machine and forwards its events, as text, to `events`.
   init(
@@ -65,20 +65,21 @@ final class TextMachine<M: Machine>: HostedMachine {
     postText(input, tag)
   }
 
-  func save(into store: MachineStore, clock: HostClock) throws(StoreError) {
+  func save(into store: MachineStore, clock: () -> HostClock) throws(StoreError) {
     try saveRecord(self, store, clock)
   }
 
   @inline(__always)
   private func save(
-    into store: MachineStore, clock: HostClock, handle: MachineHandle<M>, codec: TextCodec<M>
+    into store: MachineStore, clock: () -> HostClock, handle: MachineHandle<M>,
+    codec: TextCodec<M>
   ) throws(StoreError) {
     guard let state = handle.state else { return }
     // Most machines have no effect in flight: no record built, no timer snapshot.
     guard handle.effectsInFlight > 0 else {
       return try store.save(name: name, kind: kind, state: codec.formatState(state))
     }
-    if let record = stored(clock: clock) { try store.save(record) }
+    if let record = stored(clock: clock()) { try store.save(record) }
   }
 
   func stored(clock: HostClock) -> StoredMachine? {
