@@ -98,6 +98,31 @@ struct DurabilityTests {
     #expect(try client.call("STATE", "c") == .bulk("\(acknowledged)"))
   }
 
+  @Test("a checkpoint is taken while serving every 1,024 records; kill -9 after it loses nothing")
+  func checkpointWhileServing() throws {
+    let daemon = try DaemonProcess().start()
+    let count = MachineStore.checkpointRecords + 100
+    do {
+      let client = try daemon.client()
+      // One record per spawned machine: the turns of these SPAWNs cross the checkpoint's bound
+      // once (the rest stay in the journal's next epoch).
+      var batch: [UInt8] = []
+      for index in 0..<count { batch += request(["SPAWN", "counter", "c\(index)"]) }
+      try client.sendRaw(batch)
+      for _ in 0..<count { #expect(try client.read() == .simple("OK")) }
+      for _ in 0..<3 { _ = try client.call("SEND", "c7", "inc") }
+      let stats = try daemon.stats(on: client)
+      #expect(stats["store_checkpoints"] == "1")
+      #expect(stats["commit_failures"] == "0")
+    }
+    daemon.stop(signal: SIGKILL)
+    try daemon.start()
+    let client = try daemon.client()
+    #expect(try daemon.stats(on: client)["machines"] == "\(count)")
+    #expect(try client.call("STATE", "c7") == .bulk("3"))
+    #expect(try client.call("STATE", "c\(count - 1)") == .bulk("0"))
+  }
+
   @Test("durability none keeps nothing across a restart")
   func durabilityNone() throws {
     let daemon = try DaemonProcess(["--durability", "none"]).start()
