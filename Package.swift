@@ -64,7 +64,9 @@ let package = Package(
     .testTarget(
       name: "MillraceUVTests", dependencies: ["MillraceUV", "Millrace"], swiftSettings: strict),
     .testTarget(
-      name: "MillraceHostTests", dependencies: ["MillraceHost"], exclude: ["Fixtures"],
+      name: "MillraceHostTests",
+      dependencies: ["MillraceHost", .product(name: "Logging", package: "swift-log")],
+      exclude: ["Fixtures"],
       swiftSettings: strict),
     .testTarget(
       name: "IntegrationTests", dependencies: ["MillraceHost"], swiftSettings: strict),

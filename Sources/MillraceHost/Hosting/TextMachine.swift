@@ -36,7 +36,7 @@ final class TextMachine<M: Machine>: HostedMachine {
       }
     }
     saveRecord = { machine, store, clock throws(StoreError) in
-      try machine.save(into: store, clock: clock, handle: handle, codec: codec)
+      try machine.saveSpecialized(into: store, clock: clock)
     }
     // The observer keeps this wrapper alive until the machine is removed, which clears it.
     handle.observe { event in
@@ -70,10 +70,9 @@ final class TextMachine<M: Machine>: HostedMachine {
   }
 
   @inline(__always)
-  private func save(
-    into store: MachineStore, clock: () -> HostClock, handle: MachineHandle<M>,
-    codec: TextCodec<M>
-  ) throws(StoreError) {
+  private func saveSpecialized(into store: MachineStore, clock: () -> HostClock)
+    throws(StoreError)
+  {
     guard let state = handle.state else { return }
     // Most machines have no effect in flight: no record built, no timer snapshot.
     guard handle.effectsInFlight > 0 else {
@@ -84,10 +83,6 @@ final class TextMachine<M: Machine>: HostedMachine {
 
   func stored(clock: HostClock) -> StoredMachine? {
     guard let state = handle.state else { return nil }
-    // Most machines have no effect in flight: skip the snapshot (generic code, an array).
-    guard handle.effectsInFlight > 0 else {
-      return StoredMachine(name: name, kind: kind, state: codec.formatState(state))
-    }
     let timers = handle.timers.map { timer in
       StoredTimer(
         input: codec.formatInput(timer.input), repeats: timer.repeats,

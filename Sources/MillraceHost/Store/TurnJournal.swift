@@ -33,6 +33,8 @@ final class TurnJournal {
   /// the file must not be truncated behind the daemon's back (it holds the `flock`).
   private var mapping: UnsafeMutableRawPointer?
   private var mappedBytes = 0
+  /// Whether appends go through the mapping (else through `pwrite`).
+  var isMapped: Bool { mapping != nil }
   private let sync: Bool
   /// Set when a new epoch's header could be neither written nor put back: the file's header
   /// is unknown, so no record is taken (a commit fails rather than write one a replay might

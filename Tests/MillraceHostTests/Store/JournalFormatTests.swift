@@ -181,6 +181,7 @@ struct TurnJournalTests {
       .save(StoredMachine(name: "a", kind: "k", state: "small")),
     ]
     var journal: TurnJournal? = try TurnJournal(path: path, sync: false)
+    #expect(journal!.isMapped)
     for change in changes {
       let records = ByteBuffer()
       JournalFormat.append(change, epoch: journal!.epoch, to: records)
@@ -190,6 +191,7 @@ struct TurnJournalTests {
     // again, and every byte is in the file (read with read(2), not through the mapping).
     let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
     #expect(bytes.count == 2 * TurnJournal.growth)
+    #expect(journal!.isMapped)
     #expect(bytes.withUnsafeBytes { JournalFormat.decode($0, epoch: 1) }.changes == changes)
     #expect(journal!.latestChanges() == [changes[1], changes[2]])
     journal = nil

@@ -1,0 +1,101 @@
+import Foundation
+import Logging
+import Millrace
+import Testing
+
+@testable import MillraceHost
+
+/// What a turn's commit writes: each changed machine once, nothing for a machine killed in the
+/// turn but its delete, and the clock read only for timer deadlines.
+@Suite("Host turns")
+final class MachineHostTurnTests {
+  let directory = NSTemporaryDirectory() + "millrace-host-\(UUID().uuidString)"
+  let runtime = Runtime()
+  let host: MachineHost
+
+  init() throws {
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    let store = try MachineStore(directory: directory, durability: .batched)
+    var reads = 0
+    host = MachineHost(runtime: runtime, store: store, logger: Logger(label: "test")) {
+      reads += 1
+      return HostClock(monotonic: .zero, wallNanoseconds: 1_000_000_000_000)
+    }
+    clockRead = { reads }
+    host.register([Counter.kind, Self.alarm])
+  }
+
+  private var clockRead: () -> Int = { 0 }
+
+  deinit { try? FileManager.default.removeItem(atPath: directory) }
+
+  /// A kind whose `arm` starts a timer.
+  static var alarm: HostKind {
+    enum Alarm: Machine {
+      static func resolve(
+        _ input: String, state: inout String, extra: Void, effects: inout Effects<String, Never>
+      ) -> Resolution {
+        if input == "arm" { effects.after(.seconds(60), send: "ring") }
+        state = input
+        return .handled
+      }
+    }
+    return .code(
+      "alarm", Alarm.self, initial: "idle", extra: (),
+      codec: TextCodec(
+        parseInput: { $0 == "arm" || $0 == "ring" ? $0 : nil }, formatInput: { $0 },
+        parseState: { $0 }, formatState: { $0 }, formatOutput: { never in switch never {} }))
+  }
+
+  /// The journal's current records.
+  private func journal() throws -> [JournalChange] {
+    let bytes = try Data(contentsOf: URL(fileURLWithPath: directory + "/machines.journal"))
+    return bytes.withUnsafeBytes { bytes in
+      JournalFormat.decode(bytes, epoch: JournalFormat.epoch(ofHeader: bytes) ?? 0).changes
+    }
+  }
+
+  private func post(_ input: String, to name: String) {
+    #expect(host.machine(name)?.post(input, tag: .none) == .accepted)
+  }
+
+  @Test("a machine changed three times in a turn is saved once; without timers no clock read")
+  func oncePerTurn() throws {
+    _ = try host.spawn(kind: "counter", name: "c", state: nil).get()
+    _ = host.finishTurn()
+    for _ in 0..<3 { post("inc", to: "c") }
+    runtime.dispatch()
+    _ = host.finishTurn()
+    post("inc", to: "c")
+    runtime.dispatch()
+    _ = host.finishTurn()
+    let states = try journal().map { change -> String in
+      guard case .save(let machine) = change else { return "delete" }
+      return machine.state
+    }
+    #expect(states == ["0", "3", "4"])
+    #expect(clockRead() == 0)
+  }
+
+  @Test("a machine killed in its turn leaves its delete only; timers read the clock once a turn")
+  func killAndClock() throws {
+    _ = try host.spawn(kind: "alarm", name: "a", state: nil).get()
+    _ = try host.spawn(kind: "alarm", name: "b", state: nil).get()
+    _ = try host.spawn(kind: "counter", name: "gone", state: nil).get()
+    post("arm", to: "a")
+    post("arm", to: "b")
+    post("inc", to: "gone")
+    runtime.dispatch()
+    #expect(host.kill("gone"))
+    _ = host.finishTurn()
+    #expect(
+      try journal().map(\.name) == ["gone", "a", "b"]
+        && journal().first == .delete(name: "gone"))
+    #expect(clockRead() == 1)
+    if case .save(let a)? = try journal().dropFirst().first {
+      #expect(a.timers.map(\.input) == ["ring"])
+    } else {
+      Issue.record("a was not saved")
+    }
+  }
+}
