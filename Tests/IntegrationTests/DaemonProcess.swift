@@ -11,6 +11,8 @@ final class DaemonProcess {
   /// passes `NOTIFY_SOCKET` on (tests run in parallel: a daemon must not notify another
   /// test's socket).
   var environment: [String: String] = [:]
+  /// A command the daemon is started through (`prlimit --fsize=N --`), or empty.
+  var launcher: [String] = []
   private(set) var process: Process?
   let log: String
 
@@ -58,8 +60,9 @@ final class DaemonProcess {
   @discardableResult
   func start(sourceLocation: SourceLocation = #_sourceLocation) throws -> DaemonProcess {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: Self.product("millraced"))
-    process.arguments = arguments
+    let command = launcher + [Self.product("millraced")] + arguments
+    process.executableURL = URL(fileURLWithPath: command[0])
+    process.arguments = Array(command.dropFirst())
     var variables = ProcessInfo.processInfo.environment
     variables["NOTIFY_SOCKET"] = nil
     process.environment = variables.merging(environment) { $1 }

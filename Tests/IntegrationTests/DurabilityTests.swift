@@ -123,6 +123,62 @@ struct DurabilityTests {
     #expect(try client.call("STATE", "c\(count - 1)") == .bulk("0"))
   }
 
+  @Test("a commit that fails (the file size limit) is not acknowledged; the next one keeps it")
+  func failedCommitIsRetried() throws {
+    // Every `flip` saves 16 timers with 128-character names: the journal's first 1 MiB of room
+    // fills after some hundred SENDs, and under `ulimit -f` 1 MiB it cannot grow.
+    func name(_ prefix: String) -> String {
+      prefix + String(repeating: "x", count: NameRule.maxLength - prefix.count)
+    }
+    let (stateA, stateB, flip, tick) = (name("a"), name("b"), name("flip"), name("tick"))
+    let timers = (0..<16).map { index in
+      let id = name("id\(index)-")
+      return #"{"after": "1h", "send": "\#(tick)", "queue": "q", "id": "\#(id)"}"#
+    }
+    let machines = try machinesCopy()
+    try """
+    {"kind": "heavy", "initial": "\(stateA)", "states": ["\(stateA)", "\(stateB)"],
+     "inputs": ["\(flip)", "\(tick)"], "queues": {"q": {"policy": "latest", "max": 16}},
+     "transitions": [
+       {"on": "\(flip)", "from": "\(stateA)", "to": "\(stateB)", "effects": [\(timers.joined(separator: ","))]},
+       {"on": "\(flip)", "from": "\(stateB)", "to": "\(stateA)", "effects": [\(timers.joined(separator: ","))]}]}
+    """.write(toFile: machines + "/heavy.json", atomically: true, encoding: .utf8)
+    let daemon = DaemonProcess(machines: machines)
+    // A soft limit, which the daemon's owner may lift again (below).
+    daemon.launcher = ["/usr/bin/prlimit", "--fsize=\(1 << 20):unlimited", "--"]
+    try daemon.start()
+    let client = try daemon.client()
+    _ = try client.call("SPAWN", "heavy", "h")
+    _ = try client.call("SPAWN", "toggle", "t")
+    var acknowledged = 0
+    var failure: RESPValue?
+    while failure == nil && acknowledged < 5_000 {
+      let reply = try client.call("SEND", "h", flip)
+      if reply.strings?.count == 2 { acknowledged += 1 } else { failure = reply }
+    }
+    // The daemon was not killed by SIGXFSZ: the write failed, the reply says so, it serves on.
+    #expect(acknowledged > 100)
+    #expect(failure?.errorCode == "internal", "\(String(describing: failure))")
+    #expect(try client.call("PING") == .simple("PONG"))
+    #expect(try client.call("SEND", "t", "flip").errorCode == "internal")
+    let failures = try daemon.stats(on: client)["commit_failures"]
+    #expect(failures == "2", "\(String(describing: failures))")
+    // Room again: the next commit writes what the failed ones changed, with its own change.
+    let lifted = try DaemonProcess.run(
+      "/usr/bin/prlimit",
+      ["--pid", "\(daemon.process!.processIdentifier)", "--fsize=unlimited:unlimited"])
+    #expect(lifted.status == 0, "\(lifted.output)")
+    #expect(try client.call("SEND", "t", "flip").strings == ["on", "off"])
+    daemon.stop(signal: SIGKILL)
+    daemon.launcher = []
+    try daemon.start()
+    let after = try daemon.client()
+    // h flipped acknowledged + 1 times (the last one not acknowledged, but made and kept).
+    #expect(try after.call("STATE", "h") == .bulk(acknowledged % 2 == 0 ? stateB : stateA))
+    #expect(try after.call("STATE", "t") == .bulk("off"))
+    #expect(try daemon.stats(on: after)["commit_failures"] == "0")
+  }
+
   @Test("durability none keeps nothing across a restart")
   func durabilityNone() throws {
     let daemon = try DaemonProcess(["--durability", "none"]).start()

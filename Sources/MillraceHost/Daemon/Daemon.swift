@@ -47,6 +47,7 @@ public final class Daemon {
   /// Runs until SIGTERM or SIGINT; throws when start-up fails.
   public func run() throws(StartupError) {
     Self.unblockSignals()
+    Self.ignoreFileSizeLimitSignal()
     let config = configuration
     if let listen = config.listen, !isLoopback(listen), config.token == nil {
       throw StartupError(
@@ -197,6 +198,13 @@ public final class Daemon {
     var none = sigset_t()
     sigemptyset(&none)
     pthread_sigmask(SIG_SETMASK, &none, nil)
+  }
+
+  /// A write past the file size limit (`ulimit -f`) must fail with `EFBIG`, as one on a full
+  /// disk fails with `ENOSPC`, not kill the daemon with `SIGXFSZ`: the store then fails the
+  /// commit, answers `-ERR internal` and keeps serving.
+  static func ignoreFileSizeLimitSignal() {
+    signal(SIGXFSZ, SIG_IGN)
   }
 
   /// Returns free heap pages to the system with glibc's `malloc_trim`; a no-op where the C

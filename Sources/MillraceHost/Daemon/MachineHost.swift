@@ -52,6 +52,9 @@ public final class MachineHost {
   /// Numbers turns for `changedInTurn`; moves on whenever `dirty` is emptied.
   @exclusivity(unchecked) private var turn: UInt64 = 1
   @exclusivity(unchecked) private var deleted: Set<String> = []
+  /// Whether a machine changed, was spawned or removed in this turn: only such a turn
+  /// commits (with it, what a failed commit left in `dirty` and `deleted`).
+  @exclusivity(unchecked) private var changedThisTurn = false
   @exclusivity(unchecked) private var subscribers: [String: [ObjectIdentifier: Connection]] = [:]
   /// Commits done (an accessor over unchecked storage: a `public` stored property is checked
   /// for exclusivity on every commit).
@@ -139,6 +142,7 @@ public final class MachineHost {
     guard let machine = machines.removeValue(for: name) else { return false }
     machine.remove()
     deleted.insert(name)
+    changedThisTurn = true
     // Inputs still queued for it are gone: answer the requests that waited for them.
     for waiter in awaiting.removeAll(where: { $0.machine == ObjectIdentifier(machine) }) {
       waiter.session.unprocessedSends -= 1
@@ -266,21 +270,26 @@ public final class MachineHost {
 
   /// Commits the turn's changes, then writes the replies and messages held for it. A failed
   /// commit turns the held replies into `-ERR internal` (nothing is acknowledged that was not
-  /// kept). Returns whether machines were removed since the last turn.
+  /// kept) and keeps the turn's changes for the next turn that changes something, whose
+  /// commit writes them again with its own (whole states: the live machines and the store
+  /// agree again once a commit holds). Returns whether machines were removed since the last
+  /// turn.
   @discardableResult
   public func finishTurn() -> Bool {
-    guard !(dirty.isEmpty && deleted.isEmpty && heldReplies.isEmpty && heldMessages.isEmpty)
-    else { return false }
+    guard changedThisTurn || !heldReplies.isEmpty || !heldMessages.isEmpty else { return false }
     let removedMachines = !deleted.isEmpty
     var committed = true
-    if let store, !(dirty.isEmpty && deleted.isEmpty) {
+    if let store, changedThisTurn {
       committed = persist(into: store, machines: dirty)
     }
+    changedThisTurn = false
     // The turn's bookkeeping keeps its capacity for the next turn, unless a burst (thousands
     // of pipelined SENDs) grew it: then it is released, so the memory comes back afterwards.
     let keep = Self.keptCapacity
-    if !dirty.isEmpty { forgetChanges(keepingCapacityUpTo: keep) }
-    if !deleted.isEmpty { deleted.removeAll(keepingCapacity: deleted.capacity <= keep) }
+    if committed {
+      if !dirty.isEmpty { forgetChanges(keepingCapacityUpTo: keep) }
+      if !deleted.isEmpty { deleted.removeAll(keepingCapacity: deleted.capacity <= keep) }
+    }
     awaiting.shrinkIfEmpty(keeping: keep)
     for held in heldReplies {
       if committed {
@@ -289,7 +298,9 @@ public final class MachineHost {
         }
       } else {
         _ = held.connection.complete(held.slot) {
-          $0.error(ControlError.internal.rawValue, "store commit failed; change not kept")
+          $0.error(
+            ControlError.internal.rawValue,
+            "store commit failed: the change is made but not durable (retried at the next commit)")
         }
       }
     }
@@ -321,11 +332,13 @@ public final class MachineHost {
     }
     forgetChanges(keepingCapacityUpTo: 0)
     deleted.removeAll()
+    changedThisTurn = false
   }
 
   /// Notes that `machine` changed in this turn (its record is saved at the turn's end).
   @inline(__always)
   private func markChanged(_ machine: any HostedMachine) {
+    changedThisTurn = true
     guard machine.changedInTurn != turn else { return }
     machine.changedInTurn = turn
     dirty.append(machine)

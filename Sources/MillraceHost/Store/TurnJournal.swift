@@ -36,6 +36,8 @@ final class TurnJournal {
   /// Whether appends go through the mapping (else through `pwrite`).
   var isMapped: Bool { mapping != nil }
   private let sync: Bool
+  /// Whether to map the file at all (tests turn it off to run the `pwrite` path).
+  private let mapsFile: Bool
   /// Set when a new epoch's header could be neither written nor put back: the file's header
   /// is unknown, so no record is taken (a commit fails rather than write one a replay might
   /// skip).
@@ -47,10 +49,12 @@ final class TurnJournal {
 
   /// Opens the journal at `path`, creating it when missing or empty; a file that does not
   /// start with a journal header is not taken for one. With `sync`, every write is flushed to
-  /// stable storage (the file's directory entry too, when it is created).
-  init(path: String, sync: Bool) throws(StoreError) {
+  /// stable storage (the file's directory entry too, when it is created). Without `mapsFile`,
+  /// appends always go through `pwrite`, as when mapping fails.
+  init(path: String, sync: Bool, mapsFile: Bool = true) throws(StoreError) {
     self.path = path
     self.sync = sync
+    self.mapsFile = mapsFile
     descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
     guard descriptor >= 0 else { throw Self.failure("open \(path)") }
     do throws(StoreError) {
@@ -194,7 +198,7 @@ final class TurnJournal {
   /// through `pwrite`.
   private func remap() {
     unmap()
-    guard capacity > 0 else { return }
+    guard mapsFile, capacity > 0 else { return }
     let address = mmap(nil, capacity, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, 0)
     guard let address, address != UnsafeMutableRawPointer(bitPattern: -1) else { return }
     mapping = address
