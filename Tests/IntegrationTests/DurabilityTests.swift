@@ -123,10 +123,12 @@ struct DurabilityTests {
     #expect(try client.call("STATE", "c\(count - 1)") == .bulk("0"))
   }
 
-  @Test("a commit that fails (the file size limit) is not acknowledged; the next one keeps it")
-  func failedCommitIsRetried() throws {
-    // Every `flip` saves 16 timers with 128-character names: the journal's first 1 MiB of room
-    // fills after some hundred SENDs, and under `ulimit -f` 1 MiB it cannot grow.
+  /// Writes the kind `heavy` into `machines`: every `flip` saves 16 timers with
+  /// 128-character names (a record of about 4.6 KB), so a few hundred SENDs fill the journal's
+  /// first 1 MiB of room.
+  func writeHeavyKind(into machines: String) throws -> (
+    stateA: String, stateB: String, flip: String
+  ) {
     func name(_ prefix: String) -> String {
       prefix + String(repeating: "x", count: NameRule.maxLength - prefix.count)
     }
@@ -135,7 +137,6 @@ struct DurabilityTests {
       let id = name("id\(index)-")
       return #"{"after": "1h", "send": "\#(tick)", "queue": "q", "id": "\#(id)"}"#
     }
-    let machines = try machinesCopy()
     try """
     {"kind": "heavy", "initial": "\(stateA)", "states": ["\(stateA)", "\(stateB)"],
      "inputs": ["\(flip)", "\(tick)"], "queues": {"q": {"policy": "latest", "max": 16}},
@@ -143,6 +144,14 @@ struct DurabilityTests {
        {"on": "\(flip)", "from": "\(stateA)", "to": "\(stateB)", "effects": [\(timers.joined(separator: ","))]},
        {"on": "\(flip)", "from": "\(stateB)", "to": "\(stateA)", "effects": [\(timers.joined(separator: ","))]}]}
     """.write(toFile: machines + "/heavy.json", atomically: true, encoding: .utf8)
+    return (stateA, stateB, flip)
+  }
+
+  @Test("a commit that fails (the file size limit) is not acknowledged; the next one keeps it")
+  func failedCommitIsRetried() throws {
+    // Under `ulimit -f` 1 MiB the journal cannot grow past its first room.
+    let machines = try machinesCopy()
+    let (stateA, stateB, flip) = try writeHeavyKind(into: machines)
     let daemon = DaemonProcess(machines: machines)
     // A soft limit, which the daemon's owner may lift again (below).
     daemon.launcher = ["/usr/bin/prlimit", "--fsize=\(1 << 20):unlimited", "--"]
@@ -177,6 +186,52 @@ struct DurabilityTests {
     #expect(try after.call("STATE", "h") == .bulk(acknowledged % 2 == 0 ? stateB : stateA))
     #expect(try after.call("STATE", "t") == .bulk("off"))
     #expect(try daemon.stats(on: after)["commit_failures"] == "0")
+  }
+
+  @Test("a checkpoint that fails does not fail its commits; it is retried a journal's worth later")
+  func failedCheckpointIsRetried() throws {
+    let machines = try machinesCopy()
+    let (stateA, stateB, flip) = try writeHeavyKind(into: machines)
+    let daemon = try DaemonProcess(machines: machines).start()
+    let pid = daemon.process!.processIdentifier
+    // From now on no file may grow past 16 KiB: SQLite's write-ahead log cannot take a
+    // checkpoint's rows, while the journal, mapped over room already written, takes records.
+    let limited = try DaemonProcess.run(
+      "/usr/bin/prlimit", ["--pid", "\(pid)", "--fsize=\(16 * 1024):unlimited"])
+    #expect(limited.status == 0, "\(limited.output)")
+    let client = try daemon.client()
+    let count = MachineStore.checkpointRecords + 100
+    var batch: [UInt8] = []
+    for index in 0..<count { batch += request(["SPAWN", "counter", "c\(index)"]) }
+    try client.sendRaw(batch)
+    for _ in 0..<count { #expect(try client.read() == .simple("OK")) }
+    var stats = try daemon.stats(on: client)
+    #expect(stats["store_checkpoints"] == "0")
+    #expect(stats["commit_failures"] == "0")
+    #expect(try client.call("SEND", "c7", "inc").strings == ["0", "1"])
+    // Room again. The next try waits for another 1 MiB of journal (about 230 heavy records),
+    // not for the next 1,024 records.
+    let lifted = try DaemonProcess.run(
+      "/usr/bin/prlimit", ["--pid", "\(pid)", "--fsize=unlimited:unlimited"])
+    #expect(lifted.status == 0, "\(lifted.output)")
+    _ = try client.call("SPAWN", "heavy", "h")
+    var flips = 0
+    while try daemon.stats(on: client)["store_checkpoints"] == "0" && flips < 1_000 {
+      _ = try client.call("SEND", "h", flip)
+      flips += 1
+    }
+    #expect(flips > MachineStore.checkpointBytes / 8_192)
+    stats = try daemon.stats(on: client)
+    #expect(stats["store_checkpoints"] == "1")
+    #expect(stats["commit_failures"] == "0")
+    let log = daemon.logText
+    #expect(log.components(separatedBy: "store checkpoint failed").count == 2, "\(log)")
+    daemon.stop(signal: SIGKILL)
+    try daemon.start()
+    let after = try daemon.client()
+    #expect(try daemon.stats(on: after)["machines"] == "\(count + 1)")
+    #expect(try after.call("STATE", "c7") == .bulk("1"))
+    #expect(try after.call("STATE", "h") == .bulk(flips % 2 == 1 ? stateB : stateA))
   }
 
   @Test("durability none keeps nothing across a restart")
