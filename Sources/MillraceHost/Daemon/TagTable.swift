@@ -24,8 +24,9 @@ struct TagTable<Value> {
     return Self.tag(index: slots.count, generation: 0)
   }
 
-  /// Files `value`; returns its tag.
-  mutating func insert(_ value: Value) -> UInt64 {
+  /// Files `value`; returns its tag. (Consumed: the value moves into its slot without a copy
+  /// of its references.)
+  mutating func insert(_ value: consuming Value) -> UInt64 {
     count += 1
     if let index = freeSlots.popLast() {
       slots[index].value = value
@@ -40,9 +41,9 @@ struct TagTable<Value> {
     let index = Int(truncatingIfNeeded: tag & 0xFFFF_FFFF) - 1
     guard index >= 0, index < slots.count,
       slots[index].generation == UInt32(truncatingIfNeeded: tag >> 32),
-      let value = slots[index].value
+      let value = slots[index].value.take()
     else { return nil }
-    release(index)
+    recycle(index)
     return value
   }
 
@@ -51,7 +52,8 @@ struct TagTable<Value> {
     var removed: [Value] = []
     for index in slots.indices {
       guard let value = slots[index].value, shouldRemove(value) else { continue }
-      release(index)
+      slots[index].value = nil
+      recycle(index)
       removed.append(value)
     }
     return removed
@@ -67,8 +69,8 @@ struct TagTable<Value> {
     freeSlots = []
   }
 
-  private mutating func release(_ index: Int) {
-    slots[index].value = nil
+  /// Puts the emptied slot `index` on the free list, under its next generation.
+  private mutating func recycle(_ index: Int) {
     slots[index].generation &+= 1
     freeSlots.append(index)
     count -= 1
