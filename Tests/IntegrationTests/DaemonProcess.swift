@@ -11,8 +11,6 @@ final class DaemonProcess {
   /// passes `NOTIFY_SOCKET` on (tests run in parallel: a daemon must not notify another
   /// test's socket).
   var environment: [String: String] = [:]
-  /// A command the daemon is started through (`prlimit --fsize=N --`), or empty.
-  var launcher: [String] = []
   private(set) var process: Process?
   let log: String
 
@@ -60,9 +58,8 @@ final class DaemonProcess {
   @discardableResult
   func start(sourceLocation: SourceLocation = #_sourceLocation) throws -> DaemonProcess {
     let process = Process()
-    let command = launcher + [Self.product("millraced")] + arguments
-    process.executableURL = URL(fileURLWithPath: command[0])
-    process.arguments = Array(command.dropFirst())
+    process.executableURL = URL(fileURLWithPath: Self.product("millraced"))
+    process.arguments = arguments
     var variables = ProcessInfo.processInfo.environment
     variables["NOTIFY_SOCKET"] = nil
     process.environment = variables.merging(environment) { $1 }
@@ -120,6 +117,17 @@ final class DaemonProcess {
   }
 
   var isRunning: Bool { process?.isRunning ?? false }
+
+  /// Sets the running daemon's file size limit (`ulimit -f`, the soft limit: the daemon's
+  /// owner may lift it again) to `bytes`, or lifts it with nil: past it, the kernel fails
+  /// writes with `EFBIG`, as a full disk would with `ENOSPC`.
+  func limitFileSize(to bytes: Int?, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    let limit = bytes.map { "\($0)" } ?? "unlimited"
+    let result = try Self.run(
+      "/usr/bin/prlimit",
+      ["--pid", "\(process!.processIdentifier)", "--fsize=\(limit):unlimited"])
+    #expect(result.status == 0, "\(result.output)", sourceLocation: sourceLocation)
+  }
 
   var logText: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
 

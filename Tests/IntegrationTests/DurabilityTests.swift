@@ -149,13 +149,11 @@ struct DurabilityTests {
 
   @Test("a commit that fails (the file size limit) is not acknowledged; the next one keeps it")
   func failedCommitIsRetried() throws {
-    // Under `ulimit -f` 1 MiB the journal cannot grow past its first room.
     let machines = try machinesCopy()
     let (stateA, stateB, flip) = try writeHeavyKind(into: machines)
-    let daemon = DaemonProcess(machines: machines)
-    // A soft limit, which the daemon's owner may lift again (below).
-    daemon.launcher = ["/usr/bin/prlimit", "--fsize=\(1 << 20):unlimited", "--"]
-    try daemon.start()
+    let daemon = try DaemonProcess(machines: machines).start()
+    // Under `ulimit -f` 1 MiB the journal cannot grow past its first room.
+    try daemon.limitFileSize(to: 1 << 20)
     let client = try daemon.client()
     _ = try client.call("SPAWN", "heavy", "h")
     _ = try client.call("SPAWN", "toggle", "t")
@@ -173,13 +171,9 @@ struct DurabilityTests {
     let failures = try daemon.stats(on: client)["commit_failures"]
     #expect(failures == "2", "\(String(describing: failures))")
     // Room again: the next commit writes what the failed ones changed, with its own change.
-    let lifted = try DaemonProcess.run(
-      "/usr/bin/prlimit",
-      ["--pid", "\(daemon.process!.processIdentifier)", "--fsize=unlimited:unlimited"])
-    #expect(lifted.status == 0, "\(lifted.output)")
+    try daemon.limitFileSize(to: nil)
     #expect(try client.call("SEND", "t", "flip").strings == ["on", "off"])
     daemon.stop(signal: SIGKILL)
-    daemon.launcher = []
     try daemon.start()
     let after = try daemon.client()
     // h flipped acknowledged + 1 times (the last one not acknowledged, but made and kept).
@@ -193,12 +187,9 @@ struct DurabilityTests {
     let machines = try machinesCopy()
     let (stateA, stateB, flip) = try writeHeavyKind(into: machines)
     let daemon = try DaemonProcess(machines: machines).start()
-    let pid = daemon.process!.processIdentifier
     // From now on no file may grow past 16 KiB: SQLite's write-ahead log cannot take a
     // checkpoint's rows, while the journal, mapped over room already written, takes records.
-    let limited = try DaemonProcess.run(
-      "/usr/bin/prlimit", ["--pid", "\(pid)", "--fsize=\(16 * 1024):unlimited"])
-    #expect(limited.status == 0, "\(limited.output)")
+    try daemon.limitFileSize(to: 16 * 1024)
     let client = try daemon.client()
     let count = MachineStore.checkpointRecords + 100
     var batch: [UInt8] = []
@@ -211,9 +202,7 @@ struct DurabilityTests {
     #expect(try client.call("SEND", "c7", "inc").strings == ["0", "1"])
     // Room again. The next try waits for another 1 MiB of journal (about 230 heavy records),
     // not for the next 1,024 records.
-    let lifted = try DaemonProcess.run(
-      "/usr/bin/prlimit", ["--pid", "\(pid)", "--fsize=unlimited:unlimited"])
-    #expect(lifted.status == 0, "\(lifted.output)")
+    try daemon.limitFileSize(to: nil)
     _ = try client.call("SPAWN", "heavy", "h")
     var flips = 0
     while try daemon.stats(on: client)["store_checkpoints"] == "0" && flips < 1_000 {
