@@ -101,9 +101,10 @@ struct BlockLayout {
 /// `matches` tells types apart without metatypes (which Embedded Swift lacks).
 @usableFromInline
 class MachineKind {
-  /// Resolves the next live queued input of the machine in a slot, if any.
+  /// Takes at most `limit` (at least one) turns of the machine in a slot, popped from the
+  /// ready list, and returns how many it took (`TypedMachine.dispatch(in:limit:)`).
   @usableFromInline
-  let dispatch: (MachineTable, UInt32) -> Void
+  let dispatch: (MachineTable, UInt32, Int) -> Int
   @usableFromInline
   let perform: (MachineTable, UInt32, CellOperation) -> Void
   /// The block layout, in storage the kind owns so that views point to it instead of copying.
@@ -119,7 +120,7 @@ class MachineKind {
 
   @usableFromInline
   init(
-    layout: BlockLayout, dispatch: @escaping (MachineTable, UInt32) -> Void,
+    layout: BlockLayout, dispatch: @escaping (MachineTable, UInt32, Int) -> Int,
     perform: @escaping (MachineTable, UInt32, CellOperation) -> Void
   ) {
     layoutStorage = .allocate(capacity: 1)
@@ -190,7 +191,9 @@ final class TypedMachineKind<M: Machine>: MachineKind {
           (MemoryLayout<EffectSlot<M.Input>>.stride, MemoryLayout<EffectSlot<M.Input>>.alignment),
           (2 * MemoryLayout<SlotList>.stride, MemoryLayout<SlotList>.alignment),
         ]),
-      dispatch: { table, index in TypedMachine<M>(table: table, index: index).dispatchNext() },
+      dispatch: { table, index, limit in
+        TypedMachine<M>(table: table, index: index).dispatch(in: table, limit: limit)
+      },
       perform: { table, index, operation in
         TypedMachine<M>(table: table, index: index).perform(operation)
       })

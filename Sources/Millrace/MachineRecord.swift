@@ -15,7 +15,10 @@ struct MachineRecord {
   @usableFromInline var side: UnsafeMutableRawPointer?
   /// Distinguishes machines that used this slot at different times.
   @usableFromInline var generation: UInt32 = 1
-  /// The next slot in the ready list (or, while the slot is free, in the free list).
+  /// While the machine is in the ready list, the next slot in it (`MachineRecord.last` for
+  /// the last one); `MachineRecord.none` while it is not. While the slot is free, the next
+  /// slot in the free list. Scheduling is read from here rather than from a flag, so that
+  /// posting and dispatching only store to it and never read-modify-write a shared word.
   @usableFromInline var next: UInt32 = MachineRecord.none
   @usableFromInline var posted: UInt32 = 0
   @usableFromInline var handled: UInt32 = 0
@@ -31,15 +34,15 @@ struct MachineRecord {
   @usableFromInline var freeEffect: Int16 = -1
   @usableFromInline var effectsInFlight: UInt16 = 0
   /// The machine's kind (its index in the runtime's kind table) in the low 14 bits, and the
-  /// alive and scheduled flags.
+  /// alive flag.
   @usableFromInline var kindAndFlags: UInt16 = 0
 
-  /// No slot (end of a list).
+  /// No slot (end of a list; in `next` of a live machine: not in the ready list).
   @usableFromInline static let none = UInt32.max
+  /// In `next`: the last slot of the ready list.
+  @usableFromInline static let last = UInt32.max - 1
   /// Flag: the machine is alive.
   @usableFromInline static let alive: UInt16 = 1 << 15
-  /// Flag: the slot is in the ready list.
-  @usableFromInline static let scheduled: UInt16 = 1 << 14
   /// The bits of `kindAndFlags` that hold the kind.
   @usableFromInline static let kindMask: UInt16 = (1 << 14) - 1
 
@@ -62,12 +65,9 @@ struct MachineRecord {
     set { setFlag(MachineRecord.alive, newValue) }
   }
 
-  /// Whether the slot is in the ready list.
+  /// Whether the slot is in the ready list (meaningful while the machine has a block).
   @inlinable
-  var isScheduled: Bool {
-    get { kindAndFlags & MachineRecord.scheduled != 0 }
-    set { setFlag(MachineRecord.scheduled, newValue) }
-  }
+  var isScheduled: Bool { next != MachineRecord.none }
 
   @inlinable
   mutating func setFlag(_ flag: UInt16, _ on: Bool) {

@@ -84,9 +84,7 @@ final class MachineTable {
   /// Appends slot `index` to the ready list and marks it scheduled.
   @inlinable
   func schedule(_ index: UInt32) {
-    let record = records + Int(index)
-    record.pointee.isScheduled = true
-    record.pointee.next = MachineRecord.none
+    records[Int(index)].next = MachineRecord.last
     if readyTail == MachineRecord.none {
       readyHead = index
     } else {
@@ -95,13 +93,18 @@ final class MachineTable {
     readyTail = index
   }
 
-  /// Removes the first slot of the ready list (still marked scheduled), or nil.
+  /// Removes the first slot of the ready list, no longer scheduled, or nil.
   @inlinable
   func popReady() -> UInt32? {
     let index = readyHead
     guard index != MachineRecord.none else { return nil }
-    readyHead = records[Int(index)].next
-    if readyHead == MachineRecord.none { readyTail = MachineRecord.none }
+    let next = records[Int(index)].next
+    if next == MachineRecord.last {
+      readyHead = MachineRecord.none
+      readyTail = MachineRecord.none
+    } else {
+      readyHead = next
+    }
     records[Int(index)].next = MachineRecord.none
     return index
   }

@@ -18,6 +18,10 @@ public final class Runtime {
   /// The capacities fixed at creation.
   public let capacity: RuntimeCapacity
   /// Called for each overflow of a fixed pool (also counted in statistics).
+  ///
+  /// Read (copied out, then called) on paths that are otherwise free of exclusivity checks,
+  /// so it skips them too: a callback that replaces it while running is safe.
+  @exclusivity(unchecked)
   public var onDiagnostic: ((Diagnostic) -> Void)?
   /// Called with each job a `run` effect starts, on the runtime's thread. The driver executes
   /// it (on any thread) and hands it back to `complete(_:)` on the runtime's thread. When nil,
@@ -258,17 +262,16 @@ public final class Runtime {
     var turns = 0
     while turns < limit, let index = table.popReady() {
       let record = table.records + Int(index)
-      record.pointee.isScheduled = false
       guard record.pointee.isAlive else {
         releaseIndex(index)
         continue
       }
       dispatchingIndex = Int(index)
-      table.kinds[Int(record.pointee.kind)].kind._withUnsafeGuaranteedRef {
-        $0.dispatch(table, index)
+      let left = limit - turns
+      turns += table.kinds[Int(record.pointee.kind)].kind._withUnsafeGuaranteedRef {
+        $0.dispatch(table, index, left)
       }
       dispatchingIndex = -1
-      turns += 1
       if releaseAfterDispatch {
         releaseAfterDispatch = false
         if !record.pointee.isScheduled { releaseIndex(index) }

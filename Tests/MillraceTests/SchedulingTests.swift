@@ -15,6 +15,19 @@ enum Logger: Machine {
   }
 }
 
+/// Logs `n`, then sends itself `n - 1` until 0: a machine that feeds itself.
+enum Countdown: Machine {
+  typealias Extra = (name: String, log: Logger.Log)
+  static func resolve(
+    _ input: Int, state: inout Int, extra: Extra, effects: inout Effects<Int, Never>
+  ) -> Resolution {
+    extra.log.entries.append("\(extra.name)\(input)")
+    state = input
+    if input > 0 { effects.send(input - 1) }
+    return .handled
+  }
+}
+
 @Suite("Scheduling, capacity and removal")
 struct SchedulingTests {
   @Test("inputs are FIFO per machine and machines take turns")
@@ -28,6 +41,51 @@ struct SchedulingTests {
     _ = b.post(2)
     while runtime.hasPendingInputs { runtime.dispatch() }
     #expect(log.entries == ["a1", "b1", "a2", "b2", "a3"])
+  }
+
+  @Test("a machine that feeds itself takes one turn at a time while others wait")
+  func selfFeedingIsFair() throws {
+    let runtime = Runtime()
+    let log = Logger.Log()
+    let a = try #require(runtime.spawn(Countdown.self, state: 0, extra: ("a", log)))
+    let b = try #require(runtime.spawn(Logger.self, state: 0, extra: ("b", log)))
+    _ = a.post(2)
+    _ = b.post(1)
+    _ = b.post(2)
+    #expect(runtime.dispatch() == 5)
+    #expect(log.entries == ["a2", "b1", "a1", "b2", "a0"])
+  }
+
+  @Test("a machine that feeds itself yields to a machine its observer posted to")
+  func selfFeedingYieldsToObserverPosts() throws {
+    let runtime = Runtime()
+    let log = Logger.Log()
+    let a = try #require(runtime.spawn(Countdown.self, state: 0, extra: ("a", log)))
+    let b = try #require(runtime.spawn(Logger.self, state: 0, extra: ("b", log)))
+    a.observe { event in
+      if case .replied(.success(2, _, _), _) = event { _ = b.post(9) }
+    }
+    _ = a.post(2)
+    #expect(runtime.dispatch() == 4)
+    #expect(log.entries == ["a2", "b9", "a1", "a0"])
+  }
+
+  @Test("dispatch stops at its turn limit even when one machine has inputs left")
+  func turnLimitHoldsForOneMachine() throws {
+    let runtime = Runtime()
+    let log = Logger.Log()
+    let a = try #require(runtime.spawn(Countdown.self, state: 0, extra: ("a", log)))
+    _ = a.post(3)
+    _ = a.post(7)
+    #expect(runtime.dispatch(limit: 2) == 2)
+    #expect(log.entries == ["a3", "a7"])
+    #expect(runtime.hasPendingInputs)
+    #expect(runtime.dispatch(limit: 1) == 1)
+    #expect(log.entries == ["a3", "a7", "a2"])
+    #expect(runtime.dispatch() == 9)
+    #expect(log.entries.count == 12)
+    #expect(!runtime.hasPendingInputs)
+    #expect(runtime.dispatch() == 0)
   }
 
   @Test("a full queue refuses the fifth post and loses none of the first four")
