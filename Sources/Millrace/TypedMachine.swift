@@ -337,6 +337,8 @@ struct TypedMachine<M: Machine> {
     .replied(reply, tag: tag)
   }
 
+  /// Applies one recorded effect (`resolve` enqueues a `send` itself, inline, and comes here
+  /// for the others; `send` stays here so that this applies any effect).
   @inlinable
   func apply(_ effect: Effect<M.Input, M.Output>) {
     switch effect {
