@@ -43,12 +43,20 @@ struct SchedulingTests {
     #expect(log.entries == ["a1", "b1", "a2", "b2", "a3"])
   }
 
-  @Test("a machine that feeds itself takes one turn at a time while others wait")
-  func selfFeedingIsFair() throws {
+  /// A runtime with a countdown `a` and a logger `b` writing to one log.
+  func countdownAndLogger() throws -> (
+    Runtime, Logger.Log, MachineHandle<Countdown>, MachineHandle<Logger>
+  ) {
     let runtime = Runtime()
     let log = Logger.Log()
     let a = try #require(runtime.spawn(Countdown.self, state: 0, extra: ("a", log)))
     let b = try #require(runtime.spawn(Logger.self, state: 0, extra: ("b", log)))
+    return (runtime, log, a, b)
+  }
+
+  @Test("a machine that feeds itself takes one turn at a time while others wait")
+  func selfFeedingIsFair() throws {
+    let (runtime, log, a, b) = try countdownAndLogger()
     _ = a.post(2)
     _ = b.post(1)
     _ = b.post(2)
@@ -58,10 +66,7 @@ struct SchedulingTests {
 
   @Test("a machine that feeds itself yields to a machine its observer posted to")
   func selfFeedingYieldsToObserverPosts() throws {
-    let runtime = Runtime()
-    let log = Logger.Log()
-    let a = try #require(runtime.spawn(Countdown.self, state: 0, extra: ("a", log)))
-    let b = try #require(runtime.spawn(Logger.self, state: 0, extra: ("b", log)))
+    let (runtime, log, a, b) = try countdownAndLogger()
     a.observe { event in
       if case .replied(.success(2, _, _), _) = event { _ = b.post(9) }
     }
@@ -72,9 +77,7 @@ struct SchedulingTests {
 
   @Test("dispatch stops at its turn limit even when one machine has inputs left")
   func turnLimitHoldsForOneMachine() throws {
-    let runtime = Runtime()
-    let log = Logger.Log()
-    let a = try #require(runtime.spawn(Countdown.self, state: 0, extra: ("a", log)))
+    let (runtime, log, a, _) = try countdownAndLogger()
     _ = a.post(3)
     _ = a.post(7)
     #expect(runtime.dispatch(limit: 2) == 2)
