@@ -119,6 +119,26 @@ struct SchedulingTests {
     #expect(runtime.statistics.machinesHighWater == 2)
   }
 
+  @Test("a machine removed while it waits for its turn keeps its slot until its turn comes")
+  func removalWhileReady() throws {
+    let runtime = Runtime(capacity: RuntimeCapacity(machines: 2))
+    let log = Logger.Log()
+    let a = try #require(runtime.spawn(Logger.self, state: 0, extra: ("a", log)))
+    let b = try #require(runtime.spawn(Logger.self, state: 0, extra: ("b", log)))
+    _ = a.post(1)
+    _ = b.post(1)
+    runtime.remove(a)
+    // a's slot is still linked in the ready list: it is not free yet.
+    #expect(runtime.spawn(Logger.self, state: 0, extra: ("c", log)) == nil)
+    #expect(runtime.dispatch() == 1)
+    #expect(log.entries == ["b1"])
+    let c = try #require(runtime.spawn(Logger.self, state: 0, extra: ("c", log)))
+    _ = c.post(2)
+    _ = b.post(2)
+    #expect(runtime.dispatch() == 2)
+    #expect(log.entries == ["b1", "c2", "b2"])
+  }
+
   @Test("removing a machine mid-effect silences it and frees its timers")
   func removalMidEffect() throws {
     let runtime = Runtime()
