@@ -14,6 +14,10 @@ struct TypedMachine<M: Machine> {
   /// it goes away). Borrowed through `withRuntime`, never retained.
   @usableFromInline
   let runtime: Unmanaged<Runtime>
+  /// The runtime's machine table, unretained (the runtime and every handle hold it): posts and
+  /// sends schedule through it directly, not through `runtime.table`, a load fewer on the way.
+  @usableFromInline
+  let table: Unmanaged<MachineTable>
   @usableFromInline
   let index: UInt32
   @usableFromInline
@@ -27,6 +31,7 @@ struct TypedMachine<M: Machine> {
   @inlinable
   init(table: MachineTable, index: UInt32) {
     runtime = table.owner.unsafelyUnwrapped
+    self.table = Unmanaged.passUnretained(table)
     self.index = index
     record = table.records + Int(index)
   }
@@ -35,7 +40,7 @@ struct TypedMachine<M: Machine> {
   @inlinable
   var layout: UnsafePointer<BlockLayout> {
     let kind = Int(record.pointee.kind)
-    return withRuntime { $0.table.kinds[kind].layout }
+    return table._withUnsafeGuaranteedRef { $0.kinds[kind].layout }
   }
 
   /// Where the extra and the inputs are in the block: after the state, at offsets the types
@@ -102,8 +107,10 @@ struct TypedMachine<M: Machine> {
   @inlinable
   @inline(__always)
   func notify(_ event: Event) {
-    guard let side else { return }
-    var index = 0
+    guard let side, let first = side.pointee.observers.first, isAlive else { return }
+    // The first observer straight from the side record: one load fewer on every reply.
+    first._withUnsafeGuaranteedRef { $0.call(event) }
+    var index = 1
     while index < side.pointee.observers.count && isAlive {
       side.pointee.observers.storage.unsafelyUnwrapped[index]._withUnsafeGuaranteedRef {
         $0.call(event)
@@ -215,7 +222,7 @@ struct TypedMachine<M: Machine> {
     if record.pointee.inputCount > record.pointee.queueHighWater {
       record.pointee.queueHighWater = record.pointee.inputCount
     }
-    if !record.pointee.isScheduled { withRuntime { $0.table.schedule(index) } }
+    if !record.pointee.isScheduled { table._withUnsafeGuaranteedRef { $0.schedule(index) } }
   }
 
   // MARK: Dispatch
