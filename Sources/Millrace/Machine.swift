@@ -19,6 +19,12 @@ public protocol Machine {
 
   /// Resolves one input: either handles it (possibly changing `state` and recording
   /// effects) or rejects it (the runtime then restores the state and discards the effects).
+  ///
+  /// The runtime's input path is specialized for each machine type, with `resolve` called
+  /// from inside it. The compiler inlines small resolvers there on its own judgement; mark a
+  /// small resolver on a hot path `@inline(__always)` to be sure of it (a call saves and
+  /// restores registers and passes `effects` through memory: 3 ns an input for the auth
+  /// machine of `make bench`).
   static func resolve(
     _ input: Input, state: inout State, extra: Extra, effects: inout Effects<Input, Output>
   ) -> Resolution

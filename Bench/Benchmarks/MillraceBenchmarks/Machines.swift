@@ -1,11 +1,16 @@
 // The workloads of BenchSupport written as Millrace machines, plus a machine whose inputs
 // start and cancel effects, for the effect and timer benchmarks.
+//
+// Resolvers are `@inline(__always)`, as `Machine.resolve` advises for small resolvers on a hot
+// path (and as MillraceHost's `FileMachine` does): the compiler inlined the counter's on its
+// own but made the auth machine's a call; the peers inline `Auth.resolve` in their loops.
 
 import BenchSupport
 import Millrace
 
 /// The counter: `increment` → state + 1.
 enum CounterMachine: Machine {
+  @inline(__always)
   static func resolve(
     _ input: CounterInput, state: inout Int, extra: Void,
     effects: inout Effects<CounterInput, Never>
@@ -17,6 +22,7 @@ enum CounterMachine: Machine {
 
 /// The auth machine; `login` / `logout` feed `loginOK` / `logoutOK` back with `send`.
 enum AuthMachine: Machine {
+  @inline(__always)
   static func resolve(
     _ input: AuthInput, state: inout AuthState, extra: Void,
     effects: inout Effects<AuthInput, Never>
