@@ -57,6 +57,7 @@ struct ObserverList<Event> {
     for index in 0..<count { storage[index].release() }
     storage.deallocate()
     self.storage = nil
+    first = nil
     count = 0
     capacity = 0
   }
