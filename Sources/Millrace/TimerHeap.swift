@@ -1,13 +1,16 @@
-/// The runtime's timers: an indexed binary min-heap over a fixed table of entries, ordered by
+/// The runtime's timers: an indexed 4-ary min-heap over a fixed table of entries, ordered by
 /// deadline and then by arming order, so timers due at the same instant fire in the order
 /// they were armed. Arm, cancel and reschedule are O(log n) and never allocate.
+///
+/// The heap holds each timer's ordering key (deadline and arming sequence) beside its handle,
+/// so sifting compares nodes without visiting their entries: with a million timers armed, a
+/// visit is a cache miss, and a binary heap over bare handles took two per level. Four
+/// children per node halve the levels; the four are adjacent in memory.
 @usableFromInline
 struct TimerHeap {
-  /// One armed timer: whom to tell, and when.
+  /// One armed timer: whom to tell, and where its node is.
   @usableFromInline
   struct Entry {
-    @usableFromInline var deadline: UInt64 = 0
-    @usableFromInline var sequence: UInt64 = 0
     @usableFromInline var period: UInt64 = 0
     @usableFromInline var owner = MachineID(index: 0, generation: 0)
     @usableFromInline var slot: UInt32 = 0
@@ -19,12 +22,7 @@ struct TimerHeap {
     init() {}
 
     @inlinable
-    init(
-      deadline: UInt64, sequence: UInt64, period: UInt64, owner: MachineID, slot: UInt32,
-      slotGeneration: UInt32, position: Int32
-    ) {
-      self.deadline = deadline
-      self.sequence = sequence
+    init(period: UInt64, owner: MachineID, slot: UInt32, slotGeneration: UInt32, position: Int32) {
       self.period = period
       self.owner = owner
       self.slot = slot
@@ -33,10 +31,35 @@ struct TimerHeap {
     }
   }
 
+  /// A heap node: the ordering key of the timer `handle`.
+  @usableFromInline
+  struct Node {
+    @usableFromInline var deadline: UInt64
+    @usableFromInline var sequence: UInt64
+    @usableFromInline var handle: UInt32
+
+    @inlinable
+    init(deadline: UInt64, sequence: UInt64, handle: UInt32) {
+      self.deadline = deadline
+      self.sequence = sequence
+      self.handle = handle
+    }
+
+    /// Whether `self` fires before `other`: an earlier deadline, or the same one armed first.
+    @inlinable
+    func precedes(_ other: Node) -> Bool {
+      deadline != other.deadline ? deadline < other.deadline : sequence < other.sequence
+    }
+  }
+
+  /// Children per node.
+  @usableFromInline
+  static let arity = 4
+
   @usableFromInline
   let entries: UnsafeMutablePointer<Entry>
   @usableFromInline
-  let heap: UnsafeMutablePointer<UInt32>
+  let heap: UnsafeMutablePointer<Node>
   @usableFromInline
   let capacity: Int
   @usableFromInline
@@ -72,12 +95,18 @@ struct TimerHeap {
   /// The earliest deadline, if any timer is armed.
   @inlinable
   var earliestDeadline: UInt64? {
-    count > 0 ? entries[Int(heap[0])].deadline : nil
+    count > 0 ? heap[0].deadline : nil
   }
 
   /// The handle of the earliest timer; only valid when `count > 0`.
   @inlinable
-  var earliest: UInt32 { heap[0] }
+  var earliest: UInt32 { heap[0].handle }
+
+  /// The deadline of the armed timer `handle`.
+  @inlinable
+  func deadline(of handle: UInt32) -> UInt64 {
+    heap[Int(entries[Int(handle)].position)].deadline
+  }
 
   /// Arms a timer; returns its handle, or nil when every entry is in use.
   @inlinable
@@ -89,9 +118,10 @@ struct TimerHeap {
     freeHead = entries[Int(handle)].position
     nextSequence &+= 1
     entries[Int(handle)] = Entry(
-      deadline: deadline, sequence: nextSequence, period: period, owner: owner, slot: slot,
-      slotGeneration: slotGeneration, position: Int32(count))
-    heap[count] = handle
+      period: period, owner: owner, slot: slot, slotGeneration: slotGeneration,
+      position: Int32(count))
+    (heap + count).initialize(
+      to: Node(deadline: deadline, sequence: nextSequence, handle: handle))
     count += 1
     siftUp(count - 1)
     return handle
@@ -103,9 +133,8 @@ struct TimerHeap {
     let position = Int(entries[Int(handle)].position)
     count -= 1
     if position != count {
-      move(heap[count], to: position)
-      siftDown(position)
-      siftUp(position)
+      place(heap[count], at: position)
+      restore(position)
     }
     entries[Int(handle)].position = freeHead
     freeHead = Int32(handle)
@@ -115,52 +144,60 @@ struct TimerHeap {
   @inlinable
   mutating func reschedule(_ handle: UInt32, deadline: UInt64) {
     nextSequence &+= 1
-    entries[Int(handle)].deadline = deadline
-    entries[Int(handle)].sequence = nextSequence
     let position = Int(entries[Int(handle)].position)
-    siftDown(position)
-    siftUp(position)
+    heap[position].deadline = deadline
+    heap[position].sequence = nextSequence
+    restore(position)
   }
 
+  /// Puts `node` at `position` and tells its entry.
   @inlinable
-  func precedes(_ a: UInt32, _ b: UInt32) -> Bool {
-    let left = entries[Int(a)]
-    let right = entries[Int(b)]
-    if left.deadline != right.deadline { return left.deadline < right.deadline }
-    return left.sequence < right.sequence
+  mutating func place(_ node: Node, at position: Int) {
+    heap[position] = node
+    entries[Int(node.handle)].position = Int32(position)
   }
 
+  /// Moves the node at `position`, whose key changed, up or down to where it belongs.
   @inlinable
-  mutating func move(_ handle: UInt32, to position: Int) {
-    heap[position] = handle
-    entries[Int(handle)].position = Int32(position)
+  mutating func restore(_ position: Int) {
+    if position > 0 && heap[position].precedes(heap[(position - 1) / TimerHeap.arity]) {
+      siftUp(position)
+    } else {
+      siftDown(position)
+    }
   }
 
   @inlinable
   mutating func siftUp(_ start: Int) {
     var position = start
-    let handle = heap[position]
+    let node = heap[position]
     while position > 0 {
-      let parent = (position - 1) / 2
-      guard precedes(handle, heap[parent]) else { break }
-      move(heap[parent], to: position)
+      let parent = (position - 1) / TimerHeap.arity
+      guard node.precedes(heap[parent]) else { break }
+      place(heap[parent], at: position)
       position = parent
     }
-    move(handle, to: position)
+    place(node, at: position)
   }
 
   @inlinable
   mutating func siftDown(_ start: Int) {
     var position = start
-    let handle = heap[position]
+    let node = heap[position]
     while true {
-      var child = 2 * position + 1
-      guard child < count else { break }
-      if child + 1 < count && precedes(heap[child + 1], heap[child]) { child += 1 }
-      guard precedes(heap[child], handle) else { break }
-      move(heap[child], to: position)
-      position = child
+      let first = TimerHeap.arity * position + 1
+      guard first < count else { break }
+      let end = min(first + TimerHeap.arity, count)
+      var best = first
+      var child = first + 1
+      while child < end {
+        if heap[child].precedes(heap[best]) { best = child }
+        child += 1
+      }
+      guard heap[best].precedes(node) else { break }
+      place(heap[best], at: position)
+      position = best
     }
-    move(handle, to: position)
+    place(node, at: position)
   }
 }

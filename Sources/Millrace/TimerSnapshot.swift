@@ -48,7 +48,7 @@ extension MachineHandle {
         if !waiting {
           deadline = machine.withRuntime { runtime in
             slot.timer == TimerHeap.none
-              ? runtime.now : Instant(nanoseconds: runtime.timers.entries[Int(slot.timer)].deadline)
+              ? runtime.now : Instant(nanoseconds: runtime.timers.deadline(of: slot.timer))
           }
         }
         snapshots.append(
