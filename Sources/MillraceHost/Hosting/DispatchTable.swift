@@ -86,14 +86,13 @@ struct DispatchTable {
   @usableFromInline let stateSetWords: UnsafeMutablePointer<UInt64>
   @usableFromInline let effects: UnsafeMutablePointer<FlatEffect>
   @usableFromInline let effectCount: Int
-  /// The first matching row for every (input, state), precomputed when the kind has at most
-  /// `denseLimit` such pairs (nil otherwise): finding the row is then one load. (Dense entries
-  /// holding the whole step, 12 bytes, measured 6 ns slower per input than this 4-byte row
-  /// index in the auth benchmark, though faster in isolation.)
-  @usableFromInline let dense: UnsafeMutablePointer<Int32>?
+  /// What the first matching row does for every (input, state), precomputed when the kind has
+  /// at most `denseLimit` such pairs (nil otherwise): finding the step is then one load, with
+  /// no row index to follow into `steps` on the way.
+  @usableFromInline let dense: UnsafeMutablePointer<TableStep>?
   @usableFromInline let stateCount: Int
 
-  /// The most (input, state) pairs a kind's dense table holds (4 bytes each).
+  /// The most (input, state) pairs a kind's dense table holds (12 bytes each).
   static let denseLimit = 1 << 16
 
   init(
@@ -109,23 +108,23 @@ struct DispatchTable {
     candidateRows = copy(definition.candidateRows)
     inputCount = definition.candidateStart.count - 1
     from = copy(definition.rows.map(\.from))
-    steps = copy(
-      definition.rows.map {
-        TableStep(
-          to: $0.to.map(Int32.init) ?? TableStep.stay, effectStart: $0.effects.lowerBound,
-          effectEnd: $0.effects.upperBound)
-      })
+    let rowSteps = definition.rows.map {
+      TableStep(
+        to: $0.to.map(Int32.init) ?? TableStep.stay, effectStart: $0.effects.lowerBound,
+        effectEnd: $0.effects.upperBound)
+    }
+    steps = copy(rowSteps)
     stateSetWords = copy(definition.stateSetWords)
     effects = copy(compiled.map(FlatEffect.init))
     effectCount = compiled.count
     stateCount = definition.states.count
     if inputCount * stateCount <= denseLimit {
-      var matrix: [Int32] = []
+      var matrix: [TableStep] = []
       matrix.reserveCapacity(inputCount * stateCount)
       for input in 0..<inputCount {
         for state in 0..<stateCount {
           let row = definition.firstMatch(input: UInt16(input), state: UInt16(state))
-          matrix.append(row.map(Int32.init) ?? -1)
+          matrix.append(row.map { rowSteps[$0] } ?? .rejected)
         }
       }
       dense = copy(matrix)
@@ -146,11 +145,16 @@ struct DispatchTable {
     dense?.deallocate()
   }
 
-  /// What the first row, in file order, that handles `input` in `state` does.
+  /// What the first row, in file order, that handles `input` in `state` does: one load from
+  /// the dense table, or the scan of `firstRow`.
   @inlinable
   @inline(__always)
   func step(input: UInt16, state: UInt16) -> TableStep {
-    step(row: firstRow(input: input, state: state))
+    guard Int(input) < inputCount else { return .rejected }
+    // Wrapping arithmetic: both indices were range-checked when the kind was compiled (the
+    // input just above), and the product is below `denseLimit`.
+    if let dense { return dense[Int(input) &* stateCount &+ Int(state)] }
+    return step(row: firstRow(input: input, state: state))
   }
 
   /// What row `row` does (`rejected` for -1, no row).
@@ -161,14 +165,11 @@ struct DispatchTable {
     return steps[row]
   }
 
-  /// The first row, in file order, that handles `input` in `state`, or -1: one load from the
-  /// dense table, or a scan of the input's candidate rows for kinds too large for one.
+  /// The first row, in file order, that handles `input` in `state`, or -1: a scan of the
+  /// input's candidate rows (what the dense table holds precomputed).
   @inlinable
   func firstRow(input: UInt16, state: UInt16) -> Int {
     guard Int(input) < inputCount else { return -1 }
-    // Wrapping arithmetic: both indices were range-checked when the kind was compiled (the
-    // input just above), and the product is below `denseLimit`.
-    if let dense { return Int(dense[Int(input) &* stateCount &+ Int(state)]) }
     var position = Int(candidateStart[Int(input)])
     let end = Int(candidateStart[Int(input) + 1])
     while position < end {
