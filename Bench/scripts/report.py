@@ -42,6 +42,8 @@ import sys
 # Operations per benchmark iteration, when it is not BenchConfig.batch (1,000, `.kilo`).
 SCALING = {
     "timer:fire-1M": 1_000_000,  # 1,000 machines x 1,000 timers per iteration, `.mega`
+    "effect:cancel": 8,  # cancels measured alone, 8 per iteration (MillraceBenchmarks)
+    "timer:cancel": 8,
 }
 DEFAULT_SCALING = 1000
 
