@@ -37,6 +37,8 @@ public struct EffectID: Hashable, Sendable, ExpressibleByIntegerLiteral,
     self.rawValue = hash == 0 ? 1 : hash
   }
 
-  /// The absence of an id.
-  public static let none = EffectID(rawValue: 0)
+  /// The absence of an id. (Computed: a stored static is a lazily initialized global whose
+  /// accessor every use from another module calls, on the effect paths included.)
+  @inlinable
+  public static var none: EffectID { EffectID(rawValue: 0) }
 }

@@ -529,7 +529,9 @@ struct TypedMachine<M: Machine> {
   func cancel(_ effectID: EffectID) {
     let effects = self.effects
     guard effectID != .none, effects.inFlight > 0 else { return }
-    var cancelled = false
+    // The queues that lost an effect, one bit each (queues from 63 on share the last bit):
+    // only those can have room for a waiting effect now.
+    var touched: UInt64 = 0
     // Live slots cluster at low indices (freed slots are reused first): stop once every slot
     // that was in flight has been seen.
     var unseen = effects.inFlight
@@ -538,14 +540,22 @@ struct TypedMachine<M: Machine> {
       if effects.slots[index].phase != .free {
         unseen -= 1
         if effects.slots[index].id == effectID {
+          touched |= TypedMachine.queueBit(Int(effects.slots[index].queue))
           cancelSlot(Int16(index))
-          cancelled = true
         }
       }
       index += 1
     }
-    guard cancelled else { return }
-    for queue in 0..<layout.pointee.queueCount { promote(queue) }
+    guard touched != 0 else { return }
+    for queue in 0..<layout.pointee.queueCount where touched & TypedMachine.queueBit(queue) != 0 {
+      promote(queue)
+    }
+  }
+
+  /// The bit of `queue` in `cancel`'s set of touched queues.
+  @inlinable
+  static func queueBit(_ queue: Int) -> UInt64 {
+    1 << UInt64(queue < 63 ? queue : 63)
   }
 
   /// Starts waiting effects while their queue has room (`merge` queues never have waiting

@@ -15,6 +15,25 @@ enum Starter: Machine {
   }
 }
 
+/// `start(n, queue)` starts `after(100 ms, done(n))` on `queue` with id n; `cancel(n)`
+/// cancels id n.
+enum QueuedStarter: Machine {
+  enum Input: Equatable { case start(Int, queue: UInt8), cancel(Int), done(Int) }
+  static func resolve(
+    _ input: Input, state: inout [Int], extra: Void, effects: inout Effects<Input, Never>
+  ) -> Resolution {
+    switch input {
+    case .start(let n, let queue):
+      effects.after(
+        .milliseconds(100), send: .done(n), on: EffectQueue(queue),
+        id: EffectID(rawValue: UInt64(n)))
+    case .cancel(let n): effects.cancel(EffectID(rawValue: UInt64(n)))
+    case .done(let n): state.append(n)
+    }
+    return .handled
+  }
+}
+
 @Suite("Queue policies")
 struct QueuePolicyTests {
   struct Case: CustomTestStringConvertible, Sendable {
@@ -53,6 +72,37 @@ struct QueuePolicyTests {
     #expect(completions.map(\.1) == testCase.completions.map(\.1))
     #expect(machine.state == testCase.completions.map(\.0))
     #expect(runtime.statistics.timers == 0)
+  }
+
+  @Test(
+    "a cancel by id starts what waited on each queue it freed, and only there",
+    arguments: [1, 2, 70])
+  func cancelStartsWaiting(_ queue: Int) throws {
+    // `queue` and the queue after it are oldest(1, suspendNew): effect 1 runs and effect 2
+    // waits on `queue`, effect 3 runs and effect 4 waits on the next one. Queues from 63 on
+    // share one bit of the cancel's record of the queues it touched.
+    let count = queue + 2
+    let policies =
+      [QueuePolicy.merge] + Array(repeating: .oldest(max: 1, .suspendNew), count: count - 1)
+    let runtime = Runtime()
+    let driver = ManualDriver(runtime: runtime)
+    let machine = try #require(runtime.spawn(QueuedStarter.self, state: [], queues: policies))
+    let next = UInt8(queue + 1)
+    for (n, on) in [(1, UInt8(queue)), (2, UInt8(queue)), (3, next), (4, next)] {
+      _ = machine.post(.start(n, queue: on))
+    }
+    driver.advance(by: .milliseconds(10))
+    _ = machine.post(.cancel(1))
+    driver.advance(by: .milliseconds(0))
+    // Effect 2 starts at 10 ms, when 1 is cancelled; 3 ends at 100 ms and 4 starts then.
+    #expect(machine.effectsInFlight == 3)
+    driver.advance(by: .milliseconds(90))
+    #expect(machine.state == [3])
+    driver.advance(by: .milliseconds(10))
+    #expect(machine.state == [3, 2])
+    driver.advance(by: .milliseconds(90))
+    #expect(machine.state == [3, 2, 4])
+    #expect(machine.effectsInFlight == 0)
   }
 
   @Test(
