@@ -9,8 +9,7 @@
 //                       lateness on HdrHistogram.
 //   PeerBenchmarks      the peers of §6 doing the same work: ring buffer + switch (the limit),
 //                       a Harvest-style pipeline on OpenCombine, an actor, an AsyncStream.
-//   MillraceBenchmarks  the Millrace hot paths; filled in by the integrator once the core lands
-//                       (see Benchmarks/MillraceBenchmarks/MillraceBenchmarks.swift).
+//   MillraceBenchmarks  Millrace's own hot paths, named as scripts/report.py's BUDGETS expect.
 import PackageDescription
 
 let swift6: [SwiftSetting] = [.swiftLanguageMode(.v6)]

@@ -41,7 +41,7 @@ public enum BenchConfig {
       timeUnits: .nanoseconds,
       warmupIterations: warmup ?? (quick ? 20 : 200),
       scalingFactor: .kilo,
-      maxDuration: maxDuration ?? (quick ? .milliseconds(400) : .seconds(2)),
+      maxDuration: maxDuration ?? (quick ? .milliseconds(400) : .milliseconds(1_500)),
       maxIterations: quick ? 20_000 : 200_000)
   }
 }
