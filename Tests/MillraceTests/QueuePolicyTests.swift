@@ -75,7 +75,7 @@ struct QueuePolicyTests {
   }
 
   @Test(
-    "a cancel by id starts what waited on each queue it freed, and only there",
+    "a cancel by id starts what waited on the queue it freed; the other queue goes on as before",
     arguments: [1, 2, 70])
   func cancelStartsWaiting(_ queue: Int) throws {
     // `queue` and the queue after it are oldest(1, suspendNew): effect 1 runs and effect 2
