@@ -6,7 +6,8 @@ import CLibUV
 /// - Re-armable: `start` on a running timer restarts it with the new timeout; `stop()` disarms
 ///   it and keeps the handle for a later `start`.
 /// - Never early by the loop clock: the loop time is refreshed (`uv_update_time`) when arming,
-///   and sub-millisecond durations round up to the next millisecond.
+///   and sub-millisecond durations round up to the next millisecond. `start(at:)` is never
+///   early by the high-resolution clock (`EventLoop.now`) either.
 /// - The timer stays alive while its loop does (the loop owns it), whether or not the caller
 ///   keeps a reference; `close()` (or `EventLoop.close()`) releases it and its closure. After
 ///   `close()` the closure is never called again and `start` is ignored.
@@ -44,8 +45,30 @@ public final class LoopTimer: SingleHandleResource {
   /// Arms the timer in milliseconds; `repeatMilliseconds == 0` means one-shot.
   public func start(afterMilliseconds: UInt64, repeatMilliseconds: UInt64 = 0) {
     loop.assertInLoop()
-    guard let handle else { return }
+    guard handle != nil else { return }
     uv_update_time(loop.raw)
+    arm(afterMilliseconds: afterMilliseconds, repeatMilliseconds: repeatMilliseconds)
+  }
+
+  /// Arms a one-shot timer that fires in the first loop iteration whose clock has reached
+  /// `instant`, a reading of `EventLoop.now` (`uv_hrtime`, nanoseconds): never before it, even
+  /// when the loop wakes for something else a fraction of a millisecond earlier, and in the
+  /// iteration that reaches it when nothing else wakes the loop. An instant already past fires
+  /// in the next iteration.
+  public func start(at instant: UInt64) {
+    loop.assertInLoop()
+    guard handle != nil else { return }
+    uv_update_time(loop.raw)
+    // libuv runs a timer once the loop's millisecond clock (the high-resolution clock rounded
+    // down, or a coarser clock that lags it) reaches its due millisecond: due at the first
+    // whole millisecond at or after `instant`, nothing fires early.
+    let due = instant / 1_000_000 + (instant % 1_000_000 > 0 ? 1 : 0)
+    let cached = uv_now(loop.raw)
+    arm(afterMilliseconds: due > cached ? due - cached : 0, repeatMilliseconds: 0)
+  }
+
+  private func arm(afterMilliseconds: UInt64, repeatMilliseconds: UInt64) {
+    guard let handle else { return }
     uv_timer_start(
       handle,
       { timer in

@@ -4,9 +4,15 @@ import Millrace
 /// Drives a `Runtime` from an `EventLoop` (DESIGN §3).
 ///
 /// Guarantees:
-/// - Time: the runtime sees the loop's monotonic clock (`uv_hrtime`, as nanoseconds since the
-///   `RuntimeLoop` was created); one `uv_timer_t` is armed at the runtime's next deadline and
-///   re-armed only when that deadline changes. The timer never fires early.
+/// - Time: the runtime sees the loop's monotonic clock (`uv_hrtime`), reading `startInstant`
+///   when the `RuntimeLoop` is created. One `uv_timer_t` is armed at the runtime's next
+///   deadline, never fires before it by that clock, and is re-armed whenever the deadline
+///   changes or the timer fired: a due timer fires at its deadline on an idle loop, with no
+///   other I/O to wake it.
+/// - Before every poll (a `uv_prepare_t`), the timer is re-armed if the runtime's next
+///   deadline moved and what is queued keeps the poll from blocking, so timers armed or inputs
+///   posted outside a loop callback (a restore before `EventLoop.run()`) are not left waiting
+///   for the next I/O.
 /// - Dispatch: inputs posted from any callback (I/O, signals, the inbox, job completions) are
 ///   dispatched after the loop's poll phase of the same iteration (a `uv_check_t`), in
 ///   batches of at most `batchSize` machine turns. When a batch leaves inputs queued, the next
@@ -31,6 +37,9 @@ public final class RuntimeLoop: LoopResource, ClosableHandleOwner {
   }
   // Read by every pump: no dynamic exclusivity checks (see `Connection.context`).
   @exclusivity(unchecked) private var storedBatchSize: Int
+  /// What `now` reads when the `RuntimeLoop` is created: 2^62 ns (about 146 years), so that
+  /// instants long before start-up are representable (a restored periodic timer's grid).
+  public static let startInstant = Instant(nanoseconds: 1 << 62)
   /// Runs after every pump (after dispatch), on the loop thread.
   @exclusivity(unchecked) public var onTurnEnd: (() -> Void)?
 
@@ -42,6 +51,7 @@ public final class RuntimeLoop: LoopResource, ClosableHandleOwner {
   private var openHandles = 3
   private let timer: LoopTimer
   private let pool: WorkPool
+  /// `uv_hrtime()` minus `now`.
   private let origin: UInt64
   @exclusivity(unchecked) private var armedDeadline: Instant?
   @exclusivity(unchecked) private var idling = false
@@ -53,10 +63,10 @@ public final class RuntimeLoop: LoopResource, ClosableHandleOwner {
     self.loop = loop
     self.runtime = runtime
     storedBatchSize = max(1, batchSize)
-    self.origin = uv_hrtime()
+    self.origin = uv_hrtime() &- Self.startInstant.nanoseconds
     self.pool = WorkPool(loop: loop)
-    var pump: (() -> Void)?
-    self.timer = LoopTimer(loop: loop) { _ in pump?() }
+    var timerFired: (() -> Void)?
+    self.timer = LoopTimer(loop: loop) { _ in timerFired?() }
     let check = allocateUV(uv_check_t.self)
     let idle = allocateUV(uv_idle_t.self)
     let prepare = allocateUV(uv_prepare_t.self)
@@ -70,7 +80,11 @@ public final class RuntimeLoop: LoopResource, ClosableHandleOwner {
     idle.pointee.data = Unmanaged.passUnretained(self).toOpaque()
     prepare.pointee.data = Unmanaged.passUnretained(self).toOpaque()
     loop.register(self)
-    pump = { [unowned self] in self.pump() }
+    timerFired = { [unowned self] in
+      // A one-shot timer that fired is no longer armed, whatever the deadline.
+      self.armedDeadline = nil
+      self.pump()
+    }
     uv_check_start(check) { handle in
       withOwner(of: asHandle(handle!), as: RuntimeLoop.self) { $0.pump() }
     }
@@ -80,7 +94,11 @@ public final class RuntimeLoop: LoopResource, ClosableHandleOwner {
     // wait for the next I/O (the poll could block indefinitely).
     uv_prepare_start(prepare) { handle in
       withOwner(of: asHandle(handle!), as: RuntimeLoop.self) { driver in
-        guard driver.loop.deferredBatches != driver.pumpedAfterBatch else { return }
+        guard driver.loop.deferredBatches != driver.pumpedAfterBatch else {
+          driver.keepPolling(driver.runtime.hasPendingInputs)
+          driver.rearm()
+          return
+        }
         driver.pumpedAfterBatch = driver.loop.deferredBatches
         driver.pump()
       }
@@ -99,7 +117,7 @@ public final class RuntimeLoop: LoopResource, ClosableHandleOwner {
     }
   }
 
-  /// The runtime's clock: nanoseconds since this object was created.
+  /// The runtime's clock: `startInstant` plus the nanoseconds since this object was created.
   public var now: Instant { Instant(nanoseconds: uv_hrtime() &- origin) }
 
   /// Fires due timers, dispatches one batch, runs the turn-end hook and re-arms the timer.
@@ -134,8 +152,7 @@ public final class RuntimeLoop: LoopResource, ClosableHandleOwner {
       timer.stop()
       return
     }
-    let wait = deadline.since(now).nanoseconds
-    timer.start(afterMilliseconds: UInt64((wait + 999_999) / 1_000_000))
+    timer.start(at: deadline.nanoseconds &+ origin)
   }
 
   /// Closes the handles and the job pool. Idempotent.
