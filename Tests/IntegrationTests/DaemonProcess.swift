@@ -54,9 +54,12 @@ final class DaemonProcess {
     try? FileManager.default.removeItem(atPath: directory)
   }
 
-  /// Starts the daemon and waits until its socket answers PING (up to 10 s).
+  /// Starts the daemon and waits until its socket answers PING (up to 10 s); `quietly`, until
+  /// its log says it is serving, without connecting (a connection wakes its loop).
   @discardableResult
-  func start(sourceLocation: SourceLocation = #_sourceLocation) throws -> DaemonProcess {
+  func start(quietly: Bool = false, sourceLocation: SourceLocation = #_sourceLocation) throws
+    -> DaemonProcess
+  {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: Self.product("millraced"))
     process.arguments = arguments
@@ -72,7 +75,9 @@ final class DaemonProcess {
     try process.run()
     self.process = process
     for _ in 0..<200 {
-      if let client = try? ControlClient(address: socketPath, timeoutSeconds: 5),
+      if quietly {
+        if logText.contains("serving (") { return self }
+      } else if let client = try? ControlClient(address: socketPath, timeoutSeconds: 5),
         let reply = try? client.call("PING"),
         reply == .simple("PONG") || reply.errorCode == "denied"
       {

@@ -61,6 +61,7 @@ struct HostKindTests {
     let stored = try #require(alarm.stored(clock: clock))
     #expect(stored.state == "arm")
     #expect(stored.timers.map(\.deadlineWallNanoseconds) == [1_000_000_000_000 + 1_500_000_000])
+    #expect(stored.timers.map(\.remainingNanoseconds) == [1_500_000_000])
 
     let later = Runtime()
     let laterDriver = ManualDriver(runtime: later)

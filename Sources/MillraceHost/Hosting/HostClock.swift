@@ -23,9 +23,27 @@ public struct HostClock: Sendable {
     return wallNanoseconds &+ delta
   }
 
-  /// The runtime instant of a wall-clock time; a time already past maps to now.
-  public func instant(wall: Int64) -> Instant {
-    let delta = wall &- wallNanoseconds
-    return delta <= 0 ? monotonic : monotonic.advanced(by: .nanoseconds(delta))
+  /// How long `instant` is after the reading (0 when it is not).
+  public func remaining(until instant: Instant) -> Int64 {
+    instant > monotonic ? Int64(clamping: instant.nanoseconds - monotonic.nanoseconds) : 0
+  }
+
+  /// The runtime instant a stored timer is restored at (nil for one waiting for its queue),
+  /// by the store's clock rule (DESIGN §4.4):
+  /// - it never waits longer than it had left when stored (`remainingNanoseconds`), whatever
+  ///   the wall clock did meanwhile, nor past its wall-clock deadline;
+  /// - an `after` whose deadline passed fires at once;
+  /// - an `every` whose deadline passed keeps its phase: it is restored at the last tick of
+  ///   its grid (deadline + k · period) not after the reading, so it fires once at once (the
+  ///   one catch-up tick) and then on the grid.
+  public func restoredDeadline(of timer: StoredTimer) -> Instant? {
+    guard let wall = timer.deadlineWallNanoseconds else { return nil }
+    var left = wall &- wallNanoseconds
+    if let remaining = timer.remainingNanoseconds, remaining < left { left = max(0, remaining) }
+    if left > 0 { return monotonic.advanced(by: .nanoseconds(left)) }
+    guard timer.repeats, timer.spanNanoseconds > 0 else { return monotonic }
+    let behind = UInt64(left == .min ? 0 : -left % timer.spanNanoseconds)
+    return behind <= monotonic.nanoseconds
+      ? Instant(nanoseconds: monotonic.nanoseconds - behind) : monotonic
   }
 }

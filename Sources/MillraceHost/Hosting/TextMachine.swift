@@ -87,7 +87,8 @@ final class TextMachine<M: Machine>: HostedMachine {
       StoredTimer(
         input: codec.formatInput(timer.input), repeats: timer.repeats,
         spanNanoseconds: timer.span.nanoseconds,
-        deadlineWallNanoseconds: timer.deadline.map(clock.wall), queue: timer.queue.index,
+        deadlineWallNanoseconds: timer.deadline.map(clock.wall),
+        remainingNanoseconds: timer.deadline.map(clock.remaining(until:)), queue: timer.queue.index,
         effectID: timer.id.rawValue)
     }
     return StoredMachine(name: name, kind: kind, state: codec.formatState(state), timers: timers)
@@ -102,7 +103,7 @@ final class TextMachine<M: Machine>: HostedMachine {
       }
       let snapshot = TimerSnapshot(
         repeats: timer.repeats, span: .nanoseconds(timer.spanNanoseconds), input: input,
-        deadline: timer.deadlineWallNanoseconds.map { clock.instant(wall: $0) },
+        deadline: clock.restoredDeadline(of: timer),
         queue: EffectQueue(timer.queue), id: EffectID(rawValue: timer.effectID))
       if !runtime.restore(snapshot, into: handle) {
         problems.append("\(name): no room to restore timer \(timer.input)")

@@ -27,7 +27,9 @@ enum JournalChange: Equatable {
 ///
 /// A payload is `1, name, kind, state, timer count, timers` for a save or `2, name` for a
 /// delete; texts are `UInt32 length | UTF-8 bytes`; a timer is `input, repeats (UInt8), span
-/// (Int64), has deadline (UInt8), deadline (Int64), queue (UInt8), effect id (UInt64)`.
+/// (Int64), deadline flags (UInt8: 1 has a deadline, 2 has the time remaining), deadline
+/// (Int64), [remaining (Int64) when flag 2], queue (UInt8), effect id (UInt64)`. Records
+/// without flag 2 (written before it existed) still read.
 enum JournalFormat {
   /// The first 8 bytes of every journal file.
   static let magic: [UInt8] = Array("MRJRNL02".utf8)
@@ -55,6 +57,8 @@ enum JournalFormat {
 
   private static let saveTag: UInt8 = 1
   private static let deleteTag: UInt8 = 2
+  private static let hasDeadline: UInt8 = 1
+  private static let hasRemaining: UInt8 = 2
 
   /// Appends `change` as one record.
   static func append(_ change: JournalChange, epoch: UInt64, to buffer: ByteBuffer) {
@@ -78,7 +82,10 @@ enum JournalFormat {
     to buffer: ByteBuffer
   ) {
     var payload = 1 + textSize(name) + textSize(kind) + textSize(state) + 4
-    for timer in timers { payload += textSize(timer.input) + 1 + 8 + 1 + 8 + 1 + 8 }
+    for timer in timers {
+      payload += textSize(timer.input) + 1 + 8 + 1 + 8 + 1 + 8
+      if timer.remainingNanoseconds != nil { payload += 8 }
+    }
     appendRecord(payload: payload, epoch: epoch, to: buffer) { cursor in
       write(saveTag, at: &cursor)
       write(name, at: &cursor)
@@ -89,8 +96,12 @@ enum JournalFormat {
         write(timer.input, at: &cursor)
         write(UInt8(timer.repeats ? 1 : 0), at: &cursor)
         write(timer.spanNanoseconds, at: &cursor)
-        write(UInt8(timer.deadlineWallNanoseconds == nil ? 0 : 1), at: &cursor)
+        let flags =
+          (timer.deadlineWallNanoseconds == nil ? 0 : hasDeadline)
+          | (timer.remainingNanoseconds == nil ? 0 : hasRemaining)
+        write(flags, at: &cursor)
         write(timer.deadlineWallNanoseconds ?? 0, at: &cursor)
+        if let remaining = timer.remainingNanoseconds { write(remaining, at: &cursor) }
         write(timer.queue, at: &cursor)
         write(timer.effectID, at: &cursor)
       }
@@ -233,16 +244,20 @@ enum JournalFormat {
       var timers: [StoredTimer] = []
       for _ in 0..<count {
         guard let input = reader.text(), let repeats = reader.integer(UInt8.self),
-          let span = reader.integer(Int64.self), let hasDeadline = reader.integer(UInt8.self),
-          let deadline = reader.integer(Int64.self), let queue = reader.integer(UInt8.self),
-          let effectID = reader.integer(UInt64.self),
-          // One encoding per timer: flags are 0 or 1, a missing deadline is 0.
-          repeats <= 1, hasDeadline <= 1, hasDeadline == 1 || deadline == 0
+          let span = reader.integer(Int64.self), let flags = reader.integer(UInt8.self),
+          let deadline = reader.integer(Int64.self),
+          let remaining = flags & hasRemaining == 0 ? 0 : reader.integer(Int64.self),
+          let queue = reader.integer(UInt8.self), let effectID = reader.integer(UInt64.self),
+          // One encoding per timer: known flags only, the time remaining only with a deadline,
+          // a missing deadline is 0.
+          repeats <= 1, flags <= hasDeadline | hasRemaining, flags != hasRemaining,
+          flags & hasDeadline != 0 || deadline == 0
         else { return nil }
         timers.append(
           StoredTimer(
             input: input, repeats: repeats != 0, spanNanoseconds: span,
-            deadlineWallNanoseconds: hasDeadline != 0 ? deadline : nil, queue: queue,
+            deadlineWallNanoseconds: flags & hasDeadline != 0 ? deadline : nil,
+            remainingNanoseconds: flags & hasRemaining != 0 ? remaining : nil, queue: queue,
             effectID: effectID))
       }
       guard reader.isAtEnd else { return nil }

@@ -37,9 +37,15 @@ final class SQLiteSnapshot {
       CREATE TABLE IF NOT EXISTS timers(
         machine TEXT NOT NULL, position INTEGER NOT NULL, input TEXT NOT NULL,
         repeats INTEGER NOT NULL, span_ns INTEGER NOT NULL, deadline_ns INTEGER,
-        queue INTEGER NOT NULL, effect_id INTEGER NOT NULL,
+        queue INTEGER NOT NULL, effect_id INTEGER NOT NULL, remaining_ns INTEGER,
         PRIMARY KEY(machine, position));
       """)
+    // Stores made before `remaining_ns` existed get the column (NULL: not known).
+    var hasRemaining = false
+    try database.run("PRAGMA table_info(timers)") { row in
+      if SQLiteConnection.text(row, 1) == "remaining_ns" { hasRemaining = true }
+    }
+    if !hasRemaining { try database.execute("ALTER TABLE timers ADD COLUMN remaining_ns INTEGER") }
     beginStatement = try database.prepare("BEGIN")
     commitStatement = try database.prepare("COMMIT")
     rollbackStatement = try database.prepare("ROLLBACK")
@@ -53,7 +59,7 @@ final class SQLiteSnapshot {
     insertTimer = try database.prepare(
       """
       INSERT INTO timers(machine, position, input, repeats, span_ns, deadline_ns, queue,
-        effect_id) VALUES(?, ?, ?, ?, ?, ?, ?, ?)
+        effect_id, remaining_ns) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)
       """)
     try database.run("SELECT DISTINCT machine FROM timers") { row in
       mayHaveTimers.insert(SQLiteConnection.text(row, 0))
@@ -73,7 +79,7 @@ final class SQLiteSnapshot {
     }
     try database.run(
       """
-      SELECT machine, input, repeats, span_ns, deadline_ns, queue, effect_id
+      SELECT machine, input, repeats, span_ns, deadline_ns, queue, effect_id, remaining_ns
       FROM timers ORDER BY machine, position
       """
     ) { row in
@@ -84,6 +90,7 @@ final class SQLiteSnapshot {
           repeats: SQLiteConnection.integer(row, 2) != 0,
           spanNanoseconds: SQLiteConnection.integer(row, 3) ?? 0,
           deadlineWallNanoseconds: SQLiteConnection.integer(row, 4),
+          remainingNanoseconds: SQLiteConnection.integer(row, 7),
           queue: UInt8(truncatingIfNeeded: SQLiteConnection.integer(row, 5) ?? 0),
           effectID: UInt64(bitPattern: SQLiteConnection.integer(row, 6) ?? 0)))
     }
@@ -121,6 +128,7 @@ final class SQLiteSnapshot {
           .integer(timer.repeats ? 1 : 0), .integer(timer.spanNanoseconds),
           timer.deadlineWallNanoseconds.map { .integer($0) } ?? .null,
           .integer(Int64(timer.queue)), .integer(Int64(bitPattern: timer.effectID)),
+          timer.remainingNanoseconds.map { .integer($0) } ?? .null,
         ])
     }
   }

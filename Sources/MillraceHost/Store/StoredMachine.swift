@@ -20,7 +20,9 @@ public struct StoredMachine: Hashable, Sendable {
 }
 
 /// A pending `after` / `every` effect as the store keeps it, with its deadline on the wall
-/// clock (nanoseconds since the Unix epoch) so it means the same thing after a restart.
+/// clock (nanoseconds since the Unix epoch) so it means the same thing after a restart, and
+/// the time it had left when stored, so that a wall clock set back meanwhile cannot delay it
+/// (`HostClock.restoredDeadline(of:)`).
 public struct StoredTimer: Hashable, Sendable {
   /// The input the timer sends, as text.
   public var input: String
@@ -28,8 +30,17 @@ public struct StoredTimer: Hashable, Sendable {
   public var repeats: Bool
   /// Delay or period in nanoseconds.
   public var spanNanoseconds: Int64
-  /// When it fires next (wall clock); nil while it waits for room on its queue.
-  public var deadlineWallNanoseconds: Int64?
+  /// When it fires next (wall clock); nil while it waits for room on its queue (which clears
+  /// `remainingNanoseconds`).
+  public var deadlineWallNanoseconds: Int64? {
+    didSet { if deadlineWallNanoseconds == nil { remainingNanoseconds = nil } }
+  }
+  /// How long it had left until `deadlineWallNanoseconds` when it was stored, by the monotonic
+  /// clock (never negative); nil when not known (records written before it was kept) and
+  /// always without a deadline.
+  public var remainingNanoseconds: Int64? {
+    didSet { if deadlineWallNanoseconds == nil { remainingNanoseconds = nil } }
+  }
   /// The queue index in the kind's layout.
   public var queue: UInt8
   /// The raw effect id (0 for none).
@@ -38,12 +49,13 @@ public struct StoredTimer: Hashable, Sendable {
   /// Creates a record.
   public init(
     input: String, repeats: Bool, spanNanoseconds: Int64, deadlineWallNanoseconds: Int64?,
-    queue: UInt8, effectID: UInt64
+    remainingNanoseconds: Int64? = nil, queue: UInt8, effectID: UInt64
   ) {
     self.input = input
     self.repeats = repeats
     self.spanNanoseconds = spanNanoseconds
     self.deadlineWallNanoseconds = deadlineWallNanoseconds
+    self.remainingNanoseconds = deadlineWallNanoseconds == nil ? nil : remainingNanoseconds
     self.queue = queue
     self.effectID = effectID
   }

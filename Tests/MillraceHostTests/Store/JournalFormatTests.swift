@@ -13,10 +13,15 @@ struct JournalFormatTests {
         timers: [
           StoredTimer(
             input: "close", repeats: false, spanNanoseconds: 5_000_000_000,
-            deadlineWallNanoseconds: 1_800_000_000_000_000_000, queue: 2, effectID: 7),
+            deadlineWallNanoseconds: 1_800_000_000_000_000_000, remainingNanoseconds: 4_000_000_000,
+            queue: 2, effectID: 7),
           StoredTimer(
             input: "tick", repeats: true, spanNanoseconds: 1_000_000, deadlineWallNanoseconds: nil,
             queue: 0, effectID: .max),
+          // As records were written before the time remaining was kept.
+          StoredTimer(
+            input: "beep", repeats: true, spanNanoseconds: 2_000_000,
+            deadlineWallNanoseconds: 1_800_000_000_000_000_001, queue: 1, effectID: 3),
         ])),
     .delete(name: "gone"),
     .save(StoredMachine(name: "ü", kind: "", state: "état")),

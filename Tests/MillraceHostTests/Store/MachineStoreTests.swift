@@ -13,7 +13,8 @@ struct MachineStoreTests {
 
   let timer = StoredTimer(
     input: "loginOK", repeats: false, spanNanoseconds: 1_000_000_000,
-    deadlineWallNanoseconds: 1_700_000_000_000_000_000, queue: 1, effectID: .max)
+    deadlineWallNanoseconds: 1_700_000_000_000_000_000, remainingNanoseconds: 250_000_000,
+    queue: 1, effectID: .max)
 
   @Test(
     "what was committed is read back by a new connection",
@@ -193,6 +194,37 @@ struct MachineStoreTests {
     }
     let reopened = try MachineStore(directory: directory, durability: .batched)
     #expect(try reopened.loadAll().map(\.state) == ["loggedOut"])
+  }
+
+  @Test("a store made before the time remaining was kept opens, and its timers read as not known")
+  func storeWithoutRemainingColumn() throws {
+    do {
+      let old = try SQLiteConnection(path: directory + "/machines.sqlite3")
+      try old.execute(
+        """
+        PRAGMA journal_mode=WAL;
+        CREATE TABLE machines(name TEXT PRIMARY KEY, kind TEXT NOT NULL, state TEXT NOT NULL);
+        CREATE TABLE timers(
+          machine TEXT NOT NULL, position INTEGER NOT NULL, input TEXT NOT NULL,
+          repeats INTEGER NOT NULL, span_ns INTEGER NOT NULL, deadline_ns INTEGER,
+          queue INTEGER NOT NULL, effect_id INTEGER NOT NULL, PRIMARY KEY(machine, position));
+        INSERT INTO machines VALUES('a', 'auth', 'loggingIn');
+        INSERT INTO timers VALUES('a', 0, 'loginOK', 0, 1000000000, 1700000000000000000, 1, -1);
+        """)
+    }
+    let store = try MachineStore(directory: directory, durability: .batched)
+    var known = timer
+    known.remainingNanoseconds = nil
+    #expect(
+      try store.loadAll() == [
+        StoredMachine(name: "a", kind: "auth", state: "loggingIn", timers: [known])
+      ])
+    try commit(
+      StoredMachine(name: "b", kind: "auth", state: "loggingIn", timers: [timer]), to: store)
+    try store.checkpoint()
+    #expect(
+      try store.loadAll().last
+        == StoredMachine(name: "b", kind: "auth", state: "loggingIn", timers: [timer]))
   }
 
   @Test("an unusable directory is a clear error")

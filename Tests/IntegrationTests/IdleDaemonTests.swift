@@ -1,0 +1,116 @@
+import Foundation
+import MillraceHost
+import Testing
+
+/// Timers of the real daemon when nobody is talking to it (DESIGN §1: idle is a state to
+/// test; §4.4: restored timers). Every test leaves the daemon alone while a timer is due:
+/// a connection wakes the loop and hides exactly the bugs these look for. Real time, bounded:
+/// timers of 200 ms to 1 s, a few seconds a test.
+@Suite("Timers on an idle daemon")
+struct IdleDaemonTests {
+  /// A machines directory with `ticker` (`start`: `every <period>` sends `tick`) and `latch`
+  /// (`arm`: `after <delay>` sends `fire`).
+  func machines(period: String = "200ms", delay: String = "600ms") throws -> String {
+    let directory = NSTemporaryDirectory() + "mr-idle-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    try """
+    {"kind": "ticker", "initial": "idle", "transitions": [
+      {"on": "start", "from": "idle", "to": "ticking",
+       "effects": [{"every": "\(period)", "send": "tick", "id": "tick"}]},
+      {"on": "tick", "from": "ticking"}]}
+    """.write(toFile: directory + "/ticker.json", atomically: true, encoding: .utf8)
+    try """
+    {"kind": "latch", "initial": "open", "transitions": [
+      {"on": "arm", "from": "open", "to": "armed",
+       "effects": [{"after": "\(delay)", "send": "fire"}]},
+      {"on": "fire", "from": "armed", "to": "fired"}]}
+    """.write(toFile: directory + "/latch.json", atomically: true, encoding: .utf8)
+    return directory
+  }
+
+  /// Seconds on the monotonic clock.
+  static func now() -> Double {
+    Double(DispatchTime.now().uptimeNanoseconds) / 1e9
+  }
+
+  @Test(
+    "timers pending at a stop fire after the restart with no client connected",
+    arguments: [SIGTERM, SIGKILL])
+  func restoredTimersFireUnattended(stop signal: Int32) throws {
+    let daemon = try DaemonProcess(machines: machines()).start()
+    do {
+      let client = try daemon.client()
+      #expect(try client.call("SPAWN", "ticker", "t") == .simple("OK"))
+      #expect(try client.call("SEND", "t", "start").strings == ["idle", "ticking"])
+      #expect(try client.call("SPAWN", "latch", "l") == .simple("OK"))
+      #expect(try client.call("SEND", "l", "arm").strings == ["open", "armed"])
+    }
+    daemon.stop(signal: signal)
+    try daemon.start(quietly: true)
+    // 1.5 s alone: about 7 ticks of 200 ms, and the latch's 600 ms run out.
+    usleep(1_500_000)
+    let client = try daemon.client()
+    let dispatched = try #require(Int(daemon.stats(on: client)["inputs_dispatched"] ?? ""))
+    #expect(dispatched >= 5, "ticks while nobody was connected: \(dispatched)")
+    #expect(try client.call("STATE", "l") == .bulk("fired"))
+  }
+
+  @Test("a restored every keeps its phase: its ticks stay on the grid it had before the stop")
+  func restoredEveryKeepsItsPhase() throws {
+    let period = 1.0
+    let daemon = try DaemonProcess(machines: machines(period: "1s")).start()
+    var grid = 0.0
+    do {
+      let subscriber = try daemon.client()
+      _ = try subscriber.call("SUBSCRIBE", "t")
+      let client = try daemon.client()
+      #expect(try client.call("SPAWN", "ticker", "t") == .simple("OK"))
+      #expect(try client.call("SEND", "t", "start").strings == ["idle", "ticking"])
+      _ = try subscriber.read()  // the start
+      _ = try subscriber.read()  // the first tick
+      grid = Self.now()
+    }
+    // Stop between two ticks; stay down for a tick or two.
+    usleep(300_000)
+    daemon.stop()
+    usleep(1_200_000)
+    try daemon.start(quietly: true)
+    // Subscribe half a period off the grid: a ticker restarted from the first connection (or
+    // from start-up) would tick there.
+    let offset = (Self.now() - grid).truncatingRemainder(dividingBy: period)
+    let wait = (period * 0.5 - offset + period).truncatingRemainder(dividingBy: period)
+    usleep(UInt32(wait * 1e6))
+    let subscriber = try daemon.client()
+    _ = try subscriber.call("SUBSCRIBE", "t")
+    for _ in 0..<2 {
+      #expect(try subscriber.read().strings?.last == "tick ticking ticking")
+      let phase = (Self.now() - grid).truncatingRemainder(dividingBy: period)
+      let distance = min(phase, period - phase)
+      #expect(distance < 0.1, "a tick \(Int(phase * 1000)) ms into the period, not on the grid")
+    }
+  }
+
+  @Test("a wall clock set back while stopped does not delay a restored timer")
+  func clockSetBackWhileStopped() throws {
+    let daemon = try DaemonProcess(machines: machines(delay: "1s")).start()
+    do {
+      let client = try daemon.client()
+      #expect(try client.call("SPAWN", "latch", "l") == .simple("OK"))
+      #expect(try client.call("SEND", "l", "arm").strings == ["open", "armed"])
+    }
+    daemon.stop()
+    // The deadline as a clock set back an hour after the stop sees it: an hour further away.
+    do {
+      let store = try MachineStore(directory: daemon.directory + "/data", durability: .batched)
+      var latch = try #require(try store.loadAll().first { $0.name == "l" })
+      let deadline = try #require(latch.timers.first?.deadlineWallNanoseconds)
+      latch.timers[0].deadlineWallNanoseconds = deadline + 3_600 * 1_000_000_000
+      try store.save(latch)
+      try store.commit()
+      try store.checkpoint()
+    }
+    try daemon.start(quietly: true)
+    usleep(1_500_000)
+    #expect(try daemon.client().call("STATE", "l") == .bulk("fired"))
+  }
+}
