@@ -7,6 +7,8 @@
 #   load      1,000 concurrent connections against a release millraced (scripts/load.sh)
 #   crash     CRASH_ROUNDS (default 20) kill -9 rounds per durability mode (scripts/crash.sh)
 #   security  the security integration tests (socket mode, other users, TCP, tokens)
+#   soak      SOAK_SECONDS (default 600) of idle periods and bursts of SENDs while a subscriber
+#             times every tick of 8 `every` tickers (scripts/soak.sh)
 #   reliability  all of the above but fuzz, plus the reliability integration tests
 #
 # Works on its own too: make -f Makefile -f mk/reliability.mk load
@@ -20,7 +22,7 @@ FUZZ_TARGETS ?=
 CRASH_ROUNDS ?= 20
 RELIABILITY_MILLRACED := .build/release/millraced
 
-.PHONY: fuzz fuzz-build load crash security reliability reliability-daemon
+.PHONY: fuzz fuzz-build load crash security soak reliability reliability-daemon
 
 fuzz:
 	FUZZ_SECONDS=$(FUZZ_SECONDS) Fuzz/run.sh $(FUZZ_TARGETS)
@@ -36,6 +38,9 @@ load: reliability-daemon
 
 crash: reliability-daemon
 	CRASH_ROUNDS=$(CRASH_ROUNDS) scripts/crash.sh $(RELIABILITY_MILLRACED)
+
+soak: reliability-daemon
+	scripts/soak.sh $(RELIABILITY_MILLRACED)
 
 security: deps
 	$(SWIFT) build --build-tests
