@@ -33,6 +33,41 @@ struct IdleDaemonTests {
     Double(DispatchTime.now().uptimeNanoseconds) / 1e9
   }
 
+  @Test("a ticker does not stall after a wake-up just before its deadline (point 1)")
+  func tickerAfterEarlyWakeUps() throws {
+    let period = 0.1
+    let daemon = try DaemonProcess(machines: machines(period: "100ms")).start()
+    let subscriber = try daemon.client()
+    _ = try subscriber.call("SUBSCRIBE", "t")
+    let pinger = try daemon.client()
+    let client = try daemon.client()
+    #expect(try client.call("SPAWN", "ticker", "t") == .simple("OK"))
+    #expect(try client.call("SEND", "t", "start").strings == ["idle", "ticking"])
+    _ = try subscriber.read()  // the start
+    _ = try subscriber.read()  // the first tick
+    var previous = Self.now()
+    var pings = 0
+    var late: [Int] = []
+    for tick in 0..<20 {
+      // Wake the loop every ~100 µs from 3 ms before the next tick is due until 0.5 ms
+      // before, then leave it alone: a timer that fired early and was not armed again
+      // waits for the next I/O.
+      let due = previous + period
+      while Self.now() < due - 0.003 { usleep(200) }
+      while Self.now() < due - 0.0005 {
+        try pinger.send(["PING"])
+        pings += 1
+        usleep(100)
+      }
+      #expect(try subscriber.read().strings?.last == "tick ticking ticking")
+      let arrived = Self.now()
+      if arrived - due > 0.15 { late.append(tick) }
+      previous = arrived
+    }
+    for _ in 0..<pings { _ = try pinger.read() }
+    #expect(late.isEmpty, "ticks that waited for unrelated I/O (or 150 ms): \(late)")
+  }
+
   @Test(
     "timers pending at a stop fire after the restart with no client connected",
     arguments: [SIGTERM, SIGKILL])
