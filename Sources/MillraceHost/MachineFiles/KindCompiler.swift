@@ -135,7 +135,7 @@ struct KindCompiler {
       if table.index(of: old) != nil {
         error(
           path,
-          "\(old.quoted) is still a \(noun) of \(file.kind.quoted); "
+          "\(old.quoted) is still one of the kind's \(section); "
             + "only a name the kind no longer has can be migrated")
       } else if table.index(of: new) == nil {
         error(path, "unknown \(noun) \(new.quoted)")
