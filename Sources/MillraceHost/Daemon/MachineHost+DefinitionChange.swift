@@ -105,6 +105,7 @@ extension MachineHost {
   /// under the definition that accepted it), then each is replaced by a machine of the new
   /// kind with the same name, its state and pending timers (deadlines unchanged) mapped by
   /// name. Subscriptions go on (they are by name); the machine's counters start again.
+  /// Machines are checked and named in problems in name order.
   /// Returns what the caller should log.
   @discardableResult
   public func replaceFileKinds(with newKinds: [HostKind]) throws(DefinitionChangeError)
@@ -117,7 +118,7 @@ extension MachineHost {
       if old.source == "built-in" && new.source == "built-in" { return false }
       guard let oldSchema = old.schema, let newSchema = new.schema else { return true }
       return !oldSchema.runsLike(newSchema)
-    }
+    }.sorted { $0.name < $1.name }
     let stuck = settle(moving)
     guard stuck.isEmpty else {
       var byKind: [String: NameSample] = [:]
