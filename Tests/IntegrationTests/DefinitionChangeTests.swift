@@ -7,18 +7,24 @@ import Testing
 /// `--drop-unmappable` drops and says how many, a store over capacity refuses to start.
 @Suite("Definition changes and restore capacity")
 struct DefinitionChangeTests {
-  /// The first door: `open` closes itself after 700 ms, `prop` after an hour.
-  static let door = """
-    { "kind": "door", "initial": "closed",
-      "transitions": [
-        { "on": "open", "from": "closed", "to": "opened",
-          "effects": [ { "after": "700ms", "send": "autoClose" } ] },
-        { "on": "prop", "from": "closed", "to": "propped",
-          "effects": [ { "after": "1h", "send": "autoClose" } ] },
-        { "on": "autoClose", "from": ["opened", "propped"], "to": "closed" },
-        { "on": "lock", "from": "closed", "to": "locked" },
-        { "on": "unlock", "from": "locked", "to": "closed" } ] }
+  /// A door machine file with `rows` (JSON list items).
+  static func doorFile(_ rows: String) -> String {
+    #"{ "kind": "door", "initial": "closed", "transitions": [ \#(rows) ] }"#
+  }
+  /// `open` closes the door itself after 700 ms, `prop` after an hour.
+  static let timerRows = """
+    { "on": "open", "from": "closed", "to": "opened",
+      "effects": [ { "after": "700ms", "send": "autoClose" } ] },
+    { "on": "prop", "from": "closed", "to": "propped",
+      "effects": [ { "after": "1h", "send": "autoClose" } ] },
+    { "on": "autoClose", "from": ["opened", "propped"], "to": "closed" }
     """
+  /// The first door: its timers, and a `locked` state.
+  static let door = doorFile(
+    timerRows + """
+      , { "on": "lock", "from": "closed", "to": "locked" },
+      { "on": "unlock", "from": "locked", "to": "closed" }
+      """)
   /// `door` with `closed` renamed `shut` and `autoClose` renamed `timeout`, mapped by
   /// `migrate` (or not, when `migrate` is false).
   static func renamedDoor(migrate: Bool = true) -> String {
@@ -29,32 +35,23 @@ struct DefinitionChangeTests {
       .replacingOccurrences(of: #"{ "kind""#, with: "{ \(migrate ? mapping : "") \"kind\"")
   }
   /// `door` without the `locked` state (and its inputs).
-  static let doorWithoutLock = """
-    { "kind": "door", "initial": "closed",
-      "transitions": [
-        { "on": "open", "from": "closed", "to": "opened",
-          "effects": [ { "after": "700ms", "send": "autoClose" } ] },
-        { "on": "prop", "from": "closed", "to": "propped",
-          "effects": [ { "after": "1h", "send": "autoClose" } ] },
-        { "on": "autoClose", "from": ["opened", "propped"], "to": "closed" } ] }
-    """
+  static let doorWithoutLock = doorFile(timerRows)
   /// `door` without `locked` and without the timers' input `autoClose`.
-  static let doorWithoutLockOrTimer = """
-    { "kind": "door", "initial": "closed",
-      "transitions": [
-        { "on": "open", "from": "closed", "to": "opened" },
-        { "on": "prop", "from": "closed", "to": "propped" },
-        { "on": "close", "from": ["opened", "propped"], "to": "closed" } ] }
+  static let doorWithoutLockOrTimer = doorFile(
     """
+    { "on": "open", "from": "closed", "to": "opened" },
+    { "on": "prop", "from": "closed", "to": "propped" },
+    { "on": "close", "from": ["opened", "propped"], "to": "closed" }
+    """)
 
   /// A daemon serving `door` (from its own machines directory) with a store.
-  func daemon(_ door: String = Self.door, _ arguments: [String] = []) throws -> DaemonProcess {
-    let daemon = DaemonProcess(arguments)
+  func daemon() throws -> DaemonProcess {
+    let daemon = DaemonProcess()
     let machines = daemon.directory + "/machines"
     try FileManager.default.createDirectory(atPath: machines, withIntermediateDirectories: true)
     let index = try #require(daemon.arguments.firstIndex(of: "--machines"))
     daemon.arguments[index + 1] = machines
-    try daemon.writeDoor(door)
+    try daemon.writeDoor(Self.door)
     return daemon
   }
 
