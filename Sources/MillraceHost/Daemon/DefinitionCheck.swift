@@ -50,48 +50,56 @@ struct DefinitionCheck {
     problemOrder.map { .init(kind: $0.kind, missing: $0.missing, machines: problemSamples[$0]!) }
   }
 
-  /// Maps `record` to the names of its kind; see `Outcome`.
+  /// Maps `record` to the names of its kind; see `Outcome`. A refused record is counted
+  /// under each name it misses.
   mutating func map(_ record: inout StoredMachine) -> Outcome {
     guard let kind = kinds[record.kind] else { return refuse(record, .kind) }
     guard let schema = kind.schema else { return .unchanged }
     var changed = false
+    var missing: [Missing] = []
     if !schema.hasState(record.state) {
-      guard let state = schema.migration.states[record.state] else {
+      if let state = schema.migration.states[record.state] {
+        record.state = state
+        changed = true
+      } else if dropping {
         return refuse(record, .state(record.state))
+      } else {
+        missing.append(.state(record.state))
       }
-      record.state = state
+    }
+    var kept = 0
+    for index in record.timers.indices {
+      var timer = record.timers[index]
+      if let gone = Self.map(&timer, to: schema, changed: &changed) {
+        if dropping {
+          droppedTimers.add(record.name)
+          continue
+        }
+        if !missing.contains(gone) { missing.append(gone) }
+      }
+      record.timers[kept] = timer
+      kept += 1
+    }
+    if kept < record.timers.count {
+      record.timers.removeLast(record.timers.count - kept)
       changed = true
     }
-    guard !record.timers.isEmpty else { return changed ? .changed : .unchanged }
-    var missing: [Missing] = []
-    var dropped = 0
-    for index in record.timers.indices.reversed() {
-      let timer = record.timers[index]
-      var gone: Missing?
-      if Int(timer.queue) >= schema.queueCount {
-        gone = .queue(timer.queue, count: schema.queueCount)
-      } else if !schema.hasInput(timer.input) {
-        if let input = schema.migration.inputs[timer.input] {
-          record.timers[index].input = input
-          changed = true
-        } else {
-          gone = .input(timer.input)
-        }
-      }
-      guard let gone else { continue }
-      if dropping {
-        record.timers.remove(at: index)
-        dropped += 1
-      } else if !missing.contains(gone) {
-        missing.append(gone)
-      }
-    }
-    if dropped > 0 {
-      for _ in 0..<dropped { droppedTimers.add(record.name) }
-      return .changed
-    }
-    for gone in missing.reversed() { count(record, gone) }
+    for gone in missing { count(record, gone) }
     return !missing.isEmpty ? .refused : changed ? .changed : .unchanged
+  }
+
+  /// Maps a timer's input through `migrate`; returns what the kind lacks for it, if anything.
+  private static func map(_ timer: inout StoredTimer, to schema: KindSchema, changed: inout Bool)
+    -> Missing?
+  {
+    guard Int(timer.queue) < schema.queueCount else {
+      return .queue(timer.queue, count: schema.queueCount)
+    }
+    guard !schema.hasInput(timer.input) else { return nil }
+    guard let input = schema.migration.inputs[timer.input] else { return .input(timer.input) }
+    timer.input = input
+    changed = true
+    return nil
   }
 
   /// Drops the machine (when dropping) or counts the problem.

@@ -44,7 +44,9 @@ final class DefinitionCheckTests {
       effectID: 0)
   }
 
-  @Test("without migrate, missing states, inputs, queues and kinds are counted per name")
+  @Test(
+    "without migrate, missing states, inputs, queues and kinds are each counted with their machines"
+  )
   func refusedNamesAreCounted() throws {
     var check = DefinitionCheck(kinds: try Self.kinds(Self.renamed), dropping: false)
     var records = [
@@ -55,13 +57,14 @@ final class DefinitionCheckTests {
         name: "d4", kind: "door", state: "opened", timers: [Self.timer("open", queue: 1)]),
       StoredMachine(name: "g1", kind: "gate", state: "up"),
       StoredMachine(name: "d5", kind: "door", state: "opened", timers: [Self.timer("timeout")]),
+      StoredMachine(name: "d6", kind: "door", state: "closed", timers: [Self.timer("autoClose")]),
     ]
     let outcomes = records.indices.map { check.map(&records[$0]) }
-    #expect(outcomes == [.refused, .refused, .refused, .refused, .refused, .unchanged])
+    #expect(outcomes == [.refused, .refused, .refused, .refused, .refused, .unchanged, .refused])
     #expect(
       check.problems.map(\.description) == [
-        #"kind "door" has no state "closed"; 2 machines: d1, d2 in that state"#,
-        #"kind "door" has no input "autoClose"; 1 machine: d3 with a pending timer that sends it"#,
+        #"kind "door" has no state "closed"; 3 machines: d1, d2, d6 in that state"#,
+        #"kind "door" has no input "autoClose"; 2 machines: d3, d6 with a pending timer that sends it"#,
         #"kind "door" has no queue 1 (it has 1); 1 machine: d4 with a pending timer on it"#,
         #"kind "gate" is gone; 1 machine: g1 of that kind"#,
       ])
