@@ -42,6 +42,12 @@ public struct MachineHandle<M: Machine> {
     table.liveRecord(id).map { Int($0.pointee.effectsInFlight) } ?? 0
   }
 
+  /// Inputs waiting in the machine's queue (posted, sent by its own effects, or delivered by
+  /// its timers and jobs); 0 once it was removed.
+  public var queuedInputs: Int {
+    table.liveRecord(id).map { Int($0.pointee.inputCount) } ?? 0
+  }
+
   /// The machine's counters and high-water marks; all zero once it was removed.
   public var statistics: MachineStatistics { machine?.statistics ?? MachineStatistics() }
 

@@ -37,6 +37,16 @@ struct Millraced: ParsableCommand {
   @Option(help: "The most machines hosted at once.")
   var maxMachines = DaemonConfiguration().capacity.machines
 
+  @Option(help: "The most pending timers (after / every effects) of all machines at once.")
+  var maxTimers = DaemonConfiguration().capacity.timers
+
+  @Flag(
+    help: """
+      At start, delete stored machines whose kind or state the machine files no longer have, \
+      and timers whose input is gone, instead of refusing to start.
+      """)
+  var dropUnmappable = false
+
   @Option(help: "Inputs one machine can have queued before SEND waits or answers busy (1-65535).")
   var queueCapacity = DaemonConfiguration().capacity.inputsPerMachine
 
@@ -54,7 +64,8 @@ struct Millraced: ParsableCommand {
       throw ValidationError("unknown log level \(logLevel)")
     }
     for (name, value) in [
-      ("--max-machines", maxMachines), ("--queue-capacity", queueCapacity),
+      ("--max-machines", maxMachines), ("--max-timers", maxTimers),
+      ("--queue-capacity", queueCapacity),
       ("--client-buffer-limit", clientBufferLimit), ("--max-frame", maxFrame),
     ] where value < 1 {
       throw ValidationError("\(name) must be at least 1")
@@ -79,6 +90,8 @@ struct Millraced: ParsableCommand {
     configuration.durability = durability
     configuration.token = token
     configuration.capacity.machines = maxMachines
+    configuration.capacity.timers = maxTimers
+    configuration.dropUnmappable = dropUnmappable
     configuration.capacity.inputsPerMachine = queueCapacity
     configuration.writeBufferLimit = clientBufferLimit
     configuration.whenFull = whenFull

@@ -73,7 +73,15 @@ public final class Daemon {
       HostClock(monotonic: driver.now, wallNanoseconds: Self.wallClockNanoseconds())
     }
     host.register(builtInKinds + fileKinds)
-    for problem in host.restore() { logger.warning("restore: \(problem)") }
+    do {
+      for note in try host.restore(droppingUnmappable: config.dropUnmappable) {
+        logger.warning("restore: \(note)")
+      }
+    } catch {
+      driver.close()
+      try? loop.close()
+      throw StartupError(description: "restore: \(error)")
+    }
     logger.info("restored \(host.machineCount) machines; kinds: \(host.kindNames)")
     let commands = ControlCommands(host: host, token: config.token, whenFull: config.whenFull)
     var servers: [StreamServer] = []
@@ -104,7 +112,7 @@ public final class Daemon {
       notifier.notify("RELOADING=1")
       do {
         let kinds = try loadKinds()
-        host.replaceFileKinds(with: kinds)
+        for note in try host.replaceFileKinds(with: kinds) { logger.notice("reload: \(note)") }
         logger.info("reloaded machine files; kinds: \(host.kindNames)")
       } catch {
         logger.error("reload refused, keeping the old definitions:\n\(error)")

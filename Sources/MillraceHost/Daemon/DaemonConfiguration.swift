@@ -22,6 +22,9 @@ public struct DaemonConfiguration: Sendable {
   public var maxConnections = 4096
   /// What `SEND` does when the machine's queue is full.
   public var whenFull = FullQueueBehavior.wait
+  /// Whether a start deletes stored machines whose kind or state the machine files no longer
+  /// have (and timers whose input is gone) instead of refusing to start.
+  public var dropUnmappable = false
   /// The runtime's fixed capacities.
   public var capacity = RuntimeCapacity(
     machines: 16_384, inputsPerMachine: 64, effectsPerMachine: 16, timers: 65_536,

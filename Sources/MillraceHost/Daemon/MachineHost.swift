@@ -20,11 +20,11 @@ public final class MachineHost {
   public var logger: Logger
   /// How changes are kept.
   public let durability: Durability
-  private let store: MachineStore?
-  private var kinds: [String: HostKind] = [:]
+  let store: MachineStore?
+  var kinds: [String: HostKind] = [:]
   /// Looked up by a request's bytes (`NameIndex`): no `String` is made per `SEND`.
-  @exclusivity(unchecked) private var machines = NameIndex<any HostedMachine>()
-  private let clock: () -> HostClock
+  @exclusivity(unchecked) var machines = NameIndex<any HostedMachine>()
+  let clock: () -> HostClock
 
   /// A `SEND` whose input is queued: where its reply goes once the input is processed.
   private struct Waiter {
@@ -51,7 +51,7 @@ public final class MachineHost {
   @exclusivity(unchecked) private var dirty: [any HostedMachine] = []
   /// Numbers turns for `changedInTurn`; moves on whenever `dirty` is emptied.
   @exclusivity(unchecked) private var turn: UInt64 = 1
-  @exclusivity(unchecked) private var deleted: Set<String> = []
+  @exclusivity(unchecked) var deleted: Set<String> = []
   /// Whether a machine changed, was spawned or removed in this turn: only such a turn
   /// commits (with it, what a failed commit left in `dirty` and `deleted`).
   @exclusivity(unchecked) private var changedThisTurn = false
@@ -89,15 +89,10 @@ public final class MachineHost {
   /// The kind named `name`.
   public func kind(_ name: String) -> HostKind? { kinds[name] }
 
-  /// Adds or replaces kinds. Machines already spawned keep the definition they started with.
+  /// Adds or replaces kinds. Machines already spawned keep the definition they started with
+  /// (`replaceFileKinds(with:)` moves them).
   public func register(_ newKinds: [HostKind]) {
     for kind in newKinds { kinds[kind.name] = kind }
-  }
-
-  /// Replaces the file-defined kinds (`source` not `built-in`) with `newKinds`.
-  public func replaceFileKinds(with newKinds: [HostKind]) {
-    kinds = kinds.filter { $0.value.source == "built-in" }
-    register(newKinds)
   }
 
   // MARK: Machines
@@ -337,7 +332,7 @@ public final class MachineHost {
 
   /// Notes that `machine` changed in this turn (its record is saved at the turn's end).
   @inline(__always)
-  private func markChanged(_ machine: any HostedMachine) {
+  func markChanged(_ machine: any HostedMachine) {
     changedThisTurn = true
     guard machine.changedInTurn != turn else { return }
     machine.changedInTurn = turn
@@ -345,12 +340,12 @@ public final class MachineHost {
   }
 
   /// Empties `dirty`, and starts a new turn number so that every machine can be marked again.
-  private func forgetChanges(keepingCapacityUpTo limit: Int) {
+  func forgetChanges(keepingCapacityUpTo limit: Int) {
     dirty.removeAll(keepingCapacityUpTo: limit)
     turn &+= 1
   }
 
-  private func persist(into store: MachineStore, machines: [any HostedMachine]) -> Bool {
+  func persist(into store: MachineStore, machines: [any HostedMachine]) -> Bool {
     // Read once, and only if a machine has timer deadlines to store (most turns have none).
     // The closure is passed as written (non-escaping): no box for `now`.
     var now: HostClock?
@@ -379,17 +374,22 @@ public final class MachineHost {
     }
   }
 
-  /// Restores every stored machine whose kind is known; returns the problems met (a missing
-  /// kind or state, a timer that no longer fits), which the caller logs.
-  public func restore() -> [String] {
+  /// Restores every stored machine, or throws before spawning any: when the store cannot be
+  /// read, when the machines or their timers exceed the runtime's capacity, or when stored
+  /// machines need a kind, state, input or queue the kinds lack and no `migrate` maps it
+  /// (see `DefinitionCheck`). With `droppingUnmappable` such machines and timers are dropped
+  /// from the store instead. Returns what the caller should log (a summary of what was
+  /// mapped or dropped; timers that could not be re-armed).
+  public func restore(droppingUnmappable: Bool = false) throws(RestoreRefusal) -> [String] {
     guard let store else { return [] }
-    let records: [StoredMachine]
+    var records: [StoredMachine]
     do {
       records = try store.loadAll()
     } catch {
-      return ["could not read the store: \(error)"]
+      throw .unreadable("\(error)")
     }
-    var problems: [String] = []
+    let plan = try planRestore(&records, droppingUnmappable: droppingUnmappable)
+    var problems = plan.notes
     let now = clock()
     for record in records {
       switch spawn(kind: record.kind, name: record.name, state: record.state) {
@@ -400,7 +400,7 @@ public final class MachineHost {
       }
     }
     forgetChanges(keepingCapacityUpTo: 0)
-    return problems
+    return problems + saveRestored(plan)
   }
 
   /// Removes every machine from the runtime (not from the store); for shutdown.

@@ -122,6 +122,7 @@ extension HostKind {
     let kind = FileKind(definition)
     return .code(
       definition.kind, FileMachine.self, initial: definition.initial, extra: kind,
-      codec: kind.codec, queues: kind.queues, source: definition.source, dot: definition.dot())
+      codec: kind.codec, queues: kind.queues, source: definition.source, dot: definition.dot(),
+      schema: KindSchema(definition))
   }
 }

@@ -16,6 +16,9 @@ public struct HostKind {
   public let source: String
   /// Graphviz DOT of its transitions, when it has a table.
   public let dot: String?
+  /// Its names, for checking that machines stored or running under another definition fit
+  /// it; nil when unknown (then every machine of the kind is taken to fit).
+  public let schema: KindSchema?
   /// Spawns a machine named `name` in `state` (the initial state when nil); `events` receives
   /// its replies and outputs as text.
   public let spawn:
@@ -26,7 +29,7 @@ public struct HostKind {
 
   /// Creates a kind from its spawn function.
   public init(
-    name: String, source: String, dot: String? = nil,
+    name: String, source: String, dot: String? = nil, schema: KindSchema? = nil,
     spawn:
       @escaping (
         Runtime, String, String?, @escaping (any HostedMachine, HostedEvent) -> Void
@@ -35,16 +38,21 @@ public struct HostKind {
     self.name = name
     self.source = source
     self.dot = dot
+    self.schema = schema
     self.spawn = spawn
   }
 
   /// A kind compiled into the daemon: machines of type `M`, starting in `initial`, with
-  /// dependencies `extra`, read and printed through `codec`.
+  /// dependencies `extra`, read and printed through `codec`; `schema` defaults to the
+  /// codec's names and the queue layout.
   public static func code<M: Machine>(
     _ name: String, _ type: M.Type, initial: M.State, extra: M.Extra, codec: TextCodec<M>,
-    queues: [QueuePolicy]? = nil, source: String = "built-in", dot: String? = nil
+    queues: [QueuePolicy]? = nil, source: String = "built-in", dot: String? = nil,
+    schema: KindSchema? = nil
   ) -> HostKind {
-    HostKind(name: name, source: source, dot: dot) { runtime, machineName, stateText, events in
+    let schema = schema ?? KindSchema(codec: codec, queueCount: (queues ?? M.queues).count)
+    return HostKind(name: name, source: source, dot: dot, schema: schema) {
+      runtime, machineName, stateText, events in
       var state = initial
       if let stateText {
         guard let parsed = codec.parseState(stateText) else {

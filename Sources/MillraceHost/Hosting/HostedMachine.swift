@@ -23,6 +23,8 @@ public protocol HostedMachine: AnyObject {
   var stateText: String? { get }
   /// Its counters and high-water marks.
   var statistics: MachineStatistics { get }
+  /// Inputs waiting in its queue; 0 once removed.
+  var queuedInputs: Int { get }
   /// Parses and posts the input whose UTF-8 bytes are `input` (a request's word as it
   /// arrived).
   func post(utf8 input: UnsafeRawBufferPointer, tag: PostTag) -> HostedPostResult

@@ -61,6 +61,8 @@ final class TextMachine<M: Machine>: HostedMachine {
 
   var statistics: MachineStatistics { handle.statistics }
 
+  var queuedInputs: Int { handle.queuedInputs }
+
   func post(utf8 input: UnsafeRawBufferPointer, tag: PostTag) -> HostedPostResult {
     postText(input, tag)
   }

@@ -58,6 +58,8 @@ struct KindCompiler {
         error(reference.path, "unknown \(noun) \(reference.name.quoted)\(hint)")
       }
     }
+    checkMigration(file.migrate.states, "states", "state", against: states)
+    checkMigration(file.migrate.inputs, "inputs", "input", against: inputs)
     if file.states == nil { warnAboutTargetOnlyStates(references) }
     if file.inputs == nil { warnAboutUnhandledInputs(references) }
     guard errors.isEmpty else { throw MachineFileErrors(errors) }
@@ -69,6 +71,7 @@ struct KindCompiler {
       kind: file.kind, source: source, initial: layout.index(file.initial, in: states),
       states: states, inputs: inputs, outputs: outputs, queues: queues,
       queuePolicies: queues.names.map { file.queues[$0]?.policy ?? .merge },
+      migration: file.migrate,
       effectIDs: effectIDs, rows: layout.rows, effects: layout.effects, warnings: warnings,
       stateSetWords: layout.stateSetWords, stateSetStride: layout.stateSetStride,
       candidateStart: layout.candidateStart, candidateRows: layout.candidateRows)
@@ -120,6 +123,24 @@ struct KindCompiler {
       break
     }
     return table
+  }
+
+  /// Checks one section of `migrate` (`migrate.states`, noun `state`): every target must be a
+  /// name of `table`, and no source may be (an old name the kind still has is not old).
+  private mutating func checkMigration(
+    _ mapping: [String: String], _ section: String, _ noun: String, against table: NameTable
+  ) {
+    for (old, new) in mapping.sorted(by: { $0.key < $1.key }) {
+      let path = JSONPath.root.key("migrate").key(section).key(old)
+      if table.index(of: old) != nil {
+        error(
+          path,
+          "\(old.quoted) is still one of the kind's \(section); "
+            + "only a name the kind no longer has can be migrated")
+      } else if table.index(of: new) == nil {
+        error(path, "unknown \(noun) \(new.quoted)")
+      }
+    }
   }
 
   private mutating func warnAboutTargetOnlyStates(_ references: [Reference]) {

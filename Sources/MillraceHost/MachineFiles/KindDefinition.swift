@@ -46,6 +46,9 @@ public struct KindDefinition: Sendable {
   public let queues: NameTable
   /// The policy of each queue, by queue index.
   public let queuePolicies: [QueuePolicy]
+  /// How names of earlier versions of the kind map to its names; validated: every target is
+  /// a name of the kind, no source is.
+  public let migration: KindMigration
   /// The effect ids, in order of their first `after` / `every` effect.
   public let effectIDs: NameTable
   /// The transition table in file order.
@@ -109,5 +112,17 @@ extension KindDefinition {
   /// in diagnostics. Throws every problem found.
   public init(_ file: MachineFile, source: String) throws(MachineFileErrors) {
     self = try KindCompiler.compile(file, source: source)
+  }
+}
+
+extension KindDefinition {
+  /// Whether a machine runs the same under `other` as under this definition: the same kind,
+  /// names in the same order, initial state, queues, rows and effects. The file's name, its
+  /// warnings and `migrate` do not matter.
+  public func runsLike(_ other: KindDefinition) -> Bool {
+    kind == other.kind && initial == other.initial && states == other.states
+      && inputs == other.inputs && outputs == other.outputs && queues == other.queues
+      && queuePolicies == other.queuePolicies && effectIDs == other.effectIDs
+      && rows == other.rows && effects == other.effects && stateSetWords == other.stateSetWords
   }
 }

@@ -10,7 +10,8 @@ import Foundation
 ///   "states": ["closed", "opened"],           // optional: declare names explicitly
 ///   "inputs": ["open", "close"], "outputs": [],  // optional
 ///   "queues": { "timers": { "policy": "latest", "max": 1 } },
-///   "transitions": [ { "on": "open", "from": "closed", "to": "opened" } ] }
+///   "transitions": [ { "on": "open", "from": "closed", "to": "opened" } ],
+///   "migrate": { "states": { "shut": "closed" } } }  // optional: see `KindMigration`
 /// ```
 public struct MachineFile: Hashable, Sendable, Decodable {
   /// The kind this file defines; unique within a machines directory.
@@ -27,16 +28,19 @@ public struct MachineFile: Hashable, Sendable, Decodable {
   public var queues: [String: Queue]
   /// The transition table, in file order: the first row that matches an input wins.
   public var transitions: [Transition]
+  /// How names of earlier versions of this file map to its names (`"migrate"`).
+  public var migrate: KindMigration
 
   /// The top-level keys a machine file may have; any other key is refused.
   static let keys = [
-    "inputs", "initial", "kind", "outputs", "queues", "states", "transitions",
+    "inputs", "initial", "kind", "migrate", "outputs", "queues", "states", "transitions",
   ]
 
   /// Creates a machine file in code.
   public init(
     kind: String, initial: String, states: [String]? = nil, inputs: [String]? = nil,
-    outputs: [String]? = nil, queues: [String: Queue] = [:], transitions: [Transition]
+    outputs: [String]? = nil, queues: [String: Queue] = [:], transitions: [Transition],
+    migrate: KindMigration = KindMigration()
   ) {
     self.kind = kind
     self.initial = initial
@@ -45,6 +49,7 @@ public struct MachineFile: Hashable, Sendable, Decodable {
     self.outputs = outputs
     self.queues = queues
     self.transitions = transitions
+    self.migrate = migrate
   }
 
   /// Decodes a machine file, refusing unknown keys and malformed fields. Under
@@ -59,6 +64,7 @@ public struct MachineFile: Hashable, Sendable, Decodable {
     outputs = try reader.names("outputs", "output")
     queues = try reader.members("queues", "queue", as: Queue.self) ?? [:]
     let rows = try reader.value("transitions", required: true, as: [Collected<Transition>].self)
+    migrate = try reader.value("migrate", as: KindMigration.self) ?? KindMigration()
     guard let kind, let initial, let rows else { throw decoder.reported() }
     self.kind = kind
     self.initial = initial

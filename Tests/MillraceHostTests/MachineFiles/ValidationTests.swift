@@ -245,7 +245,7 @@ import Testing
     (
       #"{ "kind": "k", "initial": "a", "transitions": [], "trasitions": [] }"#,
       [
-        #"t.json: trasitions: unknown key; expected one of "initial", "inputs", "kind", "outputs", "queues", "states", "transitions""#
+        #"t.json: trasitions: unknown key; expected one of "initial", "inputs", "kind", "migrate", "outputs", "queues", "states", "transitions""#
       ]
     ),
     (
@@ -332,7 +332,7 @@ import Testing
       """#
     #expect(
       errors(json) == [
-        #"t.json: colour: unknown key; expected one of "initial", "inputs", "kind", "outputs", "queues", "states", "transitions""#,
+        #"t.json: colour: unknown key; expected one of "initial", "inputs", "kind", "migrate", "outputs", "queues", "states", "transitions""#,
         "t.json: queues.q.max: must be a whole number from 1 to 65535",
         #"t.json: transitions[0].effects[0].after: invalid duration "soon": expected a whole number and a unit (ns, us, ms, s, m or h), like "250ms""#,
         #"t.json: transitions[1].efects: unknown key; expected one of "effects", "from", "on", "to""#,

@@ -1,0 +1,120 @@
+/// Checks machine records (stored ones at start, live ones at a reload) against the kinds
+/// they are to run under, and maps their names through each kind's `migrate`.
+///
+/// A record fits when its kind exists, its state is a state of the kind (or `migrate.states`
+/// maps it to one), and each pending timer's input is an input of the kind (or
+/// `migrate.inputs` maps it) on a queue the kind has. A record that does not fit is refused:
+/// each missing name is counted with the machines that need it (`problems`). With `dropping`
+/// nothing is refused: a machine whose kind or state is missing is dropped, and so is a timer
+/// whose input or queue is missing (`droppedMachines`, `droppedTimers`).
+///
+/// One pass, a few hash lookups per record, nothing kept per record that fits: made for a
+/// million stored machines.
+struct DefinitionCheck {
+  /// What `map` did with a record.
+  enum Outcome: Equatable {
+    /// It fits as it is.
+    case unchanged
+    /// It fits after renaming or dropping some of its names; the record was updated.
+    case changed
+    /// The machine is to be dropped (only when dropping).
+    case dropped
+    /// It does not fit (only when not dropping); the problem is counted.
+    case refused
+  }
+
+  private typealias Missing = DefinitionChangeError.Problem.Missing
+  private struct Key: Hashable {
+    var kind: String
+    var missing: Missing
+  }
+
+  private let kinds: [String: HostKind]
+  private let dropping: Bool
+  private var problemSamples: [Key: NameSample] = [:]
+  private var problemOrder: [Key] = []
+  /// The machines dropped (only when dropping).
+  private(set) var droppedMachines = NameSample()
+  /// The timers dropped: `count` is timers, `first` the machines they belonged to.
+  private(set) var droppedTimers = NameSample()
+
+  /// A check against `kinds` (by name); `dropping` drops what cannot be mapped instead of
+  /// refusing it.
+  init(kinds: [String: HostKind], dropping: Bool) {
+    self.kinds = kinds
+    self.dropping = dropping
+  }
+
+  /// The problems met, in order (empty when dropping).
+  var problems: [DefinitionChangeError.Problem] {
+    problemOrder.map { .init(kind: $0.kind, missing: $0.missing, machines: problemSamples[$0]!) }
+  }
+
+  /// Maps `record` to the names of its kind; see `Outcome`. A refused record is counted
+  /// under each name it misses.
+  mutating func map(_ record: inout StoredMachine) -> Outcome {
+    guard let kind = kinds[record.kind] else { return refuse(record, .kind) }
+    guard let schema = kind.schema else { return .unchanged }
+    var changed = false
+    var missing: [Missing] = []
+    if !schema.hasState(record.state) {
+      if let state = schema.migration.states[record.state] {
+        record.state = state
+        changed = true
+      } else if dropping {
+        return refuse(record, .state(record.state))
+      } else {
+        missing.append(.state(record.state))
+      }
+    }
+    var kept = 0
+    for index in record.timers.indices {
+      var timer = record.timers[index]
+      if let gone = Self.map(&timer, to: schema, changed: &changed) {
+        if dropping {
+          droppedTimers.add(record.name)
+          continue
+        }
+        if !missing.contains(gone) { missing.append(gone) }
+      }
+      record.timers[kept] = timer
+      kept += 1
+    }
+    if kept < record.timers.count {
+      record.timers.removeLast(record.timers.count - kept)
+      changed = true
+    }
+    for gone in missing { count(record, gone) }
+    return !missing.isEmpty ? .refused : changed ? .changed : .unchanged
+  }
+
+  /// Maps a timer's input through `migrate`; returns what the kind lacks for it, if anything.
+  private static func map(_ timer: inout StoredTimer, to schema: KindSchema, changed: inout Bool)
+    -> Missing?
+  {
+    guard Int(timer.queue) < schema.queueCount else {
+      return .queue(timer.queue, count: schema.queueCount)
+    }
+    guard !schema.hasInput(timer.input) else { return nil }
+    guard let input = schema.migration.inputs[timer.input] else { return .input(timer.input) }
+    timer.input = input
+    changed = true
+    return nil
+  }
+
+  /// Drops the machine (when dropping) or counts the problem.
+  private mutating func refuse(_ record: StoredMachine, _ missing: Missing) -> Outcome {
+    if dropping {
+      droppedMachines.add(record.name)
+      return .dropped
+    }
+    count(record, missing)
+    return .refused
+  }
+
+  private mutating func count(_ record: StoredMachine, _ missing: Missing) {
+    let key = Key(kind: record.kind, missing: missing)
+    if problemSamples[key] == nil { problemOrder.append(key) }
+    problemSamples[key, default: NameSample()].add(record.name)
+  }
+}

@@ -1,0 +1,164 @@
+import Foundation
+import Logging
+import Millrace
+import Testing
+
+@testable import MillraceHost
+
+/// The definition-change check on records, and a reload through the host: refused with the
+/// kind, machines and missing names, or mapped through `migrate` and moved.
+@Suite("Definition changes")
+final class DefinitionCheckTests {
+  static let door = """
+    { "kind": "door", "initial": "closed", "queues": { "slow": { "policy": "merge" } },
+      "transitions": [
+        { "on": "open", "from": "closed", "to": "opened",
+          "effects": [ { "after": "1h", "send": "autoClose" } ] },
+        { "on": "autoClose", "from": "opened", "to": "closed" },
+        { "on": "lock", "from": "closed", "to": "locked" },
+        { "on": "unlock", "from": "locked", "to": "closed" } ] }
+    """
+  /// `door` with `closed` renamed `shut` and `autoClose` renamed `timeout`, `locked` gone.
+  static let renamed = """
+    { "kind": "door", "initial": "shut",
+      "transitions": [
+        { "on": "open", "from": "shut", "to": "opened",
+          "effects": [ { "after": "1h", "send": "timeout" } ] },
+        { "on": "timeout", "from": "opened", "to": "shut" } ] }
+    """
+  static let migrate =
+    #""migrate": { "states": { "closed": "shut" }, "inputs": { "autoClose": "timeout" } },"#
+
+  static func kinds(_ json: String) throws -> [String: HostKind] {
+    let kind = HostKind.file(try KindDefinition(json: Data(json.utf8), file: "door.json"))
+    return ["door": kind, "counter": Counter.kind]
+  }
+
+  static func withMigrate(_ json: String) -> String {
+    json.replacingOccurrences(of: #""initial""#, with: migrate + #" "initial""#)
+  }
+
+  static func timer(_ input: String, queue: UInt8 = 0) -> StoredTimer {
+    StoredTimer(
+      input: input, repeats: false, spanNanoseconds: 1, deadlineWallNanoseconds: 5, queue: queue,
+      effectID: 0)
+  }
+
+  @Test(
+    "without migrate, missing states, inputs, queues and kinds are each counted with their machines"
+  )
+  func refusedNamesAreCounted() throws {
+    var check = DefinitionCheck(kinds: try Self.kinds(Self.renamed), dropping: false)
+    var records = [
+      StoredMachine(name: "d1", kind: "door", state: "closed"),
+      StoredMachine(name: "d2", kind: "door", state: "closed"),
+      StoredMachine(name: "d3", kind: "door", state: "opened", timers: [Self.timer("autoClose")]),
+      StoredMachine(
+        name: "d4", kind: "door", state: "opened", timers: [Self.timer("open", queue: 1)]),
+      StoredMachine(name: "g1", kind: "gate", state: "up"),
+      StoredMachine(name: "d5", kind: "door", state: "opened", timers: [Self.timer("timeout")]),
+      StoredMachine(name: "d6", kind: "door", state: "closed", timers: [Self.timer("autoClose")]),
+    ]
+    let outcomes = records.indices.map { check.map(&records[$0]) }
+    #expect(outcomes == [.refused, .refused, .refused, .refused, .refused, .unchanged, .refused])
+    #expect(
+      check.problems.map(\.description) == [
+        #"kind "door" has no state "closed"; 3 machines: d1, d2, d6 in that state"#,
+        #"kind "door" has no input "autoClose"; 2 machines: d3, d6 with a pending timer that sends it"#,
+        #"kind "door" has no queue 1 (it has 1); 1 machine: d4 with a pending timer on it"#,
+        #"kind "gate" is gone; 1 machine: g1 of that kind"#,
+      ])
+  }
+
+  @Test("migrate renames states and timer inputs in place")
+  func migrateMaps() throws {
+    var check = DefinitionCheck(
+      kinds: try Self.kinds(Self.withMigrate(Self.renamed)), dropping: false)
+    var closed = StoredMachine(name: "d1", kind: "door", state: "closed")
+    var opened = StoredMachine(
+      name: "d2", kind: "door", state: "opened", timers: [Self.timer("autoClose")])
+    var counter = StoredMachine(name: "c", kind: "counter", state: "3")
+    #expect(check.map(&closed) == .changed)
+    #expect(check.map(&opened) == .changed)
+    #expect(check.map(&counter) == .unchanged)
+    #expect(closed.state == "shut")
+    #expect(opened.timers.map(\.input) == ["timeout"])
+    #expect(check.problems.isEmpty)
+  }
+
+  @Test("dropping drops machines whose kind or state is gone and timers whose input is")
+  func droppingDrops() throws {
+    var check = DefinitionCheck(kinds: try Self.kinds(Self.renamed), dropping: true)
+    var locked = StoredMachine(name: "d1", kind: "door", state: "locked")
+    var gate = StoredMachine(name: "g1", kind: "gate", state: "up")
+    var opened = StoredMachine(
+      name: "d2", kind: "door", state: "opened",
+      timers: [Self.timer("autoClose"), Self.timer("timeout"), Self.timer("autoClose")])
+    #expect(check.map(&locked) == .dropped)
+    #expect(check.map(&gate) == .dropped)
+    #expect(check.map(&opened) == .changed)
+    #expect(opened.timers.map(\.input) == ["timeout"])
+    #expect(check.droppedMachines.count == 2)
+    #expect(check.droppedMachines.first == ["d1", "g1"])
+    #expect(check.droppedTimers.count == 2)
+    #expect(check.droppedTimers.first == ["d2"])
+    #expect(check.problems.isEmpty)
+  }
+
+  // MARK: Through the host
+
+  let runtime = Runtime()
+  let host: MachineHost
+
+  init() throws {
+    host = MachineHost(runtime: runtime, store: nil, logger: Logger(label: "test")) {
+      HostClock(monotonic: .zero, wallNanoseconds: 1_000_000_000_000)
+    }
+    host.register(Array(try Self.kinds(Self.door).values))
+  }
+
+  private func fileKinds(_ json: String) throws -> [HostKind] {
+    [try Self.kinds(json)["door"]!]
+  }
+
+  private func post(_ input: String, to name: String) {
+    #expect(host.machine(name)?.post(input, tag: .none) == .accepted)
+  }
+
+  @Test("a reload that lacks a state in use is refused and changes nothing")
+  func reloadRefused() throws {
+    _ = try host.spawn(kind: "door", name: "d1", state: "locked").get()
+    let old = host.machine("d1")
+    let kinds = try fileKinds(Self.withMigrate(Self.renamed))
+    do throws(DefinitionChangeError) {
+      try host.replaceFileKinds(with: kinds)
+      Issue.record("the reload was accepted")
+    } catch {
+      #expect(error.problems.map(\.missing) == [.state("locked")])
+      #expect(error.problems.first?.machines.first == ["d1"])
+    }
+    #expect(host.machine("d1") === old)
+    #expect(host.machine("d1")?.stateText == "locked")
+    #expect(host.kind("door")?.schema?.hasState("closed") == true)
+  }
+
+  @Test("an accepted reload dispatches queued inputs, then moves machines with their timers")
+  func reloadMoves() throws {
+    _ = try host.spawn(kind: "door", name: "d1", state: nil).get()
+    _ = try host.spawn(kind: "counter", name: "c", state: nil).get()
+    post("open", to: "d1")
+    let counter = host.machine("c")
+    let notes = try host.replaceFileKinds(with: fileKinds(Self.withMigrate(Self.renamed)))
+    #expect(notes == ["moved 1 machines to their kinds' new definitions"])
+    let moved = try #require(host.machine("d1"))
+    #expect(moved.stateText == "opened")
+    #expect(moved.queuedInputs == 0)
+    let timers = moved.stored(clock: HostClock(monotonic: .zero, wallNanoseconds: 0))?.timers
+    #expect(timers?.map(\.input) == ["timeout"])
+    #expect(timers?.first?.deadlineWallNanoseconds == 3_600_000_000_000)
+    #expect(host.machine("c") === counter)
+    #expect(moved.post("timeout", tag: .none) == .accepted)
+    runtime.dispatch()
+    #expect(moved.stateText == "shut")
+  }
+}
