@@ -51,14 +51,7 @@ public final class PathWatcher: SingleHandleResource {
     self.path = path
     self.handler = handler
     let handle = allocateUV(uv_fs_event_t.self)
-    let rc = uv_fs_event_init(loop.raw, handle)
-    if rc < 0 {
-      deallocateUV(handle)
-      throw UVError(rc)
-    }
-    self.handle = handle
-    handle.pointee.data = Unmanaged.passUnretained(self).toOpaque()
-    loop.register(self)
+    try adopt(handle, initialized: uv_fs_event_init(loop.raw, handle))
     let started = uv_fs_event_start(
       handle,
       { raw, name, events, status in
