@@ -97,11 +97,14 @@ struct Millraced: ParsableCommand {
     configuration.whenFull = whenFull
     configuration.maxFrameLength = maxFrame
     let logger = Logger(label: "millraced")
+    let kept: Bool
     do {
-      try Daemon(configuration: configuration, logger: logger).run()
+      kept = try Daemon(configuration: configuration, logger: logger).run()
     } catch {
       logger.critical("cannot start: \(error)")
       throw ExitCode.failure
     }
+    // Machines the store could not keep at the stop (the log says how many and why).
+    if !kept { throw ExitCode.failure }
   }
 }

@@ -70,9 +70,11 @@ public final class ControlCommands {
         blocked[key] = nil
         continue
       }
-      let result = host.send(
-        input, to: name, replyingOn: connection, session: session,
-        slot: connection.reserveReply())
+      let result =
+        host.storeFailure.map { .failure(.storeUnusable($0, changeMade: false)) }
+        ?? host.send(
+          input, to: name, replyingOn: connection, session: session,
+          slot: connection.reserveReply())
       if case .failure(let failure) = result {
         guard failure.code != .busy else { continue }
         fail(connection, failure)
@@ -139,6 +141,7 @@ public final class ControlCommands {
     switch command {
     case .send:
       guard arguments == 2 else { return arity(connection, command) }
+      guard !refusesChange(connection) else { return }
       // The words are looked up as they arrived; they are read as text only to report a
       // failure (an invalid name first, like every other command).
       let result = frame.withUnsafeBytes(of: 1) { name in
@@ -175,6 +178,7 @@ public final class ControlCommands {
       _ = connection.write { $0.array(host.kindNames) }
     case .spawn:
       guard arguments == 2 || arguments == 3 else { return arity(connection, command) }
+      guard !refusesChange(connection) else { return }
       guard let kind = validName(frame, 1, connection), let name = validName(frame, 2, connection)
       else { return }
       var state: String? = nil
@@ -204,6 +208,7 @@ public final class ControlCommands {
       _ = connection.write { $0.array(host.machineNames(kind: kind)) }
     case .kill:
       guard arguments == 1 else { return arity(connection, command) }
+      guard !refusesChange(connection) else { return }
       guard let name = validName(frame, 1, connection) else { return }
       guard host.kill(name) else { return fail(connection, .nomachine, "no machine \(name)") }
       holdOK(connection)
@@ -275,6 +280,12 @@ public final class ControlCommands {
       ("commits", "\(host.commits)"),
       ("commit_failures", "\(host.commitFailures)"),
       ("store_checkpoints", "\(host.storeCheckpoints)"),
+      (
+        "store_status",
+        host.durability == .none ? "none" : host.storeFailure == nil ? "ok" : "failed"
+      ),
+      ("store_failure", host.storeFailure?.description ?? ""),
+      ("store_unstored_changes", "\(host.unstoredChanges)"),
     ]
     return lines
   }
@@ -287,6 +298,14 @@ public final class ControlCommands {
       return nil
     }
     return frame.string(at: index)
+  }
+
+  /// Answers a command that would change machines with `misconf` while the store is unusable;
+  /// returns whether it did.
+  private func refusesChange(_ connection: Connection) -> Bool {
+    guard let failure = host.storeFailure else { return false }
+    fail(connection, .storeUnusable(failure, changeMade: false))
+    return true
   }
 
   private func holdOK(_ connection: Connection) {

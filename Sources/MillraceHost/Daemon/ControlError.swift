@@ -26,4 +26,6 @@ public enum ControlError: String, Sendable, CaseIterable {
   case denied
   /// The daemon failed (for example the store could not commit).
   case `internal`
+  /// The store is unusable (its files deleted, replaced or unwritable): changes are refused.
+  case misconf
 }

@@ -7,7 +7,8 @@ import MillraceUV
 /// behind the control socket (DESIGN §4).
 ///
 /// Lifecycle (§4.5): start-up fails with a non-zero exit on a bad machine file or an unusable
-/// socket or store; SIGTERM / SIGINT stop accepting, commit, close everything and return 0;
+/// socket or store; SIGTERM / SIGINT stop accepting, commit (or rebuild a store found unusable
+/// while running, `StoreRebuild`), close everything and return whether every machine was kept;
 /// SIGHUP reloads the machine files, keeping the old definitions when a file is bad. With
 /// `NOTIFY_SOCKET` set it sends `READY=1`, `RELOADING=1` / `READY=1` and `STOPPING=1`.
 public final class Daemon {
@@ -44,8 +45,11 @@ public final class Daemon {
     }
   }
 
-  /// Runs until SIGTERM or SIGINT; throws when start-up fails.
-  public func run() throws(StartupError) {
+  /// Runs until SIGTERM or SIGINT; throws when start-up fails. Returns whether every machine
+  /// was kept at the stop (false: the store could neither take them nor be rebuilt, and the
+  /// log says how many were lost and why).
+  @discardableResult
+  public func run() throws(StartupError) -> Bool {
     Self.unblockSignals()
     Self.ignoreFileSizeLimitSignal()
     let config = configuration
@@ -54,18 +58,24 @@ public final class Daemon {
         description: "--listen \(listen) is not loopback: it requires --token (clients AUTH first)")
     }
     let fileKinds = try loadKinds()
-    let store: MachineStore?
-    do {
-      store = try openStore()
-    } catch {
-      throw StartupError(description: "store: \(error)")
-    }
+    let store = try openStore()
     if let note = store?.recoveryNote { logger.notice("store: \(note)") }
+    store?.onFailure = { [logger] failure in
+      logger.error(
+        """
+        store unusable: \(failure); SPAWN, SEND and KILL are refused from now on, reads go on; \
+        a clean stop (SIGTERM) rebuilds the store from memory
+        """)
+    }
     let loop: EventLoop
     do {
       loop = try EventLoop()
     } catch {
       throw StartupError(description: "event loop: \(error)")
+    }
+    let monitor = store.map { StoreMonitor(store: $0, loop: loop) }
+    if let problem = monitor?.watchProblem {
+      logger.warning("store: the data directory is checked once a second only (\(problem))")
     }
     let runtime = Runtime(capacity: config.capacity)
     let driver = RuntimeLoop(loop: loop, runtime: runtime)
@@ -148,6 +158,7 @@ public final class Daemon {
     } catch {
       for server in servers { server.close() }
       for signal in signals { signal.close() }
+      monitor?.close()
       trimmer.close()
       driver.close()
       try? loop.close()
@@ -158,9 +169,10 @@ public final class Daemon {
     logger.info("serving (durability \(config.durability.rawValue))")
     loop.run()
 
-    host.persistAll()
+    let kept = host.persistAll()
     host.removeAll()
     for signal in signals { signal.close() }
+    monitor?.close()
     trimmer.close()
     driver.close()
     do {
@@ -169,15 +181,24 @@ public final class Daemon {
       logger.error("closing the loop: \(error)")
     }
     logger.info("stopped")
+    return kept
   }
 
-  private func openStore() throws -> MachineStore? {
+  /// Opens the store, after proving that its directory takes files (so an unusable one is one
+  /// sentence that names it); nil with durability `none`.
+  private func openStore() throws(StartupError) -> MachineStore? {
     guard configuration.durability != .none else { return nil }
-    try FileManager.default.createDirectory(
-      atPath: configuration.dataDirectory, withIntermediateDirectories: true,
-      attributes: Self.privateDirectory)
-    return try MachineStore(
-      directory: configuration.dataDirectory, durability: configuration.durability)
+    do {
+      try DataDirectory.prepare(configuration.dataDirectory)
+    } catch {
+      throw StartupError(description: error.description)
+    }
+    do {
+      return try MachineStore(
+        directory: configuration.dataDirectory, durability: configuration.durability)
+    } catch {
+      throw StartupError(description: "store: \(error)")
+    }
   }
 
   /// Whether `--listen` names a loopback address: `localhost`, an IPv4 literal in 127.0.0.0/8

@@ -64,6 +64,11 @@ public final class MachineHost {
   public var storeCheckpoints: Int { store?.checkpoints ?? 0 }
   /// Commits that failed (their replies became `-ERR internal`).
   public private(set) var commitFailures = 0
+  /// Why the store can no longer keep changes (nil without a store or while it is usable).
+  public var storeFailure: StoreFailure? { store?.failure }
+  /// Machine changes (one per machine and turn) made while the store was unusable, so kept in
+  /// memory only.
+  public private(set) var unstoredChanges = 0
 
   /// Creates a host. `store` is nil for durability `none`; `clock` pairs the runtime's time
   /// with the wall clock for stored timer deadlines.
@@ -275,7 +280,14 @@ public final class MachineHost {
     let removedMachines = !deleted.isEmpty
     var committed = true
     if let store, changedThisTurn {
-      committed = persist(into: store, machines: dirty)
+      committed = store.failure == nil && persist(into: store, machines: dirty)
+      if store.failure != nil {
+        // Nothing more can be kept: what changed is counted, not retried (a clean stop
+        // rebuilds the store from memory).
+        unstoredChanges += dirty.count + deleted.count
+        forgetChanges(keepingCapacityUpTo: Self.keptCapacity)
+        deleted.removeAll()
+      }
     }
     changedThisTurn = false
     // The turn's bookkeeping keeps its capacity for the next turn, unless a burst (thousands
@@ -286,16 +298,19 @@ public final class MachineHost {
       if !deleted.isEmpty { deleted.removeAll(keepingCapacity: deleted.capacity <= keep) }
     }
     awaiting.shrinkIfEmpty(keeping: keep)
+    let refusal =
+      committed
+      ? nil
+      : store?.failure.map { ControlFailure.storeUnusable($0, changeMade: true) }
+        ?? ControlFailure(
+          .internal,
+          "store commit failed: the change is made but not durable (retried at the next commit)")
     for held in heldReplies {
-      if committed {
+      if let refusal {
+        _ = held.connection.complete(held.slot) { $0.error(refusal.code.rawValue, refusal.text) }
+      } else {
         heldBytes.withUnsafeBytes(in: held.bytes) {
           _ = held.connection.complete(held.slot, with: $0)
-        }
-      } else {
-        _ = held.connection.complete(held.slot) {
-          $0.error(
-            ControlError.internal.rawValue,
-            "store commit failed: the change is made but not durable (retried at the next commit)")
         }
       }
     }
@@ -315,10 +330,16 @@ public final class MachineHost {
   static let keptCapacity = 1024
 
   /// Saves every machine (fresh timer deadlines), commits and checkpoints the journal into the
-  /// snapshot; for shutdown.
-  public func persistAll() {
-    guard let store else { return }
-    if persist(into: store, machines: machines.allValues) {
+  /// snapshot; for shutdown. A store found unusable (`MachineStore.verify()`) is rebuilt from
+  /// memory at its directory instead (`StoreRebuild`). Returns whether every machine is kept.
+  @discardableResult
+  public func persistAll() -> Bool {
+    guard let store else { return true }
+    store.verify()
+    var kept = store.failure == nil && persist(into: store, machines: machines.allValues)
+    if let failure = store.failure {
+      kept = rebuild(store, failure: failure, machines: machines.allValues, clock: clock())
+    } else if kept {
       do {
         try store.checkpoint()
       } catch {
@@ -328,6 +349,7 @@ public final class MachineHost {
     forgetChanges(keepingCapacityUpTo: 0)
     deleted.removeAll()
     changedThisTurn = false
+    return kept
   }
 
   /// Notes that `machine` changed in this turn (its record is saved at the turn's end).

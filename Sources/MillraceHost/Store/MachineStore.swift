@@ -13,9 +13,22 @@ import MillraceUV
 /// journal starts a new epoch (its earlier records no longer count). Opening replays a journal
 /// left by a crash into the snapshot; a record cut off by the crash (its turn was never
 /// acknowledged) is dropped and reported in `recoveryNote`.
+///
+/// Its files can be taken from under it (deleted, replaced, the directory made unwritable):
+/// `verify()` finds that out (a `StoreMonitor` calls it; a failed commit or checkpoint does
+/// too), and from then on `failure` says why and stays set: what the store takes is no
+/// longer kept.
 public final class MachineStore {
   /// The durability it was opened with (`batched` or `strict`).
   public let durability: Durability
+  /// The data directory.
+  public var directory: String { files.directory }
+  private let files: StoreFiles
+  /// Why the store can no longer keep changes, once `verify()` found it; never cleared.
+  public var failure: StoreFailure? { foundFailure }
+  @exclusivity(unchecked) private var foundFailure: StoreFailure?
+  /// Called once, on the loop thread, when `verify()` finds the store unusable.
+  public var onFailure: ((StoreFailure) -> Void)?
   private let snapshot: SQLiteSnapshot
   private let journal: TurnJournal
   // Touched by every commit, on the loop thread only, and no access spans a call that could
@@ -58,6 +71,7 @@ public final class MachineStore {
     self.durability = durability
     snapshot = try SQLiteSnapshot(directory: directory, durability: durability)
     journal = try TurnJournal(path: directory + "/machines.journal", sync: durability == .strict)
+    files = StoreFiles(directory: directory)
     let (changes, cutOff) = journal.recoverChanges()
     if cutOff {
       recoveryNote =
@@ -116,7 +130,12 @@ public final class MachineStore {
     turnRecords = 0
     defer { turnBytes.removeAll(keepingCapacityUpTo: 64 * 1024) }
     guard records > 0 else { return }
-    try journal.append(turnBytes)
+    do {
+      try journal.append(turnBytes)
+    } catch {
+      verify()
+      throw error
+    }
     journalRecords += records
     let due =
       (!retryingCheckpoint && journalRecords >= Self.checkpointRecords)
@@ -125,10 +144,23 @@ public final class MachineStore {
     do {
       try checkpoint()
     } catch {
+      verify()
       lastCheckpointFailure = error
       retryingCheckpoint = true
       checkpointAt = journal.length + Self.checkpointBytes
     }
+  }
+
+  /// Checks that the store's directory and files are still the ones it opened and that the
+  /// directory is writable; the first time a check fails, sets `failure` and calls
+  /// `onFailure`. Returns `failure`.
+  @discardableResult
+  public func verify() -> StoreFailure? {
+    if foundFailure == nil, let found = files.check() {
+      foundFailure = found
+      onFailure?(found)
+    }
+    return foundFailure
   }
 
   /// Puts every committed change into the snapshot in one transaction (the journal read back,

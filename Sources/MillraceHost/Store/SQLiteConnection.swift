@@ -3,6 +3,8 @@ import CSQLite
 /// A thin owner of one SQLite connection and its prepared statements; single-threaded.
 final class SQLiteConnection {
   private let handle: OpaquePointer
+  /// The database file, named in every error.
+  private let path: String
   private var statements: [String: OpaquePointer] = [:]
   /// The bound texts of the statement being run, one after another: SQLite reads them in place
   /// (`SQLITE_STATIC`) until the statement is reset, instead of copying each into memory of its
@@ -20,6 +22,7 @@ final class SQLiteConnection {
       throw StoreError(operation: "open \(path)", code: code, message: message)
     }
     handle = connection
+    self.path = path
   }
 
   deinit {
@@ -27,8 +30,13 @@ final class SQLiteConnection {
     sqlite3_close(handle)
   }
 
-  private func error(_ operation: String, _ code: Int32) -> StoreError {
-    StoreError(operation: operation, code: code, message: String(cString: sqlite3_errmsg(handle)))
+  /// An error of running `sql`: named by its first line and the database file, not the whole
+  /// text (a failed set-up would print every statement of it).
+  private func error(_ sql: String, _ code: Int32) -> StoreError {
+    let statement = sql.prefix { $0 != "\n" && $0 != ";" }
+    return StoreError(
+      operation: "\(statement) (\(path))", code: code,
+      message: String(cString: sqlite3_errmsg(handle)))
   }
 
   /// Runs SQL without results (several statements allowed).

@@ -14,6 +14,19 @@ protocol SingleHandleResource: LoopResource, ClosableHandleOwner {
 }
 
 extension SingleHandleResource {
+  /// Takes `handle`, whose `uv_*_init` returned `rc`: on failure frees it and throws; else
+  /// the resource owns it (its `data` points to the resource, the loop keeps the resource
+  /// until the handle closed).
+  func adopt(_ handle: UnsafeMutablePointer<Handle>, initialized rc: Int32) throws(UVError) {
+    if rc < 0 {
+      deallocateUV(handle)
+      throw UVError(rc)
+    }
+    self.handle = handle
+    asHandle(handle).pointee.data = Unmanaged.passUnretained(self).toOpaque()
+    loop.register(self)
+  }
+
   /// Begins closing the handle (idempotent).
   func shutdown() {
     guard let handle, uv_is_closing(asHandle(handle)) == 0 else { return }

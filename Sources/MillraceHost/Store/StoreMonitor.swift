@@ -1,0 +1,63 @@
+import MillraceUV
+
+/// Watches a store's data directory while the daemon runs, so that a store whose files were
+/// deleted, replaced or made unwritable is found out (`MachineStore.verify()`) within moments,
+/// not at the next restart.
+///
+/// Guarantees:
+/// - A check runs at each change the system reports in the directory (a `PathWatcher`) other
+///   than the store's own writes to its files, and at least every `interval` without one (an
+///   unreferenced `LoopTimer`: a move of a parent directory, or a watch that could not be set
+///   up, is caught this way). A check costs a few `stat` calls; commits do no more work.
+/// - Once the store failed, the monitor stops watching (the failure stays).
+/// - Loop thread only; `close()` (or `EventLoop.close()`) releases the watcher and the timer.
+public final class StoreMonitor {
+  private let store: MachineStore
+  private var watcher: PathWatcher?
+  private var timer: LoopTimer?
+  /// Why the directory is not watched for events (the periodic check still runs), or nil.
+  public private(set) var watchProblem: UVError?
+
+  /// Starts watching `store`'s directory on `loop`, checking at least every `interval`.
+  public init(store: MachineStore, loop: EventLoop, interval: Duration = .seconds(1)) {
+    self.store = store
+    let timer = LoopTimer(loop: loop) { [unowned self] _ in check() }
+    timer.isUnreferenced = true
+    timer.start(after: interval, repeat: interval)
+    self.timer = timer
+    do {
+      let watcher = try PathWatcher(loop: loop, path: store.directory) { [unowned self] event in
+        // The store writes its own files all the time (SQLite at each checkpoint): a content
+        // change of one of them says nothing about the files being usable.
+        if event.error == nil, !event.kinds.contains(.rename),
+          let name = event.name, StoreFiles.names.contains(name)
+        {
+          return
+        }
+        check()
+      }
+      watcher.isUnreferenced = true
+      self.watcher = watcher
+    } catch {
+      watchProblem = error
+    }
+  }
+
+  deinit {
+    close()
+  }
+
+  /// Checks the store now; once it failed, stops watching.
+  private func check() {
+    guard store.verify() != nil else { return }
+    close()
+  }
+
+  /// Stops watching. Idempotent.
+  public func close() {
+    watcher?.close()
+    watcher = nil
+    timer?.close()
+    timer = nil
+  }
+}
