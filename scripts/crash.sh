@@ -8,25 +8,8 @@
 #   CRASH_ROUNDS=3 CRASH_MODES=strict CRASH_SEED=42 scripts/crash.sh
 set -euo pipefail
 
-cd "$(dirname "$0")/.."
-export PYTHONDONTWRITEBYTECODE=1  # no __pycache__ in the tree
-MILLRACED=${1:-${MILLRACED:-.build/release/millraced}}
-if [ ! -x "$MILLRACED" ]; then
-  echo "no millraced at $MILLRACED: swift build -c release --product millraced" >&2
-  exit 2
-fi
-
-work=$(mktemp -d /tmp/millrace-crash.XXXXXX)
-cleanup() {
-  # The driver restarts the daemon every round; the last one it started is in the pid file.
-  if [ -s "$work/daemon.pid" ]; then
-    pid=$(cat "$work/daemon.pid")
-    if kill -0 "$pid" 2>/dev/null; then kill -KILL "$pid" 2>/dev/null || true; fi
-  fi
-  rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+# The driver restarts the daemon every round; the last one it started is in $work/daemon.pid.
+source "$(dirname "$0")/daemon_env.sh" crash "${1:-}"
 
 python3 scripts/crash_rounds.py --millraced "$MILLRACED" --work "$work" \
   --pidfile "$work/daemon.pid" --rounds "${CRASH_ROUNDS:-20}" \

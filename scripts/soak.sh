@@ -7,25 +7,7 @@
 #   scripts/soak.sh [path/to/millraced]      (default: .build/release/millraced)
 set -euo pipefail
 
-cd "$(dirname "$0")/.."
-export PYTHONDONTWRITEBYTECODE=1  # no __pycache__ in the tree
-MILLRACED=${1:-${MILLRACED:-.build/release/millraced}}
-if [ ! -x "$MILLRACED" ]; then
-  echo "no millraced at $MILLRACED: swift build -c release --product millraced" >&2
-  exit 2
-fi
-
-work=$(mktemp -d /tmp/millrace-soak.XXXXXX)
-daemon_pid=""
-cleanup() {
-  if [ -n "$daemon_pid" ] && kill -0 "$daemon_pid" 2>/dev/null; then
-    kill -TERM "$daemon_pid" 2>/dev/null || true
-    wait "$daemon_pid" 2>/dev/null || true
-  fi
-  rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+source "$(dirname "$0")/daemon_env.sh" soak "${1:-}"
 
 mkdir -p "$work/machines"
 for spec in ticker100:100ms ticker250:250ms ticker1s:1s; do
@@ -46,13 +28,4 @@ status=0
 python3 scripts/soak.py --socket "$work/d.sock" --pid "$daemon_pid" \
   --seconds "${SOAK_SECONDS:-600}" --late-ms "${SOAK_LATE_MS:-5}" \
   --growth-kib "${SOAK_GROWTH_KIB:-1024}" ${SOAK_JSON:+--json "$SOAK_JSON"} || status=$?
-if ! kill -0 "$daemon_pid" 2>/dev/null; then
-  echo "FAIL: millraced died during the soak; its log:" >&2
-  cat "$work/daemon.log" >&2
-  exit 1
-fi
-if [ -s "$work/daemon.log" ]; then
-  echo "daemon log (warnings and errors):"
-  head -20 "$work/daemon.log"
-fi
-exit "$status"
+finish "$status"
