@@ -1,10 +1,12 @@
 """Soak: timers of an idle (and sometimes busy) millraced, counted by a subscriber.
 
-Spawns tickers (`every` 100 ms, 250 ms and 1 s), subscribes to all of them on one connection,
-then alternates idle periods (nothing but the subscriber, 8-20 s) with bursts of pipelined SENDs
-from a separate process (3 s). Every tick's arrival is timed on the monotonic clock; a tick is
-late by how much its arrival, less its place on the ticker's grid, exceeds the ticker's least
-such value over the run. Missed ticks (a gap of more than one period) and p99 lateness above
+Spawns tickers (`every` 100 ms, 250 ms and 1 s), subscribes to all of them on one TCP loopback
+connection, then alternates idle periods (nothing but the subscriber, 8-20 s) with bursts of
+pipelined SENDs from a separate process (3 s). Every tick is timed by the kernel's receive
+timestamp (SO_TIMESTAMPNS), so the subscriber's own wake-up is not counted; a tick is late by
+how much its arrival, less its place on the ticker's grid, exceeds the ticker's least such
+value over the run. A peer measured the same way on the same run gives the machine's own floor:
+a bare process that sleeps to each 100 ms deadline and writes one byte over TCP loopback. Missed ticks (a gap of more than one period) and p99 lateness above
 --late-ms fail the run, and so does RSS growth after the warm-up beyond --growth-kib.
 
 python3 standard library only; used by scripts/soak.sh.
@@ -15,11 +17,14 @@ import json
 import multiprocessing
 import random
 import select
+import socket
+import struct
 import sys
 import time
 
 from millrace_client import Client, connect_when_ready, memory_kib, mib, request
 
+SO_TIMESTAMPNS = 35  # Linux; the socket module does not name it
 TICKERS = [("ticker100", 0.1, 4), ("ticker250", 0.25, 2), ("ticker1s", 1.0, 2)]
 
 
@@ -38,6 +43,32 @@ def burst(address, index, seconds):
                 raise SystemExit("burst: unexpected reply %r" % (reply,))
     client.call("KILL", name)
     client.close()
+
+
+def peer_ticker(address, period, seconds):
+    """The peer: sleeps to each deadline of a `period` grid and writes one byte."""
+    connection = socket.create_connection(address)
+    start = time.monotonic()
+    tick = 1
+    while tick * period < seconds:
+        left = start + tick * period - time.monotonic()
+        if left > 0:
+            time.sleep(left)
+        connection.send(b"t")
+        tick += 1
+    connection.close()
+
+
+def stamp(sock, size):
+    """Receives up to `size` bytes with the kernel's receive time (seconds, realtime)."""
+    data, ancillary, _, _ = sock.recvmsg(size, socket.CMSG_SPACE(16))
+    for level, kind, payload in ancillary:
+        if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS:
+            seconds, nanoseconds = struct.unpack("qq", payload[:16])
+            return data, seconds + nanoseconds / 1e9
+    if not data:
+        return data, None
+    raise SystemExit("FAIL: no receive timestamp (SO_TIMESTAMPNS)")
 
 
 def take_message(buffer):
@@ -82,6 +113,7 @@ def analyse(arrivals, period):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--socket", required=True)
+    parser.add_argument("--listen", required=True, help="the daemon's TCP HOST:PORT")
     parser.add_argument("--pid", type=int, required=True)
     parser.add_argument("--seconds", type=float, default=600)
     parser.add_argument("--warmup", type=float, default=60)
@@ -100,7 +132,8 @@ def main():
             name = "%s-%d" % (kind, index)
             names[name] = period
             control.call("SPAWN", kind, name)
-    subscriber = Client(args.socket)
+    subscriber = Client(args.listen)
+    subscriber.sock.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
     subscriber.send_raw(request("SUBSCRIBE", *names))
     for _ in names:
         subscriber.read()
@@ -109,6 +142,13 @@ def main():
     control.close()
 
     arrivals = {name: [] for name in names}
+    peer_arrivals = []
+    listener = socket.create_server(("127.0.0.1", 0))
+    peer = multiprocessing.Process(
+        target=peer_ticker, args=(listener.getsockname(), 0.1, args.seconds))
+    peer.start()
+    peer_socket, _ = listener.accept()
+    peer_socket.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
     memory = []
     begin = time.monotonic()
     end = begin + args.seconds
@@ -139,12 +179,21 @@ def main():
         if now >= next_sample:
             memory.append((now - begin, memory_kib(args.pid)[0]))
             next_sample += 5
-        ready, _, _ = select.select([subscriber.sock], [], [], 0.05)
+        ready, _, _ = select.select([subscriber.sock, peer_socket], [], [], 0.05)
         if not ready:
             continue
-        received = time.monotonic()
+        if peer_socket in ready:
+            data, received = stamp(peer_socket, 1)
+            if data:
+                peer_arrivals.append((received, bursting is not None))
+            else:
+                ready.remove(peer_socket)
+                peer_socket.close()
+                peer_socket = listener  # nothing more to read: the listener stays quiet
+        if subscriber.sock not in ready:
+            continue
         try:
-            chunk = subscriber.sock.recv(65536)
+            chunk, received = stamp(subscriber.sock, 65536)
         except BlockingIOError:
             continue
         if not chunk:
@@ -166,6 +215,9 @@ def main():
         late_idle += [value for value, busy in lateness if not busy]
         late_busy += [value for value, busy in lateness if busy]
         rows[name] = {"ticks": len(arrivals[name]), "missed": lost}
+    peer_late, _ = analyse(peer_arrivals, 0.1)
+    peer_late = sorted(value for value, _ in peer_late)
+    peer.join(5)
     late_all.sort()
     late_idle.sort()
     late_busy.sort()
@@ -186,6 +238,8 @@ def main():
             "idle_max": round(ms(late_idle, 1.0), 3),
             "busy_p99": round(ms(late_busy, 0.99), 3),
             "busy_max": round(ms(late_busy, 1.0), 3),
+            "peer_p99": round(ms(peer_late, 0.99), 3),
+            "peer_max": round(ms(peer_late, 1.0), 3),
         },
         "rss_kib": {
             "after_warmup": baseline,
@@ -204,6 +258,10 @@ def main():
             late["p50"], late["p99"], late["max"], late["idle_p99"], late["idle_max"],
             late["busy_p99"], late["busy_max"],
         )
+    )
+    print(
+        "peer (a bare 100 ms sleeper, same measure): p99 %.3f  max %.3f"
+        % (late["peer_p99"], late["peer_max"])
     )
     print(
         "RSS: %s after the warm-up, %s at the end, %s at peak"

@@ -20,12 +20,14 @@ for spec in ticker100:100ms ticker250:250ms ticker1s:1s; do
 JSON
 done
 
-"$MILLRACED" --socket "$work/d.sock" --data "$work/data" --machines "$work/machines" \
-  --log-level warning >"$work/daemon.log" 2>&1 &
+# The subscriber reads over TCP: the kernel stamps what it receives there (not on Unix sockets).
+port=${SOAK_PORT:-$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')}
+"$MILLRACED" --socket "$work/d.sock" --listen "127.0.0.1:$port" --data "$work/data" \
+  --machines "$work/machines" --log-level warning >"$work/daemon.log" 2>&1 &
 daemon_pid=$!
 
 status=0
-python3 scripts/soak.py --socket "$work/d.sock" --pid "$daemon_pid" \
+python3 scripts/soak.py --socket "$work/d.sock" --listen "127.0.0.1:$port" --pid "$daemon_pid" \
   --seconds "${SOAK_SECONDS:-600}" --late-ms "${SOAK_LATE_MS:-5}" \
   --growth-kib "${SOAK_GROWTH_KIB:-1024}" ${SOAK_JSON:+--json "$SOAK_JSON"} || status=$?
 finish "$status"

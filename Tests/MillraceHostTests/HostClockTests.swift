@@ -74,7 +74,8 @@ struct HostClockTests {
     driver.advance(to: clock.monotonic)
     let ticker = try #require(runtime.spawn(Ticker.self, state: 0))
     var ticks: [Int64] = []
-    ticker.observe { _ in ticks.append(Int64(runtime.now.nanoseconds)) }
+    // Unowned: the runtime keeps its observers (a strong capture would be a cycle).
+    ticker.observe { [unowned runtime] _ in ticks.append(Int64(runtime.now.nanoseconds)) }
     let stored = timer(repeats: true, wall: clock.wallNanoseconds - 25 * Self.second)
     let snapshot = TimerSnapshot(
       repeats: true, span: .nanoseconds(stored.spanNanoseconds), input: 0,
