@@ -60,12 +60,17 @@ def peer_ticker(address, period, seconds):
 
 
 def stamp(sock, size):
-    """Receives up to `size` bytes with the kernel's receive time (seconds, realtime)."""
+    """Receives up to `size` bytes with the kernel's receive time, on the monotonic clock.
+
+    The kernel stamps on the wall clock, which is slewed (tens of ms over ten minutes on these
+    VMs): each stamp is moved to the monotonic clock by the two clocks' offset read at once.
+    """
     data, ancillary, _, _ = sock.recvmsg(size, socket.CMSG_SPACE(16))
+    offset = time.time() - time.monotonic()
     for level, kind, payload in ancillary:
         if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS:
             seconds, nanoseconds = struct.unpack("qq", payload[:16])
-            return data, seconds + nanoseconds / 1e9
+            return data, seconds + nanoseconds / 1e9 - offset
     if not data:
         return data, None
     raise SystemExit("FAIL: no receive timestamp (SO_TIMESTAMPNS)")
