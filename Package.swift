@@ -4,6 +4,7 @@
 //
 // Module dependencies only point downward:
 //   millraced → MillraceHost → MillraceUV → Millrace   (Millrace depends on nothing)
+//                            ↘ MillraceWire ↙           (framing and RESP encoding, no libuv)
 import PackageDescription
 
 let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
@@ -12,6 +13,7 @@ let package = Package(
   name: "Millrace",
   products: [
     .library(name: "Millrace", targets: ["Millrace"]),
+    .library(name: "MillraceWire", targets: ["MillraceWire"]),
     .library(name: "MillraceUV", targets: ["MillraceUV"]),
     .library(name: "MillraceHost", targets: ["MillraceHost"]),
     .executable(name: "millraced", targets: ["millraced"]),
@@ -34,11 +36,15 @@ let package = Package(
       name: "CSQLite", path: "CSupport/CSQLite", pkgConfig: "sqlite3",
       providers: [.apt(["libsqlite3-dev"])]),
 
-    .target(name: "MillraceUV", dependencies: ["Millrace", "CLibUV"], swiftSettings: strict),
+    // Request framing (RESP, inline, lines) and the RESP2/RESP3 writer: no libuv, no Foundation.
+    .target(name: "MillraceWire", swiftSettings: strict),
+    .target(
+      name: "MillraceUV", dependencies: ["Millrace", "MillraceWire", "CLibUV"],
+      swiftSettings: strict),
     .target(
       name: "MillraceHost",
       dependencies: [
-        "MillraceUV", "CSQLite",
+        "MillraceUV", "MillraceWire", "CSQLite",
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),
@@ -58,17 +64,23 @@ let package = Package(
       ],
       swiftSettings: strict),
     .executableTarget(
-      name: "millrace-demo", dependencies: ["Millrace", "MillraceUV"], swiftSettings: strict),
+      name: "millrace-demo", dependencies: ["Millrace", "MillraceUV", "MillraceWire"],
+      swiftSettings: strict),
 
     .testTarget(name: "MillraceTests", dependencies: ["Millrace"], swiftSettings: strict),
+    .testTarget(name: "MillraceWireTests", dependencies: ["MillraceWire"], swiftSettings: strict),
     .testTarget(
-      name: "MillraceUVTests", dependencies: ["MillraceUV", "Millrace"], swiftSettings: strict),
+      name: "MillraceUVTests", dependencies: ["MillraceUV", "MillraceWire", "Millrace"],
+      swiftSettings: strict),
     .testTarget(
       name: "MillraceHostTests",
-      dependencies: ["MillraceHost", .product(name: "Logging", package: "swift-log")],
+      dependencies: [
+        "MillraceHost", "MillraceWire", .product(name: "Logging", package: "swift-log"),
+      ],
       exclude: ["Fixtures"],
       swiftSettings: strict),
     .testTarget(
-      name: "IntegrationTests", dependencies: ["MillraceHost"], swiftSettings: strict),
+      name: "IntegrationTests", dependencies: ["MillraceHost", "MillraceWire"],
+      swiftSettings: strict),
   ]
 )

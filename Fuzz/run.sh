@@ -26,12 +26,12 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
 
 sources() {
   case "$1" in
-    resp | inline | lines) echo Sources/MillraceUV/Framing/*.swift ;;
+    resp | inline | lines) echo Sources/MillraceWire/*.swift ;;
     machinefile) echo Sources/MillraceHost/MachineFiles/*.swift ;;
     replies) echo Sources/MillraceHost/Client/RESPReplyParser.swift \
       Sources/MillraceHost/Client/RESPValue.swift ;;
     journal) echo Sources/MillraceHost/Store/JournalChange.swift \
-      Sources/MillraceHost/Store/StoredMachine.swift Sources/MillraceUV/Framing/ByteBuffer.swift ;;
+      Sources/MillraceHost/Store/StoredMachine.swift Sources/MillraceWire/ByteBuffer.swift ;;
     *) echo "unknown fuzz target $1 (known: ${ALL_TARGETS[*]})" >&2; return 1 ;;
   esac
 }

@@ -1,5 +1,6 @@
 import Foundation
 import MillraceUV
+import MillraceWire
 import Testing
 
 #if canImport(Glibc)
@@ -162,7 +163,9 @@ struct StreamServerTests {
       // 70 000 bytes announced: over the 64 KiB default. Only the header is sent.
       TestClient.send(bad, Array("*2\r\n$4\r\nECHO\r\n$70000\r\nxxxx".utf8))
       let (reply, closed) = TestClient.readToEnd(bad)
-      guard closed, String(decoding: reply, as: UTF8.self).hasPrefix("-ERR toolong") else {
+      guard closed,
+        String(decoding: reply, as: UTF8.self).hasPrefix("-ERR Protocol error: request exceeds")
+      else {
         return tally.fail(
           "bad client got \(String(decoding: reply, as: UTF8.self)), closed \(closed)")
       }
@@ -193,7 +196,7 @@ struct StreamServerTests {
       TestClient.send(fd, Array("PING\r\n*1\r\n+nope\r\n".utf8))
       let (reply, closed) = TestClient.readToEnd(fd)
       let text = String(decoding: reply, as: UTF8.self)
-      closed && text.hasPrefix("+OK\r\n-ERR protocol expected '$'")
+      closed && text.hasPrefix("+OK\r\n-ERR Protocol error: expected '$'")
         ? tally.succeed() : tally.fail("got \(text.debugDescription)")
     }
     runLoop(loop, until: tally, reports: 1)

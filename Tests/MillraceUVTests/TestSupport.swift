@@ -1,5 +1,6 @@
 import Foundation
 import MillraceUV
+import MillraceWire
 import Synchronization
 import Testing
 
@@ -58,9 +59,7 @@ func removeDirectory(_ path: String) {
 
 /// Bytes of a RESP array of bulk strings.
 func respRequest(_ parts: [String]) -> [UInt8] {
-  var writer = RESPWriter()
-  writer.array(parts)
-  return writer.bytes
+  RESPWriter.request(parts)
 }
 
 /// Bytes of one RESP bulk string reply.

@@ -1,4 +1,5 @@
 import MillraceUV
+import MillraceWire
 
 #if canImport(Glibc)
   import Glibc

@@ -1,9 +1,11 @@
 import MillraceUV
+import MillraceWire
 
 /// What the daemon remembers about one control connection.
 ///
 /// Read on every request, on the loop thread only: its fields skip dynamic exclusivity checks.
-final class ClientSession {
+final class ClientSession: ConnectionHandler {
+  unowned let commands: ControlCommands
   /// The machines this client subscribed to (`*` for all).
   @exclusivity(unchecked) var subscriptions: Set<String> = []
   /// Whether the client may run commands other than `AUTH` and `QUIT` (DESIGN: with a token,
@@ -18,7 +20,12 @@ final class ClientSession {
   /// A later command that reads or changes machines waits for them (see `ControlCommands`).
   @exclusivity(unchecked) var unprocessedSends = 0
 
-  init(authenticated: Bool) {
+  init(authenticated: Bool, commands: ControlCommands) {
     self.authenticated = authenticated
+    self.commands = commands
+  }
+
+  func connection(_ connection: Connection, received frame: Frame) {
+    commands.execute(frame, on: connection)
   }
 }

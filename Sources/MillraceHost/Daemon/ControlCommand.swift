@@ -1,4 +1,5 @@
 import MillraceUV
+import MillraceWire
 
 /// A command of control protocol v1 (DESIGN §4.1), recognised from a request's first part.
 enum ControlCommand: CaseIterable {

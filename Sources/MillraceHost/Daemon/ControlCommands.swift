@@ -1,4 +1,5 @@
 import MillraceUV
+import MillraceWire
 
 /// Executes control protocol v1 (DESIGN §4.1) for one daemon: parses each request frame,
 /// runs it against the `MachineHost`, and writes the reply in request order.
@@ -42,7 +43,7 @@ public final class ControlCommands {
   /// Connections paused on a full machine queue.
   public var blockedCount: Int {
     blocked.values.reduce(0) {
-      $0 + (($1.context as? ClientSession)?.blockedSend != nil ? 1 : 0)
+      $0 + (($1.handler as? ClientSession)?.blockedSend != nil ? 1 : 0)
     }
   }
 
@@ -53,11 +54,10 @@ public final class ControlCommands {
   public func retryBlocked() {
     guard !blocked.isEmpty else { return }
     for (key, connection) in blocked {
-      guard connection.isOpen, let context = connection.context else {
+      guard connection.isOpen, let session = connection.handler as? ClientSession else {
         blocked[key] = nil
         continue
       }
-      let session = unsafeDowncast(context, to: ClientSession.self)
       if let frame = session.deferred {
         guard session.unprocessedSends == 0 else { continue }
         session.deferred = nil
@@ -86,20 +86,27 @@ public final class ControlCommands {
   }
 
   /// The session to attach to a new connection.
-  func session() -> ClientSession { ClientSession(authenticated: token == nil) }
+  func session() -> ClientSession { ClientSession(authenticated: token == nil, commands: self) }
 
   /// A connection closed: forget its subscriptions.
   public func connectionClosed(_ connection: Connection) {
-    guard let context = connection.context else { return }
-    let session = unsafeDowncast(context, to: ClientSession.self)
+    guard let session = connection.handler as? ClientSession else { return }
     host.unsubscribe(connection, from: session.subscriptions)
     session.subscriptions.removeAll()
     blocked[ObjectIdentifier(connection)] = nil
   }
 
+  /// A request was over-long or malformed (the connection closes after this reply).
+  public func framingFailed(_ connection: Connection, _ error: FramingError) {
+    switch error {
+    case .tooLong: fail(connection, .toolong, "request too long")
+    case .protocol(let reason): fail(connection, .protocol, reason)
+    }
+  }
+
   /// A connection opened.
   public func connectionOpened(_ connection: Connection) {
-    connection.context = session()
+    connection.handler = session()
   }
 
   /// Runs one request.
@@ -107,11 +114,11 @@ public final class ControlCommands {
     guard !frame.isEmpty else { return }
     // `connectionOpened` attaches a session to every connection before its first request.
     let session: ClientSession
-    if let context = connection.context {
-      session = unsafeDowncast(context, to: ClientSession.self)
+    if let handler = connection.handler as? ClientSession {
+      session = handler
     } else {
       session = self.session()
-      connection.context = session
+      connection.handler = session
     }
     let command = ControlCommand(frame)
     if !session.authenticated && command?.isAllowedUnauthenticated != true {
@@ -321,6 +328,6 @@ public final class ControlCommands {
   }
 
   private func fail(_ connection: Connection, _ code: ControlError, _ text: String) {
-    _ = connection.write { $0.error(code.rawValue, text) }
+    _ = connection.write { $0.error("ERR", "\(code.rawValue) \(text)") }
   }
 }

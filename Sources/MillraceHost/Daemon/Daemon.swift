@@ -144,6 +144,7 @@ public final class Daemon {
         let server = try StreamServer(
           loop: loop, address: address, configuration: serverConfiguration,
           onFrame: { connection, frame in commands.execute(frame, on: connection) },
+          onFramingError: { commands.framingFailed($0, $1) },
           onConnect: { commands.connectionOpened($0) },
           onClose: { connection, _ in
             commands.connectionClosed(connection)

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Millrace
 import MillraceUV
+import MillraceWire
 
 /// The daemon's registry of named machines over one runtime, with durability and
 /// subscriptions (DESIGN §4).
@@ -147,7 +148,7 @@ public final class MachineHost {
     for waiter in awaiting.removeAll(where: { $0.machine == ObjectIdentifier(machine) }) {
       waiter.session.unprocessedSends -= 1
       hold(for: waiter.slot, on: waiter.connection) {
-        $0.error(ControlError.nomachine.rawValue, "machine \(name) was killed")
+        $0.error("ERR", "nomachine machine \(name) was killed")
       }
     }
     return true
@@ -235,7 +236,7 @@ public final class MachineHost {
       writer.bulkString(from)
       writer.bulkString(to)
     case .rejected(let input, let state, _):
-      writer.error(ControlError.rejected.rawValue, "\(input) in \(state)")
+      writer.error("ERR", "rejected \(input) in \(state)")
     case .emitted: break
     }
   }
@@ -307,7 +308,9 @@ public final class MachineHost {
           "store commit failed: the change is made but not durable (retried at the next commit)")
     for held in heldReplies {
       if let refusal {
-        _ = held.connection.complete(held.slot) { $0.error(refusal.code.rawValue, refusal.text) }
+        _ = held.connection.complete(held.slot) {
+          $0.error("ERR", "\(refusal.code.rawValue) \(refusal.text)")
+        }
       } else {
         heldBytes.withUnsafeBytes(in: held.bytes) {
           _ = held.connection.complete(held.slot, with: $0)

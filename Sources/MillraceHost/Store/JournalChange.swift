@@ -1,3 +1,5 @@
+import MillraceWire
+
 #if canImport(MillraceUV)
   import MillraceUV  // ByteBuffer (the fuzz target compiles ByteBuffer.swift in)
 #endif

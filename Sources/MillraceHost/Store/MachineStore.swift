@@ -1,4 +1,5 @@
 import MillraceUV
+import MillraceWire
 
 /// Keeps machine names, kinds, states and pending timers under a data directory: a SQLite
 /// snapshot (`machines.sqlite3`, WAL) and a journal of the turns since its last checkpoint

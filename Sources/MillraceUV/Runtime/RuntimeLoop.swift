@@ -35,7 +35,7 @@ public final class RuntimeLoop: LoopResource, ClosableHandleOwner {
     get { storedBatchSize }
     set { storedBatchSize = newValue }
   }
-  // Read by every pump: no dynamic exclusivity checks (see `Connection.context`).
+  // Read by every pump: no dynamic exclusivity checks (see `Connection.handler`).
   @exclusivity(unchecked) private var storedBatchSize: Int
   /// What `now` reads when the `RuntimeLoop` is created: 2^62 ns (about 146 years), so that
   /// instants long before start-up are representable (a restored periodic timer's grid).

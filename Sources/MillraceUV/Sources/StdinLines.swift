@@ -1,4 +1,5 @@
 import CLibUV
+import MillraceWire
 
 #if canImport(Glibc)
   import Glibc

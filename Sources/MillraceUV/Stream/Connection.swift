@@ -1,4 +1,5 @@
 import CLibUV
+import MillraceWire
 
 /// One accepted client of a `StreamServer`: reads and frames its requests, and writes replies
 /// back in request order.
@@ -27,7 +28,7 @@ import CLibUV
 ///   `.error`); a client that half-closes after sending gets its pending replies first.
 /// - Once closed, no request is handed out, writes return `false`, and the server's `onClose`
 ///   runs exactly once. The object stays valid (holding it is safe) but inert.
-/// - Use on the loop thread only. Closing releases the buffers and `context`, so a closed
+/// - Use on the loop thread only. Closing releases the buffers and `handler`, so a closed
 ///   connection that something still references costs only the small object itself.
 public final class Connection: LoopResource, ClosableHandleOwner {
   /// Why a connection closed.
@@ -65,17 +66,27 @@ public final class Connection: LoopResource, ClosableHandleOwner {
   public let id: UInt64
   /// The peer: `host:port` for TCP, `unix:<socket path>` for a Unix socket.
   public let peer: String
-  /// Anything the application wants to attach (per-connection state); released at close.
-  public var context: AnyObject? {
-    get { storedContext }
-    set { storedContext = newValue }
+  /// What serves the connection's requests: when set (typically in the server's `onConnect`),
+  /// every request goes to it instead of the server's `onFrame`. Held strongly until the
+  /// connection closes, then released (so a handler may hold its connection without a leak).
+  public var handler: (any ConnectionHandler)? {
+    get { storedHandler }
+    set { storedHandler = newValue }
   }
   // A stored public property is accessed directly from other modules, which check exclusivity
   // dynamically whatever the attribute says; behind accessors, only this module touches it.
-  @exclusivity(unchecked) private var storedContext: AnyObject?
+  @exclusivity(unchecked) private var storedHandler: (any ConnectionHandler)?
 
   /// The loop the connection runs on.
   public var loop: EventLoop { server.loop }
+
+  /// The RESP version replies built with a `RESPWriter` are encoded in (`write(_:)`,
+  /// `complete(_:_:)`); RESP2 until changed (by `HELLO 3`).
+  public var replyVersion: RESPVersion {
+    get { storedReplyVersion }
+    set { storedReplyVersion = newValue }
+  }
+  @exclusivity(unchecked) private var storedReplyVersion = RESPVersion.resp2
 
   // Every request and reply goes through these: `@exclusivity(unchecked)` drops the dynamic
   // exclusivity checks on them (the class is used on the loop thread only, and no method
@@ -209,7 +220,7 @@ public final class Connection: LoopResource, ClosableHandleOwner {
     precondition(!building, "Connection.write called from inside a reply builder")
     building = true
     defer { building = false }
-    var writer = RESPWriter(appendingTo: target)
+    var writer = RESPWriter(appendingTo: target, version: storedReplyVersion)
     build(&writer)
   }
 
@@ -415,7 +426,11 @@ public final class Connection: LoopResource, ClosableHandleOwner {
         break
       }
       guard let frame else { break }
-      server.onFrame?(self, frame)
+      if let handler = storedHandler {
+        handler.connection(self, received: frame)
+      } else {
+        server.onFrame?(self, frame)
+      }
     }
     processing = false
     if state == .open {
@@ -479,7 +494,7 @@ public final class Connection: LoopResource, ClosableHandleOwner {
     inFlight.deallocate()  // libuv ran the write callbacks (if any) before this one
     inFlight = UnsafeMutableRawBufferPointer(start: nil, count: 0)
     server.connectionDidClose(self, reason: closeReason)
-    context = nil
+    storedHandler = nil
     loop.unregister(self)
   }
 }

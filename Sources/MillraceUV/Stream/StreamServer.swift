@@ -1,4 +1,5 @@
 import CLibUV
+import MillraceWire
 
 #if canImport(Glibc)
   import Glibc
@@ -90,8 +91,8 @@ public final class StreamServer: LoopResource, ClosableHandleOwner {
   ///
   /// - Parameters:
   ///   - onFrame: each request, with the connection to reply on.
-  ///   - onFramingError: an over-long or malformed request; the default writes
-  ///     `-ERR toolong ...` / `-ERR protocol ...` for RESP framing and nothing for lines.
+  ///   - onFramingError: an over-long or malformed request; the default writes Redis's
+  ///     `-ERR Protocol error: ...` for RESP framing and nothing for lines.
   ///   - onConnect: a new connection, before its first request.
   ///   - onClose: a connection closed, with the reason.
   /// - Throws: the libuv error (`EADDRINUSE`, `EACCES`, `ENAMETOOLONG`, `EEXIST`, ...).
@@ -305,8 +306,8 @@ public final class StreamServer: LoopResource, ClosableHandleOwner {
     return { connection, error in
       connection.write { writer in
         switch error {
-        case .tooLong: writer.error("toolong", "request exceeds \(limit) bytes")
-        case .protocol(let reason): writer.error("protocol", reason)
+        case .tooLong: writer.error("ERR", "Protocol error: request exceeds \(limit) bytes")
+        case .protocol(let reason): writer.error("ERR", "Protocol error: \(reason)")
         }
       }
     }

@@ -1,4 +1,5 @@
 import MillraceUV
+import MillraceWire
 import Testing
 
 @testable import MillraceHost

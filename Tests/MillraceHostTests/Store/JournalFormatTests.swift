@@ -1,5 +1,6 @@
 import Foundation
 import MillraceUV
+import MillraceWire
 import Testing
 
 @testable import MillraceHost

@@ -9,7 +9,7 @@
 /// - Use from one thread at a time (it is a reference type: copies of a `RESPWriter` share it).
 public final class ByteBuffer {
   /// The bytes' start.
-  @exclusivity(unchecked) @usableFromInline var base: UnsafeMutablePointer<UInt8>
+  @exclusivity(unchecked) @usableFromInline package var base: UnsafeMutablePointer<UInt8>
   @exclusivity(unchecked) @usableFromInline var used = 0
   @exclusivity(unchecked) @usableFromInline var allocated: Int
 

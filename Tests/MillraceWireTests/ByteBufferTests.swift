@@ -1,6 +1,6 @@
 import Testing
 
-@testable import MillraceUV
+@testable import MillraceWire
 
 /// Reply bytes accumulate, grow and empty as an array would, without the array's per-call cost.
 @Suite struct ByteBufferTests {

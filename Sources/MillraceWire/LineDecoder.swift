@@ -56,7 +56,7 @@ public struct LineDecoder: Sendable {
   }
 
   /// `next()` as a one-part `Frame` sharing the buffer (what `StreamServer` hands out).
-  mutating func nextFrame() throws(FramingError) -> Frame? {
+  package mutating func nextFrame() throws(FramingError) -> Frame? {
     guard let line = try nextRange() else { return nil }
     return Frame(storage: buffer, line: line)
   }

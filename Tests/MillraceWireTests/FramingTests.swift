@@ -1,4 +1,4 @@
-import MillraceUV
+import MillraceWire
 import Testing
 
 @Suite("RESP and line framing")
@@ -22,7 +22,7 @@ struct FramingTests {
   @Test func pipelinedArraysByteByByteAndInChunks() throws {
     var input: [UInt8] = []
     let requests = [["SEND", "door", "open"], ["PING"], ["SET", "k", ""], ["X", "a b\r\nc"]]
-    for request in requests { input += respRequest(request) }
+    for request in requests { input += RESPWriter.request(request) }
     for step in [1, 2, 3, 7, input.count] {
       #expect(try decode(input, step: step) == requests, "step \(step)")
     }
@@ -40,12 +40,13 @@ struct FramingTests {
   }
 
   @Test func mixedInlineAndArrays() throws {
-    let input = Array("PING\r\n".utf8) + respRequest(["STATE", "door"]) + Array("KINDS\n".utf8)
+    let input =
+      Array("PING\r\n".utf8) + RESPWriter.request(["STATE", "door"]) + Array("KINDS\n".utf8)
     #expect(try decode(input, step: 1) == [["PING"], ["STATE", "door"], ["KINDS"]])
   }
 
   @Test func emptyAndNullArraysAreSkipped() throws {
-    let input = Array("*0\r\n*-1\r\n".utf8) + respRequest(["PING"])
+    let input = Array("*0\r\n*-1\r\n".utf8) + RESPWriter.request(["PING"])
     #expect(try decode(input, step: 1) == [["PING"]])
   }
 
@@ -55,10 +56,10 @@ struct FramingTests {
     decoder.append(Array("*1\r\n$5000\r\n".utf8))
     #expect(throws: FramingError.tooLong) { try decoder.next() }
     // Errors are terminal until reset.
-    decoder.append(respRequest(["PING"]))
+    decoder.append(RESPWriter.request(["PING"]))
     #expect(throws: FramingError.tooLong) { try decoder.next() }
     decoder.reset()
-    decoder.append(respRequest(["PING"]))
+    decoder.append(RESPWriter.request(["PING"]))
     #expect(try decoder.next()?.strings == ["PING"])
   }
 
@@ -72,7 +73,7 @@ struct FramingTests {
     #expect(throws: FramingError.tooLong) { try inline.next() }
 
     // Exactly at the limit is fine.
-    let exact = respRequest(["ECHO", String(repeating: "x", count: 40)])
+    let exact = RESPWriter.request(["ECHO", String(repeating: "x", count: 40)])
     var atLimit = RESPDecoder(maxFrameLength: exact.count)
     atLimit.append(exact)
     #expect(try atLimit.next()?.count == 2)
@@ -107,9 +108,9 @@ struct FramingTests {
   @Test func framesSurviveLaterDecoderWrites() throws {
     // A frame kept by the caller is a value: later input must not change it.
     var decoder = RESPDecoder()
-    decoder.append(respRequest(["first", "one"]))
+    decoder.append(RESPWriter.request(["first", "one"]))
     let kept = try #require(try decoder.next())
-    for _ in 0..<100 { decoder.append(respRequest(["other", "two"])) }
+    for _ in 0..<100 { decoder.append(RESPWriter.request(["other", "two"])) }
     while try decoder.next() != nil {}
     #expect(kept.strings == ["first", "one"])
     #expect(kept.arguments == [Array("first".utf8), Array("one".utf8)])
@@ -145,7 +146,7 @@ struct FramingTests {
   @Test func writerEncodesEveryReplyKind() {
     var writer = RESPWriter()
     writer.simpleString("OK")
-    writer.error("toolong", "frame exceeds\r\n64 KiB")
+    writer.error("TOOLONG", "frame exceeds\r\n64 KiB")
     writer.integer(-42)
     writer.integer(0)
     writer.integer(Int.min)
@@ -155,9 +156,33 @@ struct FramingTests {
     writer.nullArray()
     writer.array(["a", "bc"])
     let expected =
-      "+OK\r\n-ERR toolong frame exceeds  64 KiB\r\n:-42\r\n:0\r\n:-9223372036854775808\r\n"
+      "+OK\r\n-TOOLONG frame exceeds  64 KiB\r\n:-42\r\n:0\r\n:-9223372036854775808\r\n"
       + "$3\r\nhé\r\n$0\r\n\r\n$-1\r\n*-1\r\n*2\r\n$1\r\na\r\n$2\r\nbc\r\n"
     #expect(String(decoding: writer.bytes, as: UTF8.self) == expected)
+  }
+
+  @Test func writerFallsBackToRESP2AndSpeaksRESP3() {
+    func encode(_ version: RESPVersion) -> String {
+      var writer = RESPWriter(version: version)
+      writer.mapHeader(1)
+      writer.bulkString("k")
+      writer.null()
+      writer.setHeader(1)
+      writer.boolean(true)
+      writer.pushHeader(2)
+      writer.double(1.5)
+      writer.double(-.infinity)
+      writer.verbatim("a:1")
+      writer.nullArray()
+      return String(decoding: writer.bytes, as: UTF8.self)
+    }
+    #expect(
+      encode(.resp2)
+        == "*2\r\n$1\r\nk\r\n$-1\r\n*1\r\n:1\r\n*2\r\n$3\r\n1.5\r\n$4\r\n-inf\r\n"
+        + "$3\r\na:1\r\n*-1\r\n")
+    #expect(
+      encode(.resp3)
+        == "%1\r\n$1\r\nk\r\n_\r\n~1\r\n#t\r\n>2\r\n,1.5\r\n,-inf\r\n=7\r\ntxt:a:1\r\n_\r\n")
   }
 
   @Test func decoderReadsWhatTheWriterWrites() throws {
