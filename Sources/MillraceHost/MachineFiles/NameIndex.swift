@@ -10,9 +10,8 @@
 /// Guarantees:
 /// - A lookup hashes the bytes once (a multiply–xorshift hash, 8 bytes per step, seeded at
 ///   random per index, so which names collide differs from one index and one run to the next;
-///   tests fix the seed with `init(seed:)`)
-///   and compares bytes only where the full 64-bit hashes match. It neither allocates nor
-///   touches reference counts of the stored names.
+///   tests fix the seed with `init(seed:)`) and compares bytes only where the full 64-bit
+///   hashes match. It neither allocates nor touches reference counts of the stored names.
 /// - Open addressing with linear probing, at most half full; a removal shifts the entries
 ///   behind it back, so no lookup ever walks over deleted slots.
 /// - Names are compared byte for byte: an index keys exactly what `NameRule` lets through

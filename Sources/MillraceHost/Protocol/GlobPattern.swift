@@ -18,7 +18,7 @@
 /// - Like Redis, a match fails once it reaches the 1001st group of stars of the pattern, unless
 ///   that group ends the pattern.
 /// - A match costs at most (name length + star groups + 1) × pattern length steps, with no
-///   recursion and no allocation: as in Redis (`skipLongerMatches`), only the last `*` reached is
+///   recursion and no allocation (for contiguous bytes): as in Redis (`skipLongerMatches`), only the last `*` reached is
 ///   ever given a longer part of the name, so a pattern like `a*a*a*a*b` cannot backtrack
 ///   exponentially. A pattern without `*?[\` is compared for equality, and a pattern that is a
 ///   literal prefix followed by stars only (`door.*`, `*`) compares the prefix only.
@@ -60,7 +60,8 @@ struct GlobPattern: Hashable, Sendable {
     return matches(name, steps: &steps)
   }
 
-  /// Whether `name`, taken as bytes, matches the pattern (as `stringmatchlen` decides).
+  /// Whether `name`, taken as bytes, matches the pattern (as `stringmatchlen` decides); a
+  /// collection without contiguous storage is copied into an array first.
   func matches(_ name: some Collection<UInt8>) -> Bool {
     let answer = name.withContiguousStorageIfAvailable { matches(UnsafeRawBufferPointer($0)) }
     return answer ?? Array(name).withUnsafeBytes { matches($0) }
