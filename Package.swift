@@ -35,6 +35,8 @@ let package = Package(
     .systemLibrary(
       name: "CSQLite", path: "CSupport/CSQLite", pkgConfig: "sqlite3",
       providers: [.apt(["libsqlite3-dev"])]),
+    // glibc's heap statistics (malloc.h) for INFO's memory section.
+    .systemLibrary(name: "CHeap", path: "CSupport/CHeap"),
 
     // Request framing (RESP, inline, lines) and the RESP2/RESP3 writer: no libuv, no Foundation.
     .target(name: "MillraceWire", swiftSettings: strict),
@@ -44,7 +46,7 @@ let package = Package(
     .target(
       name: "MillraceHost",
       dependencies: [
-        "MillraceUV", "MillraceWire", "CSQLite",
+        "MillraceUV", "MillraceWire", "CSQLite", "CHeap",
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),

@@ -1,15 +1,20 @@
 import MillraceHost
 
-/// A subscription on a connection: `SUBSCRIBE` and then the pub/sub messages, printed one per
+/// A subscription on a connection: `PSUBSCRIBE` and then the pub/sub messages, printed one per
 /// line as `HH:MM:SS.mmm name: text`. Shared by `watch` and `SUBSCRIBE` in the `repl`.
 struct MessageStream {
   /// The connection, used only for this subscription from now on.
   let client: ControlClient
 
-  /// Sends `SUBSCRIBE names...` and reads its confirmations (one per name); throws
-  /// `MillctlFailure` when the daemon refuses a name.
+  /// Sends `PSUBSCRIBE names...` (a machine name matches itself; `*`, `?` and `[...]` match
+  /// many) and reads its confirmations (one per name); throws `MillctlFailure` for a word that
+  /// is neither a machine name nor a pattern.
   func subscribe(_ names: [String]) throws {
-    try client.send(["SUBSCRIBE"] + names)
+    for name in names where !NameRule.isValid(name) && !name.contains(where: "*?[".contains) {
+      throw MillctlFailure(
+        "invalid name \"\(name.prefix(140))\" (\(NameRule.summary), or a glob pattern)")
+    }
+    try client.send(["PSUBSCRIBE"] + names)
     try confirm(names.count)
   }
 
@@ -28,12 +33,14 @@ struct MessageStream {
     }
   }
 
-  /// `HH:MM:SS.mmm name: text` for a `["message", name, text]` reply; any other reply as
-  /// redis-cli shows it.
+  /// `HH:MM:SS.mmm name: text` for a `["message", name, text]` or `["pmessage", pattern, name,
+  /// text]` reply; any other reply as redis-cli shows it.
   static func line(for reply: RESPValue) -> String {
-    guard let words = reply.strings, words.count == 3, words[0] == "message" else {
+    guard let words = reply.strings, let kind = words.first,
+      (kind == "message" && words.count == 3) || (kind == "pmessage" && words.count == 4)
+    else {
       return reply.description
     }
-    return "\(Timestamp.now()) \(words[1]): \(words[2])"
+    return "\(Timestamp.now()) \(words[words.count - 2]): \(words[words.count - 1])"
   }
 }

@@ -79,7 +79,7 @@ final class DaemonProcess {
         if logText.contains("serving (") { return self }
       } else if let client = try? ControlClient(address: socketPath, timeoutSeconds: 5),
         let reply = try? client.call("PING"),
-        reply == .simple("PONG") || reply.errorCode == "denied"
+        reply == .simple("PONG") || reply.errorCode == "NOAUTH"
       {
         return self
       }

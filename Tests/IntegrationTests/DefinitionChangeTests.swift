@@ -122,7 +122,7 @@ struct DefinitionChangeTests {
         "--drop-unmappable: dropped 2 machines: d2, d3 (kind or state gone) and 1 timers "
           + "(input or queue gone) of d4"))
     let client = try daemon.client()
-    #expect(try client.call("STATE", "d2").errorCode == "nomachine")
+    #expect(try client.call("STATE", "d2").errorCode == "NOMACHINE")
     #expect(try client.call("STATE", "d4") == .bulk("propped"))
     #expect(daemon.stop() == 0)
     daemon.arguments.removeLast()
@@ -167,7 +167,7 @@ struct DefinitionChangeTests {
     let client = try daemon.client()
     #expect(try client.call("STATE", "d1") == .bulk("shut"))
     #expect(try client.call("STATE", "d2") == .bulk("propped"))
-    #expect(try client.call("SPAWN", "door", "d1").errorCode == "exists")
+    #expect(try client.call("SPAWN", "door", "d1").errorCode == "EXISTS")
     #expect(daemon.stop() == 0)
     // The store holds the new names now: the file without `migrate` restores them as they are
     // (the pending timer's input included).

@@ -165,9 +165,9 @@ struct DurabilityTests {
     }
     // The daemon was not killed by SIGXFSZ: the write failed, the reply says so, it serves on.
     #expect(acknowledged > 100)
-    #expect(failure?.errorCode == "internal", "\(String(describing: failure))")
+    #expect(failure?.errorCode == "INTERNAL", "\(String(describing: failure))")
     #expect(try client.call("PING") == .simple("PONG"))
-    #expect(try client.call("SEND", "t", "flip").errorCode == "internal")
+    #expect(try client.call("SEND", "t", "flip").errorCode == "INTERNAL")
     let failures = try daemon.stats(on: client)["commit_failures"]
     #expect(failures == "2", "\(String(describing: failures))")
     // Room again: the next commit writes what the failed ones changed, with its own change.

@@ -10,23 +10,23 @@ struct HostileClientTests {
     try daemon.client().call("PING") == .simple("PONG")
   }
 
-  @Test("garbage bytes get -ERR protocol and the connection is closed")
+  @Test("garbage bytes get -PROTOCOL and the connection is closed")
   func garbage() throws {
     let daemon = try DaemonProcess().start()
     let client = try daemon.client()
     try client.sendRaw(Array("*2\r\n$abc\r\n".utf8))
-    #expect(try client.read().errorCode == "protocol")
+    #expect(try client.read().errorCode == "PROTOCOL")
     #expect(throws: ControlClient.Failure.self) { try client.read() }
     #expect(try bystanderWorks(daemon))
   }
 
-  @Test("a frame over the limit gets -ERR toolong and the connection is closed")
+  @Test("a frame over the limit gets -TOOLONG and the connection is closed")
   func oversizedLine() throws {
     let daemon = try DaemonProcess().start()
     let client = try daemon.client()
     let megabyte = [UInt8](repeating: UInt8(ascii: "a"), count: 1 << 20) + [13, 10]
     try? client.sendRaw(megabyte)
-    #expect(try client.read().errorCode == "toolong")
+    #expect(try client.read().errorCode == "TOOLONG")
     #expect(throws: ControlClient.Failure.self) { try client.read() }
     #expect(try bystanderWorks(daemon))
   }
@@ -46,7 +46,7 @@ struct HostileClientTests {
   func unknownCommand() throws {
     let daemon = try DaemonProcess().start()
     let client = try daemon.client()
-    #expect(try client.call("FLUSHALL").errorCode == "unknown")
+    #expect(try client.call("FLUSHALL").errorCode == "ERR")
     #expect(try client.call("PING") == .simple("PONG"))
   }
 
@@ -64,7 +64,7 @@ struct HostileClientTests {
   func slowSubscriber() throws {
     let daemon = try DaemonProcess(["--client-buffer-limit", "65536"]).start()
     let subscriber = try daemon.client()
-    #expect(try subscriber.call("SUBSCRIBE", "*").strings?.first == "subscribe")
+    #expect(try subscriber.call("PSUBSCRIBE", "*").strings?.first == "psubscribe")
     let driver = try daemon.client()
     _ = try driver.call("SPAWN", "toggle", "t")
     var batch: [UInt8] = []
@@ -85,8 +85,8 @@ struct HostileClientTests {
   func token() throws {
     let daemon = try DaemonProcess(["--token", "s3cret"]).start()
     let client = try daemon.client()
-    #expect(try client.call("LIST").errorCode == "denied")
-    #expect(try client.call("AUTH", "wrong").errorCode == "denied")
+    #expect(try client.call("LIST").errorCode == "NOAUTH")
+    #expect(try client.call("AUTH", "wrong").errorCode == "WRONGPASS")
     #expect(try client.call("AUTH", "s3cret") == .simple("OK"))
     #expect(try client.call("LIST").strings == [])
   }

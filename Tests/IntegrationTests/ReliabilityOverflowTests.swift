@@ -4,7 +4,7 @@ import Testing
 
 /// Posting faster than a machine drains (issue 7, docs/reliability.md): with the default
 /// `--when-full wait` the connection is paused and nothing is lost; with `--when-full busy`
-/// the overflow is answered `-ERR busy` and changes nothing. Either way memory stays bounded
+/// the overflow is answered `-BUSY` and changes nothing. Either way memory stays bounded
 /// and the daemon keeps serving the others. ProtocolTests covers the same with 50 requests;
 /// these push 50,000 through a queue of 4 while a reader drains the replies.
 @Suite("Reliability: queue overflow", .serialized)
@@ -106,7 +106,7 @@ struct ReliabilityOverflowTests {
     #expect(daemon.isRunning)
   }
 
-  @Test("--when-full busy: the overflow is answered -ERR busy and changes nothing")
+  @Test("--when-full busy: the overflow is answered -BUSY and changes nothing")
   func busyAnswersBusy() throws {
     let daemon = try DaemonProcess(["--queue-capacity", "4", "--when-full", "busy"]).start()
     let client = try daemon.client()
@@ -120,7 +120,7 @@ struct ReliabilityOverflowTests {
     var wrong: [String] = []
     for _ in 0..<Self.total {
       let reply = try client.read()
-      if reply.errorCode == "busy" {
+      if reply.errorCode == "BUSY" {
         busy += 1
       } else if reply.strings == ["\(accepted)", "\(accepted + 1)"] {
         accepted += 1

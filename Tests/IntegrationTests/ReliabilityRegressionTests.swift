@@ -59,7 +59,7 @@ struct ReliabilityRegressionTests {
     #expect(try client.read() == .simple("PONG"))
     #expect(try client.read().strings == ["c"])
     #expect(try client.read() == .simple("OK"))
-    #expect(try client.read().errorCode == "nomachine")
+    #expect(try client.read().errorCode == "NOMACHINE")
     #expect(try client.call("PING") == .simple("PONG"))
   }
 }

@@ -146,20 +146,20 @@ struct ReliabilitySecurityTests {
     let host = nonLoopbackIPv4() ?? "127.0.0.1"
     let client = try ControlClient(address: "\(host):\(address.port)", timeoutSeconds: 5)
     for words in [["PING"], ["LIST"], ["SPAWN", "counter", "c"], ["SEND", "c", "inc"], ["STATS"]] {
-      #expect(try client.call(words).errorCode == "denied", "\(words) before AUTH")
+      #expect(try client.call(words).errorCode == "NOAUTH", "\(words) before AUTH")
     }
-    #expect(try client.call("AUTH", "wrong").errorCode == "denied")
+    #expect(try client.call("AUTH", "wrong").errorCode == "WRONGPASS")
     #expect(try client.call("AUTH", "s3cret") == .simple("OK"))
     #expect(try client.call("LIST").strings == [], "SPAWN before AUTH must not have run")
     #expect(try client.call("SPAWN", "counter", "c") == .simple("OK"))
     #expect(try client.call("SEND", "c", "inc").strings == ["0", "1"])
     // Authentication belongs to the connection: a new one starts over.
     let second = try ControlClient(address: "\(host):\(address.port)", timeoutSeconds: 5)
-    #expect(try second.call("STATE", "c").errorCode == "denied")
+    #expect(try second.call("STATE", "c").errorCode == "NOAUTH")
     // A pipelined AUTH counts only from where it is: the request before it is denied.
     try second.sendRaw(
       request(["STATE", "c"]) + request(["AUTH", "s3cret"]) + request(["STATE", "c"]))
-    #expect(try second.read().errorCode == "denied")
+    #expect(try second.read().errorCode == "NOAUTH")
     #expect(try second.read() == .simple("OK"))
     #expect(try second.read() == .bulk("1"))
     #expect(try second.call("QUIT") == .simple("OK"))

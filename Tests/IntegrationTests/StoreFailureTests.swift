@@ -33,7 +33,7 @@ struct StoreFailureTests {
   ) throws {
     for request in [["SPAWN", "counter", "e"], ["SEND", "c", "inc"], ["KILL", "c"]] {
       let reply = try client.call(request)
-      #expect(reply.errorCode == "misconf", "\(request): \(reply)", sourceLocation: sourceLocation)
+      #expect(reply.errorCode == "MISCONF", "\(request): \(reply)", sourceLocation: sourceLocation)
       #expect(
         "\(reply)".contains("store unusable: ") && "\(reply)".contains(path)
           && "\(reply)".contains("changes are refused"),

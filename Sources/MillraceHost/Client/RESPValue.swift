@@ -26,11 +26,11 @@ public indirect enum RESPValue: Hashable, Sendable, CustomStringConvertible {
     }
   }
 
-  /// The error code of a daemon error reply (`rejected` for `-ERR rejected ...`).
+  /// The code of an error reply, its first word (`REJECTED` for `-REJECTED inc in 0`, `ERR`
+  /// for Redis's generic errors).
   public var errorCode: String? {
     guard case .error(let text) = self else { return nil }
-    let words = text.split(separator: " ", maxSplits: 2)
-    return words.count >= 2 && words[0] == "ERR" ? String(words[1]) : nil
+    return text.split(separator: " ", maxSplits: 1).first.map(String.init)
   }
 
   /// The strings of an array of bulk or simple strings.

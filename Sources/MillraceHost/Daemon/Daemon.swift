@@ -93,29 +93,39 @@ public final class Daemon {
       throw StartupError(description: "restore: \(error)")
     }
     logger.info("restored \(host.machineCount) machines; kinds: \(host.kindNames)")
-    let commands = ControlCommands(host: host, token: config.token, whenFull: config.whenFull)
     var servers: [StreamServer] = []
-    let started = Self.wallClockNanoseconds()
-    commands.extraStatistics = {
-      [
-        ("uptime_seconds", "\((Self.wallClockNanoseconds() - started) / 1_000_000_000)"),
-        ("connected_clients", "\(servers.reduce(0) { $0 + $1.connectionCount })"),
-      ]
+    var facts = ControlServer.Facts()
+    facts.version = Self.version
+    facts.processID = getpid()
+    facts.socketPath = config.socketPath
+    facts.dataDirectory = config.durability == .none ? "" : config.dataDirectory
+    facts.maxClients = config.maxConnections
+    facts.executable = CommandLine.arguments.first ?? ""
+    if let listen = config.listen, case .tcp(_, let port)? = try? ListenAddress(parsing: listen) {
+      facts.tcpPort = Int(port)
+    }
+    let control = ControlServer(
+      host: host, token: config.token, whenFull: config.whenFull, facts: facts,
+      milliseconds: { loop.cachedMilliseconds })
+    control.extraStatistics = {
+      [("rejected_connections", "\(servers.reduce(0) { $0 + $1.refusedCount })")]
     }
     // What a burst of clients used (request and reply buffers, the turns' bookkeeping) and
     // removed machines are freed, but glibc keeps freed heap pages mapped: give them back to
     // the system, once a second at most, after connections closed or machines were removed.
     let trimmer = LoopTimer(loop: loop) { _ in Self.releaseFreeMemory() }
     driver.onTurnEnd = {
-      commands.retryBlocked()
-      if host.finishTurn() && !trimmer.isActive { trimmer.start(after: .seconds(1)) }
+      control.retryBlocked()
+      let outcome = host.finishTurn()
+      control.turnEnded(outcome)
+      if outcome.removedMachines && !trimmer.isActive { trimmer.start(after: .seconds(1)) }
     }
     var signals: [SignalWatcher] = []
     let stop: (SignalWatcher.Signal) -> Void = { [logger] signal in
       logger.info("\(signal): stopping")
       self.notifier.notify("STOPPING=1")
       for server in servers { server.close() }
-      host.finishTurn()
+      control.turnEnded(host.finishTurn())
       loop.stop()
     }
     let reload: (SignalWatcher.Signal) -> Void = { [self] _ in
@@ -143,11 +153,12 @@ public final class Daemon {
         serverConfiguration.maxConnections = config.maxConnections
         let server = try StreamServer(
           loop: loop, address: address, configuration: serverConfiguration,
-          onFrame: { connection, frame in commands.execute(frame, on: connection) },
-          onFramingError: { commands.framingFailed($0, $1) },
-          onConnect: { commands.connectionOpened($0) },
+          // Every connection's requests go to its session (`ControlServer.open`).
+          onFrame: { _, _ in },
+          onFramingError: { control.framingFailed($0, $1) },
+          onConnect: { control.open($0) },
           onClose: { connection, _ in
-            commands.connectionClosed(connection)
+            control.closed(connection)
             if !trimmer.isActive { trimmer.start(after: .seconds(1)) }
           })
         servers.append(server)
@@ -245,6 +256,9 @@ public final class Daemon {
     guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") else { return }
     _ = unsafeBitCast(symbol, to: Trim.self)(0)
   }
+
+  /// Millrace's version, as `HELLO` and `INFO` report it.
+  public static let version = "0.2.0"
 
   static func wallClockNanoseconds() -> Int64 {
     var now = timespec()

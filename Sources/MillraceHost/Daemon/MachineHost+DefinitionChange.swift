@@ -140,7 +140,7 @@ extension MachineHost {
     kinds = next
     var notes: [String] = []
     for record in records {
-      machines.removeValue(for: record.name)?.remove()
+      _ = removeMachine(named: record.name)
       switch spawn(kind: record.kind, name: record.name, state: record.state) {
       case .success(let machine): notes += machine.restore(record.timers, clock: now)
       case .failure(let failure): notes.append("\(record.name): not moved: \(failure.text)")

@@ -1,18 +1,18 @@
 import Foundation
 import Logging
 import Millrace
-import MillraceUV
-import MillraceWire
 
-/// The daemon's registry of named machines over one runtime, with durability and
-/// subscriptions (DESIGN §4).
+/// The daemon's registry of named machines over one runtime, with durability (DESIGN §4). It
+/// speaks in domain results only: it knows nothing of connections or of the protocol.
 ///
 /// Guarantees:
-/// - Replies that acknowledge a durable change (`SEND` transitions, `SPAWN`, `KILL`) are held
-///   in their connection's reply order and written only after the turn's changes were
-///   committed (`finishTurn()`), so an acknowledged transition survives `kill -9`. Without a
-///   store (durability `none`) a `SEND`'s reply is written as soon as its input is processed.
-/// - Pub/sub messages of a turn go out after the same commit, in event order.
+/// - A `send` that is accepted is answered exactly once, to its `SendRequester`: with the
+///   transition or the rejection once its input is processed, or with `.machineRemoved` when
+///   the machine is killed first.
+/// - Every change of a turn (spawns, processed inputs, kills) is committed by `finishTurn()`,
+///   which says whether the commit held: whoever acknowledges a change holds the
+///   acknowledgment until then, so an acknowledged transition survives `kill -9`.
+/// - `onEvent`, when set, sees every event of every machine, in order, as it happens.
 /// - Use on the loop thread only.
 public final class MachineHost {
   /// The runtime the machines live in.
@@ -27,12 +27,12 @@ public final class MachineHost {
   @exclusivity(unchecked) var machines = NameIndex<any HostedMachine>()
   let clock: () -> HostClock
 
-  /// A `SEND` whose input is queued: where its reply goes once the input is processed.
+  /// A `send` whose input is queued: who is answered once the input is processed.
   private struct Waiter {
     var machine: ObjectIdentifier
-    var connection: Connection
-    var session: ClientSession
-    var slot: Connection.ReplySlot
+    /// Held until answered (a client that closed is still answered, to no one).
+    var requester: any SendRequester
+    var ticket: UInt64
   }
 
   // The fields below are touched by every request and every turn, on the loop thread only,
@@ -40,13 +40,6 @@ public final class MachineHost {
   // checks.
   /// The accepted `SEND`s whose input was not processed yet, by their inputs' tags.
   @exclusivity(unchecked) private var awaiting = TagTable<Waiter>()
-  /// Replies held until the turn's commit: where each goes, and its bytes in `heldBytes`.
-  @exclusivity(unchecked) private var heldReplies:
-    [(connection: Connection, slot: Connection.ReplySlot, bytes: Range<Int>)] = []
-  @exclusivity(unchecked) private var heldMessages: [(connection: Connection, bytes: Range<Int>)] =
-    []
-  /// The encoded held replies and messages of the turn, one after the other.
-  private let heldBytes = ByteBuffer()
   /// Machines changed in this turn, each once (its `changedInTurn` is `turn`); ones removed
   /// since are skipped when the turn is persisted.
   @exclusivity(unchecked) private var dirty: [any HostedMachine] = []
@@ -56,14 +49,18 @@ public final class MachineHost {
   /// Whether a machine changed, was spawned or removed in this turn: only such a turn
   /// commits (with it, what a failed commit left in `dirty` and `deleted`).
   @exclusivity(unchecked) private var changedThisTurn = false
-  @exclusivity(unchecked) private var subscribers: [String: [ObjectIdentifier: Connection]] = [:]
+  /// Sees every machine event as it happens (the protocol layer publishes them); nil when
+  /// nobody listens, so that events cost nothing more.
+  @exclusivity(unchecked) public var onEvent: ((HostedEvent, any HostedMachine) -> Void)?
+  /// Machines per kind name.
+  @exclusivity(unchecked) private var countsByKind: [String: Int] = [:]
   /// Commits done (an accessor over unchecked storage: a `public` stored property is checked
   /// for exclusivity on every commit).
   public var commits: Int { commitCount }
   @exclusivity(unchecked) private var commitCount = 0
   /// Checkpoints of the store's journal into its snapshot (0 without a store).
   public var storeCheckpoints: Int { store?.checkpoints ?? 0 }
-  /// Commits that failed (their replies became `-ERR internal`).
+  /// Commits that failed (their acknowledgments became errors).
   public private(set) var commitFailures = 0
   /// Why the store can no longer keep changes (nil without a store or while it is usable).
   public var storeFailure: StoreFailure? { store?.failure }
@@ -114,10 +111,22 @@ public final class MachineHost {
   /// How many machines are hosted.
   public var machineCount: Int { machines.count }
 
+  /// How many machines of `kind` are hosted.
+  public func machineCount(kind: String) -> Int { countsByKind[kind] ?? 0 }
+
+  /// Visits the machines of one step of a SCAN-style iteration: about `count` buckets from
+  /// `cursor`; returns the next cursor (0 when the iteration is complete). A machine hosted
+  /// for the whole iteration is visited at least once; one may be visited more than once.
+  public func scanMachines(
+    from cursor: UInt64, count: Int, _ visit: (any HostedMachine) -> Void
+  ) -> UInt64 {
+    machines.scan(from: cursor, count: count) { _, machine in visit(machine) }
+  }
+
   /// Spawns `name` of `kind` in `state` (initial when nil); the change is committed at the
   /// end of the turn.
   public func spawn(kind kindName: String, name: String, state: String?) -> Result<
-    any HostedMachine, ControlFailure
+    any HostedMachine, HostFailure
   > {
     guard machines[name] == nil else { return .failure(.init(.exists, "machine \(name) exists")) }
     guard let kind = kinds[kindName] else {
@@ -128,6 +137,7 @@ public final class MachineHost {
     switch kind.spawn(runtime, name, state, { [unowned(unsafe) self] in self.handle($1, of: $0) }) {
     case .success(let machine):
       machines.set(machine, for: name)
+      countsByKind[kindName, default: 0] += 1
       deleted.remove(name)
       markChanged(machine)
       return .success(machine)
@@ -138,31 +148,35 @@ public final class MachineHost {
     }
   }
 
-  /// Removes `name`: its timers and effects are cancelled, its stored record deleted.
+  /// Removes `name`: its timers and effects are cancelled, its stored record deleted, and the
+  /// sends still waiting for it are answered with `.machineRemoved`.
   public func kill(_ name: String) -> Bool {
-    guard let machine = machines.removeValue(for: name) else { return false }
-    machine.remove()
+    guard removeMachine(named: name) != nil else { return false }
     deleted.insert(name)
     changedThisTurn = true
-    // Inputs still queued for it are gone: answer the requests that waited for them.
-    for waiter in awaiting.removeAll(where: { $0.machine == ObjectIdentifier(machine) }) {
-      waiter.session.unprocessedSends -= 1
-      hold(for: waiter.slot, on: waiter.connection) {
-        $0.error("ERR", "nomachine machine \(name) was killed")
-      }
-    }
     return true
   }
 
-  /// Posts `input` to `name`; on `.accepted` the reply is written to `slot` after the commit
-  /// of the turn that processes it, and `session` counts the `SEND` as unprocessed until then.
-  func send(
-    _ input: String, to name: String, replyingOn connection: Connection, session: ClientSession,
-    slot: @autoclosure () -> Connection.ReplySlot
-  ) -> Result<Void, ControlFailure> {
+  /// Takes `name` out of the registry and the runtime; answers the sends that waited for it.
+  func removeMachine(named name: String) -> (any HostedMachine)? {
+    guard let machine = machines.removeValue(for: name) else { return nil }
+    machine.remove()
+    countsByKind[machine.kind, default: 1] -= 1
+    if countsByKind[machine.kind] == 0 { countsByKind[machine.kind] = nil }
+    for waiter in awaiting.removeAll(where: { $0.machine == ObjectIdentifier(machine) }) {
+      waiter.requester.sendFinished(ticket: waiter.ticket, .machineRemoved(name))
+    }
+    return machine
+  }
+
+  /// Posts `input` to `name`; on success `requester` is answered once the input is processed
+  /// (`SendRequester.sendFinished`), with `ticket`.
+  public func send(
+    _ input: String, to name: String, requester: any SendRequester, ticket: UInt64
+  ) -> Result<Void, HostFailure> {
     input.withUTF8Bytes { input in
       name.withUTF8Bytes { name in
-        send(utf8: input, to: name, replyingOn: connection, session: session, slot: slot())
+        send(utf8: input, to: name, requester: requester, ticket: ticket)
       }
     }
   }
@@ -170,21 +184,17 @@ public final class MachineHost {
   /// `send` for a request's words as they arrived (UTF-8 bytes): the machine and the input are
   /// found without making a `String`. The words are not checked against the name rule here:
   /// no machine or input has a name that breaks it, so such a word is simply not found.
-  func send(
+  public func send(
     utf8 input: UnsafeRawBufferPointer, to name: UnsafeRawBufferPointer,
-    replyingOn connection: Connection, session: ClientSession,
-    slot: @autoclosure () -> Connection.ReplySlot
-  ) -> Result<Void, ControlFailure> {
+    requester: any SendRequester, ticket: UInt64
+  ) -> Result<Void, HostFailure> {
     guard let machine = machines.value(forUTF8: name) else {
       return .failure(.init(.nomachine, "no machine \(String(decoding: name, as: UTF8.self))"))
     }
     switch machine.post(utf8: input, tag: PostTag(awaiting.nextTag)) {
     case .accepted:
       _ = awaiting.insert(
-        Waiter(
-          machine: ObjectIdentifier(machine), connection: connection, session: session,
-          slot: slot()))
-      session.unprocessedSends += 1
+        Waiter(machine: ObjectIdentifier(machine), requester: requester, ticket: ticket))
       return .success(())
     case .busy: return .failure(.init(.busy, "queue of \(machine.name) is full"))
     case .unknownInput:
@@ -194,20 +204,8 @@ public final class MachineHost {
     }
   }
 
-  /// Holds the reply `build` encodes for `slot` until the end of the turn (after the commit).
-  public func hold(
-    for slot: Connection.ReplySlot, on connection: Connection, _ build: (inout RESPWriter) -> Void
-  ) {
-    heldReplies.append((connection, slot, encodeHeld(build)))
-  }
-
-  /// Appends what `build` encodes to `heldBytes`; returns where it is.
-  private func encodeHeld(_ build: (inout RESPWriter) -> Void) -> Range<Int> {
-    let start = heldBytes.count
-    var writer = RESPWriter(appendingTo: heldBytes)
-    build(&writer)
-    return start..<heldBytes.count
-  }
+  /// Whether sends are waiting for their inputs to be processed.
+  public var hasWaitingSends: Bool { !awaiting.isEmpty }
 
   // MARK: Events
 
@@ -215,72 +213,27 @@ public final class MachineHost {
     // Only a store needs to know what changed; without one, skip hashing the name.
     if store != nil, case .succeeded = event { markChanged(machine) }
     if event.tag != .none, let waiter = awaiting.remove(tag: event.tag.rawValue) {
-      waiter.session.unprocessedSends -= 1
-      if store == nil {
-        // Nothing to commit: the reply goes to its connection now, without a copy held for
-        // the turn's end.
-        _ = waiter.connection.complete(waiter.slot) { Self.writeReply(to: event, into: &$0) }
-      } else {
-        hold(for: waiter.slot, on: waiter.connection) { Self.writeReply(to: event, into: &$0) }
-      }
+      let outcome: SendOutcome =
+        switch event {
+        case .succeeded(_, let from, let to, _): .moved(from: from, to: to)
+        case .rejected(let input, let state, _): .rejected(input: input, state: state)
+        case .emitted: .machineRemoved(machine.name)  // outputs carry no tag
+        }
+      waiter.requester.sendFinished(ticket: waiter.ticket, outcome)
     }
-    // The message text is built only when someone listens.
-    if !subscribers.isEmpty { publish(event.message, from: machine.name) }
-  }
-
-  /// A `SEND`'s reply: `[from, to]`, or `-ERR rejected`.
-  private static func writeReply(to event: HostedEvent, into writer: inout RESPWriter) {
-    switch event {
-    case .succeeded(_, let from, let to, _):
-      writer.arrayHeader(2)
-      writer.bulkString(from)
-      writer.bulkString(to)
-    case .rejected(let input, let state, _):
-      writer.error("ERR", "rejected \(input) in \(state)")
-    case .emitted: break
-    }
-  }
-
-  // MARK: Subscriptions
-
-  /// Subscribes `connection` to `name` (`*` = every machine).
-  public func subscribe(_ connection: Connection, to name: String) {
-    subscribers[name, default: [:]][ObjectIdentifier(connection)] = connection
-  }
-
-  /// Drops every subscription of `connection`.
-  public func unsubscribe(_ connection: Connection, from names: some Sequence<String>) {
-    for name in names {
-      subscribers[name]?[ObjectIdentifier(connection)] = nil
-      if subscribers[name]?.isEmpty == true { subscribers[name] = nil }
-    }
-  }
-
-  /// Number of subscribed connections, counting each (connection, name) once.
-  public var subscriptionCount: Int { subscribers.values.reduce(0) { $0 + $1.count } }
-
-  private func publish(_ message: String, from name: String) {
-    for key in [name, "*"] {
-      guard let connections = subscribers[key] else { continue }
-      let bytes = encodeHeld { $0.array(["message", name, message]) }
-      for connection in connections.values { heldMessages.append((connection, bytes)) }
-    }
+    onEvent?(event, machine)
   }
 
   // MARK: Turns
 
-  /// Commits the turn's changes, then writes the replies and messages held for it. A failed
-  /// commit turns the held replies into `-ERR internal` (nothing is acknowledged that was not
-  /// kept) and keeps the turn's changes for the next turn that changes something, whose
-  /// commit writes them again with its own (whole states: the live machines and the store
-  /// agree again once a commit holds). Returns whether machines were removed since the last
-  /// turn.
-  @discardableResult
-  public func finishTurn() -> Bool {
-    guard changedThisTurn || !heldReplies.isEmpty || !heldMessages.isEmpty else { return false }
+  /// Commits the turn's changes (when something changed). A failed commit keeps the turn's
+  /// changes for the next turn that changes something, whose commit writes them again with its
+  /// own (whole states: the live machines and the store agree again once a commit holds).
+  public func finishTurn() -> TurnOutcome {
+    guard changedThisTurn else { return TurnOutcome(refusal: nil, removedMachines: false) }
     let removedMachines = !deleted.isEmpty
     var committed = true
-    if let store, changedThisTurn {
+    if let store {
       committed = store.failure == nil && persist(into: store, machines: dirty)
       if store.failure != nil {
         // Nothing more can be kept: what changed is counted, not retried (a clean stop
@@ -302,32 +255,12 @@ public final class MachineHost {
     let refusal =
       committed
       ? nil
-      : store?.failure.map { ControlFailure.storeUnusable($0, changeMade: true) }
-        ?? ControlFailure(
+      : store?.failure.map { HostFailure.storeUnusable($0, changeMade: true) }
+        ?? HostFailure(
           .internal,
           "store commit failed: the change is made but not durable (retried at the next commit)")
-    for held in heldReplies {
-      if let refusal {
-        _ = held.connection.complete(held.slot) {
-          $0.error("ERR", "\(refusal.code.rawValue) \(refusal.text)")
-        }
-      } else {
-        heldBytes.withUnsafeBytes(in: held.bytes) {
-          _ = held.connection.complete(held.slot, with: $0)
-        }
-      }
-    }
-    heldReplies.removeAll(keepingCapacityUpTo: keep)
-    for message in heldMessages {
-      heldBytes.withUnsafeBytes(in: message.bytes) { _ = message.connection.write($0) }
-    }
-    heldMessages.removeAll(keepingCapacityUpTo: keep)
-    heldBytes.removeAll(keepingCapacityUpTo: Self.keptByteCapacity)
-    return removedMachines
+    return TurnOutcome(refusal: refusal, removedMachines: removedMachines)
   }
-
-  /// Bytes of held replies and messages kept room for between turns.
-  static let keptByteCapacity = 64 * 1024
 
   /// Entries the per-turn containers keep room for between turns.
   static let keptCapacity = 1024
@@ -432,19 +365,6 @@ public final class MachineHost {
   public func removeAll() {
     for machine in machines.allValues { machine.remove() }
     machines.removeAll()
-  }
-}
-
-/// A control error with its text, as replied.
-public struct ControlFailure: Error, Hashable, Sendable {
-  /// The code.
-  public var code: ControlError
-  /// The text after the code.
-  public var text: String
-
-  /// Creates a failure.
-  public init(_ code: ControlError, _ text: String) {
-    self.code = code
-    self.text = text
+    countsByKind.removeAll()
   }
 }

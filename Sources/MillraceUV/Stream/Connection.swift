@@ -50,6 +50,18 @@ public final class Connection: LoopResource, ClosableHandleOwner {
   /// A place reserved in the reply order, to be completed with `complete(_:...)`.
   public struct ReplySlot: Hashable, Sendable {
     let sequence: UInt64
+
+    init(sequence: UInt64) {
+      self.sequence = sequence
+    }
+
+    /// The slot as a number (to file it where only a number fits, such as a ticket).
+    public var rawValue: UInt64 { sequence }
+
+    /// The slot a `rawValue` came from.
+    public init(rawValue: UInt64) {
+      self.sequence = rawValue
+    }
   }
 
   private enum State { case open, draining, closed }

@@ -80,15 +80,16 @@ struct ReplSession {
     }
   }
 
-  /// Sends `words` and prints the replies: one, or one per name for `SUBSCRIBE` and
-  /// `UNSUBSCRIBE`; after a `SUBSCRIBE`, messages until interrupted.
+  /// Sends `words` and prints the replies: one, or one per name for `(P)SUBSCRIBE` and
+  /// `(P)UNSUBSCRIBE`; after a `(P)SUBSCRIBE`, messages until interrupted.
   private mutating func execute(_ words: [String]) throws -> Bool {
-    let command = words[0].uppercased()
+    var command = words[0].uppercased()
+    if command == "PSUBSCRIBE" { command = "SUBSCRIBE" }
     let names = words.count - 1
     let replies =
       switch command {
-      case "SUBSCRIBE": max(1, names)  // with no name, one error
-      case "UNSUBSCRIBE": names  // with no name, one per subscription: none here
+      // With no name: one error, or one confirmation (nothing was subscribed here).
+      case "SUBSCRIBE", "UNSUBSCRIBE", "PUNSUBSCRIBE": max(1, names)
       default: 1
       }
     do {

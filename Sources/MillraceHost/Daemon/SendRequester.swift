@@ -1,0 +1,27 @@
+/// Who is answered when an input posted with `MachineHost.send` has been processed.
+///
+/// The host calls `sendFinished` exactly once per accepted send, on the loop thread, and keeps
+/// the requester alive until then.
+public protocol SendRequester: AnyObject {
+  /// The send filed with `ticket` is finished.
+  func sendFinished(ticket: UInt64, _ outcome: SendOutcome)
+}
+
+/// How an accepted send ended.
+public enum SendOutcome: Hashable, Sendable {
+  /// The input was handled: `from` → `to`.
+  case moved(from: String, to: String)
+  /// No transition exists for `input` in `state`; nothing changed.
+  case rejected(input: String, state: String)
+  /// The machine was removed (killed, or replaced by a reload) before its input was processed.
+  case machineRemoved(String)
+}
+
+/// What the end of a turn did (`MachineHost.finishTurn()`).
+public struct TurnOutcome: Sendable {
+  /// Nil when the turn's changes are committed (or nothing changed, or there is no store);
+  /// otherwise why the acknowledgments held for them must become this error.
+  public var refusal: HostFailure?
+  /// Whether machines were removed in the turn (memory may be given back).
+  public var removedMachines: Bool
+}

@@ -1,0 +1,73 @@
+import MillraceWire
+
+/// The commands of the control protocol, found by a request's first word (ASCII,
+/// case-insensitive) without building a string: the word's length and first letter pick a
+/// bucket of one or two candidates, compared in full.
+struct CommandTable {
+  /// Every command, in `COMMAND` order.
+  let commands: [CommandSpec]
+  /// Each command's name as lower-case bytes.
+  private let words: [[UInt8]]
+  /// Candidates by `bucket(length:first:)`.
+  private let buckets: [[Int]]
+
+  init(_ commands: [CommandSpec]) {
+    self.commands = commands
+    words = commands.map { Array($0.name.utf8) }
+    var buckets = [[Int]](repeating: [], count: 16 * 32)
+    for (index, word) in words.enumerated() {
+      precondition(word.count < 16, "command names are shorter than 16 bytes")
+      buckets[Self.bucket(length: word.count, first: word[0])].append(index)
+    }
+    self.buckets = buckets
+  }
+
+  private static func bucket(length: Int, first: UInt8) -> Int {
+    (length << 5) | Int((first | 0x20) & 31)
+  }
+
+  /// The index in `commands` of the command `frame` names; nil for an unknown word.
+  func index(of frame: Frame) -> Int? {
+    frame.withUnsafeBytes(of: 0) { word in
+      guard word.count > 0 && word.count < 16 else { return nil }
+      for candidate in buckets[Self.bucket(length: word.count, first: word[0])]
+      where Self.equalIgnoringCase(words[candidate], word) {
+        return candidate
+      }
+      return nil
+    }
+  }
+
+  /// The command named `name` (lower-case, `container|sub` for a subcommand).
+  func command(named name: String) -> CommandSpec? {
+    let parts = name.lowercased().split(separator: "|", maxSplits: 1)
+    guard let top = commands.first(where: { $0.name == parts.first.map(String.init) }) else {
+      return nil
+    }
+    guard parts.count == 2 else { return top }
+    return top.subcommands.first { $0.name == name.lowercased() }
+  }
+
+  /// The subcommand of `container` that word 1 of `frame` names; nil when there is none.
+  static func subcommand(of container: CommandSpec, in frame: Frame) -> CommandSpec? {
+    guard frame.count > 1 else { return nil }
+    let prefix = container.name.utf8.count + 1
+    return frame.withUnsafeBytes(of: 1) { word in
+      container.subcommands.first { sub in
+        let name = Array(sub.name.utf8.dropFirst(prefix))
+        return equalIgnoringCase(name, word)
+      }
+    }
+  }
+
+  /// Whether `word` is `lowercased` in any case (ASCII).
+  static func equalIgnoringCase(_ lowercased: [UInt8], _ word: UnsafeRawBufferPointer) -> Bool {
+    guard lowercased.count == word.count else { return false }
+    for index in 0..<word.count {
+      let byte = word[index]
+      let folded = byte >= 65 && byte <= 90 ? byte | 0x20 : byte
+      if folded != lowercased[index] { return false }
+    }
+    return true
+  }
+}

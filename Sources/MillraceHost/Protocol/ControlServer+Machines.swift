@@ -1,0 +1,202 @@
+import MillraceUV
+import MillraceWire
+
+/// The machine commands: `SPAWN`, `SEND`, `STATE`, `KILL`, `KINDS`, `LIST`, `SCAN`.
+extension ControlServer {
+  func send(_ session: Session, _ frame: Frame) {
+    guard !refusesChange(session) else { return }
+    let inExec = session.execReply != nil
+    // A slot keeps the reply's place; outside EXEC it is reserved before the post so that the
+    // words are looked up as they arrived, without a string.
+    let slot = inExec ? nil : session.connection.reserveReply()
+    let ticket = slot?.rawValue ?? Session.execTicket
+    var result = post(frame, session, ticket)
+    if inExec, case .failure(let failure) = result, failure.code == .busy {
+      // Inside EXEC nothing else runs in between: make room by processing what is queued.
+      for _ in 0..<Self.execRoomRounds {
+        guard host.runtime.dispatch(limit: Self.execDispatchBatch) > 0 else { break }
+        result = post(frame, session, ticket)
+        guard case .failure(let again) = result, again.code == .busy else { break }
+      }
+    }
+    switch result {
+    case .success:
+      session.unprocessedSends += 1
+      if inExec { processQueuedSends(of: session) }
+    case .failure(let failure):
+      guard let name = validName(frame, 1, session, slot),
+        let input = validName(frame, 2, session, slot)
+      else { return }
+      if let slot, failure.code == .busy && whenFull == .wait {
+        block(session, sending: input, to: name, slot: slot)
+      } else if let slot {
+        _ = session.connection.complete(slot) { $0.error(ReplyError(failure).prefix, failure.text) }
+      } else {
+        session.fail(ReplyError(failure))
+      }
+    }
+  }
+
+  /// Posts a `SEND`'s input, looked up by the request's bytes; an input that breaks the name
+  /// rule is reported as an invalid name by the caller.
+  private func post(_ frame: Frame, _ session: Session, _ ticket: UInt64) -> Result<
+    Void, HostFailure
+  > {
+    frame.withUnsafeBytes(of: 1) { name in
+      frame.withUnsafeBytes(of: 2) { input in
+        NameRule.isValid(utf8: input)
+          ? host.send(utf8: input, to: name, requester: session, ticket: ticket)
+          : .failure(HostFailure(.noinput, ""))
+      }
+    }
+  }
+
+  /// Dispatches until every `SEND` of `session` (in `EXEC`) was processed, so that the next
+  /// command of the transaction sees its effect.
+  private func processQueuedSends(of session: Session) {
+    var rounds = 0
+    while session.unprocessedSends > 0 && rounds < Self.execDispatchRounds {
+      guard host.runtime.dispatch(limit: Self.execDispatchBatch) > 0 else { break }
+      rounds += 1
+    }
+  }
+
+  /// Bounds on the work one `SEND` inside `EXEC` may do to be processed.
+  static let execDispatchBatch = 1024
+  static let execDispatchRounds = 4096
+  static let execRoomRounds = 64
+
+  func spawn(_ session: Session, _ frame: Frame) {
+    guard !refusesChange(session) else { return }
+    guard let kind = validName(frame, 1, session), let name = validName(frame, 2, session) else {
+      return
+    }
+    var state: String? = nil
+    if frame.count == 4 {
+      guard let given = validName(frame, 3, session) else { return }
+      state = given
+    }
+    switch host.spawn(kind: kind, name: name, state: state) {
+    case .success: session.acknowledge { $0.simpleString("OK") }
+    case .failure(let failure): session.fail(ReplyError(failure))
+    }
+  }
+
+  func state(_ session: Session, _ frame: Frame) {
+    guard let name = validName(frame, 1, session) else { return }
+    guard let state = host.machine(name)?.stateText else {
+      return session.fail(ReplyError(HostFailure(.nomachine, "no machine \(name)")))
+    }
+    session.reply { $0.bulkString(state) }
+  }
+
+  func kill(_ session: Session, _ frame: Frame) {
+    guard !refusesChange(session) else { return }
+    guard let name = validName(frame, 1, session) else { return }
+    guard host.kill(name) else {
+      return session.fail(ReplyError(HostFailure(.nomachine, "no machine \(name)")))
+    }
+    session.acknowledge { $0.simpleString("OK") }
+  }
+
+  func kinds(_ session: Session, _ frame: Frame) {
+    let names = host.kindNames
+    session.reply { $0.array(names) }
+  }
+
+  func list(_ session: Session, _ frame: Frame) {
+    var kind: String? = nil
+    if frame.count == 2 {
+      guard let given = validName(frame, 1, session) else { return }
+      guard host.kind(given) != nil else {
+        return session.fail(ReplyError(HostFailure(.nokind, "no kind \(given)")))
+      }
+      kind = given
+    }
+    let count = kind.map(host.machineCount(kind:)) ?? host.machineCount
+    guard count <= listLimit else {
+      return session.fail(
+        .generic(
+          "LIST would answer \(count) names, more than \(listLimit): use SCAN cursor [MATCH pattern] [COUNT n] [TYPE kind]"
+        ))
+    }
+    let names = host.machineNames(kind: kind)
+    session.reply { $0.array(names) }
+  }
+
+  /// `SCAN cursor [MATCH pattern] [COUNT n] [TYPE kind]`: Redis's reply, `[next cursor,
+  /// [names]]`, and its guarantee (a machine hosted for the whole iteration is returned at
+  /// least once).
+  func scan(_ session: Session, _ frame: Frame) {
+    guard let cursor = UInt64(frame.string(at: 1)) else {
+      return session.fail(.generic("invalid cursor"))
+    }
+    var pattern: GlobPattern? = nil
+    var count = 10
+    var kind: String? = nil
+    var index = 2
+    while index < frame.count {
+      guard index + 1 < frame.count else { return session.fail(.syntax) }
+      let value = frame.string(at: index + 1)
+      if frame.part(index, equalsIgnoringCase: "MATCH") {
+        pattern = value == "*" ? nil : GlobPattern(value)
+      } else if frame.part(index, equalsIgnoringCase: "COUNT") {
+        guard let given = Int(value) else { return session.fail(.notInteger) }
+        guard given >= 1 else { return session.fail(.syntax) }
+        count = min(given, Self.scanCountLimit)
+      } else if frame.part(index, equalsIgnoringCase: "TYPE") {
+        kind = value
+      } else {
+        return session.fail(.syntax)
+      }
+      index += 2
+    }
+    // As Redis: visit COUNT buckets at a time until about COUNT names are found, or ten
+    // times COUNT buckets were visited, or the iteration ended.
+    var names: [String] = []
+    var next = cursor
+    var visited = 0
+    repeat {
+      next = host.scanMachines(from: next, count: count) { machine in
+        if let kind, machine.kind != kind { return }
+        if let pattern, !pattern.matches(machine.name) { return }
+        names.append(machine.name)
+      }
+      visited += count
+    } while next != 0 && names.count < count && visited < 10 * count
+    session.reply { writer in
+      writer.arrayHeader(2)
+      writer.bulkString(String(next))
+      writer.array(names)
+    }
+  }
+
+  /// The most buckets one `SCAN` call visits, whatever its `COUNT` (a call stays short).
+  static let scanCountLimit = 100_000
+
+  /// The word at `index` if it is a valid name; otherwise answers the error (in `slot` when
+  /// one was reserved) and returns nil.
+  func validName(
+    _ frame: Frame, _ index: Int, _ session: Session, _ slot: Connection.ReplySlot? = nil
+  ) -> String? {
+    // The rule is checked on the frame's bytes; the string is made once they passed.
+    guard NameRule.isValid(utf8: frame[index]) else {
+      let error = ReplyError.invalidName(frame.string(at: index))
+      if let slot {
+        _ = session.connection.complete(slot) { $0.error(error.prefix, error.text) }
+      } else {
+        session.fail(error)
+      }
+      return nil
+    }
+    return frame.string(at: index)
+  }
+
+  /// Answers a command that would change machines with `MISCONF` while the store is unusable;
+  /// returns whether it did.
+  func refusesChange(_ session: Session) -> Bool {
+    guard let failure = host.storeFailure else { return false }
+    session.fail(ReplyError(.storeUnusable(failure, changeMade: false)))
+    return true
+  }
+}

@@ -1,0 +1,310 @@
+import Millrace
+import MillraceUV
+import MillraceWire
+
+/// The control protocol (DESIGN §4.1) over a `MachineHost`: the one place that knows RESP and
+/// connections. A command table (`commands`) drives dispatch, `COMMAND`, `COMMAND DOCS` and
+/// `HELP`; each connection is a typed `Session`; the host below answers in domain results.
+///
+/// Guarantees:
+/// - Replies come in request order. A reply that acknowledges a change (`SPAWN`, `KILL`, a
+///   `SEND`'s transition, an `EXEC`) is held and written only after the turn's changes were
+///   committed (`turnEnded(_:)`); without a store it is written at once.
+/// - A command that reads or changes machines runs only after the connection's earlier `SEND`s
+///   were processed, so a pipeline behaves as if each request ran after the previous one.
+/// - `MULTI` … `EXEC` runs its commands in one go, with no other client's request in between
+///   and every `SEND` processed before the next command, and commits them together.
+/// - Pub/sub messages of a turn go out after the same commit, in event order.
+/// - Use on the loop thread only.
+public final class ControlServer {
+  /// What the daemon tells clients about itself (`INFO`, `CONFIG GET`, `HELLO`).
+  public struct Facts: Sendable {
+    /// Millrace's version (`HELLO`'s `version`, `INFO`'s `millrace_version`).
+    public var version = "0"
+    /// The daemon's process id.
+    public var processID: Int32 = 0
+    /// The TCP port, 0 when the daemon listens on its Unix socket only.
+    public var tcpPort = 0
+    /// The Unix control socket's path.
+    public var socketPath = ""
+    /// The store's directory, empty without a store.
+    public var dataDirectory = ""
+    /// The most connections served at once.
+    public var maxClients = 0
+    /// The program's path.
+    public var executable = ""
+
+    /// Facts with defaults (for tests).
+    public init() {}
+  }
+
+  /// The Redis version whose protocol and commands the daemon follows (`INFO`'s
+  /// `redis_version`, which tools read to choose what to send).
+  static let redisCompatibleVersion = "7.0.0"
+
+  let host: MachineHost
+  let token: String?
+  let whenFull: FullQueueBehavior
+  let facts: Facts
+  /// The loop's clock in milliseconds (client ages and idle times).
+  let milliseconds: () -> UInt64
+  let table = CommandTable(ControlServer.commands)
+  /// The most names `LIST` answers with; above, it points to `SCAN`.
+  public var listLimit = 10_000
+
+  /// Open sessions by connection id.
+  @exclusivity(unchecked) var sessions: [UInt64: Session] = [:]
+  /// Sessions paused on a full machine queue or on their earlier `SEND`s.
+  @exclusivity(unchecked) private var blocked: [ObjectIdentifier: Session] = [:]
+  /// Replies held until the turn's commit: where each goes, and its bytes in `heldBytes`.
+  @exclusivity(unchecked) private var heldReplies:
+    [(session: Session, slot: Connection.ReplySlot, bytes: Range<Int>)] = []
+  @exclusivity(unchecked) private var heldMessages: [(session: Session, bytes: Range<Int>)] = []
+  /// The encoded held replies and messages of the turn, one after the other.
+  private let heldBytes = ByteBuffer()
+  /// Subscribers by channel and by pattern.
+  @exclusivity(unchecked) var subscriptions = Subscriptions()
+  /// Counters for `INFO`.
+  @exclusivity(unchecked) var commandsProcessed = 0
+  @exclusivity(unchecked) var callsByCommand: [Int]
+  @exclusivity(unchecked) var connectionsReceived = 0
+  /// The highest heap use `INFO` saw.
+  var memoryPeak: UInt64 = 0
+  /// Loop milliseconds when the server started (`uptime_in_seconds`).
+  let startedAt: UInt64
+  /// Extra `key:value` lines for the `# Millrace` section of `INFO`.
+  public var extraStatistics: () -> [(String, String)] = { [] }
+
+  /// Serves `host`; when `token` is set, a connection must authenticate first.
+  public init(
+    host: MachineHost, token: String?, whenFull: FullQueueBehavior = .wait, facts: Facts = Facts(),
+    milliseconds: @escaping () -> UInt64
+  ) {
+    self.host = host
+    self.token = token
+    self.whenFull = whenFull
+    self.facts = facts
+    self.milliseconds = milliseconds
+    startedAt = milliseconds()
+    callsByCommand = Array(repeating: 0, count: ControlServer.commands.count)
+  }
+
+  // MARK: Connections
+
+  /// A connection opened: gives it its session.
+  public func open(_ connection: Connection) {
+    let session = Session(
+      server: self, connection: connection, authenticated: token == nil, now: milliseconds())
+    connection.handler = session
+    sessions[connection.id] = session
+    connectionsReceived += 1
+  }
+
+  /// A connection closed: forgets its session and subscriptions.
+  public func closed(_ connection: Connection) {
+    guard let session = sessions.removeValue(forKey: connection.id) else { return }
+    unsubscribeAll(session)
+    blocked[ObjectIdentifier(session)] = nil
+  }
+
+  /// A request was over-long or malformed (the connection closes after this reply).
+  public func framingFailed(_ connection: Connection, _ error: FramingError) {
+    _ = connection.write { writer in
+      switch error {
+      case .tooLong:
+        writer.error("TOOLONG", "Protocol error: request longer than the limit of the daemon")
+      case .protocol(let reason): writer.error("PROTOCOL", "Protocol error: \(reason)")
+      }
+    }
+  }
+
+  /// Sessions paused on a full machine queue.
+  public var blockedCount: Int { blocked.values.reduce(0) { $0 + ($1.blockedSend != nil ? 1 : 0) } }
+
+  // MARK: Dispatch
+
+  /// Runs (or queues, or defers) one request of `session`.
+  func execute(_ frame: Frame, for session: Session) {
+    guard !frame.isEmpty else { return }
+    guard let index = table.index(of: frame) else {
+      return refuse(.unknownCommand(frame), session)
+    }
+    let top = table.commands[index]
+    var command = top
+    if !top.subcommands.isEmpty && frame.count > 1 {
+      guard let sub = CommandTable.subcommand(of: top, in: frame) else {
+        return refuse(.unknownSubcommand(frame, of: top.name), session)
+      }
+      command = sub
+    }
+    guard session.authenticated || command.flags.contains(.noAuth) else {
+      return refuse(.noAuth, session)
+    }
+    guard command.accepts(wordCount: frame.count) else {
+      return refuse(.arity(command.name), session)
+    }
+    if session.transaction != nil && !command.flags.contains(.transactionControl) {
+      guard !command.flags.contains(.noMulti) else {
+        return refuse(.generic("Command not allowed inside a transaction"), session)
+      }
+      session.transaction?.requests.append(frame)
+      return session.reply { $0.simpleString("QUEUED") }
+    }
+    if session.isInSubscribedMode && !command.flags.contains(.subscribedContext) {
+      return session.fail(
+        .generic(
+          "Can't execute '\(command.name)': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context"
+        ))
+    }
+    // Pipelined requests behave as if run one after the other: a command that reads or
+    // changes machines waits (the connection paused) until this connection's earlier SENDs
+    // were processed, so `SEND c inc` then `STATE c` sees the increment.
+    if session.unprocessedSends > 0 && !command.flags.contains(.independentOfSends) {
+      session.deferred = frame
+      blocked[ObjectIdentifier(session)] = session
+      session.connection.pauseReading()
+      return
+    }
+    commandsProcessed &+= 1
+    callsByCommand[index] &+= 1
+    session.lastCommandAt = milliseconds()
+    session.lastCommand = command.name
+    command.run(self, session, frame)
+  }
+
+  /// Answers a request refused before it ran; inside `MULTI` it also dooms the `EXEC`.
+  private func refuse(_ error: ReplyError, _ session: Session) {
+    session.transaction?.refused = true
+    session.fail(error)
+  }
+
+  /// Retries every `SEND` waiting for room, and runs every request that waited for its
+  /// connection's earlier `SEND`s; a connection whose waiting request went through (or failed
+  /// for another reason) resumes reading. Call once per turn, after dispatch.
+  public func retryBlocked() {
+    guard !blocked.isEmpty else { return }
+    for (key, session) in blocked {
+      guard session.connection.isOpen else {
+        blocked[key] = nil
+        continue
+      }
+      if let frame = session.deferred {
+        guard session.unprocessedSends == 0 else { continue }
+        session.deferred = nil
+        blocked[key] = nil
+        execute(frame, for: session)
+        if blocked[key] == nil { session.connection.resumeReading() }
+        continue
+      }
+      guard let waiting = session.blockedSend else {
+        blocked[key] = nil
+        continue
+      }
+      let result =
+        host.storeFailure.map { .failure(.storeUnusable($0, changeMade: false)) }
+        ?? host.send(
+          waiting.input, to: waiting.name, requester: session, ticket: waiting.slot.rawValue)
+      switch result {
+      case .success: session.unprocessedSends += 1
+      case .failure(let failure) where failure.code == .busy: continue
+      case .failure(let failure):
+        _ = session.connection.complete(waiting.slot) {
+          $0.error(ReplyError(failure).prefix, failure.text)
+        }
+      }
+      session.blockedSend = nil
+      blocked[key] = nil
+      session.connection.resumeReading()
+    }
+  }
+
+  /// Pauses `session` until its `SEND` to `name` finds room (`retryBlocked()`).
+  func block(_ session: Session, sending input: String, to name: String, slot: Connection.ReplySlot)
+  {
+    session.blockedSend = (name, input, slot)
+    blocked[ObjectIdentifier(session)] = session
+    session.connection.pauseReading()
+  }
+
+  // MARK: Replies held for the commit
+
+  /// Whether acknowledgments wait for a commit (there is a store).
+  var holdsAcknowledgments: Bool { host.durability != .none }
+
+  /// Holds the reply `build` encodes for `slot` until the turn's commit; without a store,
+  /// completes the slot at once.
+  func hold(for session: Session, slot: Connection.ReplySlot, _ build: (inout RESPWriter) -> Void) {
+    guard holdsAcknowledgments else {
+      _ = session.connection.complete(slot, build)
+      return
+    }
+    heldReplies.append((session, slot, encodeHeld(session.version, build)))
+  }
+
+  /// Holds a pub/sub message for `session` until the turn's commit.
+  func holdMessage(for session: Session, bytes: Range<Int>) {
+    heldMessages.append((session, bytes))
+  }
+
+  /// Appends what `build` encodes to `heldBytes`; returns where it is.
+  func encodeHeld(_ version: RESPVersion, _ build: (inout RESPWriter) -> Void) -> Range<Int> {
+    let start = heldBytes.count
+    var writer = RESPWriter(appendingTo: heldBytes, version: version)
+    build(&writer)
+    return start..<heldBytes.count
+  }
+
+  /// A `SEND` of `session` finished: its reply goes to its slot (held for the commit when
+  /// there is a store), or into `EXEC`'s reply.
+  func answer(_ session: Session, ticket: UInt64, _ outcome: SendOutcome) {
+    if ticket == Session.execTicket {
+      return session.reply { Self.write(outcome, into: &$0) }
+    }
+    hold(for: session, slot: Connection.ReplySlot(rawValue: ticket)) {
+      Self.write(outcome, into: &$0)
+    }
+  }
+
+  /// A `SEND`'s reply: `[from, to]`, or `-REJECTED`, or `-NOMACHINE` for a killed machine.
+  static func write(_ outcome: SendOutcome, into writer: inout RESPWriter) {
+    switch outcome {
+    case .moved(let from, let to):
+      writer.arrayHeader(2)
+      writer.bulkString(from)
+      writer.bulkString(to)
+    case .rejected(let input, let state):
+      writer.error("REJECTED", "\(input) in \(state)")
+    case .machineRemoved(let name):
+      writer.error("NOMACHINE", "machine \(name) was removed before the input was processed")
+    }
+  }
+
+  /// Writes the replies and messages held for the turn: as they are when its commit held, as
+  /// the refusal's error when it did not (nothing is acknowledged that was not kept).
+  public func turnEnded(_ outcome: TurnOutcome) {
+    guard !heldReplies.isEmpty || !heldMessages.isEmpty else { return }
+    let keep = Self.keptCapacity
+    for held in heldReplies {
+      if let refusal = outcome.refusal {
+        let error = ReplyError(refusal)
+        _ = held.session.connection.complete(held.slot) { $0.error(error.prefix, error.text) }
+      } else {
+        heldBytes.withUnsafeBytes(in: held.bytes) {
+          _ = held.session.connection.complete(held.slot, with: $0)
+        }
+      }
+    }
+    heldReplies.removeAll(keepingCapacityUpTo: keep)
+    for message in heldMessages {
+      heldBytes.withUnsafeBytes(in: message.bytes) { _ = message.session.connection.write($0) }
+    }
+    heldMessages.removeAll(keepingCapacityUpTo: keep)
+    heldBytes.removeAll(keepingCapacityUpTo: Self.keptByteCapacity)
+  }
+
+  /// Bytes of held replies and messages kept room for between turns.
+  static let keptByteCapacity = 64 * 1024
+
+  /// Entries the per-turn containers keep room for between turns.
+  static let keptCapacity = 1024
+}

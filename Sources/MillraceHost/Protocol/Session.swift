@@ -1,0 +1,112 @@
+import MillraceUV
+import MillraceWire
+
+/// One control connection's state, and the handler of its requests (typed: the server keeps
+/// sessions, the connection keeps its handler, nothing is recovered from `AnyObject`).
+///
+/// Read on every request, on the loop thread only: its fields skip dynamic exclusivity checks.
+final class Session: ConnectionHandler, SendRequester {
+  /// A `MULTI` being queued.
+  struct Transaction {
+    var requests: [Frame] = []
+    /// A request was refused while queueing: `EXEC` aborts.
+    var refused = false
+  }
+
+  /// The ticket of a `SEND` run inside `EXEC`: its reply is the next element of the EXEC
+  /// array, not a reserved slot.
+  static let execTicket = UInt64.max
+
+  // unowned: the server closes every connection (so every session) before it goes.
+  unowned let server: ControlServer
+  let connection: Connection
+  /// Whether the client may run commands other than those flagged `noAuth`.
+  @exclusivity(unchecked) var authenticated: Bool
+  /// `CLIENT SETNAME`.
+  @exclusivity(unchecked) var name = ""
+  /// `CLIENT SETINFO LIB-NAME` / `LIB-VER`.
+  @exclusivity(unchecked) var libraryName = ""
+  @exclusivity(unchecked) var libraryVersion = ""
+  /// Channels (machine names) and patterns subscribed to.
+  @exclusivity(unchecked) var channels: Set<String> = []
+  @exclusivity(unchecked) var patterns: Set<String> = []
+  @exclusivity(unchecked) var transaction: Transaction?
+  /// The elements of the `EXEC` reply being built (nil outside `EXEC`).
+  @exclusivity(unchecked) var execReply: (buffer: ByteBuffer, count: Int)?
+  /// A `SEND` waiting for room in its machine's queue (the connection is paused meanwhile),
+  /// with the reply slot it answers in.
+  @exclusivity(unchecked) var blockedSend:
+    (name: String, input: String, slot: Connection.ReplySlot)?
+  /// A request that arrived while earlier `SEND`s of this connection were still queued; it
+  /// runs once they are processed (the connection is paused meanwhile).
+  @exclusivity(unchecked) var deferred: Frame?
+  /// `SEND`s of this connection accepted and not processed yet (their inputs still queued).
+  @exclusivity(unchecked) var unprocessedSends = 0
+  /// Loop milliseconds when the connection opened, and when its last command ran.
+  let openedAt: UInt64
+  @exclusivity(unchecked) var lastCommandAt: UInt64
+  /// The last command's name (`CLIENT LIST`'s `cmd`).
+  @exclusivity(unchecked) var lastCommand = "NULL"
+  /// `CLIENT NO-EVICT` (accepted; the daemon evicts no client).
+  @exclusivity(unchecked) var noEvict = false
+
+  init(server: ControlServer, connection: Connection, authenticated: Bool, now: UInt64) {
+    self.server = server
+    self.connection = connection
+    self.authenticated = authenticated
+    self.openedAt = now
+    self.lastCommandAt = now
+  }
+
+  /// The connection's id (`CLIENT ID`).
+  var id: UInt64 { connection.id }
+
+  /// The RESP version replies are encoded in.
+  var version: RESPVersion {
+    get { connection.replyVersion }
+    set { connection.replyVersion = newValue }
+  }
+
+  /// Subscriptions of both kinds.
+  var subscriptionCount: Int { channels.count + patterns.count }
+
+  /// RESP2 subscribed mode: only pub/sub commands, PING, QUIT and RESET run.
+  var isInSubscribedMode: Bool { version == .resp2 && subscriptionCount > 0 }
+
+  func connection(_ connection: Connection, received frame: Frame) {
+    server.execute(frame, for: self)
+  }
+
+  func sendFinished(ticket: UInt64, _ outcome: SendOutcome) {
+    unprocessedSends -= 1
+    server.answer(self, ticket: ticket, outcome)
+  }
+
+  // MARK: Replies
+
+  /// Writes a reply now (behind any reserved slot), or as the next element of `EXEC`'s reply.
+  func reply(_ build: (inout RESPWriter) -> Void) {
+    if let exec = execReply {
+      var writer = RESPWriter(appendingTo: exec.buffer, version: version)
+      build(&writer)
+      execReply?.count += 1
+    } else {
+      _ = connection.write(build)
+    }
+  }
+
+  /// An error reply: `-PREFIX text`.
+  func fail(_ error: ReplyError) {
+    reply { $0.error(error.prefix, error.text) }
+  }
+
+  /// A reply that acknowledges a change: held until the turn's commit (see
+  /// `ControlServer.hold`), or the next element of `EXEC`'s reply (the whole of which is held).
+  func acknowledge(_ build: (inout RESPWriter) -> Void) {
+    if execReply != nil {
+      reply(build)
+    } else {
+      server.hold(for: self, slot: connection.reserveReply(), build)
+    }
+  }
+}

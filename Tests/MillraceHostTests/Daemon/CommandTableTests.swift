@@ -1,0 +1,79 @@
+import MillraceWire
+import Testing
+
+@testable import MillraceHost
+
+/// Command words are recognised whatever their case, and nothing else is; the table's facts
+/// (arity, keys, subcommands) are the ones dispatch and COMMAND use.
+@Suite struct CommandTableTests {
+  let table = CommandTable(ControlServer.commands)
+
+  private func frame(_ words: String...) -> Frame {
+    Frame(words.map { Array($0.utf8) })
+  }
+
+  @Test func everyWordInAnyCase() {
+    for (index, command) in table.commands.enumerated() {
+      let word = command.name.uppercased()
+      #expect(table.index(of: frame(word, "x")) == index)
+      #expect(table.index(of: frame(command.name, "x")) == index)
+      let mixed = String(
+        word.enumerated().map {
+          $0.offset % 2 == 0 ? Character($0.element.lowercased()) : $0.element
+        })
+      #expect(table.index(of: frame(mixed)) == index)
+    }
+  }
+
+  @Test func nearMissesAreUnknown() {
+    for word in [
+      "", "S", "SEN", "SENDS", "SENT", "PONG", "STATX", "SPAWM", "STAT", "STATES", "KIND",
+      "SUBSCRIBX", "UNSUBSCRIBEX", "XNSUBSCRIBE", "QUIX", "AUTO", "HELO", "LISP", "KILT",
+      "S\u{0}ND", "ſend", "CLIENT|ID", "EXECUTE", "MULTIPLE",
+    ] {
+      #expect(table.index(of: frame(word)) == nil, "\(word)")
+    }
+  }
+
+  @Test func subcommandsAreFoundInAnyCase() throws {
+    let client = try #require(table.command(named: "client"))
+    #expect(
+      CommandTable.subcommand(of: client, in: frame("client", "SetName", "a"))?.name
+        == "client|setname")
+    #expect(
+      CommandTable.subcommand(of: client, in: frame("CLIENT", "no-evict", "on"))?.name
+        == "client|no-evict")
+    #expect(CommandTable.subcommand(of: client, in: frame("CLIENT", "nope")) == nil)
+    #expect(table.command(named: "CONFIG|GET")?.arity == -3)
+  }
+
+  @Test func arityFollowsRedisConvention() throws {
+    let send = try #require(table.command(named: "send"))
+    #expect(
+      send.accepts(wordCount: 3) && !send.accepts(wordCount: 2) && !send.accepts(wordCount: 4))
+    let spawn = try #require(table.command(named: "spawn"))
+    #expect(
+      spawn.accepts(wordCount: 3) && spawn.accepts(wordCount: 4) && !spawn.accepts(wordCount: 2))
+  }
+
+  @Test func machineNamesAreTheKeys() throws {
+    for (name, words, key) in [
+      ("send", ["SEND", "c1", "inc"], "c1"), ("spawn", ["SPAWN", "counter", "c2"], "c2"),
+      ("state", ["STATE", "c3"], "c3"), ("kill", ["KILL", "c4"], "c4"),
+    ] {
+      let command = try #require(table.command(named: name))
+      let keys = try #require(command.keys)
+      #expect(keys.positions(wordCount: words.count).map { words[$0] } == [key])
+    }
+    #expect(table.command(named: "ping")?.keys == nil)
+  }
+
+  @Test func helpLinesNameEveryArgument() throws {
+    #expect(table.command(named: "send")?.synopsis == "SEND name input")
+    #expect(table.command(named: "spawn")?.synopsis == "SPAWN kind name [state]")
+    #expect(
+      table.command(named: "scan")?.synopsis
+        == "SCAN cursor [MATCH pattern] [COUNT count] [TYPE kind]")
+    #expect(table.command(named: "subscribe")?.synopsis == "SUBSCRIBE name [name ...]")
+  }
+}
