@@ -1,0 +1,56 @@
+import Foundation
+import MillraceHost
+import Testing
+
+/// Pub/sub as Redis does it: channels are names, patterns are globs, subscribed mode (RESP2)
+/// accepts only what Redis accepts there.
+@Suite("Pub/sub")
+struct PubSubTests {
+  @Test("SUBSCRIBE, PSUBSCRIBE and their messages; * is a pattern, not a channel")
+  func messages() throws {
+    let daemon = try DaemonProcess().start()
+    let driver = try daemon.client()
+    _ = try driver.call("SPAWN", "toggle", "t1")
+    _ = try driver.call("SPAWN", "toggle", "x")
+    let subscriber = try daemon.client()
+    try subscriber.send(["SUBSCRIBE", "*", "x"])
+    #expect(try subscriber.read() == .array([.bulk("subscribe"), .bulk("*"), .integer(1)]))
+    #expect(try subscriber.read() == .array([.bulk("subscribe"), .bulk("x"), .integer(2)]))
+    try subscriber.send(["PSUBSCRIBE", "t?"])
+    #expect(try subscriber.read() == .array([.bulk("psubscribe"), .bulk("t?"), .integer(3)]))
+    _ = try driver.call("SEND", "x", "flip")
+    _ = try driver.call("SEND", "t1", "flip")
+    // x once (the channel * matches nothing), then t1 through the pattern only (t? is one
+    // letter after t: t1 matches).
+    #expect(try subscriber.read() == .array([.bulk("message"), .bulk("x"), .bulk("flip off on")]))
+    #expect(
+      try subscriber.read()
+        == .array([.bulk("pmessage"), .bulk("t?"), .bulk("t1"), .bulk("flip off on")]))
+    try subscriber.send(["PUNSUBSCRIBE"])
+    #expect(try subscriber.read() == .array([.bulk("punsubscribe"), .bulk("t?"), .integer(2)]))
+    try subscriber.send(["UNSUBSCRIBE"])
+    #expect(try subscriber.read() == .array([.bulk("unsubscribe"), .bulk("*"), .integer(1)]))
+    #expect(try subscriber.read() == .array([.bulk("unsubscribe"), .bulk("x"), .integer(0)]))
+    // Out of subscribed mode: commands run again.
+    #expect(try subscriber.call("STATE", "x") == .bulk("on"))
+  }
+
+  @Test("subscribed mode accepts only pub/sub commands, PING, QUIT and RESET")
+  func subscribedMode() throws {
+    let daemon = try DaemonProcess().start()
+    let client = try daemon.client()
+    // A bare UNSUBSCRIBE with nothing subscribed is answered (a null name, count 0).
+    #expect(
+      try client.call("UNSUBSCRIBE") == .array([.bulk("unsubscribe"), .bulk(nil), .integer(0)]))
+    _ = try client.call("SUBSCRIBE", "a")
+    #expect(try client.call("PING") == .array([.bulk("pong"), .bulk("")]))
+    #expect(try client.call("PING", "hi") == .array([.bulk("pong"), .bulk("hi")]))
+    #expect(
+      try client.call("STATE", "a")
+        == .error(
+          "ERR Can't execute 'state': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context"
+        ))
+    #expect(try client.call("RESET") == .simple("RESET"))
+    #expect(try client.call("PING") == .simple("PONG"))
+  }
+}
