@@ -92,7 +92,9 @@ def summary(path):
     for line in open(path, encoding="latin-1"):
         tag, arrow, rest = (line.rstrip("\n").split(" ", 2) + [""])[:3]
         q = pending.setdefault(tag, [])
-        if arrow == ">":
+        if arrow == ">" and not rest:  # an empty inline line: Redis does not answer it
+            out.append(f"{tag}   (empty inline line: no reply)")
+        elif arrow == ">":
             words = rest.split()
             n = 1
             if words and words[0].upper() in ("SUBSCRIBE", "PSUBSCRIBE", "UNSUBSCRIBE",
