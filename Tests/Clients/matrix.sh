@@ -55,13 +55,15 @@ mcmd() {
   esac
 }
 cli() { redis-cli -s "$sock" "$@"; }
+# wait_lines FILE N: until FILE has N lines, 5 s at most.
 wait_lines() { for _ in $(seq 50); do [ "$(wc -l <"$1")" -ge "$2" ] && return; sleep 0.1; done; }
 
 # cli_pubsub CLIENT STEP WANT MACHINE SUBSCRIBE-COMMAND...: subscribes in the background, SENDs
 # inc to MACHINE from another connection, and compares what the subscriber printed with WANT.
 cli_pubsub() {
   local c=$1 s=$2 want=$3 m=$4 sub; shift 4
-  timeout "$STEP_TIMEOUT" "$@" >"$work/sub" 2>"$work/err" & sub=$!
+  : >"$work/sub"
+  timeout "$STEP_TIMEOUT" "$@" >>"$work/sub" 2>"$work/err" & sub=$!
   wait_lines "$work/sub" 3
   cli $(mcmd SEND "$m" inc) >/dev/null
   wait_lines "$work/sub" "$(wc -l <<<"$want")"
