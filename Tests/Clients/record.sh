@@ -30,16 +30,24 @@ record() {
   local title=$1; shift
   : >"$work/wire"
   "$@" >"$work/out" 2>&1 || echo "($title exited $?: $(tail -1 "$work/out"))"
-  sleep 0.3
+  sleep 0.5
   echo "### $title"
   python3 Tests/Clients/resp_proxy.py --summary "$work/wire" >"$work/summary"
-  if [ -n "${AGGREGATE:-}" ]; then sed 's/^c[0-9]* //' "$work/summary" | sort | uniq -c | sort -rn
+  if [ -n "${AGGREGATE:-}" ]; then sed 's/^[cu][0-9]* //' "$work/summary" | sort | uniq -c | sort -rn
   else cat "$work/summary"; fi
 }
 
+# redis-py over TCP, then over a Unix socket (the proxy listens on one too): not the same.
+python3 Tests/Clients/resp_proxy.py "$work/proxy.sock" "$upstream" "$work/wire" &
+pids+=($!)
+for _ in $(seq 50); do [ -S "$work/proxy.sock" ] && break; sleep 0.1; done
 for mode in sync async; do for proto in 3 2; do
   record "redis-py $mode protocol=$proto" $VENV/bin/python Tests/Clients/record_py.py "$port" $mode $proto
 done; done
+for mode in sync async; do
+  record "redis-py $mode (defaults) over a Unix socket" \
+    $VENV/bin/python Tests/Clients/record_py.py "$work/proxy.sock" $mode 3
+done
 # hiredis sends only what the program asks for (no handshake): nothing to record.
 record "redis-cli one-shot" redis-cli -p "$port" ping
 record "redis-cli -3" redis-cli -3 -p "$port" ping

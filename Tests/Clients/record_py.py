@@ -1,7 +1,7 @@
 """What redis-py sends: connect, PING, pipeline() (default transaction), pubsub SUBSCRIBE and
 PSUBSCRIBE (one message each), scan_iter. Used by record.sh against a real redis-server.
 
-    python record_py.py PORT sync|async 2|3
+    python record_py.py PORT|SOCKET sync|async 2|3
 """
 import asyncio
 import sys
@@ -9,12 +9,13 @@ import sys
 import redis
 import redis.asyncio
 
-port, mode, proto = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+where, mode, proto = sys.argv[1], sys.argv[2], int(sys.argv[3])
 kw = {} if proto == 3 else {"protocol": 2}  # 3 = the library's default: pass nothing
+kw.update({"port": int(where)} if where.isdigit() else {"unix_socket_path": where})
 
 
 def sync():
-    r = redis.Redis(port=port, **kw)
+    r = redis.Redis(**kw)
     r.ping()
     p = r.pipeline()
     p.set("a", 1).get("a")
@@ -31,7 +32,7 @@ def sync():
 
 
 async def asynchronous():
-    r = redis.asyncio.Redis(port=port, **kw)
+    r = redis.asyncio.Redis(**kw)
     await r.ping()
     async with r.pipeline() as p:
         p.set("a", 1).get("a")

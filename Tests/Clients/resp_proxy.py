@@ -2,10 +2,10 @@
 and the type of each reply, so that record.sh sees everything a client sends (redis-server's
 MONITOR hides admin commands such as CONFIG, SLOWLOG, CLIENT LIST and commands it refuses).
 
-    python resp_proxy.py LISTEN_PORT UPSTREAM_PORT|UPSTREAM_SOCKET LOGFILE
+    python resp_proxy.py LISTEN_PORT|LISTEN_SOCKET UPSTREAM_PORT|UPSTREAM_SOCKET LOGFILE
     python resp_proxy.py --summary LOGFILE
 
-Log lines: `c<N> > ARGS...` (a command) and `c<N> < TYPE` (a reply: `+OK`, `-ERR...`, `$`, `*3`,
+Log lines: `c<N> > ARGS...` (a command; `u<N>` on a Unix socket) and `c<N> < TYPE` (a reply: `+OK`, `-ERR...`, `$`, `*3`,
 `%7` map, `>3` push, `_` null, ...).
 """
 import asyncio
@@ -73,7 +73,7 @@ async def main(listen, upstream, path):
     async def serve(cr, cw):
         nonlocal count
         count += 1
-        tag = f"c{count}"
+        tag = f"{'c' if str(listen).isdigit() else 'u'}{count}"  # u: the Unix socket's clients
         if upstream.isdigit():
             ur, uw = await asyncio.open_connection("127.0.0.1", int(upstream))
         else:
@@ -81,7 +81,10 @@ async def main(listen, upstream, path):
         await asyncio.gather(pump(cr, uw, log, tag, ">"), pump(ur, cw, log, tag, "<"),
                              return_exceptions=True)
 
-    server = await asyncio.start_server(serve, "127.0.0.1", listen)
+    if str(listen).isdigit():
+        server = await asyncio.start_server(serve, "127.0.0.1", int(listen))
+    else:
+        server = await asyncio.start_unix_server(serve, listen)
     async with server:
         await server.serve_forever()
 
@@ -117,4 +120,4 @@ def summary(path):
 if sys.argv[1] == "--summary":
     summary(sys.argv[2])
 else:
-    asyncio.run(main(int(sys.argv[1]), sys.argv[2], sys.argv[3]))
+    asyncio.run(main(sys.argv[1], sys.argv[2], sys.argv[3]))
