@@ -30,11 +30,13 @@ build: deps
 run: build
 	$(SWIFT) run millraced
 
-# Everything CI runs: unit and integration tests, the Embedded build, the C library's example
-# (embedded and on libuv) and its API tests.
+# Everything CI runs: unit and integration tests, the client matrix (real Redis clients against
+# the daemon), the Embedded build, the C library's example (embedded and on libuv) and its API
+# tests.
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test
+	$(MAKE) clients
 	$(MAKE) embedded
 	$(MAKE) c-tests c-example-uv
 
@@ -80,3 +82,4 @@ clean:
 
 include mk/c.mk
 include mk/reliability.mk
+include mk/clients.mk
