@@ -223,6 +223,29 @@ extension ControlServer {
       ],
       run: { $0.command($1, $2) }),
     CommandSpec(
+      "slowlog", arity: -2, [.admin, .independentOfSends, .loading], group: "server",
+      "Always empty: no command is slow enough to log",
+      subcommands: [
+        CommandSpec(
+          "slowlog|get", arity: -2, [.admin, .independentOfSends, .loading], group: "server",
+          "No entries", arguments: [CommandArgument(name: "count", kind: .integer, optional: true)],
+          run: { _, session, _ in session.reply { $0.arrayHeader(0) } }),
+        CommandSpec(
+          "slowlog|len", arity: 2, [.admin, .independentOfSends, .loading], group: "server",
+          "0", run: { _, session, _ in session.reply { $0.integer(0) } }),
+        CommandSpec(
+          "slowlog|reset", arity: 2, [.admin, .independentOfSends, .loading], group: "server",
+          "Nothing to reset", run: { _, session, _ in session.reply { $0.simpleString("OK") } }),
+      ]),
+    CommandSpec(
+      "latency", arity: -2, [.admin, .independentOfSends, .loading], group: "server",
+      "Latency monitoring is off: no samples",
+      subcommands: [
+        CommandSpec(
+          "latency|latest", arity: 2, [.admin, .independentOfSends, .loading], group: "server",
+          "No samples", run: { _, session, _ in session.reply { $0.arrayHeader(0) } })
+      ]),
+    CommandSpec(
       "config", arity: -2, [.independentOfSends, .loading], group: "server", "Settings",
       subcommands: [
         CommandSpec(
