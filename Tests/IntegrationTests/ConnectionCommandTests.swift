@@ -100,7 +100,7 @@ struct ConnectionCommandTests {
       Issue.record("COMMAND INFO send")
       return
     }
-    #expect(info.count == 2 && info[1] == .array(nil))
+    #expect(info.count == 2 && info[1] == .bulk(nil))
     #expect(send.count == 10)
     #expect(Array(send.prefix(2)) == [.bulk("send"), .integer(3)])
     #expect(Array(send[3...5]) == [.integer(1), .integer(1), .integer(1)])

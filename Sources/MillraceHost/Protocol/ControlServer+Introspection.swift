@@ -54,7 +54,7 @@ extension ControlServer {
     session.reply { writer in
       writer.arrayHeader(found.count)
       for command in found {
-        if let command { Self.writeInfo(command, into: &writer) } else { writer.nullArray() }
+        if let command { Self.writeInfo(command, into: &writer) } else { writer.null() }
       }
     }
   }
