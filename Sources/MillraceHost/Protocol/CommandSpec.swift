@@ -43,6 +43,11 @@ struct CommandSpec: Sendable {
 
   /// Whether a request of `count` words (the command word included) fits the arity.
   func accepts(wordCount count: Int) -> Bool {
+    Self.arity(arity, accepts: count)
+  }
+
+  /// Whether a request of `count` words fits `arity`.
+  static func arity(_ arity: Int, accepts count: Int) -> Bool {
     arity >= 0 ? count == arity : count >= -arity
   }
 

@@ -6,6 +6,17 @@ import MillraceWire
 struct CommandTable {
   /// Every command, in `COMMAND` order.
   let commands: [CommandSpec]
+  /// What dispatch reads of each command, by index: small, so a request copies no strings
+  /// or arrays of the full specification.
+  let entries: [Entry]
+
+  /// What dispatch needs of a command.
+  struct Entry {
+    var arity: Int
+    var flags: CommandFlags
+    var hasSubcommands: Bool
+    var run: CommandSpec.Handler
+  }
   /// Each command's name as lower-case bytes.
   private let words: [[UInt8]]
   /// Candidates by `bucket(length:first:)`.
@@ -13,6 +24,9 @@ struct CommandTable {
 
   init(_ commands: [CommandSpec]) {
     self.commands = commands
+    entries = commands.map {
+      Entry(arity: $0.arity, flags: $0.flags, hasSubcommands: !$0.subcommands.isEmpty, run: $0.run)
+    }
     words = commands.map { Array($0.name.utf8) }
     var buckets = [[Int]](repeating: [], count: 16 * 32)
     for (index, word) in words.enumerated() {
@@ -50,14 +64,23 @@ struct CommandTable {
 
   /// The subcommand of `container` that word 1 of `frame` names; nil when there is none.
   static func subcommand(of container: CommandSpec, in frame: Frame) -> CommandSpec? {
+    subcommandIndex(of: container, in: frame).map { container.subcommands[$0] }
+  }
+
+  /// The index in `container.subcommands` of the one word 1 of `frame` names.
+  static func subcommandIndex(of container: CommandSpec, in frame: Frame) -> Int? {
     guard frame.count > 1 else { return nil }
     let prefix = container.name.utf8.count + 1
     return frame.withUnsafeBytes(of: 1) { word in
-      container.subcommands.first { sub in
-        let name = Array(sub.name.utf8.dropFirst(prefix))
-        return equalIgnoringCase(name, word)
+      container.subcommands.firstIndex { sub in
+        equalIgnoringCase(Array(sub.name.utf8.dropFirst(prefix)), word)
       }
     }
+  }
+
+  /// The name of a command by `index` and subcommand index (-1 for none).
+  func name(index: Int, sub: Int) -> String {
+    sub < 0 ? commands[index].name : commands[index].subcommands[sub].name
   }
 
   /// Whether `word` is `lowercased` in any case (ASCII).

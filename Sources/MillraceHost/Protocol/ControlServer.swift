@@ -72,6 +72,8 @@ public final class ControlServer {
   var memoryPeak: UInt64 = 0
   /// Loop milliseconds when the server started (`uptime_in_seconds`).
   let startedAt: UInt64
+  /// Loop milliseconds at the last turn's end (commands' times, read once a turn).
+  @exclusivity(unchecked) var turnMilliseconds: UInt64
   /// Extra `key:value` lines for the `# Millrace` section of `INFO`.
   public var extraStatistics: () -> [(String, String)] = { [] }
 
@@ -86,6 +88,7 @@ public final class ControlServer {
     self.facts = facts
     self.milliseconds = milliseconds
     startedAt = milliseconds()
+    turnMilliseconds = startedAt
     callsByCommand = Array(repeating: 0, count: ControlServer.commands.count)
   }
 
@@ -129,37 +132,43 @@ public final class ControlServer {
     guard let index = table.index(of: frame) else {
       return refuse(.unknownCommand(frame), session)
     }
-    let top = table.commands[index]
-    var command = top
-    if !top.subcommands.isEmpty && frame.count > 1 {
-      guard let sub = CommandTable.subcommand(of: top, in: frame) else {
-        return refuse(.unknownSubcommand(frame, of: top.name), session)
+    // The hot path reads the small entry only; the full specification is looked at for a
+    // subcommand.
+    var entry = table.entries[index]
+    var sub = -1
+    if entry.hasSubcommands && frame.count > 1 {
+      let container = table.commands[index]
+      guard let found = CommandTable.subcommandIndex(of: container, in: frame) else {
+        return refuse(.unknownSubcommand(frame, of: container.name), session)
       }
-      command = sub
+      let spec = container.subcommands[found]
+      entry = CommandTable.Entry(arity: spec.arity, flags: spec.flags, hasSubcommands: false, run: spec.run)
+      sub = found
     }
-    guard session.authenticated || command.flags.contains(.noAuth) else {
+    guard session.authenticated || entry.flags.contains(.noAuth) else {
       return refuse(.noAuth, session)
     }
-    guard command.accepts(wordCount: frame.count) else {
-      return refuse(.arity(command.name), session)
+    guard CommandSpec.arity(entry.arity, accepts: frame.count) else {
+      return refuse(.arity(table.name(index: index, sub: sub)), session)
     }
-    if session.transaction != nil && !command.flags.contains(.transactionControl) {
-      guard !command.flags.contains(.noMulti) else {
+    if session.transaction != nil && !entry.flags.contains(.transactionControl) {
+      guard !entry.flags.contains(.noMulti) else {
         return refuse(.generic("Command not allowed inside a transaction"), session)
       }
       session.transaction?.requests.append(frame)
       return session.reply { $0.simpleString("QUEUED") }
     }
-    if session.isInSubscribedMode && !command.flags.contains(.subscribedContext) {
+    if session.isInSubscribedMode && !entry.flags.contains(.subscribedContext) {
+      let name = table.name(index: index, sub: sub)
       return session.fail(
         .generic(
-          "Can't execute '\(command.name)': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context"
+          "Can't execute '\(name)': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context"
         ))
     }
     // Pipelined requests behave as if run one after the other: a command that reads or
     // changes machines waits (the connection paused) until this connection's earlier SENDs
     // were processed, so `SEND c inc` then `STATE c` sees the increment.
-    if session.unprocessedSends > 0 && !command.flags.contains(.independentOfSends) {
+    if session.unprocessedSends > 0 && !entry.flags.contains(.independentOfSends) {
       session.deferred = frame
       blocked[ObjectIdentifier(session)] = session
       session.connection.pauseReading()
@@ -167,9 +176,9 @@ public final class ControlServer {
     }
     commandsProcessed &+= 1
     callsByCommand[index] &+= 1
-    session.lastCommandAt = milliseconds()
-    session.lastCommand = command.name
-    command.run(self, session, frame)
+    session.lastCommandAt = turnMilliseconds
+    session.lastCommand = (index, sub)
+    entry.run(self, session, frame)
   }
 
   /// Answers a request refused before it ran; inside `MULTI` it also dooms the `EXEC`.
@@ -180,8 +189,10 @@ public final class ControlServer {
 
   /// Retries every `SEND` waiting for room, and runs every request that waited for its
   /// connection's earlier `SEND`s; a connection whose waiting request went through (or failed
-  /// for another reason) resumes reading. Call once per turn, after dispatch.
+  /// for another reason) resumes reading. Call once per turn, after dispatch (it also reads
+  /// the clock for the turn).
   public func retryBlocked() {
+    turnMilliseconds = milliseconds()
     guard !blocked.isEmpty else { return }
     for (key, session) in blocked {
       guard session.connection.isOpen else {

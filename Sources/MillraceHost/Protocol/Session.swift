@@ -17,8 +17,9 @@ final class Session: ConnectionHandler, SendRequester {
   /// array, not a reserved slot.
   static let execTicket = UInt64.max
 
-  // unowned: the server closes every connection (so every session) before it goes.
-  unowned let server: ControlServer
+  // unowned(unsafe): no reference counting per request. The server outlives its sessions: the
+  // daemon keeps it until its loop, every connection and the host are closed.
+  unowned(unsafe) let server: ControlServer
   let connection: Connection
   /// Whether the client may run commands other than those flagged `noAuth`.
   @exclusivity(unchecked) var authenticated: Bool
@@ -28,8 +29,14 @@ final class Session: ConnectionHandler, SendRequester {
   @exclusivity(unchecked) var libraryName = ""
   @exclusivity(unchecked) var libraryVersion = ""
   /// Channels (machine names) and patterns subscribed to.
-  @exclusivity(unchecked) var channels: Set<String> = []
-  @exclusivity(unchecked) var patterns: Set<String> = []
+  @exclusivity(unchecked) var channels: Set<String> = [] {
+    didSet { subscriptionCount = channels.count + patterns.count }
+  }
+  @exclusivity(unchecked) var patterns: Set<String> = [] {
+    didSet { subscriptionCount = channels.count + patterns.count }
+  }
+  /// Subscriptions of both kinds (kept, as every request checks it).
+  @exclusivity(unchecked) private(set) var subscriptionCount = 0
   @exclusivity(unchecked) var transaction: Transaction?
   /// The elements of the `EXEC` reply being built (nil outside `EXEC`).
   @exclusivity(unchecked) var execReply: (buffer: ByteBuffer, count: Int)?
@@ -42,11 +49,12 @@ final class Session: ConnectionHandler, SendRequester {
   @exclusivity(unchecked) var deferred: Frame?
   /// `SEND`s of this connection accepted and not processed yet (their inputs still queued).
   @exclusivity(unchecked) var unprocessedSends = 0
-  /// Loop milliseconds when the connection opened, and when its last command ran.
+  /// Loop milliseconds when the connection opened, and when its last command ran (to a turn).
   let openedAt: UInt64
   @exclusivity(unchecked) var lastCommandAt: UInt64
-  /// The last command's name (`CLIENT LIST`'s `cmd`).
-  @exclusivity(unchecked) var lastCommand = "NULL"
+  /// The last command (`CLIENT LIST`'s `cmd`): its index in the table, and its subcommand's
+  /// index or -1; nil before the first.
+  @exclusivity(unchecked) var lastCommand: (index: Int, sub: Int)?
   /// `CLIENT NO-EVICT` (accepted; the daemon evicts no client).
   @exclusivity(unchecked) var noEvict = false
 
@@ -61,17 +69,14 @@ final class Session: ConnectionHandler, SendRequester {
   /// The connection's id (`CLIENT ID`).
   var id: UInt64 { connection.id }
 
-  /// The RESP version replies are encoded in.
-  var version: RESPVersion {
-    get { connection.replyVersion }
-    set { connection.replyVersion = newValue }
+  /// The RESP version replies are encoded in (the connection's, kept here too, as every reply
+  /// reads it).
+  @exclusivity(unchecked) var version = RESPVersion.resp2 {
+    didSet { connection.replyVersion = version }
   }
 
-  /// Subscriptions of both kinds.
-  var subscriptionCount: Int { channels.count + patterns.count }
-
   /// RESP2 subscribed mode: only pub/sub commands, PING, QUIT and RESET run.
-  var isInSubscribedMode: Bool { version == .resp2 && subscriptionCount > 0 }
+  var isInSubscribedMode: Bool { subscriptionCount > 0 && version == .resp2 }
 
   func connection(_ connection: Connection, received frame: Frame) {
     server.execute(frame, for: self)
