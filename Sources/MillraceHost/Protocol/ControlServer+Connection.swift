@@ -270,7 +270,8 @@ extension ControlServer {
       ("idle", "\((now &- session.lastCommandAt) / 1000)"), ("flags", flags.isEmpty ? "N" : flags),
       ("db", "0"), ("sub", "\(session.channels.count)"), ("psub", "\(session.patterns.count)"),
       ("ssub", "0"), ("multi", "\(session.transaction.map { $0.requests.count } ?? -1)"),
-      ("omem", "\(session.connection.queuedByteCount)"), (
+      ("omem", "\(session.connection.queuedByteCount)"),
+      (
         "cmd", session.lastCommand.map { table.name(index: $0.index, sub: $0.sub) } ?? "NULL"
       ),
       ("user", "default"), ("resp", "\(session.version.rawValue)"),

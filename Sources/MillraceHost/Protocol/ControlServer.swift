@@ -142,7 +142,8 @@ public final class ControlServer {
         return refuse(.unknownSubcommand(frame, of: container.name), session)
       }
       let spec = container.subcommands[found]
-      entry = CommandTable.Entry(arity: spec.arity, flags: spec.flags, hasSubcommands: false, run: spec.run)
+      entry = CommandTable.Entry(
+        arity: spec.arity, flags: spec.flags, hasSubcommands: false, run: spec.run)
       sub = found
     }
     guard session.authenticated || entry.flags.contains(.noAuth) else {
