@@ -28,8 +28,8 @@ sources() {
   case "$1" in
     resp | inline | lines) echo Sources/MillraceWire/*.swift ;;
     machinefile) echo Sources/MillraceHost/MachineFiles/*.swift ;;
-    replies) echo Sources/MillraceHost/Client/RESPReplyParser.swift \
-      Sources/MillraceHost/Client/RESPValue.swift ;;
+    replies) echo Sources/MillraceClient/RESPReplyParser.swift \
+      Sources/MillraceClient/RESPValue.swift ;;
     journal) echo Sources/MillraceHost/Store/JournalChange.swift \
       Sources/MillraceHost/Store/StoredMachine.swift Sources/MillraceWire/ByteBuffer.swift ;;
     *) echo "unknown fuzz target $1 (known: ${ALL_TARGETS[*]})" >&2; return 1 ;;

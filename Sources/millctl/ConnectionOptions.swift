@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import MillraceHost
+import MillraceClient
 
 /// Where the daemon listens and how to authenticate: the options of every command that talks
 /// to the daemon.

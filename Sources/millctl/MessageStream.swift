@@ -1,3 +1,4 @@
+import MillraceClient
 import MillraceHost
 
 /// A subscription on a connection: `PSUBSCRIBE` and then the pub/sub messages, printed one per

@@ -1,6 +1,6 @@
 // millctl: the command-line client of millraced (DESIGN §4.3). See docs/millctl.md.
 import ArgumentParser
-import MillraceHost
+import MillraceClient
 
 #if canImport(Glibc)
   import Glibc

@@ -1,4 +1,4 @@
-import MillraceHost
+import MillraceClient
 
 extension RESPValue {
   /// The reply as millctl's one-shot commands print it, for people and for scripts alike:

@@ -1,5 +1,5 @@
 import Foundation
-import MillraceHost
+import MillraceClient
 import Testing
 
 /// A real `millraced` started in a fresh temporary directory, talked to like a user would.

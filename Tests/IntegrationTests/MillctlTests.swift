@@ -1,5 +1,5 @@
 import Foundation
-import MillraceHost
+import MillraceClient
 import Testing
 
 /// `millctl` against the real daemon: every subcommand through its printed output and exit

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import MillraceHost
+import MillraceClient
 
 /// One `repl` run: reads lines, runs the local commands (`history`, `!!`, `!N`, `exit`,
 /// `quit`), sends everything else to the daemon and prints the replies like redis-cli.

@@ -1,4 +1,3 @@
-import MillraceUV
 import MillraceWire
 
 #if canImport(Glibc)
@@ -26,15 +25,17 @@ public final class ControlClient {
   private var parser = RESPReplyParser()
   private var chunk = [UInt8](repeating: 0, count: 64 * 1024)
 
-  /// Connects to `address`: a socket path (containing `/`) or `HOST:PORT`.
-  public init(address: String, timeoutSeconds: Int = 30) throws(Failure) {
-    let target: ListenAddress
-    do {
-      target = try ListenAddress(parsing: address)
-    } catch {
+  /// Connects to `address`: a socket path (containing `/`) or `HOST:PORT` (see `Address`).
+  public convenience init(address: String, timeoutSeconds: Int = 30) throws(Failure) {
+    guard let target = Address(parsing: address) else {
       throw Failure(description: "bad address \(address)")
     }
-    switch target {
+    try self.init(address: target, timeoutSeconds: timeoutSeconds)
+  }
+
+  /// Connects to `address`. `timeoutSeconds` bounds each wait for a reply; 0 waits for ever.
+  public init(address: Address, timeoutSeconds: Int = 30) throws(Failure) {
+    switch address {
     case .unix(let path): descriptor = try Self.connectUnix(path)
     case .tcp(let host, let port): descriptor = try Self.connectTCP(host, port)
     }
