@@ -31,8 +31,9 @@ extension RESPValue {
     return plainText
   }
 
-  /// Returns the reply, or throws `MillctlFailure` with the error text (without the `ERR `
-  /// prefix, so it starts with the code: `rejected open in opened`) when it is an error.
+  /// Returns the reply, or throws `MillctlFailure` with the error line when it is an error: it
+  /// starts with the code (`REJECTED open in opened`), but for the generic `ERR`, left out
+  /// (`wrong number of arguments for 'send' command`).
   @discardableResult
   func checked() throws(MillctlFailure) -> RESPValue {
     guard case .error(let text) = self else { return self }
