@@ -65,7 +65,7 @@ let package = Package(
     .executableTarget(
       name: "millctl",
       dependencies: [
-        "MillraceClient", "MillraceHost",
+        "MillraceClient",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
       swiftSettings: strict),

@@ -176,42 +176,6 @@ import Testing
     }
   }
 
-  @Test func dotDrawsAKindFromTheMachineFiles() throws {
-    let ctl = Millctl(socket: nil)
-    let result = try ctl.run(["dot", "auth"], directory: DaemonProcess.repository)
-    #expect(result.status == 0, "\(result.errors)")
-    let edges = [
-      #"  "(start)" -> "loggedOut";"#,
-      #"  "loggedOut" -> "loggingIn" [label="login\nafter 1s send loginOK (queue request, id req)"];"#,
-      #"  "loggingIn" -> "loggedIn" [label="loginOK"];"#,
-      #"  "loggingIn" -> "loggingOut" [label="forceLogout\nafter 1s send logoutOK (queue request)"];"#,
-      #"  "loggedIn" -> "loggingOut" [label="forceLogout\nafter 1s send logoutOK (queue request)"];"#,
-    ]
-    for edge in edges { #expect(result.lines.contains(edge), "\(edge)\n\(result.output)") }
-    #expect(result.lines.first == #"digraph "auth" {"# && result.lines.last == "}")
-
-    let machines = DaemonProcess.repository + "/examples/machines"
-    let door = try ctl.run(["dot", "--machines", machines, "door"])
-    #expect(door.lines.contains(#"  "opened" -> "closed" [label="close\ncancel autoclose"];"#))
-    let missing = try ctl.run(["dot", "--machines", machines, "counter"])
-    #expect(missing.status == 1)
-    #expect(
-      missing.errors
-        == "millctl: no kind counter in \(machines) (kinds there: auth, door, toggle, traffic-light)\n"
-    )
-  }
-
-  @Test func dotReportsBadMachineFiles() throws {
-    let directory = try temporaryDirectory()
-    defer { try? FileManager.default.removeItem(atPath: directory) }
-    let bad = #"{"kind": "k", "initial": "a", "transitions": [{"on": "x", "from": "a", "to": 3}]}"#
-    try bad.write(toFile: directory + "/k.json", atomically: true, encoding: .utf8)
-    let result = try Millctl(socket: nil).run(["dot", "--machines", directory, "k"])
-    #expect(result.status == 1)
-    #expect(
-      result.errors.hasPrefix("millctl: cannot load \(directory):\nk.json: transitions[0].to"))
-  }
-
   @Test func replRunsPipedLines() throws {
     try withDaemon { daemon in
       let script = """
