@@ -13,7 +13,7 @@ extension RESPValue {
     case .boolean(let value): return value ? "1" : "0"
     case .null, .bulk(nil): return ""
     case .bulk(let text?), .verbatim(_, let text):
-      return text.replacingOccurrences(of: "\r\n", with: "\n").trimmingTrailingNewlines
+      return String(text.map { $0 == "\r\n" ? "\n" : $0 }).trimmingTrailingNewlines
     case .array(let values): return Self.lines(values ?? [])
     case .set(let values), .push(let values): return Self.lines(values)
     case .map(let pairs): return Self.lines(pairs.flatMap { [$0.key, $0.value] })
