@@ -5,6 +5,7 @@
 // Module dependencies only point downward:
 //   millraced → MillraceHost → MillraceUV → Millrace   (Millrace depends on nothing)
 //                            ↘ MillraceWire ↙           (framing and RESP encoding, no libuv)
+//   millctl → MillraceClient ↗                          (the client: no libuv, no SQLite)
 import PackageDescription
 
 let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
@@ -16,6 +17,7 @@ let package = Package(
     .library(name: "MillraceWire", targets: ["MillraceWire"]),
     .library(name: "MillraceUV", targets: ["MillraceUV"]),
     .library(name: "MillraceHost", targets: ["MillraceHost"]),
+    .library(name: "MillraceClient", targets: ["MillraceClient"]),
     .executable(name: "millraced", targets: ["millraced"]),
     .executable(name: "millctl", targets: ["millctl"]),
     .executable(name: "millrace-demo", targets: ["millrace-demo"]),
@@ -50,6 +52,8 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),
+    // The control protocol's client (RESP2 and RESP3 replies): no libuv, no SQLite, no Foundation.
+    .target(name: "MillraceClient", dependencies: ["MillraceWire"], swiftSettings: strict),
     .executableTarget(
       name: "millraced",
       dependencies: [
@@ -61,7 +65,7 @@ let package = Package(
     .executableTarget(
       name: "millctl",
       dependencies: [
-        "MillraceHost",
+        "MillraceClient",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
       swiftSettings: strict),
@@ -82,7 +86,10 @@ let package = Package(
       exclude: ["Fixtures"],
       swiftSettings: strict),
     .testTarget(
-      name: "IntegrationTests", dependencies: ["MillraceHost", "MillraceWire"],
+      name: "MillraceClientTests", dependencies: ["MillraceClient", "MillraceWire"],
+      swiftSettings: strict),
+    .testTarget(
+      name: "IntegrationTests", dependencies: ["MillraceHost", "MillraceClient", "MillraceWire"],
       swiftSettings: strict),
   ]
 )

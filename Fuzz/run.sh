@@ -28,8 +28,8 @@ sources() {
   case "$1" in
     resp | inline | lines) echo Sources/MillraceWire/*.swift ;;
     machinefile) echo Sources/MillraceHost/MachineFiles/*.swift ;;
-    replies) echo Sources/MillraceHost/Client/RESPReplyParser.swift \
-      Sources/MillraceHost/Client/RESPValue.swift ;;
+    replies) echo Sources/MillraceClient/RESPReplyParser.swift \
+      Sources/MillraceClient/RESPValue.swift ;;
     journal) echo Sources/MillraceHost/Store/JournalChange.swift \
       Sources/MillraceHost/Store/StoredMachine.swift Sources/MillraceWire/ByteBuffer.swift ;;
     *) echo "unknown fuzz target $1 (known: ${ALL_TARGETS[*]})" >&2; return 1 ;;
@@ -50,7 +50,7 @@ build_module() {
   if [ ! -f "$out/$module.o" ] || [ -n "$(find Sources/$module -newer "$out/$module.o" | head -1)" ]; then
     echo "== building $out ($module module for the fuzz targets)"
     mkdir -p "$out"
-    "$SWIFTC" -sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6 -wmo \
+    "$SWIFTC" -sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6 -package-name Millrace -wmo \
       -module-name "$module" -emit-module -emit-module-path "$out/$module.swiftmodule" \
       -c Sources/"$module"/*.swift -o "$out/$module.o" \
       2> >(grep -v "Cannot export local symbol" >&2)
@@ -77,7 +77,7 @@ for target in "${TARGETS[@]}"; do
   if [ ! -x "$OUT/$target" ] || [ -n "$(find Fuzz/Targets $src -newer "$OUT/$target" | head -1)" ]; then
     echo "== building $OUT/$target"
     # shellcheck disable=SC2086
-    "$SWIFTC" -sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6 \
+    "$SWIFTC" -sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6 -package-name Millrace \
       -module-name "Fuzz_$target" $(sources "$target") Fuzz/Targets/FuzzSupport.swift \
       "Fuzz/Targets/$target.swift" ${imports[@]+"${imports[@]}"} \
       -o "$OUT/$target" 2> >(grep -v "Cannot export local symbol" >&2)

@@ -3,7 +3,8 @@
 ///
 /// A frame shares its decoder's buffer (copy-on-write) instead of copying the bytes: producing a
 /// frame allocates nothing in the common case where the frame is dropped before the decoder is
-/// used again. Keeping a frame longer is safe (it is a value and never changes), but makes the
+/// used again. (An inline command with quotes is the exception: its words, unescaped, are not
+/// the bytes received, so its frame has storage of its own.) Keeping a frame longer is safe (it is a value and never changes), but makes the
 /// decoder copy its buffer on its next write; copy out what you keep (`arguments`, `string(at:)`)
 /// when a reply is produced later. The parts' ranges of a frame of up to three parts (most
 /// requests) are stored inline, so making and dropping one costs a single reference count.

@@ -1,7 +1,5 @@
-/// Why a decoder refused its input.
-///
-/// The two cases map onto the control protocol's error codes: `.tooLong` → `-ERR toolong`,
-/// `.protocol` → `-ERR protocol`.
+/// Why a decoder refused its input. A server answers either with an error and closes the
+/// connection, as Redis does (`-ERR Protocol error: <reason>`).
 public enum FramingError: Error, Equatable, Hashable, Sendable, CustomStringConvertible {
   /// A frame (a line, or a whole RESP request including its headers) exceeds the maximum frame
   /// length. Reported as soon as that is certain, without waiting for the rest of the frame.

@@ -5,18 +5,21 @@
 #endif
 
 /// Incremental decoder of RESP2 *requests*: arrays of bulk strings (`*N\r\n$len\r\n...\r\n`)
-/// and inline commands (one line, words split on spaces and tabs), as Redis accepts them.
+/// and inline commands (one line, split into words with Redis's quotes and escapes, see
+/// `InlineSplitter`), as Redis accepts them.
 ///
 /// Guarantees:
 /// - Works for any split of the input, one byte at a time included, and never rescans more than
 ///   a header's few bytes: decoding is linear in the input. Steady-state decoding does not
 ///   allocate: the buffer and the argument list keep their capacity (see `Frame` for how a frame
-///   shares the buffer).
+///   shares the buffer). The one exception is an inline command with quotes, whose decoded
+///   words get storage of their own (at most the line's length).
 /// - A frame is at most `maxFrameLength` bytes *on the wire* (headers, CRLFs and data). A longer
 ///   one throws `.tooLong` as soon as a header proves it, without waiting for its bytes; this
 ///   also bounds the argument count (each argument takes at least 6 bytes).
 /// - Malformed input throws `.protocol(reason)`: a bad count or length, a missing `$`, a missing
-///   CRLF. Empty inline lines and empty or null arrays (`*0`, `*-1`) are skipped, like Redis.
+///   CRLF, an inline command with unbalanced quotes (reason `"unbalanced quotes in request"`).
+///   Inline lines without words and empty or null arrays (`*0`, `*-1`) are skipped, like Redis.
 /// - Errors are terminal: once `next()` threw, it throws the same error until `reset()` (a server
 ///   replies `-ERR toolong` / `-ERR protocol` and closes the connection).
 /// - Memory stays below `maxFrameLength` plus the bytes appended since the last `next()`.
@@ -147,11 +150,11 @@ public struct RESPDecoder: Sendable {
         if newline + 1 - frameStart > maxFrameLength { throw .tooLong }
         var end = newline
         if end > frameStart && buffer[end - 1] == 13 { end -= 1 }
-        splitWords(frameStart..<end)
+        let decoded = try InlineSplitter.split(buffer[frameStart..<end], into: &ranges)
         cursor = newline + 1
         state = .idle
         if ranges.isEmpty { continue }
-        return Frame(storage: buffer, ranges: ranges, isInline: true)
+        return Frame(storage: decoded ?? buffer, ranges: ranges, isInline: true)
       }
     }
   }
@@ -249,19 +252,6 @@ public struct RESPDecoder: Sendable {
     cursor = carriageReturn + 2
     return negative ? -value : value
   }
-
-  private mutating func splitWords(_ line: Range<Int>) {
-    var position = line.lowerBound
-    while position < line.upperBound {
-      while position < line.upperBound && isBlank(buffer[position]) { position += 1 }
-      let wordStart = position
-      while position < line.upperBound && !isBlank(buffer[position]) { position += 1 }
-      if position > wordStart { ranges.append(wordStart..<position) }
-    }
-  }
-
-  @inline(__always)
-  private func isBlank(_ byte: UInt8) -> Bool { byte == 32 || byte == 9 }
 
   private func find(_ byte: UInt8, from start: Int) -> Int? {
     guard start < buffer.count else { return nil }

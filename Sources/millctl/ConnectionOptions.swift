@@ -1,6 +1,5 @@
 import ArgumentParser
-import Foundation
-import MillraceHost
+import MillraceClient
 
 /// Where the daemon listens and how to authenticate: the options of every command that talks
 /// to the daemon.
@@ -45,8 +44,7 @@ struct ConnectionOptions: ParsableArguments {
   /// The address as `ControlClient(address:)` takes it.
   var address: String {
     if let connect { return connect }
-    let environment = ProcessInfo.processInfo.environment
-    let path = socket ?? environment[Self.socketVariable].flatMap { $0.isEmpty ? nil : $0 }
+    let path = socket ?? Environment[Self.socketVariable].flatMap { $0.isEmpty ? nil : $0 }
     return ControlClient.socketAddress(path ?? Self.defaultSocket)
   }
 
@@ -55,8 +53,7 @@ struct ConnectionOptions: ParsableArguments {
   /// `MillctlFailure`.
   func open(timeoutSeconds: Int = 30) throws -> ControlClient {
     let client = try ControlClient(address: address, timeoutSeconds: timeoutSeconds)
-    let environment = ProcessInfo.processInfo.environment
-    if let token = token ?? environment[Self.tokenVariable], !token.isEmpty {
+    if let token = token ?? Environment[Self.tokenVariable], !token.isEmpty {
       try client.call("AUTH", token).checked()
     }
     return client

@@ -1,4 +1,4 @@
-import MillraceHost
+import MillraceClient
 
 /// A subscription on a connection: `PSUBSCRIBE` and then the pub/sub messages, printed one per
 /// line as `HH:MM:SS.mmm name: text`. Shared by `watch` and `SUBSCRIBE` in the `repl`.
@@ -10,9 +10,10 @@ struct MessageStream {
   /// many) and reads its confirmations (one per name); throws `MillctlFailure` for a word that
   /// is neither a machine name nor a pattern.
   func subscribe(_ names: [String]) throws {
-    for name in names where !NameRule.isValid(name) && !name.contains(where: "*?[".contains) {
+    for name in names
+    where !ControlClient.isValidName(name) && !name.contains(where: "*?[".contains) {
       throw MillctlFailure(
-        "invalid name \"\(name.prefix(140))\" (\(NameRule.summary), or a glob pattern)")
+        "invalid name \"\(name.prefix(140))\" (\(ControlClient.nameRule), or a glob pattern)")
     }
     try client.send(["PSUBSCRIBE"] + names)
     try confirm(names.count)

@@ -1,6 +1,6 @@
 // millctl: the command-line client of millraced (DESIGN §4.3). See docs/millctl.md.
 import ArgumentParser
-import MillraceHost
+import MillraceClient
 
 #if canImport(Glibc)
   import Glibc
@@ -15,13 +15,14 @@ struct Millctl: ParsableCommand {
     commandName: "millctl",
     abstract: "Control a running millraced: send inputs, inspect and watch machines.",
     discussion: """
-      Every command but `dot` talks to the daemon over its control socket (RESP2, the Redis \
-      protocol). The socket is --socket, else $MILLRACE_SOCKET, else \
-      \(ConnectionOptions.defaultSocket); --connect HOST:PORT uses TCP instead.
+      Every command talks to the daemon over its control socket (RESP2, the Redis protocol). \
+      The socket is --socket, else $MILLRACE_SOCKET, else \
+      \(ConnectionOptions.defaultSocket); --connect HOST:PORT uses TCP instead. \
+      `millraced --dot KIND` draws a kind from its machine file.
       """,
     subcommands: [
       Send.self, State.self, List.self, Kinds.self, Spawn.self, Kill.self, Watch.self,
-      Stats.self, Ping.self, Dot.self, Repl.self,
+      Stats.self, Ping.self, Repl.self,
     ])
 
   /// The connection options, accepted before the subcommand too (`millctl --socket P send ...`).

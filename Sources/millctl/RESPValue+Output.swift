@@ -1,18 +1,27 @@
-import MillraceHost
+import MillraceClient
 
 extension RESPValue {
   /// The reply as millctl's one-shot commands print it, for people and for scripts alike:
   /// strings bare, arrays one element per line (nothing for an empty array), `STATS`-style
-  /// `\r\n` line ends as plain newlines.
+  /// `\r\n` line ends as plain newlines. A RESP3 value prints as its RESP2 form would (a map
+  /// as its keys and values, a boolean as 1 or 0, a null as nothing).
   var plainText: String {
     switch self {
-    case .simple(let text): return text
-    case .error(let text): return text
+    case .simple(let text), .error(let text), .bigNumber(let text): return text
     case .integer(let value): return String(value)
-    case .bulk(let text):
-      return (text ?? "").replacingOccurrences(of: "\r\n", with: "\n").trimmingTrailingNewlines
-    case .array(let values): return (values ?? []).map(\.plainText).joined(separator: "\n")
+    case .double(let value): return String(value)
+    case .boolean(let value): return value ? "1" : "0"
+    case .null, .bulk(nil): return ""
+    case .bulk(let text?), .verbatim(_, let text):
+      return String(text.map { $0 == "\r\n" ? "\n" : $0 }).trimmingTrailingNewlines
+    case .array(let values): return Self.lines(values ?? [])
+    case .set(let values), .push(let values): return Self.lines(values)
+    case .map(let pairs): return Self.lines(pairs.flatMap { [$0.key, $0.value] })
     }
+  }
+
+  private static func lines(_ values: [RESPValue]) -> String {
+    values.map(\.plainText).joined(separator: "\n")
   }
 
   /// The reply as the `repl` prints it: like redis-cli (`description`), except that bulk
@@ -22,8 +31,9 @@ extension RESPValue {
     return plainText
   }
 
-  /// Returns the reply, or throws `MillctlFailure` with the error text (without the `ERR `
-  /// prefix, so it starts with the code: `rejected open in opened`) when it is an error.
+  /// Returns the reply, or throws `MillctlFailure` with the error line when it is an error: it
+  /// starts with the code (`REJECTED open in opened`), but for the generic `ERR`, left out
+  /// (`wrong number of arguments for 'send' command`).
   @discardableResult
   func checked() throws(MillctlFailure) -> RESPValue {
     guard case .error(let text) = self else { return self }

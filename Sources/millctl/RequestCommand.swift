@@ -1,5 +1,5 @@
 import ArgumentParser
-import MillraceHost
+import MillraceClient
 
 /// A subcommand that sends one request to the daemon and prints the reply: the shared body
 /// of `send`, `state`, `list`, `kinds`, `spawn`, `kill`, `stats` and `ping`.

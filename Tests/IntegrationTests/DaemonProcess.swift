@@ -1,5 +1,5 @@
 import Foundation
-import MillraceHost
+import MillraceClient
 import Testing
 
 /// A real `millraced` started in a fresh temporary directory, talked to like a user would.
@@ -90,13 +90,15 @@ final class DaemonProcess {
     throw ControlClient.Failure(description: "millraced did not start")
   }
 
-  /// Runs `command` to its end and returns its exit status and output (stdout and stderr).
-  static func run(_ command: String, _ arguments: [String]) throws -> (
-    status: Int32, output: String
-  ) {
+  /// Runs `command` to its end (in `directory`, else this process's) and returns its exit
+  /// status and output (stdout and stderr).
+  static func run(_ command: String, _ arguments: [String], directory: String? = nil) throws
+    -> (status: Int32, output: String)
+  {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: command)
     process.arguments = arguments
+    if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
     let pipe = Pipe()
     process.standardOutput = pipe
     process.standardError = pipe

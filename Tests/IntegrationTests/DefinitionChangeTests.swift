@@ -1,5 +1,5 @@
 import Foundation
-import MillraceHost
+import MillraceClient
 import Testing
 
 /// Definition changes through the real daemon (DESIGN §4.2, last paragraph; §4.4): a reload

@@ -1,4 +1,5 @@
 import Foundation
+import MillraceClient
 import MillraceHost
 import Testing
 

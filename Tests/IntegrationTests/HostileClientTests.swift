@@ -1,5 +1,5 @@
 import Foundation
-import MillraceHost
+import MillraceClient
 import Testing
 
 /// Bad input is answered or cut off while other clients carry on (DESIGN §4.1).

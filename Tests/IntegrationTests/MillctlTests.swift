@@ -1,5 +1,5 @@
 import Foundation
-import MillraceHost
+import MillraceClient
 import Testing
 
 /// `millctl` against the real daemon: every subcommand through its printed output and exit
@@ -79,6 +79,36 @@ import Testing
     }
   }
 
+  /// Errors as redis-server sends them, the code first (`-NOAUTH ...`, `-ERR ...`): printed
+  /// from the code on, the generic `ERR` left out.
+  @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: redisServer)))
+  func redisErrorsStartWithTheirCode() throws {
+    try withRedisServer(["--requirepass", "s3cret"]) { socket in
+      let ctl = Millctl(socket: socket)
+      try ctl.expect(["ping"], fails: "millctl: NOAUTH Authentication required.\n")
+      try ctl.expect(["--token", "s3cret", "ping"], prints: "PONG\n")
+      try ctl.expect(
+        ["--token", "s3cret", "state", "d"],
+        fails: "millctl: unknown command 'STATE', with args beginning with: 'd' \n")
+    }
+  }
+
+  /// `watch` reads RESP2 pub/sub messages (`pmessage`) as Redis sends them.
+  @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: redisServer)))
+  func watchReadsRedisMessages() throws {
+    try withRedisServer([]) { socket in
+      let watch = try Millctl(socket: socket).start(["watch", "--count", "1", "d"])
+      let client = try ControlClient(address: socket, timeoutSeconds: 5)
+      try waitUntil("watch subscribes") {
+        try client.call("PUBSUB", "NUMPAT") == .integer(1)
+      }
+      #expect(try client.call("PUBLISH", "d", "open closed opened") == .integer(1))
+      let result = watch.finish()
+      #expect(result.status == 0, "\(result.errors)")
+      #expect(result.matches(["[0-9:.]{12} d: open closed opened"]), "\(result.output)")
+    }
+  }
+
   @Test func daemonNotRunningIsOneClearLine() throws {
     let directory = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -144,42 +174,6 @@ import Testing
             == "millctl: WRONGPASS invalid username-password pair or user is disabled.\n"
       )
     }
-  }
-
-  @Test func dotDrawsAKindFromTheMachineFiles() throws {
-    let ctl = Millctl(socket: nil)
-    let result = try ctl.run(["dot", "auth"], directory: DaemonProcess.repository)
-    #expect(result.status == 0, "\(result.errors)")
-    let edges = [
-      #"  "(start)" -> "loggedOut";"#,
-      #"  "loggedOut" -> "loggingIn" [label="login\nafter 1s send loginOK (queue request, id req)"];"#,
-      #"  "loggingIn" -> "loggedIn" [label="loginOK"];"#,
-      #"  "loggingIn" -> "loggingOut" [label="forceLogout\nafter 1s send logoutOK (queue request)"];"#,
-      #"  "loggedIn" -> "loggingOut" [label="forceLogout\nafter 1s send logoutOK (queue request)"];"#,
-    ]
-    for edge in edges { #expect(result.lines.contains(edge), "\(edge)\n\(result.output)") }
-    #expect(result.lines.first == #"digraph "auth" {"# && result.lines.last == "}")
-
-    let machines = DaemonProcess.repository + "/examples/machines"
-    let door = try ctl.run(["dot", "--machines", machines, "door"])
-    #expect(door.lines.contains(#"  "opened" -> "closed" [label="close\ncancel autoclose"];"#))
-    let missing = try ctl.run(["dot", "--machines", machines, "counter"])
-    #expect(missing.status == 1)
-    #expect(
-      missing.errors
-        == "millctl: no kind counter in \(machines) (kinds there: auth, door, toggle, traffic-light)\n"
-    )
-  }
-
-  @Test func dotReportsBadMachineFiles() throws {
-    let directory = try temporaryDirectory()
-    defer { try? FileManager.default.removeItem(atPath: directory) }
-    let bad = #"{"kind": "k", "initial": "a", "transitions": [{"on": "x", "from": "a", "to": 3}]}"#
-    try bad.write(toFile: directory + "/k.json", atomically: true, encoding: .utf8)
-    let result = try Millctl(socket: nil).run(["dot", "--machines", directory, "k"])
-    #expect(result.status == 1)
-    #expect(
-      result.errors.hasPrefix("millctl: cannot load \(directory):\nk.json: transitions[0].to"))
   }
 
   @Test func replRunsPipedLines() throws {
@@ -413,6 +407,30 @@ private func waitForSubscriptions(_ count: Int, on daemon: DaemonProcess) throws
     guard case .bulk(let text?) = try client.call("STATS") else { return false }
     return text.contains("\r\nsubscriptions:\(count)\r\n")
   }
+}
+
+private let redisServer = "/usr/bin/redis-server"
+
+/// Runs `body` with the socket of a redis-server started with `arguments` in a temporary
+/// directory, and stops it afterwards.
+private func withRedisServer(_ arguments: [String], _ body: (String) throws -> Void) throws {
+  let directory = try temporaryDirectory()
+  let socket = directory + "/redis.sock"
+  let process = Process()
+  process.executableURL = URL(fileURLWithPath: redisServer)
+  process.arguments =
+    ["--port", "0", "--unixsocket", socket, "--dir", directory, "--save", ""] + arguments
+  process.standardOutput = FileHandle.nullDevice
+  try process.run()
+  defer {
+    kill(process.processIdentifier, SIGKILL)  // SIGTERM may be blocked in a test thread
+    process.waitUntilExit()
+    try? FileManager.default.removeItem(atPath: directory)
+  }
+  try waitUntil("redis-server answers") {
+    (try? ControlClient(address: socket, timeoutSeconds: 5).call("PING")) != nil
+  }
+  try body(socket)
 }
 
 private func temporaryDirectory() throws -> String {

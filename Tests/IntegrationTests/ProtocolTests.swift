@@ -1,5 +1,5 @@
 import Foundation
-import MillraceHost
+import MillraceClient
 import Testing
 
 /// Every command and error code of control protocol v2, against the real daemon.

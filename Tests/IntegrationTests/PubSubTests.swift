@@ -1,5 +1,5 @@
 import Foundation
-import MillraceHost
+import MillraceClient
 import Testing
 
 /// Pub/sub as Redis does it: channels are names, patterns are globs, subscribed mode (RESP2)

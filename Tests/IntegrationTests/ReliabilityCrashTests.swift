@@ -1,5 +1,5 @@
 import Foundation
-import MillraceHost
+import MillraceClient
 import Testing
 
 /// The short form of `scripts/crash.sh` (docs/reliability.md): clients drive SENDs to their

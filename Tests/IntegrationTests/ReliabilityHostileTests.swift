@@ -1,5 +1,5 @@
 import Foundation
-import MillraceHost
+import MillraceClient
 import Testing
 
 /// Hostile clients are limited or cut off while the others keep their latency (issue 7,

@@ -1,5 +1,5 @@
 import Foundation
-import MillraceHost
+import MillraceClient
 import Testing
 
 /// The short form of `scripts/load.sh` (docs/reliability.md): many connections pipelining to

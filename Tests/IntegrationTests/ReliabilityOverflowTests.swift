@@ -1,5 +1,5 @@
 import Foundation
-import MillraceHost
+import MillraceClient
 import Testing
 
 /// Posting faster than a machine drains (issue 7, docs/reliability.md): with the default

@@ -1,4 +1,4 @@
-import MillraceHost
+import MillraceClient
 import Testing
 
 /// Regressions found by the fuzz targets in `Fuzz/` and by `scripts/load.sh`

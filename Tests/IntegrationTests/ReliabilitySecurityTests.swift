@@ -1,5 +1,5 @@
 import Foundation
-import MillraceHost
+import MillraceClient
 import Testing
 
 /// Who may talk to the daemon (issue 7, docs/reliability.md): the Unix socket is its owner's

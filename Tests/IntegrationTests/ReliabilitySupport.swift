@@ -1,5 +1,5 @@
 import Foundation
-import MillraceHost
+import MillraceClient
 import Testing
 
 /// Helpers of the reliability tests (docs/reliability.md): the daemon's memory and

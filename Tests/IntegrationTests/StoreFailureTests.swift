@@ -1,5 +1,5 @@
 import Foundation
-import MillraceHost
+import MillraceClient
 import Testing
 
 /// The store's files taken from under a running daemon, and a data directory it cannot use at

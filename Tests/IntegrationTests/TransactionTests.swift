@@ -1,5 +1,5 @@
 import Foundation
-import MillraceHost
+import MillraceClient
 import Testing
 
 /// `MULTI` / `EXEC` / `DISCARD` against the real daemon: queued commands run in one go, see

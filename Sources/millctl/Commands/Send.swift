@@ -1,5 +1,5 @@
 import ArgumentParser
-import MillraceHost
+import MillraceClient
 
 /// `millctl send NAME INPUT`: process one input; prints `from -> to`.
 struct Send: RequestCommand {

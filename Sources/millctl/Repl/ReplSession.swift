@@ -1,6 +1,5 @@
 import ArgumentParser
-import Foundation
-import MillraceHost
+import MillraceClient
 
 /// One `repl` run: reads lines, runs the local commands (`history`, `!!`, `!N`, `exit`,
 /// `quit`), sends everything else to the daemon and prints the replies like redis-cli.
@@ -25,7 +24,7 @@ struct ReplSession {
   init(connection: ConnectionOptions, interactive: Bool) {
     self.connection = connection
     self.interactive = interactive
-    editing = interactive && ProcessInfo.processInfo.environment["TERM"] != "dumb"
+    editing = interactive && Environment["TERM"] != "dumb"
   }
 
   /// Connects (failing at once when the daemon is not running), then runs lines until the
@@ -56,7 +55,10 @@ struct ReplSession {
 
   /// Runs one line; false when the session should end.
   private mutating func handle(_ entered: String) throws -> Bool {
-    var line = entered.trimmingCharacters(in: .whitespaces)
+    var trimmed = Substring(entered)
+    while trimmed.first?.isWhitespace == true { trimmed.removeFirst() }
+    while trimmed.last?.isWhitespace == true { trimmed.removeLast() }
+    var line = String(trimmed)
     guard !line.isEmpty, !line.hasPrefix("#") else { return true }
     switch history.expand(line) {
     case .none: break

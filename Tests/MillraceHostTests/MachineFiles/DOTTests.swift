@@ -2,7 +2,7 @@ import Testing
 
 @testable import MillraceHost
 
-/// `millctl dot KIND` output: nodes, the initial marker and one edge per row and state.
+/// `millraced --dot KIND` output: nodes, the initial marker and one edge per row and state.
 @Suite struct DOTTests {
   let catalog: KindCatalog
 

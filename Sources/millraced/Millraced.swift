@@ -22,6 +22,12 @@ struct Millraced: ParsableCommand {
   @Option(help: "The directory of machine files.")
   var machines = DaemonConfiguration().machinesDirectory
 
+  @Option(
+    help: ArgumentHelp(
+      "Print the kind's transitions as Graphviz DOT, from the machine files, and exit.",
+      valueName: "kind"))
+  var dot: String?
+
   @Option(help: "The directory of the SQLite store.")
   var data = DaemonConfiguration().dataDirectory
 
@@ -76,6 +82,7 @@ struct Millraced: ParsableCommand {
   }
 
   func run() throws {
+    if let dot { return try printDOT(of: dot) }
     let level = Logger.Level(rawValue: logLevel) ?? .info
     LoggingSystem.bootstrap { label in
       var handler = StreamLogHandler.standardError(label: label)

@@ -1,4 +1,3 @@
-import MillraceUV
 import MillraceWire
 
 #if canImport(Glibc)
@@ -8,8 +7,12 @@ import MillraceWire
 /// A blocking control-protocol client over a Unix socket or TCP, for `millctl` and tests.
 ///
 /// Requests go out as RESP arrays of bulk strings; `send(_:)` may be called several times
-/// before reading (pipelining), and `read()` returns replies in request order. Not
-/// thread-safe: use one client per thread.
+/// before reading (pipelining), and replies come back in request order. Replies are read in
+/// RESP2 or RESP3 alike (`hello(protocol:)` asks for RESP3). In RESP3 the server may also send
+/// push frames (`.push`, pub/sub messages among them) between replies: `read()` returns
+/// whatever comes next, `readReply()` (and so `call`) the next reply that is not a push frame,
+/// `readPush()` the next push frame; what one of them reads past is kept, in order, for the
+/// others. Not thread-safe: use one client per thread.
 public final class ControlClient {
   /// Why a connection or an exchange failed.
   public struct Failure: Error, CustomStringConvertible, Sendable {
@@ -25,16 +28,24 @@ public final class ControlClient {
   private let descriptor: Int32
   private var parser = RESPReplyParser()
   private var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+  /// Values received but not returned yet, because a `readReply()` or a `readPush()` looked
+  /// for the other kind; oldest first.
+  private var pending: [RESPValue] = []
 
-  /// Connects to `address`: a socket path (containing `/`) or `HOST:PORT`.
-  public init(address: String, timeoutSeconds: Int = 30) throws(Failure) {
-    let target: ListenAddress
-    do {
-      target = try ListenAddress(parsing: address)
-    } catch {
+  /// The protocol the server replies in: `.resp2` until a `hello(protocol:)` succeeds.
+  public private(set) var protocolVersion = RESPVersion.resp2
+
+  /// Connects to `address`: a socket path (containing `/`) or `HOST:PORT` (see `Address`).
+  public convenience init(address: String, timeoutSeconds: Int = 30) throws(Failure) {
+    guard let target = Address(parsing: address) else {
       throw Failure(description: "bad address \(address)")
     }
-    switch target {
+    try self.init(address: target, timeoutSeconds: timeoutSeconds)
+  }
+
+  /// Connects to `address`. `timeoutSeconds` bounds each wait for a reply; 0 waits for ever.
+  public init(address: Address, timeoutSeconds: Int = 30) throws(Failure) {
+    switch address {
     case .unix(let path): descriptor = try Self.connectUnix(path)
     case .tcp(let host, let port): descriptor = try Self.connectTCP(host, port)
     }
@@ -109,8 +120,38 @@ public final class ControlClient {
     }
   }
 
-  /// Reads the next reply; throws when the connection closed or timed out first.
+  /// Reads the next value received, a reply or a push frame; throws when the connection
+  /// closed or timed out first.
   public func read() throws(Failure) -> RESPValue {
+    pending.isEmpty ? try receive() : pending.removeFirst()
+  }
+
+  /// Reads the next reply that is not a push frame; push frames before it are kept for
+  /// `readPush()`. (In RESP3 the replies to `SUBSCRIBE` and its kin are push frames: read them
+  /// with `readPush()`.)
+  public func readReply() throws(Failure) -> RESPValue {
+    try take { !$0.isPush }
+  }
+
+  /// Reads the next push frame (a `.push`); replies before it are kept for `read()` and
+  /// `readReply()`.
+  public func readPush() throws(Failure) -> RESPValue {
+    try take(\.isPush)
+  }
+
+  /// The first pending or received value that is `wanted`; others received meanwhile are
+  /// kept.
+  private func take(_ wanted: (RESPValue) -> Bool) throws(Failure) -> RESPValue {
+    if let index = pending.firstIndex(where: wanted) { return pending.remove(at: index) }
+    while true {
+      let value = try receive()
+      if wanted(value) { return value }
+      pending.append(value)
+    }
+  }
+
+  /// Parses the next value off the socket.
+  private func receive() throws(Failure) -> RESPValue {
     while true {
       do {
         if let value = try parser.next() { return value }
@@ -118,6 +159,7 @@ public final class ControlClient {
         throw Failure(description: "malformed reply")
       }
       let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+      if count < 0 && errno == EINTR { continue }
       guard count > 0 else {
         throw Failure(
           description: count == 0
@@ -128,14 +170,38 @@ public final class ControlClient {
     }
   }
 
-  /// Sends one request and reads its reply.
+  /// Sends one request and reads its reply (`readReply()`).
   public func call(_ words: String...) throws(Failure) -> RESPValue {
     try call(words)
   }
 
-  /// Sends one request and reads its reply.
+  /// Sends one request and reads its reply (`readReply()`).
   public func call(_ words: [String]) throws(Failure) -> RESPValue {
     try send(words)
-    return try read()
+    return try readReply()
+  }
+
+  /// Sends `HELLO version [AUTH user password] [SETNAME name]` and returns its reply: the
+  /// server's properties (a map in RESP3, an array of keys and values in RESP2), or the error
+  /// (Redis answers `-NOPROTO` for a version it does not speak). After a reply that is not an
+  /// error, `protocolVersion` is `version`.
+  @discardableResult
+  public func hello(
+    protocol version: RESPVersion, auth: (user: String, password: String)? = nil,
+    clientName: String? = nil
+  ) throws(Failure) -> RESPValue {
+    var words = ["HELLO", String(version.rawValue)]
+    if let auth { words += ["AUTH", auth.user, auth.password] }
+    if let clientName { words += ["SETNAME", clientName] }
+    let reply = try call(words)
+    if reply.errorCode == nil { protocolVersion = version }
+    return reply
+  }
+}
+
+extension RESPValue {
+  fileprivate var isPush: Bool {
+    if case .push = self { return true }
+    return false
   }
 }
