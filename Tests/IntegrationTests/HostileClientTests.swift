@@ -81,6 +81,20 @@ struct HostileClientTests {
     #expect(stats.contains("connected_clients:1\r\n"))
   }
 
+  @Test("inline commands split like Redis (quotes, escapes); unbalanced quotes close")
+  func inlineQuotes() throws {
+    let daemon = try DaemonProcess().start()
+    let client = try daemon.client()
+    try client.sendRaw(
+      Array("PING \"hello world\"\r\nECHO 'it\\'s'\r\nECHO \"a\\x41\\n\"\r\n".utf8))
+    #expect(try client.read() == .bulk("hello world"))
+    #expect(try client.read() == .bulk("it's"))
+    #expect(try client.read() == .bulk("aA\n"))
+    try client.sendRaw(Array("PING \"open\r\n".utf8))
+    #expect(try client.read() == .error("PROTOCOL Protocol error: unbalanced quotes in request"))
+    #expect(throws: ControlClient.Failure.self) { try client.read() }
+  }
+
   @Test("with a token, commands before AUTH are denied")
   func token() throws {
     let daemon = try DaemonProcess(["--token", "s3cret"]).start()

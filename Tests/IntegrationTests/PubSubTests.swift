@@ -54,3 +54,38 @@ struct PubSubTests {
     #expect(try client.call("PING") == .simple("PONG"))
   }
 }
+
+/// RESP3 after `HELLO 3`: maps, nulls, verbatim text and pub/sub messages as push frames.
+@Suite("RESP3")
+struct RESP3Tests {
+  @Test("HELLO 3 switches the connection to RESP3; replies keep their meaning")
+  func resp3() throws {
+    let daemon = try DaemonProcess().start()
+    let client = try daemon.client()
+    let hello = try client.hello(protocol: .resp3)
+    guard case .map = hello else {
+      Issue.record("HELLO 3 answered \(hello)")
+      return
+    }
+    #expect(hello["proto"] == .integer(3))
+    #expect(hello["server"] == .bulk("millraced"))
+    #expect(try client.call("SPAWN", "counter", "c") == .simple("OK"))
+    #expect(try client.call("SEND", "c", "inc").strings == ["0", "1"])
+    #expect(try client.call("CLIENT", "GETNAME") == .null)
+    guard case .verbatim(_, let info) = try client.call("INFO", "keyspace") else {
+      Issue.record("INFO is not verbatim text in RESP3")
+      return
+    }
+    #expect(info.contains("db0:keys=1"))
+    let listener = try daemon.client()
+    try listener.hello(protocol: .resp3)
+    try listener.send(["PSUBSCRIBE", "c*"])
+    #expect(try listener.readPush() == .push([.bulk("psubscribe"), .bulk("c*"), .integer(1)]))
+    // RESP3 has no subscribed mode: other commands still run.
+    #expect(try listener.call("STATE", "c") == .bulk("1"))
+    _ = try client.call("SEND", "c", "inc")
+    #expect(
+      try listener.readPush()
+        == .push([.bulk("pmessage"), .bulk("c*"), .bulk("c"), .bulk("inc 1 2")]))
+  }
+}

@@ -1,4 +1,5 @@
 import Foundation
+import MillraceClient
 import MillraceHost
 import Testing
 
@@ -99,6 +100,7 @@ struct RedisParityTests {
       case .integer: "integer"
       case .bulk(let text): text == nil ? "null" : "bulk"
       case .array(let values): values.map { "array(\($0.first.map(shape) ?? ""))" } ?? "null array"
+      default: "RESP3 \(value)"
       }
     }
     for words in [
