@@ -41,22 +41,22 @@ extension ControlServer {
       "subscribe", arity: -2, [.pubsub, .independentOfSends, .subscribedContext, .loading],
       group: "pubsub", "Streams a machine's transitions, rejections and outputs",
       arguments: [CommandArgument(name: "name", kind: .string, multiple: true)],
-      run: { $0.subscribe($1, $2) }),
+      run: { $0.subscribe($1, $2, to: .channel) }),
     CommandSpec(
       "unsubscribe", arity: -1, [.pubsub, .independentOfSends, .subscribedContext, .loading],
       group: "pubsub", "Stops streaming the machines named (all without a name)",
       arguments: [CommandArgument(name: "name", kind: .string, optional: true, multiple: true)],
-      run: { $0.unsubscribe($1, $2) }),
+      run: { $0.unsubscribe($1, $2, from: .channel) }),
     CommandSpec(
       "psubscribe", arity: -2, [.pubsub, .independentOfSends, .subscribedContext, .loading],
       group: "pubsub", "Streams the machines whose names match glob patterns",
       arguments: [CommandArgument(name: "pattern", kind: .pattern, multiple: true)],
-      run: { $0.psubscribe($1, $2) }),
+      run: { $0.subscribe($1, $2, to: .pattern) }),
     CommandSpec(
       "punsubscribe", arity: -1, [.pubsub, .independentOfSends, .subscribedContext, .loading],
       group: "pubsub", "Stops streaming by the patterns given (all without a pattern)",
       arguments: [CommandArgument(name: "pattern", kind: .pattern, optional: true, multiple: true)],
-      run: { $0.punsubscribe($1, $2) }),
+      run: { $0.unsubscribe($1, $2, from: .pattern) }),
     // Transactions.
     CommandSpec(
       "multi", arity: 1, [.fast, .independentOfSends, .transactionControl, .loading],

@@ -4,45 +4,48 @@ import MillraceWire
 /// them: a confirmation per name with the session's subscription count, messages as
 /// `message` / `pmessage` arrays (push frames in RESP3).
 extension ControlServer {
-  func subscribe(_ session: Session, _ frame: Frame) {
+  /// Channels (machine names) or glob patterns: the two kinds of subscription.
+  enum Target {
+    case channel, pattern
+
+    var subscribeWord: String { self == .channel ? "subscribe" : "psubscribe" }
+    var unsubscribeWord: String { self == .channel ? "unsubscribe" : "punsubscribe" }
+  }
+
+  /// `SUBSCRIBE` / `PSUBSCRIBE`: a confirmation per name, with the session's count.
+  func subscribe(_ session: Session, _ frame: Frame, to target: Target) {
     for index in 1..<frame.count {
-      let channel = frame.string(at: index)
-      session.channels.insert(channel)
-      subscriptions.add(session, channel: channel)
-      confirm("subscribe", channel, session)
+      let name = frame.string(at: index)
+      switch target {
+      case .channel:
+        session.channels.insert(name)
+        subscriptions.add(session, channel: name)
+      case .pattern:
+        session.patterns.insert(name)
+        subscriptions.add(session, pattern: name)
+      }
+      confirm(target.subscribeWord, name, session)
     }
     listenIfNeeded()
   }
 
-  func psubscribe(_ session: Session, _ frame: Frame) {
-    for index in 1..<frame.count {
-      let pattern = frame.string(at: index)
-      session.patterns.insert(pattern)
-      subscriptions.add(session, pattern: pattern)
-      confirm("psubscribe", pattern, session)
+  /// `UNSUBSCRIBE` / `PUNSUBSCRIBE`: the names given, or all; one confirmation with a null name
+  /// when there was nothing to unsubscribe from.
+  func unsubscribe(_ session: Session, _ frame: Frame, from target: Target) {
+    let current = target == .channel ? session.channels : session.patterns
+    let names = frame.count > 1 ? (1..<frame.count).map(frame.string) : current.sorted()
+    for name in names {
+      switch target {
+      case .channel:
+        session.channels.remove(name)
+        subscriptions.remove(session, channel: name)
+      case .pattern:
+        session.patterns.remove(name)
+        subscriptions.remove(session, pattern: name)
+      }
+      confirm(target.unsubscribeWord, name, session)
     }
-    listenIfNeeded()
-  }
-
-  func unsubscribe(_ session: Session, _ frame: Frame) {
-    let names = frame.count > 1 ? (1..<frame.count).map(frame.string) : session.channels.sorted()
-    for channel in names {
-      session.channels.remove(channel)
-      subscriptions.remove(session, channel: channel)
-      confirm("unsubscribe", channel, session)
-    }
-    if names.isEmpty { confirm("unsubscribe", nil, session) }
-    listenIfNeeded()
-  }
-
-  func punsubscribe(_ session: Session, _ frame: Frame) {
-    let names = frame.count > 1 ? (1..<frame.count).map(frame.string) : session.patterns.sorted()
-    for pattern in names {
-      session.patterns.remove(pattern)
-      subscriptions.remove(session, pattern: pattern)
-      confirm("punsubscribe", pattern, session)
-    }
-    if names.isEmpty { confirm("punsubscribe", nil, session) }
+    if names.isEmpty { confirm(target.unsubscribeWord, nil, session) }
     listenIfNeeded()
   }
 
