@@ -1,5 +1,5 @@
 extension KindDefinition {
-  /// The transition table as a Graphviz digraph, for `millctl dot KIND | dot -Tpng`.
+  /// The transition table as a Graphviz digraph, for `millraced --dot KIND | dot -Tpng`.
   ///
   /// Each state is a node, in index order; an arrow from a small point marks the initial
   /// state. Each row is one edge per state it applies in (a `from` list fans out), labelled
