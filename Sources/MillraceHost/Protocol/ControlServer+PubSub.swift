@@ -16,14 +16,7 @@ extension ControlServer {
   func subscribe(_ session: Session, _ frame: Frame, to target: Target) {
     for index in 1..<frame.count {
       let name = frame.string(at: index)
-      switch target {
-      case .channel:
-        session.channels.insert(name)
-        subscriptions.add(session, channel: name)
-      case .pattern:
-        session.patterns.insert(name)
-        subscriptions.add(session, pattern: name)
-      }
+      set(session, target, name, subscribed: true)
       confirm(target.subscribeWord, name, session)
     }
     listenIfNeeded()
@@ -35,18 +28,29 @@ extension ControlServer {
     let current = target == .channel ? session.channels : session.patterns
     let names = frame.count > 1 ? (1..<frame.count).map(frame.string) : current.sorted()
     for name in names {
-      switch target {
-      case .channel:
-        session.channels.remove(name)
-        subscriptions.remove(session, channel: name)
-      case .pattern:
-        session.patterns.remove(name)
-        subscriptions.remove(session, pattern: name)
-      }
+      set(session, target, name, subscribed: false)
       confirm(target.unsubscribeWord, name, session)
     }
     if names.isEmpty { confirm(target.unsubscribeWord, nil, session) }
     listenIfNeeded()
+  }
+
+  /// Records in the session and in the registry that `session` listens to `name`, or not.
+  private func set(_ session: Session, _ target: Target, _ name: String, subscribed: Bool) {
+    switch (target, subscribed) {
+    case (.channel, true):
+      session.channels.insert(name)
+      subscriptions.add(session, channel: name)
+    case (.channel, false):
+      session.channels.remove(name)
+      subscriptions.remove(session, channel: name)
+    case (.pattern, true):
+      session.patterns.insert(name)
+      subscriptions.add(session, pattern: name)
+    case (.pattern, false):
+      session.patterns.remove(name)
+      subscriptions.remove(session, pattern: name)
+    }
   }
 
   /// Drops every subscription of `session` (closed, or `RESET`).
