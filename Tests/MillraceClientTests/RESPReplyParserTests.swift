@@ -4,64 +4,70 @@ import Testing
 
 /// The reply parser reads every RESP2 and RESP3 type, nested, however the bytes arrive.
 @Suite struct RESPReplyParserTests {
-  /// One reply of each kind, with what it parses to.
-  static let everyType: [(bytes: String, value: RESPValue)] = [
-    ("+OK\r\n", .simple("OK")),
-    ("+\r\n", .simple("")),
-    ("-ERR unknown command 'X'\r\n", .error("ERR unknown command 'X'")),
-    (":-42\r\n", .integer(-42)),
-    (":9223372036854775807\r\n", .integer(.max)),
-    ("$5\r\nhello\r\n", .bulk("hello")),
-    ("$0\r\n\r\n", .bulk("")),
-    ("$4\r\na\r\nb\r\n", .bulk("a\r\nb")),
-    ("$-1\r\n", .bulk(nil)),
-    ("*-1\r\n", .array(nil)),
-    ("*0\r\n", .array([])),
-    ("*2\r\n$4\r\nopen\r\n:1\r\n", .array([.bulk("open"), .integer(1)])),
-    ("_\r\n", .null),
-    (",1.5\r\n", .double(1.5)),
-    (",10\r\n", .double(10)),
-    (",-1.25e3\r\n", .double(-1250)),
-    (",inf\r\n", .double(.infinity)),
-    (",-inf\r\n", .double(-.infinity)),
-    ("#t\r\n", .boolean(true)),
-    ("#f\r\n", .boolean(false)),
-    (
-      "(3492890328409238509324850943850943825024385\r\n",
-      .bigNumber("3492890328409238509324850943850943825024385")
-    ),
-    ("(-12\r\n", .bigNumber("-12")),
-    ("=15\r\ntxt:Some string\r\n", .verbatim(format: "txt", text: "Some string")),
-    ("=4\r\nmkd:\r\n", .verbatim(format: "mkd", text: "")),
-    ("!21\r\nSYNTAX invalid syntax\r\n", .error("SYNTAX invalid syntax")),
-    (
-      "%2\r\n+first\r\n:1\r\n$6\r\nsecond\r\n_\r\n",
-      .map([.init(.simple("first"), .integer(1)), .init(.bulk("second"), .null)])
-    ),
-    ("%0\r\n", .map([])),
-    ("~3\r\n+a\r\n:1\r\n#f\r\n", .set([.simple("a"), .integer(1), .boolean(false)])),
-    ("~0\r\n", .set([])),
-    (
-      ">3\r\n$7\r\nmessage\r\n$1\r\nd\r\n$11\r\nopen closed\r\n",
-      .push([.bulk("message"), .bulk("d"), .bulk("open closed")])
-    ),
-    (">0\r\n", .push([])),
-    // An attribute is dropped, whatever it holds; the value after it is the reply.
-    ("|1\r\n+key-popularity\r\n*2\r\n$1\r\na\r\n,0.5\r\n$2\r\nhi\r\n", .bulk("hi")),
-    ("|0\r\n:7\r\n", .integer(7)),
-  ]
+  /// One reply of each kind, with what it parses to. (Computed, not a stored global: an
+  /// indirect enum's boxes are held through pointers that carry tag bits, which LeakSanitizer
+  /// does not recognise, so a global holding them reads as a leak under `make sanitize`.)
+  static var everyType: [(bytes: String, value: RESPValue)] {
+    [
+      ("+OK\r\n", .simple("OK")),
+      ("+\r\n", .simple("")),
+      ("-ERR unknown command 'X'\r\n", .error("ERR unknown command 'X'")),
+      (":-42\r\n", .integer(-42)),
+      (":9223372036854775807\r\n", .integer(.max)),
+      ("$5\r\nhello\r\n", .bulk("hello")),
+      ("$0\r\n\r\n", .bulk("")),
+      ("$4\r\na\r\nb\r\n", .bulk("a\r\nb")),
+      ("$-1\r\n", .bulk(nil)),
+      ("*-1\r\n", .array(nil)),
+      ("*0\r\n", .array([])),
+      ("*2\r\n$4\r\nopen\r\n:1\r\n", .array([.bulk("open"), .integer(1)])),
+      ("_\r\n", .null),
+      (",1.5\r\n", .double(1.5)),
+      (",10\r\n", .double(10)),
+      (",-1.25e3\r\n", .double(-1250)),
+      (",inf\r\n", .double(.infinity)),
+      (",-inf\r\n", .double(-.infinity)),
+      ("#t\r\n", .boolean(true)),
+      ("#f\r\n", .boolean(false)),
+      (
+        "(3492890328409238509324850943850943825024385\r\n",
+        .bigNumber("3492890328409238509324850943850943825024385")
+      ),
+      ("(-12\r\n", .bigNumber("-12")),
+      ("=15\r\ntxt:Some string\r\n", .verbatim(format: "txt", text: "Some string")),
+      ("=4\r\nmkd:\r\n", .verbatim(format: "mkd", text: "")),
+      ("!21\r\nSYNTAX invalid syntax\r\n", .error("SYNTAX invalid syntax")),
+      (
+        "%2\r\n+first\r\n:1\r\n$6\r\nsecond\r\n_\r\n",
+        .map([.init(.simple("first"), .integer(1)), .init(.bulk("second"), .null)])
+      ),
+      ("%0\r\n", .map([])),
+      ("~3\r\n+a\r\n:1\r\n#f\r\n", .set([.simple("a"), .integer(1), .boolean(false)])),
+      ("~0\r\n", .set([])),
+      (
+        ">3\r\n$7\r\nmessage\r\n$1\r\nd\r\n$11\r\nopen closed\r\n",
+        .push([.bulk("message"), .bulk("d"), .bulk("open closed")])
+      ),
+      (">0\r\n", .push([])),
+      // An attribute is dropped, whatever it holds; the value after it is the reply.
+      ("|1\r\n+key-popularity\r\n*2\r\n$1\r\na\r\n,0.5\r\n$2\r\nhi\r\n", .bulk("hi")),
+      ("|0\r\n:7\r\n", .integer(7)),
+    ]
+  }
 
   /// Aggregates in aggregates, with an attribute inside that counts for no element.
-  static let nested: (bytes: String, value: RESPValue) = (
-    "*4\r\n%1\r\n+k\r\n~2\r\n#t\r\n_\r\n|1\r\n+a\r\n%1\r\n+b\r\n+c\r\n>1\r\n*1\r\n*0\r\n"
-      + ",2.5\r\n*1\r\n%1\r\n*-1\r\n=5\r\ntxt:x\r\n",
-    .array([
-      .map([.init(.simple("k"), .set([.boolean(true), .null]))]),
-      .push([.array([.array([])])]),
-      .double(2.5),
-      .array([.map([.init(.array(nil), .verbatim(format: "txt", text: "x"))])]),
-    ])
-  )
+  static var nested: (bytes: String, value: RESPValue) {
+    (
+      "*4\r\n%1\r\n+k\r\n~2\r\n#t\r\n_\r\n|1\r\n+a\r\n%1\r\n+b\r\n+c\r\n>1\r\n*1\r\n*0\r\n"
+        + ",2.5\r\n*1\r\n%1\r\n*-1\r\n=5\r\ntxt:x\r\n",
+      .array([
+        .map([.init(.simple("k"), .set([.boolean(true), .null]))]),
+        .push([.array([.array([])])]),
+        .double(2.5),
+        .array([.map([.init(.array(nil), .verbatim(format: "txt", text: "x"))])]),
+      ])
+    )
+  }
 
   /// Parses `input` appended in pieces cut at `cuts` (ascending offsets).
   func parse(_ input: [UInt8], cuts: [Int] = []) -> (values: [RESPValue], malformed: Bool) {
