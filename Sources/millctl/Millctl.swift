@@ -18,11 +18,11 @@ struct Millctl: ParsableCommand {
       Every command talks to the daemon over its control socket (RESP2, the Redis protocol). \
       The socket is --socket, else $MILLRACE_SOCKET, else \
       \(ConnectionOptions.defaultSocket); --connect HOST:PORT uses TCP instead. \
-      `millraced --dot KIND` draws a kind from its machine file.
+      `millctl dot KIND` draws a kind the daemon serves (`millraced --dot KIND` without a daemon).
       """,
     subcommands: [
       Send.self, State.self, List.self, Kinds.self, Spawn.self, Kill.self, Watch.self,
-      Stats.self, Ping.self, Repl.self,
+      Stats.self, Ping.self, Dot.self, Repl.self,
     ])
 
   /// The connection options, accepted before the subcommand too (`millctl --socket P send ...`).

@@ -31,6 +31,20 @@ import Testing
     }
   }
 
+  @Test func dotDrawsAKindTheDaemonServes() throws {
+    try withDaemon { daemon in
+      let ctl = Millctl(daemon)
+      let door = try ctl.run(["dot", "door"])
+      #expect(door.status == 0, "\(door.errors)")
+      #expect(door.output.hasPrefix(#"digraph "door" {"#))
+      #expect(door.output.contains(#"  "opened" -> "closed" [label="close\ncancel autoclose"];"#))
+      let counter = try ctl.run(["dot", "counter"])
+      #expect(counter.status == 1 && counter.errors.hasPrefix("millctl: kind counter is compiled in Swift"))
+      let missing = try ctl.run(["dot", "ghost"])
+      #expect(missing.status == 1 && missing.errors == "millctl: NOKIND no kind ghost\n")
+    }
+  }
+
   @Test func errorRepliesPrintOneLineAndExitOne() throws {
     try withDaemon { daemon in
       let ctl = Millctl(daemon)

@@ -23,6 +23,10 @@ extension ControlServer {
       "kinds", arity: 1, [.readonly, .independentOfSends], group: "generic",
       "The kinds that can be spawned", run: { $0.kinds($1, $2) }),
     CommandSpec(
+      "dot", arity: 2, [.readonly, .independentOfSends], group: "generic",
+      "The kind's transitions as a Graphviz digraph", arguments: [.string("kind")],
+      run: { $0.dot($1, $2) }),
+    CommandSpec(
       "list", arity: -1, [.readonly], group: "generic",
       "Machine names, optionally of one kind (refused above a bound: use SCAN)",
       arguments: [CommandArgument.string("kind").optionally], run: { $0.list($1, $2) }),
