@@ -164,9 +164,7 @@ public struct RESPWriter {
   /// `*count\r\n`; follow it with exactly `count` elements.
   @inlinable
   public mutating func arrayHeader(_ count: Int) {
-    buffer.append(UInt8(ascii: "*"))
-    decimal(count)
-    crlf()
+    aggregateHeader(UInt8(ascii: "*"), count: count, 1)
   }
 
   /// An array of bulk strings.

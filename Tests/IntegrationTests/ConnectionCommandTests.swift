@@ -41,12 +41,47 @@ struct ConnectionCommandTests {
     #expect(list.split(separator: "\n").count == 2)
     #expect(try other.call("CLIENT", "KILL", "ID", "\(id)") == .integer(1))
     #expect(throws: ControlClient.Failure.self) { try client.call("PING") }
-    #expect(try other.call("SELECT", "0") == .simple("OK"))
-    #expect(try other.call("SELECT", "1").errorCode == "ERR")
-    #expect(try other.call("ECHO", "hello world") == .bulk("hello world"))
-    _ = try other.call("MULTI")
-    #expect(try other.call("RESET") == .simple("RESET"))
-    #expect(try other.call("EXEC") == .error("ERR EXEC without MULTI"))
+    // The old form names an address, as CLIENT LIST shows it, and closes the oldest client
+    // there (on a Unix socket every client has the same address): `other`, not `third`.
+    let third = try daemon.client()
+    guard case .bulk(let line?) = try third.call("CLIENT", "INFO"),
+      let address = line.split(separator: " ").first(where: { $0.hasPrefix("addr=") })?.dropFirst(5)
+    else {
+      Issue.record("CLIENT INFO has no addr")
+      return
+    }
+    #expect(try third.call("CLIENT", "KILL", String(address)) == .simple("OK"))
+    #expect(throws: ControlClient.Failure.self) { try other.call("PING") }
+    #expect(try third.call("CLIENT", "KILL", "nowhere:1") == .error("ERR No such client"))
+    #expect(try third.call("SELECT", "0") == .simple("OK"))
+    #expect(try third.call("SELECT", "1").errorCode == "ERR")
+    #expect(try third.call("ECHO", "hello world") == .bulk("hello world"))
+    _ = try third.call("MULTI")
+    #expect(try third.call("RESET") == .simple("RESET"))
+    #expect(try third.call("EXEC") == .error("ERR EXEC without MULTI"))
+  }
+
+  @Test("with a token: HELLO authenticates as Redis's default user; RESET forgets it")
+  func helloAuth() throws {
+    let daemon = try DaemonProcess(["--token", "s3cret"]).start()
+    let client = try daemon.client()
+    #expect(try client.call("HELLO", "3").errorCode == "NOAUTH")
+    #expect(try client.call("HELLO", "3", "AUTH", "default", "nope").errorCode == "WRONGPASS")
+    #expect(try client.call("HELLO", "3", "AUTH", "someone", "s3cret").errorCode == "WRONGPASS")
+    #expect(try client.call("PING").errorCode == "NOAUTH")
+    let hello = try client.call("HELLO", "3", "AUTH", "default", "s3cret", "SETNAME", "me")
+    #expect(hello["proto"] == .integer(3), "\(hello)")
+    #expect(try client.call("CLIENT", "GETNAME") == .bulk("me"))
+    #expect(try client.call("RESET") == .simple("RESET"))
+    #expect(try client.call("PING").errorCode == "NOAUTH")
+    #expect(try client.call("AUTH", "default", "s3cret") == .simple("OK"))
+    #expect(try client.call("PING") == .simple("PONG"))
+    // RESET went back to RESP2: a map is a flat array again.
+    guard case .array(let flat?) = try client.call("HELLO") else {
+      Issue.record("HELLO after RESET is not a RESP2 array")
+      return
+    }
+    #expect(flat.count == 14)
   }
 
   @Test("INFO in Redis's format, with the daemon's sections; STATS is its alias")
@@ -68,6 +103,12 @@ struct ConnectionCommandTests {
     #expect(!all.contains("# Commandstats"))
     #expect(all.contains("db0:keys=2,expires=0,avg_ttl=0\r\n"))
     #expect(all.contains("counter:machines=1\r\n") && all.contains("door:machines=1\r\n"))
+    _ = try client.call("KILL", "d")
+    guard case .bulk(let machines?) = try client.call("INFO", "machines") else {
+      Issue.record("INFO machines is not a bulk string")
+      return
+    }
+    #expect(machines.contains("counter:machines=1\r\n") && machines.contains("door:machines=0\r\n"))
     let fields = try daemon.stats(on: client)
     for field in [
       "connected_clients", "used_memory", "total_commands_processed", "uptime_in_seconds",

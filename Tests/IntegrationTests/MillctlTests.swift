@@ -39,7 +39,9 @@ import Testing
       #expect(door.output.hasPrefix(#"digraph "door" {"#))
       #expect(door.output.contains(#"  "opened" -> "closed" [label="close\ncancel autoclose"];"#))
       let counter = try ctl.run(["dot", "counter"])
-      #expect(counter.status == 1 && counter.errors.hasPrefix("millctl: kind counter is compiled in Swift"))
+      #expect(
+        counter.status == 1
+          && counter.errors.hasPrefix("millctl: kind counter is compiled in Swift"))
       let missing = try ctl.run(["dot", "ghost"])
       #expect(missing.status == 1 && missing.errors == "millctl: NOKIND no kind ghost\n")
     }

@@ -35,6 +35,28 @@ struct PubSubTests {
     #expect(try subscriber.call("STATE", "x") == .bulk("on"))
   }
 
+  @Test("each listener gets its pattern, in its protocol version")
+  func patternsAndVersions() throws {
+    let daemon = try DaemonProcess().start()
+    let driver = try daemon.client()
+    _ = try driver.call("SPAWN", "toggle", "c")
+    let first = try daemon.client()
+    let second = try daemon.client()
+    try second.hello(protocol: .resp3)
+    let third = try daemon.client()
+    for (client, pattern) in [(first, "c*"), (second, "c*"), (third, "?")] {
+      try client.send(["PSUBSCRIBE", pattern])
+      _ = try client.read()
+    }
+    _ = try driver.call("SEND", "c", "flip")
+    let message: (String) -> [RESPValue] = {
+      [.bulk("pmessage"), .bulk($0), .bulk("c"), .bulk("flip off on")]
+    }
+    #expect(try first.read() == .array(message("c*")))
+    #expect(try second.read() == .push(message("c*")))
+    #expect(try third.read() == .array(message("?")))
+  }
+
   @Test("subscribed mode accepts only pub/sub commands, PING, QUIT and RESET")
   func subscribedMode() throws {
     let daemon = try DaemonProcess().start()

@@ -107,9 +107,7 @@ public final class Daemon {
     let control = ControlServer(
       host: host, token: config.token, whenFull: config.whenFull, facts: facts,
       milliseconds: { loop.cachedMilliseconds })
-    control.extraStatistics = {
-      [("rejected_connections", "\(servers.reduce(0) { $0 + $1.refusedCount })")]
-    }
+    control.rejectedConnections = { servers.reduce(0) { $0 + $1.refusedCount } }
     // What a burst of clients used (request and reply buffers, the turns' bookkeeping) and
     // removed machines are freed, but glibc keeps freed heap pages mapped: give them back to
     // the system, once a second at most, after connections closed or machines were removed.

@@ -204,9 +204,6 @@ public final class MachineHost {
     }
   }
 
-  /// Whether sends are waiting for their inputs to be processed.
-  public var hasWaitingSends: Bool { !awaiting.isEmpty }
-
   // MARK: Events
 
   private func handle(_ event: HostedEvent, of machine: any HostedMachine) {

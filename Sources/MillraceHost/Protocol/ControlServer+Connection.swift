@@ -207,7 +207,10 @@ extension ControlServer {
   func clientKill(_ session: Session, _ frame: Frame) {
     if frame.count == 3 {
       let address = frame.string(at: 2)
-      guard let victim = sessions.values.first(where: { Self.address(of: $0) == address }) else {
+      // The oldest client at that address, as Redis walks its client list (every client of a
+      // Unix socket has the same address).
+      let matching = sessions.values.filter { Self.address(of: $0) == address }
+      guard let victim = matching.min(by: { $0.id < $1.id }) else {
         return session.fail(.generic("No such client"))
       }
       session.reply { $0.simpleString("OK") }

@@ -112,7 +112,8 @@ extension ControlServer {
       return session.fail(ReplyError(HostFailure(.nokind, "no kind \(name)")))
     }
     guard let graph = kind.dot else {
-      return session.fail(.generic("kind \(name) is compiled in Swift: it has no transition table to draw"))
+      return session.fail(
+        .generic("kind \(name) is compiled in Swift: it has no transition table to draw"))
     }
     session.reply { $0.bulkString(graph) }
   }

@@ -85,32 +85,61 @@ extension ControlServer {
   }
 
   /// Holds the message for every listener of `name` until the turn's commit, encoded once per
-  /// protocol version.
+  /// protocol version (and per pattern), without a container per event.
   private func publish(_ message: String, from name: String) {
-    var encoded: [RESPVersion: Range<Int>] = [:]
+    var channelBytes = EncodedOnce()
+    var patternBytes = EncodedOnce()
+    var lastPattern: String? = nil
     subscriptions.forEachListener(
       of: name,
       channel: { session in
-        let bytes =
-          encoded[session.version]
-          ?? encodeHeld(session.version) { writer in
+        let bytes = channelBytes.range(for: session.version) { version in
+          encodeHeld(version) { writer in
             writer.pushHeader(3)
             writer.bulkString("message")
             writer.bulkString(name)
             writer.bulkString(message)
           }
-        encoded[session.version] = bytes
+        }
         holdMessage(for: session, bytes: bytes)
       },
       pattern: { pattern, session in
-        let bytes = encodeHeld(session.version) { writer in
-          writer.pushHeader(4)
-          writer.bulkString("pmessage")
-          writer.bulkString(pattern)
-          writer.bulkString(name)
-          writer.bulkString(message)
+        // A pattern's sessions come one after the other: its encodings serve them all.
+        if pattern != lastPattern {
+          patternBytes = EncodedOnce()
+          lastPattern = pattern
+        }
+        let bytes = patternBytes.range(for: session.version) { version in
+          encodeHeld(version) { writer in
+            writer.pushHeader(4)
+            writer.bulkString("pmessage")
+            writer.bulkString(pattern)
+            writer.bulkString(name)
+            writer.bulkString(message)
+          }
         }
         holdMessage(for: session, bytes: bytes)
       })
+  }
+}
+
+/// Where a message is encoded in the held bytes, in RESP2 and in RESP3, each made on first use.
+private struct EncodedOnce {
+  private var resp2: Range<Int>?
+  private var resp3: Range<Int>?
+
+  mutating func range(for version: RESPVersion, encode: (RESPVersion) -> Range<Int>) -> Range<Int> {
+    switch version {
+    case .resp2:
+      if let resp2 { return resp2 }
+      let made = encode(version)
+      resp2 = made
+      return made
+    case .resp3:
+      if let resp3 { return resp3 }
+      let made = encode(version)
+      resp3 = made
+      return made
+    }
   }
 }

@@ -74,8 +74,8 @@ public final class ControlServer {
   let startedAt: UInt64
   /// Loop milliseconds at the last turn's end (commands' times, read once a turn).
   @exclusivity(unchecked) var turnMilliseconds: UInt64
-  /// Extra `key:value` lines for the `# Millrace` section of `INFO`.
-  public var extraStatistics: () -> [(String, String)] = { [] }
+  /// Connections the listening sockets refused (over the limit), for `INFO`.
+  public var rejectedConnections: () -> Int = { 0 }
 
   /// Serves `host`; when `token` is set, a connection must authenticate first.
   public init(

@@ -89,10 +89,7 @@ struct InfoReport {
         ("total_connections_received", "\(server.connectionsReceived)"),
         ("total_commands_processed", "\(server.commandsProcessed)"),
         ("instantaneous_ops_per_sec", "0"),
-        (
-          "rejected_connections",
-          "\(server.extraStatistics().first { $0.0 == "rejected_connections" }?.1 ?? "0")"
-        ),
+        ("rejected_connections", "\(server.rejectedConnections())"),
         ("expired_keys", "0"), ("evicted_keys", "0"), ("keyspace_hits", "0"),
         ("keyspace_misses", "0"),
         ("pubsub_channels", "\(server.subscriptions.channels.count)"),
@@ -122,7 +119,7 @@ struct InfoReport {
     case "machines":
       return host.kindNames.map { ($0, "machines=\(host.machineCount(kind: $0))") }
     case "millrace":
-      return server.extraStatistics().filter { $0.0 != "rejected_connections" } + [
+      return [
         ("machines", "\(host.machineCount)"),
         ("machines_high_water", "\(runtime.machinesHighWater)"),
         ("machines_capacity", "\(host.runtime.capacity.machines)"),

@@ -98,4 +98,34 @@ final class MachineHostTurnTests {
       Issue.record("a was not saved")
     }
   }
+
+  /// Records what the host answers.
+  final class Requester: SendRequester {
+    var answers: [(UInt64, SendOutcome)] = []
+    func sendFinished(ticket: UInt64, _ outcome: SendOutcome) { answers.append((ticket, outcome)) }
+  }
+
+  @Test("every accepted send is answered once: processed, rejected, or its machine killed")
+  func sendsAreAnswered() throws {
+    _ = try host.spawn(kind: "counter", name: "c", state: nil).get()
+    _ = try host.spawn(kind: "counter", name: "gone", state: nil).get()
+    let requester = Requester()
+    for (ticket, name, input) in [
+      (1, "c", "inc"), (2, "c", "dec"), (3, "c", "dec"), (4, "gone", "inc"),
+    ] {
+      #expect(throws: Never.self) {
+        try host.send(input, to: name, requester: requester, ticket: UInt64(ticket)).get()
+      }
+    }
+    #expect(host.kill("gone"))
+    runtime.dispatch()
+    let answers = requester.answers.sorted { $0.0 < $1.0 }
+    #expect(answers.map(\.0) == [1, 2, 3, 4])
+    #expect(
+      answers.map(\.1) == [
+        .moved(from: "0", to: "1"), .moved(from: "1", to: "0"), .rejected(input: "dec", state: "0"),
+        .machineRemoved("gone"),
+      ])
+    #expect(host.finishTurn().refusal == nil)
+  }
 }
