@@ -157,10 +157,12 @@ struct StoreFailureTests {
       data = daemon.directory + "/file/data"
       expected = "data directory \(data) cannot be created (not a directory)"
     }
-    let arguments = [
-      "--socket", daemon.socketPath, "--data", data,
-      "--machines", DaemonProcess.repository + "/examples/machines",
-    ]
+    // Machine files of its own, in the daemon's directory: uid 65534 may not be able to reach
+    // the repository's (a clone under a 0700 directory, as `mktemp -d` makes).
+    let machines = daemon.directory + "/machines"
+    try FileManager.default.createDirectory(atPath: machines, withIntermediateDirectories: false)
+    #expect(chmod(machines, 0o755) == 0)
+    let arguments = ["--socket", daemon.socketPath, "--data", data, "--machines", machines]
     let result = try DaemonProcess.run(command[0], command.dropFirst() + [millraced] + arguments)
     #expect(result.status != 0 && result.status != 124, "\(result.status): \(result.output)")
     let lines = result.output.split(separator: "\n")
