@@ -6,7 +6,8 @@
 // no memory error; the decoded length never passes the input; and the records that decoded,
 // encoded again, are exactly the bytes they were decoded from (the format has one encoding);
 // and a checkpoint's read of those records (`latestChanges`) gives the last change of each
-// name, in the order written, as a dictionary over the decoded changes would. The input read
+// name, in the order written, as a dictionary over the decoded changes would; a scan (no
+// decoding) finds as many records, spanning as many bytes, as decoding. The input read
 // as a version 2 journal decodes without a fault; read as timers in their compact form, what
 // decodes encodes back to the same bytes.
 
@@ -16,7 +17,11 @@ public func fuzzJournal(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
   let input = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
   var bytes = JournalFormat.header(epoch: 1)
   bytes.append(contentsOf: input)
-  let (changes, length, _) = bytes.withUnsafeBytes { JournalFormat.decode($0, epoch: 1) }
+  let (changes, length, cutOff) = bytes.withUnsafeBytes { JournalFormat.decode($0, epoch: 1) }
+  let scanned = bytes.withUnsafeBytes { JournalFormat.scan($0, epoch: 1) }
+  check(
+    scanned.records == changes.count && scanned.length == length && scanned.cutOff == cutOff,
+    "scan \(scanned) differs from decode")
   check(length >= JournalFormat.headerSize && length <= bytes.count, "length \(length)")
   let again = ByteBuffer()
   for change in changes { JournalFormat.append(change, epoch: 1, to: again) }

@@ -112,7 +112,8 @@ struct DurabilityTests {
       try client.sendRaw(batch)
       for _ in 0..<count { #expect(try client.read() == .simple("OK")) }
       for _ in 0..<3 { _ = try client.call("SEND", "c7", "inc") }
-      let stats = try daemon.stats(on: client)
+      // The checkpoint runs on the store's worker; a commit learns that it ended.
+      let stats = try untilCheckpointed(daemon, client) { $0["store_checkpoints"] == "1" }
       #expect(stats["store_checkpoints"] == "1")
       #expect(stats["commit_failures"] == "0")
     }
@@ -122,6 +123,20 @@ struct DurabilityTests {
     #expect(try daemon.stats(on: client)["machines"] == "\(count)")
     #expect(try client.call("STATE", "c7") == .bulk("3"))
     #expect(try client.call("STATE", "c\(count - 1)") == .bulk("0"))
+  }
+
+  /// Sends `inc` to `c8` (a commit, which learns how the checkpoint in flight ended) until
+  /// `done` holds for the daemon's stats, for at most 10 seconds; returns the last stats.
+  func untilCheckpointed(
+    _ daemon: DaemonProcess, _ client: ControlClient, _ done: ([String: String]) -> Bool
+  ) throws -> [String: String] {
+    var stats = try daemon.stats(on: client)
+    for _ in 0..<1_000 where !done(stats) {
+      _ = try client.call("SEND", "c8", "inc")
+      usleep(10_000)
+      stats = try daemon.stats(on: client)
+    }
+    return stats
   }
 
   /// Writes the kind `heavy` into `machines`: every `flip` saves 16 timers with
@@ -197,6 +212,10 @@ struct DurabilityTests {
     for index in 0..<count { batch += request(["SPAWN", "counter", "c\(index)"]) }
     try client.sendRaw(batch)
     for _ in 0..<count { #expect(try client.read() == .simple("OK")) }
+    // The checkpoint fails on the store's worker; a commit learns it, and the daemon logs it.
+    _ = try untilCheckpointed(daemon, client) { _ in
+      daemon.logText.contains("store checkpoint failed")
+    }
     var stats = try daemon.stats(on: client)
     #expect(stats["store_checkpoints"] == "0")
     #expect(stats["commit_failures"] == "0")

@@ -1,7 +1,5 @@
-import MillraceWire
-
-#if canImport(MillraceUV)
-  import MillraceUV  // ByteBuffer (the fuzz target compiles ByteBuffer.swift in)
+#if canImport(MillraceWire)
+  import MillraceWire  // ByteBuffer (the fuzz target compiles ByteBuffer.swift in)
 #endif
 
 /// The journal's byte format, little-endian: a 16-byte header, `MRJRNL03` and the epoch
@@ -137,8 +135,40 @@ enum JournalFormat {
   static func decode(_ bytes: UnsafeRawBufferPointer, epoch: UInt64, version: Int = version)
     -> (changes: [JournalChange], length: Int, cutOff: Bool)
   {
-    let epoch = UInt32(truncatingIfNeeded: epoch)
     var changes: [JournalChange] = []
+    let (length, cutOff) = walk(bytes, epoch: epoch) { payload in
+      guard let change = version == 2 ? decodeVersion2(payload) : record(payload)?.change else {
+        return false
+      }
+      changes.append(change)
+      return true
+    }
+    return (changes, length, cutOff)
+  }
+
+  /// What `decode` finds in a journal of the version written, without decoding anything
+  /// (no `String`, no timer): how many records are whole and valid, the bytes they span, and
+  /// whether a record of this epoch was cut off or damaged after them.
+  static func scan(_ bytes: UnsafeRawBufferPointer, epoch: UInt64)
+    -> (records: Int, length: Int, cutOff: Bool)
+  {
+    var records = 0
+    let (length, cutOff) = walk(bytes, epoch: epoch) { payload in
+      guard record(payload)?.isValid == true else { return false }
+      records += 1
+      return true
+    }
+    return (records, length, cutOff)
+  }
+
+  /// Calls `accept` with the payload of each record of `epoch` after the header, in order,
+  /// until one is incomplete, fails its checksum, is not accepted or belongs to another epoch:
+  /// returns the bytes (header included) the accepted ones span, and whether what stopped it
+  /// is a record of this epoch rather than the end (zeros, or an older epoch's records).
+  private static func walk(
+    _ bytes: UnsafeRawBufferPointer, epoch: UInt64, _ accept: (UnsafeRawBufferPointer) -> Bool
+  ) -> (length: Int, cutOff: Bool) {
+    let epoch = UInt32(truncatingIfNeeded: epoch)
     var offset = headerSize
     while bytes.count - offset >= recordHeaderSize {
       let length = Int(bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self).littleEndian)
@@ -147,29 +177,28 @@ enum JournalFormat {
       guard UInt32(littleEndian: recordEpoch) == epoch else { break }
       let payloadStart = offset + recordHeaderSize
       guard length <= maximumPayload, bytes.count - payloadStart >= length else {
-        return (changes, offset, true)
+        return (offset, true)
       }
       let payload = UnsafeRawBufferPointer(rebasing: bytes[payloadStart..<payloadStart + length])
-      guard fnv1a(payload) == checksum,
-        let change = version == 2 ? decodeVersion2(payload) : record(payload)?.change
-      else { return (changes, offset, true) }
-      changes.append(change)
+      guard fnv1a(payload) == checksum, accept(payload) else { return (offset, true) }
       offset = payloadStart + length
     }
     // A header cut short (fewer bytes than one) that is not all zeros was cut off too.
     let rest = UnsafeRawBufferPointer(rebasing: bytes[offset...])
-    let cutOff = rest.count < recordHeaderSize && rest.contains { $0 != 0 }
-    return (changes, offset, cutOff)
+    return (offset, rest.count < recordHeaderSize && rest.contains { $0 != 0 })
   }
 
   /// Calls `body` with the latest record of each machine among the records after the header
-  /// (version 3), in the order they were written: for a checkpoint of records already known
+  /// (version 3), in the order they were written, or with `byName` in the order of their names'
+  /// bytes (SQLite's: a checkpoint's writes then walk the table from start to end, which takes
+  /// a batch of random machines a third of the time): for a checkpoint of records already known
   /// whole (decoded or written by this process). Only each record's name is looked at until
   /// the last of each name is known (an open-addressing table over the names' bytes: no
   /// `String`, no SipHash per record). Stops at the first record that does not fit; skips one
   /// whose payload does not parse.
   static func forEachLatest<Failure: Error>(
-    _ bytes: UnsafeRawBufferPointer, _ body: (JournalRecord) throws(Failure) -> Void
+    _ bytes: UnsafeRawBufferPointer, byName: Bool = false,
+    _ body: (JournalRecord) throws(Failure) -> Void
   ) throws(Failure) {
     // A payload starts with its tag (1 byte) and its name (UInt32 length, bytes).
     var records: [(payload: Range<Int>, name: Range<Int>)] = []
@@ -198,12 +227,42 @@ enum JournalFormat {
       }
       latest[slot] = record
     }
-    for record in latest.filter({ $0 >= 0 }).sorted() {
+    var order = latest.filter { $0 >= 0 }
+    if byName {
+      order = sortedByName(order, name: name)
+    } else {
+      order.sort()
+    }
+    for record in order {
       if let parsed = self.record(UnsafeRawBufferPointer(rebasing: bytes[records[record].payload]))
       {
         try body(parsed)
       }
     }
+  }
+
+  /// `records` ordered by `name(record)`'s bytes (SQLite's order of the names): by their first
+  /// 16 bytes as two integers (which settles it for most names), then by all of them.
+  private static func sortedByName(
+    _ records: [Int], name: (Int) -> UnsafeRawBufferPointer
+  ) -> [Int] {
+    func word(_ bytes: UnsafeRawBufferPointer, _ start: Int) -> UInt64 {
+      var word: UInt64 = 0
+      for index in start..<start + 8 {
+        word = word << 8 | UInt64(index < bytes.count ? bytes[index] : 0)
+      }
+      return word
+    }
+    var keyed = records.map { record in
+      let bytes = name(record)
+      return (high: word(bytes, 0), low: word(bytes, 8), record: record)
+    }
+    keyed.sort { left, right in
+      if left.high != right.high { return left.high < right.high }
+      if left.low != right.low { return left.low < right.low }
+      return name(left.record).lexicographicallyPrecedes(name(right.record))
+    }
+    return keyed.map(\.record)
   }
 
   /// The latest change of each machine among the records after the header (version 3), in

@@ -11,18 +11,23 @@ struct JournalRecord {
   /// Its timers in the compact form (`TimerEncoding`); empty for none, and for a delete.
   let timers: UnsafeRawBufferPointer
 
-  /// The record as a change, its texts and timers decoded and checked (UTF-8, canonical
-  /// timers); nil when they are damaged.
+  /// Whether its texts are UTF-8 and its timers whole and canonical (what only damage can
+  /// break in a record whose checksum holds).
+  var isValid: Bool {
+    UTF8Text.isValid(name)
+      && (isDelete
+        || UTF8Text.isValid(kind) && UTF8Text.isValid(state) && TimerEncoding.isValid(timers))
+  }
+
+  /// The record as a change, its texts and timers decoded; nil when they are damaged
+  /// (`isValid`).
   var change: JournalChange? {
-    guard UTF8Text.isValid(name) else { return nil }
+    guard isValid else { return nil }
     let name = String(decoding: name, as: UTF8.self)
     if isDelete { return .delete(name: name) }
-    guard UTF8Text.isValid(kind), UTF8Text.isValid(state),
-      let timers = TimerEncoding.decode(timers)
-    else { return nil }
     return .save(
       StoredMachine(
         name: name, kind: String(decoding: kind, as: UTF8.self),
-        state: String(decoding: state, as: UTF8.self), timers: timers))
+        state: String(decoding: state, as: UTF8.self), timers: StoredTimers(timers).map(\.timer)))
   }
 }

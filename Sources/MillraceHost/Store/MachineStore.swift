@@ -8,23 +8,29 @@ import MillraceWire
 #endif
 
 /// Keeps machine names, kinds, states and pending timers under a data directory: a SQLite
-/// snapshot (`machines.sqlite3`, WAL) and a journal of the turns since its last checkpoint
-/// (`machines.journal`). Single-threaded: use it on the loop thread.
+/// snapshot (`machines.sqlite3`, WAL) and two journal files (`machines.journal`,
+/// `machines.journal-2`) of the turns the snapshot does not have yet. Use it on the loop
+/// thread; checkpoints run on a thread of their own.
 ///
 /// A host groups the changes of one loop turn between `begin()` and `commit()` and writes
 /// replies only after `commit()` returned: what was acknowledged is on disk (DESIGN §4.4).
-/// A commit copies the turn's records into the journal's mapped pages (and, `strict`, calls
-/// `fdatasync`): no system call under `batched`, no per-machine bookkeeping. Every
-/// `checkpointRecords` records or `checkpointBytes` of journal, the journal is read back, the
-/// latest change of each machine goes into the snapshot in one SQLite transaction, and the
-/// journal starts a new epoch (its earlier records no longer count). Opening replays a journal
-/// left by a crash into the snapshot; a record cut off by the crash (its turn was never
-/// acknowledged) is dropped and reported in `recoveryNote`.
+/// A commit copies the turn's records into the active journal's mapped pages (and, `strict`,
+/// calls `fdatasync`): no system call under `batched`, no per-machine bookkeeping.
+///
+/// Checkpoints never block the loop. Every `checkpointRecords` records or `checkpointBytes` of
+/// journal, the active journal is sealed and handed to the store's checkpoint worker, which
+/// writes the latest change of each machine into the snapshot in one SQLite transaction
+/// (with the journal's epoch, so a journal already in is never replayed), while commits go on
+/// into the other journal file, which starts a new epoch. One checkpoint runs at a time: while
+/// it does, the active journal grows, and the next checkpoint takes all of it (under load,
+/// checkpoints grow and catch up: many changes of one machine become one row write). Only a
+/// journal of `journalLimit` bytes makes a commit wait for the checkpoint in flight. Opening
+/// replays the journals' records the snapshot lacks, older epoch first; a record cut off by a
+/// crash (its turn was never acknowledged) is dropped and reported in `recoveryNote`.
 ///
 /// Reading is streaming: `forEach` hands out one row at a time with its texts as the bytes
 /// SQLite holds (no `String` per row, no array of every machine); `loadAll` builds records on
-/// top of it. A clean stop calls `close()`, which checkpoints what the journal holds (at most
-/// `checkpointRecords` records or `checkpointBytes` of journal, plus the last turn's) and
+/// top of it. A clean stop calls `close()`, which checkpoints what the journals hold and
 /// merges SQLite's write-ahead log: nothing is saved again. A machine not saved since its
 /// timers were stored keeps their wall-clock deadlines and the time each had left at that save,
 /// and `HostClock.restoredDeadline(of:)` waits the lesser of the two: exact with a correct wall
@@ -45,70 +51,109 @@ public final class MachineStore {
   @exclusivity(unchecked) private var foundFailure: StoreFailure?
   /// Called once, on the loop thread, when `verify()` finds the store unusable.
   public var onFailure: ((StoreFailure) -> Void)?
+  /// The snapshot: the loop's, except while `checkpointInFlight` (then the worker's).
   private let snapshot: SQLiteSnapshot
-  private let journal: TurnJournal
+  /// The journal commits go into, and the other one: free, or sealed (`spareSealed`) while its
+  /// checkpoint is in flight or after it failed (then it is retried before anything else).
+  @exclusivity(unchecked) private var journal: TurnJournal
+  @exclusivity(unchecked) private var spare: TurnJournal
+  @exclusivity(unchecked) private var spareSealed = false
+  private let worker = CheckpointWorker()
+  @exclusivity(unchecked) private var checkpointInFlight = false
   // Touched by every commit, on the loop thread only, and no access spans a call that could
   // re-enter the store: no dynamic exclusivity checks (eleven per batched SEND otherwise).
   @exclusivity(unchecked) private var inTransaction = false
   /// The open turn's records, and how many.
   @exclusivity(unchecked) private var turnBytes = ByteBuffer()
   @exclusivity(unchecked) private var turnRecords = 0
-  /// Records committed since the last checkpoint.
+  /// Records committed into the active journal (since its epoch started).
   @exclusivity(unchecked) private var journalRecords = 0
-  /// The journal length at which a checkpoint is due (pushed on after a failed one).
+  /// The active journal's length at which a checkpoint is due (pushed on after a failed one).
   @exclusivity(unchecked) private var checkpointAt = MachineStore.checkpointBytes
   /// After a failed checkpoint only the journal's length makes the next one due, so that a
   /// failing snapshot is not retried on every turn.
   @exclusivity(unchecked) private var retryingCheckpoint = false
 
-  /// Records committed since the last checkpoint that make the next one due: a bound on a
-  /// checkpoint's transaction (and on a replay after a crash).
+  /// Records committed since the last checkpoint started that make the next one due.
   public static let checkpointRecords = 1024
   /// Journal bytes that make the next checkpoint due.
   public static let checkpointBytes = 1 << 20
+  /// The active journal's length at which a commit waits for the checkpoint in flight before
+  /// it starts the next one: a bound on the journal (and on a replay after a crash) when
+  /// checkpoints fall behind.
+  public static let journalLimit = 16 << 20
+  /// The journal files' names in the data directory.
+  static let journalNames = ["machines.journal", "machines.journal-2"]
 
-  /// What opening found in the journal worth a log line (bytes dropped after its last whole
+  /// What opening found in the journals worth a log line (bytes dropped after the last whole
   /// record), or nil.
   public private(set) var recoveryNote: String?
-  /// The error of the last checkpoint that failed during a commit (the commit itself held:
-  /// its changes are in the journal), or nil once one succeeds.
+  /// The error of the last checkpoint that failed (the commits held: their changes are in the
+  /// journal), or nil once one succeeds. Learnt at the first commit after the worker ended it.
   public var checkpointFailure: StoreError? { lastCheckpointFailure }
   @exclusivity(unchecked) private var lastCheckpointFailure: StoreError?
-  /// Checkpoints taken since opening (ones that had something to do).
+  /// Checkpoints completed since opening (ones that had something to do), counted when the
+  /// loop learns of them (at a commit, or when it waits for one).
   public private(set) var checkpoints = 0
   /// Set by `close()`: commits are refused from then on.
   private var closed = false
+  /// Tests only: runs on the worker at the start of each checkpoint job, which fails with what
+  /// it returns (to hold a checkpoint in flight, or fail one).
+  var checkpointHook: (@Sendable () -> StoreError?)?
 
-  /// Opens or creates the store in `directory` (which must exist), replaying a journal left by
-  /// a crash into the snapshot.
+  /// Opens or creates the store in `directory` (which must exist), replaying the journals'
+  /// records the snapshot lacks (left by a crash) into it.
   ///
   /// The snapshot's connection holds the database's lock for its lifetime
-  /// (`locking_mode=EXCLUSIVE`), taken before the journal is touched: a second daemon on the
+  /// (`locking_mode=EXCLUSIVE`), taken before the journals are touched: a second daemon on the
   /// same directory fails here and changes nothing.
   public init(directory: String, durability: Durability) throws(StoreError) {
     self.durability = durability
     snapshot = try SQLiteSnapshot(directory: directory, durability: durability)
-    journal = try TurnJournal(path: directory + "/machines.journal", sync: durability == .strict)
+    let paths = Self.journalNames.map { directory + "/" + $0 }
+    journal = try TurnJournal(path: paths[0], sync: durability == .strict)
+    spare = try TurnJournal(path: paths[1], sync: durability == .strict)
     files = StoreFiles(directory: directory)
-    let (changes, cutOff) = journal.recoverChanges()
+    try recover()
+  }
+
+  deinit {
+    // The job in flight reads the spare journal and writes the snapshot: it ends first.
+    worker.stop()
+  }
+
+  /// Replays each journal of an epoch after the snapshot's last, older first (a version 2
+  /// journal through its changes written in the current version), then starts the active
+  /// journal's next epoch.
+  private func recover() throws(StoreError) {
+    var replayed = 0
+    var cutOff = false
+    let pending = [journal, spare].filter { $0.epoch > snapshot.appliedEpoch }
+    for file in pending.sorted(by: { $0.epoch < $1.epoch }) {
+      let (count, cut) = file.recover()
+      replayed += count
+      cutOff = cutOff || cut
+      guard count > 0 else { continue }
+      if file.version == JournalFormat.version {
+        try snapshot.apply(journal: file.recordsInPlace(), epoch: file.epoch)
+      } else {
+        let records = ByteBuffer()
+        for change in file.recoveredChanges() {
+          JournalFormat.append(change, epoch: file.epoch, to: records)
+        }
+        let current = JournalFormat.header(epoch: file.epoch) + records.bytes
+        try current.withBytes { (current) throws(StoreError) in
+          try snapshot.apply(journal: current, epoch: file.epoch)
+        }
+      }
+      checkpoints += 1
+    }
     if cutOff {
       recoveryNote =
-        "journal: \(changes.count) change(s) replayed; a record cut off or damaged after them "
+        "journal: \(replayed) change(s) replayed; a record cut off or damaged after them "
         + "was dropped (a turn cut off before it was acknowledged)"
     }
-    if journal.version != JournalFormat.version {
-      // A journal of an earlier version: its changes written in the current one, checkpointed
-      // from there, and the journal goes on in the current version.
-      let records = ByteBuffer()
-      for change in changes { JournalFormat.append(change, epoch: journal.epoch, to: records) }
-      let journal = JournalFormat.header(epoch: self.journal.epoch) + records.bytes
-      try journal.withBytes { (records) throws(StoreError) in try apply(records) }
-      try self.journal.reset()
-    } else if !changes.isEmpty {
-      try checkpoint()
-    } else if cutOff {
-      try journal.reset()
-    }
+    try journal.reset(epoch: max(journal.epoch, spare.epoch, snapshot.appliedEpoch) + 1)
   }
 
   /// Calls `body` with every stored machine, one row at a time, ordered by name, after a
@@ -171,8 +216,10 @@ public final class MachineStore {
   }
 
   /// Commits the turn's transaction; when it returns, the changes are durable to the level
-  /// of `durability`. Takes a checkpoint when one is due; a checkpoint that fails does not
-  /// fail the commit (see `checkpointFailure`) and is tried again a journal's worth later.
+  /// of `durability`. Starts a checkpoint when one is due and none is in flight (it runs on
+  /// the worker: the commit does not wait for it); waits for the one in flight only when the
+  /// journal reached `journalLimit`. A checkpoint that fails does not fail a commit (see
+  /// `checkpointFailure`) and is tried again a journal's worth later.
   public func commit() throws(StoreError) {
     guard inTransaction else { return }
     inTransaction = false
@@ -190,18 +237,15 @@ public final class MachineStore {
       throw error
     }
     journalRecords += records
+    if checkpointInFlight {
+      if journal.length >= Self.journalLimit { worker.wait() }
+      guard worker.isFinished else { return }
+      finishCheckpoint()
+    }
     let due =
       (!retryingCheckpoint && journalRecords >= Self.checkpointRecords)
       || journal.length >= checkpointAt
-    guard due else { return }
-    do {
-      try checkpoint()
-    } catch {
-      verify()
-      lastCheckpointFailure = error
-      retryingCheckpoint = true
-      checkpointAt = journal.length + Self.checkpointBytes
-    }
+    if due { startCheckpoint() }
   }
 
   /// Checks that the store's directory and files are still the ones it opened and that the
@@ -216,45 +260,108 @@ public final class MachineStore {
     return foundFailure
   }
 
-  /// Puts every committed change into the snapshot in one transaction (the journal read back,
-  /// the latest change of each machine) and starts the journal's next epoch. A crash in
-  /// between is harmless: replaying the journal again gives the same rows.
-  public func checkpoint() throws(StoreError) {
-    guard journal.length > JournalFormat.headerSize else { return }
-    try journal.withRecords { (records) throws(StoreError) in try apply(records) }
-    try journal.reset()
-    journalRecords = 0
+  /// Hands a journal to the worker: the sealed spare again when its checkpoint failed, else
+  /// the active journal, sealed, the spare taking commits from now on in a new epoch.
+  private func startCheckpoint() {
+    if !spareSealed {
+      do {
+        try spare.reset(epoch: max(journal.epoch, spare.epoch) + 1)
+      } catch {
+        checkpointFailed(error)
+        return
+      }
+      swap(&journal, &spare)
+      spareSealed = true
+      journalRecords = 0
+    }
+    let records = spare.recordsInPlace()
+    let epoch = spare.epoch
+    let snapshot = snapshot
+    let hook = checkpointHook
+    let job = { () -> StoreError? in
+      if let hook, let error = hook() { return error }
+      do throws(StoreError) {
+        try snapshot.apply(journal: records, epoch: epoch)
+        return nil
+      } catch {
+        return error
+      }
+    }
+    checkpointInFlight = worker.submit(job)
+    // No thread to be had: the checkpoint runs here.
+    if !checkpointInFlight { checkpointEnded(job()) }
+  }
+
+  /// Takes the outcome of the checkpoint in flight, which finished.
+  private func finishCheckpoint() {
+    checkpointInFlight = false
+    checkpointEnded(worker.takeOutcome())
+  }
+
+  /// Notes how the checkpoint of the sealed spare ended: with `error`, or freeing the spare.
+  private func checkpointEnded(_ error: StoreError?) {
+    if let error { return checkpointFailed(error) }
+    spareSealed = false
+    checkpointSucceeded()
+  }
+
+  private func checkpointSucceeded() {
+    checkpoints += 1
     lastCheckpointFailure = nil
     retryingCheckpoint = false
     checkpointAt = Self.checkpointBytes
-    checkpoints += 1
   }
 
-  /// Writes the latest change of each machine among `records` (a journal's header and
-  /// records of the current version) into the snapshot in one transaction, binding the
-  /// records' bytes in place; rolls it back on failure.
-  private func apply(_ records: UnsafeRawBufferPointer) throws(StoreError) {
-    do {
-      try JournalFormat.forEachLatest(records) { (record) throws(StoreError) in
-        try snapshot.apply(record)
-      }
-      try snapshot.commit()
-    } catch {
-      snapshot.rollback()
-      throw error
+  /// Notes a checkpoint that failed (or could not start): reported, and retried once the active
+  /// journal grew by another `checkpointBytes`.
+  private func checkpointFailed(_ error: StoreError) {
+    verify()
+    lastCheckpointFailure = error
+    retryingCheckpoint = true
+    checkpointAt = journal.length + Self.checkpointBytes
+  }
+
+  /// Waits for the checkpoint in flight, if any, and takes its outcome: the snapshot is the
+  /// loop's again.
+  func settle() {
+    guard checkpointInFlight else { return }
+    worker.wait()
+    finishCheckpoint()
+  }
+
+  /// Puts every committed change into the snapshot, here and now: waits for the checkpoint in
+  /// flight, retries a sealed journal whose checkpoint failed, then checkpoints the active
+  /// journal and starts its next epoch. A crash in between is harmless: a journal already in
+  /// the snapshot is not replayed, and replaying one again would give the same rows.
+  public func checkpoint() throws(StoreError) {
+    settle()
+    if spareSealed {
+      try snapshot.apply(journal: spare.recordsInPlace(), epoch: spare.epoch)
+      spareSealed = false
+      checkpointSucceeded()
     }
+    guard journal.length > JournalFormat.headerSize else { return }
+    try snapshot.apply(journal: journal.recordsInPlace(), epoch: journal.epoch)
+    try journal.reset(epoch: max(journal.epoch, spare.epoch) + 1)
+    journalRecords = 0
+    checkpointSucceeded()
   }
 
-  /// Ends the store's work for a clean stop: checkpoints what the journal holds (bounded by
-  /// `checkpointRecords` and `checkpointBytes`, plus the last turn's records) and merges
-  /// SQLite's write-ahead log into `machines.sqlite3`, so the snapshot holds every committed
-  /// change and the files take their least room. Saves nothing again: commit the last turn
-  /// first. Commits are refused afterwards; reads and `verify()` still work. The files stay
-  /// open, and locked, until the store is released. Idempotent.
+  /// Ends the store's work for a clean stop: waits for the checkpoint in flight, checkpoints
+  /// what the journals still hold (at most what made the next checkpoint due, and the last
+  /// turns') and merges SQLite's write-ahead log into `machines.sqlite3`, so the snapshot
+  /// holds every committed change and the files take their least room; then ends the
+  /// checkpoint worker. Saves nothing again: commit the last turn first. Commits are refused
+  /// afterwards; reads and `verify()` still work. The files stay open, and locked, until the
+  /// store is released. Idempotent.
   public func close() throws(StoreError) {
     guard !closed else { return }
     try checkpoint()
+    // Both journals are in the snapshot now: the spare's room goes back too (a backlog of
+    // checkpoints may have grown it).
+    try spare.reset(epoch: max(journal.epoch, spare.epoch) + 1)
     try snapshot.mergeLog()
+    worker.stop()
     closed = true
   }
 }

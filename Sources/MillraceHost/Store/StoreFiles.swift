@@ -13,7 +13,7 @@
 struct StoreFiles {
   /// The names of the store's files in its directory (`machines.sqlite3-wal` only while
   /// SQLite has it).
-  static let names = ["machines.sqlite3", "machines.sqlite3-wal", "machines.journal"]
+  static let names = ["machines.sqlite3", "machines.sqlite3-wal"] + MachineStore.journalNames
 
   /// The data directory.
   let directory: String

@@ -47,6 +47,8 @@ final class TurnJournal {
   /// is unknown, so no record is taken (a commit fails rather than write one a replay might
   /// skip).
   private var broken = false
+  /// The copy `recordsInPlace()` read when the file is not mapped.
+  private var readBack: UnsafeMutableRawBufferPointer?
 
   /// Room added at a time, zero-filled; a file that grew past four times this (after failed
   /// checkpoints) returns to it at the next reset.
@@ -96,19 +98,28 @@ final class TurnJournal {
   }
 
   deinit {
+    readBack?.deallocate()
     unmap()
     close(descriptor)
   }
 
-  /// The current epoch's records (of the header's `version`), and whether one was found cut
-  /// off or damaged after them. Appends go after the whole ones. (Opening a journal left by a
-  /// crash.)
-  func recoverChanges() -> (changes: [JournalChange], cutOff: Bool) {
-    let (changes, valid, cutOff) = withBytes(count: capacity) {
-      JournalFormat.decode($0, epoch: epoch, version: version)
+  /// Finds the current epoch's records (of the header's `version`): how many are whole and
+  /// valid, and whether one was found cut off or damaged after them. Appends go after the
+  /// whole ones. (Opening a journal left by a crash.)
+  func recover() -> (records: Int, cutOff: Bool) {
+    let (records, valid, cutOff) = withBytes(count: capacity) { bytes in
+      if version == JournalFormat.version { return JournalFormat.scan(bytes, epoch: epoch) }
+      let (changes, length, cutOff) = JournalFormat.decode(bytes, epoch: epoch, version: version)
+      return (changes.count, length, cutOff)
     }
     length = valid
-    return (changes, cutOff)
+    return (records, cutOff)
+  }
+
+  /// The changes `recover()` found, decoded (for a journal of an earlier version, whose
+  /// records a checkpoint cannot take as they are).
+  func recoveredChanges() -> [JournalChange] {
+    withBytes(count: length) { JournalFormat.decode($0, epoch: epoch, version: version).changes }
   }
 
   /// Calls `body` with the header and the records appended since the last `reset` (or
@@ -118,6 +129,22 @@ final class TurnJournal {
     _ body: (UnsafeRawBufferPointer) throws(Failure) -> Result
   ) throws(Failure) -> Result {
     try withBytes(count: length, body)
+  }
+
+  /// The header and the records appended since the last `reset`, in place: valid until this
+  /// journal is next changed (`append`, `reset`) or released, and readable from another
+  /// thread meanwhile. The mapping itself when there is one, else a copy read from the file
+  /// and kept by the journal until then.
+  func recordsInPlace() -> UnsafeRawBufferPointer {
+    if let mapping {
+      return UnsafeRawBufferPointer(start: mapping, count: min(length, mappedBytes))
+    }
+    readBack?.deallocate()
+    let bytes = Self.read(descriptor, from: 0, count: length)
+    let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 8)
+    copy.copyBytes(from: bytes)
+    readBack = copy
+    return UnsafeRawBufferPointer(copy)
   }
 
   /// Calls `body` with the file's first `count` bytes: from the mapping when there is one,
@@ -159,10 +186,9 @@ final class TurnJournal {
     length += bytes.count
   }
 
-  /// Starts the next epoch, in the version written: the records so far no longer count
-  /// (after a checkpoint took them).
-  func reset() throws(StoreError) {
-    let next = epoch == .max ? 1 : epoch + 1
+  /// Starts epoch `next` (which must differ from the current one), in the version written:
+  /// the records so far no longer count (after a checkpoint took them).
+  func reset(epoch next: UInt64) throws(StoreError) {
     do {
       try writeHeader(epoch: next, version: JournalFormat.version)
     } catch {

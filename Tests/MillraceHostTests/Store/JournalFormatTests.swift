@@ -54,6 +54,28 @@ struct JournalFormatTests {
     #expect(decode(bytes + [UInt8](repeating: 0, count: 100)) == (changes, bytes.count, false))
   }
 
+  @Test("a scan finds what decoding finds, without decoding, at every cut and flipped byte")
+  func scanAgreesWithDecode() {
+    let bytes = journal()
+    for cut in JournalFormat.headerSize...bytes.count {
+      var damaged = Array(bytes[..<cut])
+      let (changes, length, cutOff) = decode(damaged)
+      #expect(
+        damaged.withUnsafeBytes { JournalFormat.scan($0, epoch: 1) } == (
+          changes.count, length, cutOff
+        ))
+      if cut < bytes.count {
+        damaged = bytes
+        damaged[cut] ^= 0x80
+        let (changes, length, cutOff) = decode(damaged)
+        #expect(
+          damaged.withUnsafeBytes { JournalFormat.scan($0, epoch: 1) } == (
+            changes.count, length, cutOff
+          ))
+      }
+    }
+  }
+
   @Test("a checkpoint's read keeps the last change of each name, in the order written")
   func latestChanges() {
     let door = { (state: String) in StoredMachine(name: "door-1", kind: "door", state: state) }
@@ -78,6 +100,21 @@ struct JournalFormatTests {
         .save(StoredMachine(name: "lamp", kind: "lamp", state: "on")), .save(door("closed")),
         .save(StoredMachine(name: "gone", kind: "k", state: "s")),
       ])
+  }
+
+  @Test("a checkpoint's writes come in the order of the names' bytes, as SQLite keeps them")
+  func latestByName() {
+    let names = [
+      "dev:10", "dev:2", "dev:1", "b", "a", "ab", "", "é", "z", "dev:100000000000000000001",
+      "dev:100000000000000000000", "dev:10000000000000000", "dev:1000000000000000", "a\u{0}",
+    ]
+    let written = names.map { JournalChange.save(StoredMachine(name: $0, kind: "k", state: "s")) }
+    let bytes = journal(written[...] + [.delete(name: "b")])
+    var order: [[UInt8]] = []
+    bytes.withUnsafeBytes { bytes in
+      JournalFormat.forEachLatest(bytes, byName: true) { order.append(Array($0.name)) }
+    }
+    #expect(order == names.map { Array($0.utf8) }.sorted { $0.lexicographicallyPrecedes($1) })
   }
 
   @Test("a text that is not UTF-8 is damage, even under a right checksum (found by fuzzing)")
@@ -206,8 +243,8 @@ struct TurnJournalTests {
     #expect(journal!.withRecords { JournalFormat.latestChanges($0) } == [changes[1], changes[2]])
     journal = nil
     let reopened = try TurnJournal(path: path, sync: false)
-    let (recovered, cutOff) = reopened.recoverChanges()
-    #expect(recovered == changes)
-    #expect(!cutOff)
+    #expect(reopened.recover() == (3, false))
+    #expect(reopened.recoveredChanges() == changes)
+    #expect(reopened.length == bytes.withUnsafeBytes { JournalFormat.decode($0, epoch: 1) }.length)
   }
 }

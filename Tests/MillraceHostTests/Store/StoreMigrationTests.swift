@@ -81,8 +81,11 @@ struct StoreMigrationTests {
     let (version, pageSize, tables) = try layout()
     #expect(version == 2)
     #expect(pageSize == 4096)
-    #expect(tables.count == 1)
-    #expect(tables.first?.hasSuffix("WITHOUT ROWID") == true)
+    #expect(tables.count == 2)
+    #expect(
+      tables.contains { $0.hasPrefix("CREATE TABLE \"machines\"") && $0.hasSuffix("WITHOUT ROWID") }
+    )
+    #expect(tables.contains { $0.hasPrefix("CREATE TABLE checkpoint") })
     var after = expected
     after[1] = StoredMachine(name: "b", kind: "toggle", state: "off", timers: [tick])
     #expect(try MachineStore(directory: directory, durability: .batched).loadAll() == after)

@@ -1,14 +1,15 @@
 // store-bench: MachineStore alone, as the daemon drives it, at a million machines (issue 22).
 //
-//   store-bench fill DIR COUNT [--timers] [--turn N] [--crash]
+//   store-bench fill DIR COUNT [--timers] [--turn N] [--rate R] [--crash]
 //       a fresh store in DIR: COUNT machines `dev:0`… (kind `toggle`, state `off`; with
 //       --timers each with one pending `after 30s`), saved in turns of N (default 1000), one
-//       commit per turn (checkpoints as they fall due); then a clean close, or with --crash an
-//       exit that closes nothing (what kill -9 leaves: the journal in the page cache, SQLite's
-//       write-ahead log unmerged).
-//   store-bench update DIR UPDATES
+//       commit per turn (checkpoints start as they fall due and run on the store's worker), at
+//       most R saves a second (default: as fast as the store takes them); then a clean close,
+//       or with --crash an exit that closes nothing (what kill -9 leaves: the journals in the
+//       page cache, a checkpoint cut off, SQLite's write-ahead log unmerged).
+//   store-bench update DIR UPDATES [--rate R]
 //       UPDATES saves of random machines of the store in DIR (the state flipped, timers kept
-//       as they were), in turns of 1000; then a clean close.
+//       as they were), in turns of 1000, at most R a second; then a clean close.
 //   store-bench read DIR
 //       opens the store in DIR and streams every row (name, kind, state, timers).
 //   store-bench size DIR
@@ -36,6 +37,15 @@ func cpuNow() -> Double {
   var time = timespec()
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
   return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+}
+
+/// Seconds of CPU time the whole process used (every thread: the loop's and the checkpoint
+/// worker's).
+func processCPU() -> Double {
+  var usage = rusage()
+  getrusage(RUSAGE_SELF.rawValue, &usage)
+  return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+    + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
 }
 
 /// Nanoseconds since the Unix epoch.
@@ -125,13 +135,26 @@ func timer(effect: Int, wall: Int64) -> StoredTimer {
     queue: 0, effectID: UInt64(effect + 1))
 }
 
-func fill(_ directory: String, count: Int, timers: Bool, turn: Int, crash: Bool) throws {
+/// Sleeps until `done` saves are due at `rate` saves per second since `start` (no pacing for
+/// a rate of 0).
+func pace(_ done: Int, rate: Int, since start: Double) {
+  guard rate > 0 else { return }
+  let wait = start + Double(done) / Double(rate) - now()
+  guard wait > 0 else { return }
+  var time = timespec(tv_sec: Int(wait), tv_nsec: Int((wait - Double(Int(wait))) * 1e9))
+  nanosleep(&time, nil)
+}
+
+func fill(
+  _ directory: String, count: Int, timers: Bool, turn: Int, rate: Int, crash: Bool
+) throws {
   mkdir(directory, 0o700)
   let all = names(count)
   let wall = wallNanoseconds()
   let store = open(directory)
   var commits = Commits()
   let start = now()
+  let startCPU = processCPU()
   var next = 0
   while next < count {
     let end = min(count, next + turn)
@@ -142,25 +165,31 @@ func fill(_ directory: String, count: Int, timers: Bool, turn: Int, crash: Bool)
     }
     try commits.time(store) { try store.commit() }
     next = end
+    pace(next, rate: rate, since: start)
   }
   let elapsed = now() - start
   report("fill_ms", elapsed * 1e3)
+  report("fill_cpu_ms", (processCPU() - startCPU) * 1e3)
   report("fill_saves_per_s", Double(count) / elapsed, "%.0f")
   commits.summarize("fill")
   if crash {
-    // As kill -9 leaves it: nothing closed, nothing flushed beyond what the commits did.
+    // As kill -9 leaves it: nothing closed, nothing flushed beyond what the commits did
+    // (but this report).
+    fflush(nil)
     _exit(0)
   }
   let closeStart = now()
+  let closeCPU = processCPU()
   #if STORE_BENCH_OLD_API
     try store.checkpoint()
   #else
     try store.close()
   #endif
   report("close_ms", (now() - closeStart) * 1e3)
+  report("close_cpu_ms", (processCPU() - closeCPU) * 1e3)
 }
 
-func update(_ directory: String, updates: Int) throws {
+func update(_ directory: String, updates: Int, rate: Int) throws {
   let store = open(directory)
   // The rows as they are (kind, state, timers), then random ones saved again, flipped.
   var rows: [StoredMachine] = []
@@ -184,6 +213,7 @@ func update(_ directory: String, updates: Int) throws {
       done += 1
     }
     try commits.time(store) { try store.commit() }
+    pace(done, rate: rate, since: start)
   }
   let elapsed = now() - start
   report("update_ms", elapsed * 1e3)
@@ -249,22 +279,25 @@ guard arguments.count >= 2 else {
   fail("usage: store-bench fill|update|read|size DIR …")
 }
 let directory = arguments[1]
+
+/// The number after `flag` among the arguments, if any.
+func option(_ flag: String) -> Int? {
+  guard let index = arguments.firstIndex(of: flag), index + 1 < arguments.count else {
+    return nil
+  }
+  return Int(arguments[index + 1])
+}
 do {
   switch arguments[0] {
   case "fill":
     guard arguments.count >= 3, let count = Int(arguments[2]) else { fail("fill DIR COUNT") }
-    var turn = 1000
-    if let flag = arguments.firstIndex(of: "--turn"), flag + 1 < arguments.count,
-      let value = Int(arguments[flag + 1])
-    {
-      turn = value
-    }
     try fill(
-      directory, count: count, timers: arguments.contains("--timers"), turn: turn,
+      directory, count: count, timers: arguments.contains("--timers"),
+      turn: option("--turn") ?? 1000, rate: option("--rate") ?? 0,
       crash: arguments.contains("--crash"))
   case "update":
     guard arguments.count >= 3, let updates = Int(arguments[2]) else { fail("update DIR N") }
-    try update(directory, updates: updates)
+    try update(directory, updates: updates, rate: option("--rate") ?? 0)
   case "read":
     try read(directory)
   case "size":

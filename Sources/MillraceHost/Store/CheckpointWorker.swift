@@ -1,0 +1,121 @@
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
+
+/// A thread of the store's own that runs one job at a time (a checkpoint: journal records into
+/// SQLite, and SQLite's own log merge), so that the loop thread never waits for one.
+///
+/// Guarantees: `submit` hands a job over and returns at once; the job runs on the worker's
+/// thread, after everything the submitting thread did before `submit` (the lock orders them),
+/// and its outcome is seen by the loop thread (`isFinished`, `takeOutcome`, `wait`) only after
+/// everything the job did. One job at a time: submit only when none is in flight. The thread
+/// starts with the first job and ends at `stop()` (which the owner must call).
+///
+/// The lock is a `pthread_mutex_t`, as `Inbox`'s: ThreadSanitizer sees it.
+final class CheckpointWorker: @unchecked Sendable {
+  private let lock: UnsafeMutablePointer<pthread_mutex_t>
+  private let changed: UnsafeMutablePointer<pthread_cond_t>
+  /// Set by the worker when a job finished, cleared when its outcome is taken: read by the
+  /// loop on every commit while a job is in flight, without the lock.
+  private let finished = Atomic<Bool>(false)
+  // Guarded by `lock`.
+  private var job: (() -> StoreError?)?
+  private var running = false
+  private var outcome: StoreError?
+  private var stopping = false
+  private var thread: pthread_t?
+
+  init() {
+    lock = .allocate(capacity: 1)
+    changed = .allocate(capacity: 1)
+    precondition(pthread_mutex_init(lock, nil) == 0, "pthread_mutex_init failed")
+    precondition(pthread_cond_init(changed, nil) == 0, "pthread_cond_init failed")
+  }
+
+  deinit {
+    pthread_cond_destroy(changed)
+    pthread_mutex_destroy(lock)
+    changed.deallocate()
+    lock.deallocate()
+  }
+
+  /// Whether the job in flight finished (its outcome not yet taken); without the lock.
+  var isFinished: Bool { finished.load(ordering: .acquiring) }
+
+  /// Starts `job` on the worker's thread (starting the thread with the first job). No job may
+  /// be in flight. Returns false, running nothing, when the thread cannot be started.
+  func submit(_ job: @escaping () -> StoreError?) -> Bool {
+    pthread_mutex_lock(lock)
+    defer { pthread_mutex_unlock(lock) }
+    precondition(self.job == nil && !running && !finished.load(ordering: .relaxed))
+    if thread == nil {
+      var created = pthread_t()
+      let context = Unmanaged.passRetained(self).toOpaque()
+      let code = pthread_create(
+        &created, nil,
+        { context in
+          Unmanaged<CheckpointWorker>.fromOpaque(context!).takeRetainedValue().work()
+          return nil
+        }, context)
+      guard code == 0 else {
+        Unmanaged<CheckpointWorker>.fromOpaque(context).release()
+        return false
+      }
+      thread = created
+    }
+    self.job = job
+    running = true
+    pthread_cond_broadcast(changed)
+    return true
+  }
+
+  /// The outcome of the finished job (nil: it succeeded), taken once.
+  func takeOutcome() -> StoreError? {
+    pthread_mutex_lock(lock)
+    defer { pthread_mutex_unlock(lock) }
+    let taken = outcome
+    outcome = nil
+    finished.store(false, ordering: .relaxed)
+    return taken
+  }
+
+  /// Waits until the job in flight, if any, finished (its outcome is then `takeOutcome()`'s).
+  func wait() {
+    pthread_mutex_lock(lock)
+    while running { pthread_cond_wait(changed, lock) }
+    pthread_mutex_unlock(lock)
+  }
+
+  /// Lets the job in flight finish, then ends the thread and waits for it. Idempotent.
+  func stop() {
+    pthread_mutex_lock(lock)
+    stopping = true
+    let thread = self.thread
+    self.thread = nil
+    pthread_cond_broadcast(changed)
+    pthread_mutex_unlock(lock)
+    if let thread { pthread_join(thread, nil) }
+  }
+
+  /// The thread's loop: a job at a time until `stop()`.
+  private func work() {
+    pthread_mutex_lock(lock)
+    while true {
+      while job == nil && !stopping { pthread_cond_wait(changed, lock) }
+      guard let job else { break }
+      self.job = nil
+      pthread_mutex_unlock(lock)
+      let result = job()
+      pthread_mutex_lock(lock)
+      outcome = result
+      running = false
+      finished.store(true, ordering: .releasing)
+      pthread_cond_broadcast(changed)
+    }
+    pthread_mutex_unlock(lock)
+  }
+}

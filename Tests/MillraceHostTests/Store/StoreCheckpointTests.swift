@@ -1,0 +1,169 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import MillraceHost
+
+/// Checkpoints on the store's worker thread, with two journal files: commits never wait for
+/// one, and neither a crash meanwhile nor a failed one loses a committed change.
+@Suite("Store checkpoints", .timeLimit(.minutes(1)))
+struct StoreCheckpointTests {
+  let directory: String = {
+    let path = NSTemporaryDirectory() + "millrace-checkpoint-\(UUID().uuidString)"
+    try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+  }()
+
+  /// Holds checkpoint jobs on the worker until opened.
+  final class Gate: Sendable {
+    private let semaphore = DispatchSemaphore(value: 0)
+    /// Checkpoint jobs that reached the gate.
+    let arrivals = Atomic<Int>(0)
+
+    func pass() -> StoreError? {
+      arrivals.add(1, ordering: .relaxed)
+      semaphore.wait()
+      semaphore.signal()
+      return nil
+    }
+
+    func open() { semaphore.signal() }
+  }
+
+  /// Commits `names` in turns of one each, in `state`.
+  func commit(_ names: [String], state: String = "on", to store: MachineStore) throws {
+    for name in names {
+      try store.save(StoredMachine(name: name, kind: "toggle", state: state))
+      try store.commit()
+    }
+  }
+
+  /// Names `prefix0`… enough for one checkpoint.
+  func batch(_ prefix: String, _ count: Int = MachineStore.checkpointRecords) -> [String] {
+    (0..<count).map { "\(prefix)\($0)" }
+  }
+
+  @Test("a checkpoint held on the worker: commits go on into the other journal, none waits")
+  func commitsDoNotWait() throws {
+    let store = try MachineStore(directory: directory, durability: .batched)
+    let gate = Gate()
+    store.checkpointHook = { gate.pass() }
+    try commit(batch("m"), to: store)
+    // The job started; the commits that follow return while it is held.
+    try commit(batch("n", 3 * MachineStore.checkpointRecords), to: store)
+    #expect(store.checkpoints == 0)
+    #expect(gate.arrivals.load(ordering: .relaxed) == 1)
+    gate.open()
+    store.settle()
+    #expect(store.checkpoints == 1)
+    // The next commit starts the next checkpoint, which takes all the rest at once.
+    try commit(["last"], to: store)
+    store.settle()
+    #expect(store.checkpoints == 2)
+    #expect(gate.arrivals.load(ordering: .relaxed) == 2)
+    #expect(try store.loadAll().count == 4 * MachineStore.checkpointRecords + 1)
+  }
+
+  @Test("a crash while a checkpoint is in flight loses nothing: both journals are replayed")
+  func crashDuringCheckpoint() throws {
+    let store = try MachineStore(directory: directory, durability: .batched)
+    let gate = Gate()
+    store.checkpointHook = { gate.pass() }
+    try commit(["x"] + batch("m", MachineStore.checkpointRecords - 1), to: store)
+    try commit(["x"], state: "off", to: store)
+    try commit(["y"], to: store)
+    // What a kill -9 now leaves: the snapshot without the held checkpoint, both journals.
+    let copy = directory + "-crash"
+    try FileManager.default.copyItem(atPath: directory, toPath: copy)
+    defer { try? FileManager.default.removeItem(atPath: copy) }
+    gate.open()
+    let reopened = try MachineStore(directory: copy, durability: .batched)
+    #expect(reopened.checkpoints == 2)
+    let rows = try reopened.loadAll()
+    #expect(rows.count == MachineStore.checkpointRecords + 1)
+    #expect(rows.first { $0.name == "x" }?.state == "off")
+    #expect(rows.contains { $0.name == "y" })
+  }
+
+  @Test("a journal already in the snapshot is not replayed, though older and whole")
+  func appliedJournalIsNotReplayed() throws {
+    do {
+      let store = try MachineStore(directory: directory, durability: .batched)
+      // The first journal's checkpoint ends; its records stay whole in its file.
+      try commit(["x"] + batch("m", MachineStore.checkpointRecords - 1), to: store)
+      store.settle()
+      #expect(store.checkpoints == 1)
+      // Later changes go in from the other journal, which then starts a new epoch.
+      try commit(["x"], state: "off", to: store)
+      try store.checkpoint()
+    }
+    let rows = try MachineStore(directory: directory, durability: .batched).loadAll()
+    #expect(rows.first { $0.name == "x" }?.state == "off")
+  }
+
+  @Test("a checkpoint of many saves and deletes leaves the rows a dictionary of them says")
+  func manyChanges() throws {
+    let store = try MachineStore(directory: directory, durability: .batched)
+    let timer = StoredTimer(
+      input: "t", repeats: true, spanNanoseconds: 7, deadlineWallNanoseconds: 9,
+      remainingNanoseconds: 3, queue: 1, effectID: 2)
+    var expected: [String: StoredMachine] = [:]
+    var generator = SystemRandomNumberGenerator()
+    // Several checkpoints' worth: new machines, machines saved again (with and without
+    // timers), deleted, and deleted then saved again, in turns of various sizes.
+    for turn in 0..<300 {
+      for _ in 0..<Int.random(in: 1...20, using: &generator) {
+        let name = "m\(Int.random(in: 0..<500, using: &generator))"
+        if Int.random(in: 0..<5, using: &generator) == 0 {
+          try store.delete(name: name)
+          expected[name] = nil
+        } else {
+          let machine = StoredMachine(
+            name: name, kind: "k", state: "s\(turn)",
+            timers: turn.isMultiple(of: 3) ? [timer] : [])
+          try store.save(machine)
+          expected[name] = machine
+        }
+      }
+      try store.commit()
+    }
+    let rows = expected.values.sorted { $0.name < $1.name }
+    #expect(try store.loadAll() == rows)
+    // And as a restart reads it, from the files alone.
+    let copy = directory + "-copy"
+    try FileManager.default.copyItem(atPath: directory, toPath: copy)
+    defer { try? FileManager.default.removeItem(atPath: copy) }
+    #expect(try MachineStore(directory: copy, durability: .batched).loadAll() == rows)
+  }
+
+  @Test("a failed checkpoint fails no commit, keeps its journal, and is retried a journal later")
+  func failedCheckpointIsRetried() throws {
+    let store = try MachineStore(directory: directory, durability: .batched)
+    final class Counter: Sendable { let value = Atomic<Int>(0) }
+    let failures = Counter()
+    store.checkpointHook = {
+      guard failures.value.add(1, ordering: .relaxed).newValue == 1 else { return nil }
+      return StoreError(operation: "checkpoint", code: 28, message: "No space left on device")
+    }
+    try commit(batch("m"), to: store)
+    store.settle()
+    #expect(store.checkpointFailure?.code == 28)
+    #expect(store.checkpoints == 0)
+    // Not retried at the next 1,024 records, but once another 1 MiB of journal is written.
+    try commit(batch("n"), to: store)
+    store.settle()
+    #expect(failures.value.load(ordering: .relaxed) == 1)
+    let big = String(repeating: "s", count: 64 * 1024)
+    var turns = 0
+    while failures.value.load(ordering: .relaxed) == 1 {
+      try store.save(StoredMachine(name: "big\(turns)", kind: "toggle", state: big))
+      try store.commit()
+      turns += 1
+      store.settle()
+    }
+    #expect(turns > MachineStore.checkpointBytes / big.utf8.count - 2)
+    #expect(store.checkpointFailure == nil)
+    #expect(store.checkpoints >= 1)
+    #expect(try store.loadAll().count == 2 * MachineStore.checkpointRecords + turns)
+  }
+}
