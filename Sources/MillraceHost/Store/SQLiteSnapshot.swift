@@ -12,8 +12,9 @@ import CSQLite
 /// job); SQLite's connection is opened without its own mutex.
 ///
 /// A store made before this layout (schema version 0: a rowid `machines` table with a unique
-/// name index, and a `timers` table of one row per timer) is migrated when opened, in one
-/// transaction, then rewritten with this layout's page size (`VACUUM`).
+/// name index, and a `timers` table of one row per timer; version 2: the compact table without
+/// `checkpoint`) is migrated when opened, in one transaction, then rewritten with this layout's
+/// page size (`VACUUM`) if it has another.
 final class SQLiteSnapshot {
   private let database: SQLiteConnection
   private let path: String
@@ -44,7 +45,7 @@ final class SQLiteSnapshot {
   }
 
   /// The schema version (`PRAGMA user_version`) of this layout.
-  static let schemaVersion = 2
+  static let schemaVersion = 3
   /// The page size of a new (or migrated) database.
   static let pageSize = 4096
 
@@ -77,7 +78,7 @@ final class SQLiteSnapshot {
         message: "schema version \(version) is newer than this daemon's (\(Self.schemaVersion))")
     }
     if version < Self.schemaVersion {
-      try Self.createOrMigrate(database, tables: tables)
+      try Self.createOrMigrate(database, from: version, tables: tables)
     }
     beginStatement = try database.prepare("BEGIN")
     commitStatement = try database.prepare("COMMIT")
@@ -94,36 +95,40 @@ final class SQLiteSnapshot {
     }
   }
 
-  /// Creates the table of a new store, or migrates one of the earlier layout (with or without
-  /// its `remaining_ns` column), in one transaction; then sets the page size (`VACUUM`, outside
-  /// the write-ahead log) when the file has another.
-  private static func createOrMigrate(_ database: SQLiteConnection, tables: Set<String>)
-    throws(StoreError)
-  {
+  /// Creates the tables of a new store, or migrates one of an earlier schema `version`, in one
+  /// transaction: 0, the rowid layout (with or without its `remaining_ns` column), gets its
+  /// rows and timers folded into the `WITHOUT ROWID` table; 0 and 2 (the compact table alone)
+  /// get `checkpoint` (epoch 0: every journal is newer). Then sets the page size (`VACUUM`,
+  /// outside the write-ahead log) when the file has another.
+  private static func createOrMigrate(
+    _ database: SQLiteConnection, from version: Int, tables: Set<String>
+  ) throws(StoreError) {
     try database.execute("BEGIN IMMEDIATE")
     do {
-      try database.execute(
-        """
-        CREATE TABLE machines_v2(
-          name TEXT PRIMARY KEY NOT NULL, kind TEXT NOT NULL, state TEXT NOT NULL, timers BLOB
-        ) WITHOUT ROWID;
-        CREATE TABLE checkpoint(epoch INTEGER NOT NULL);
-        INSERT INTO checkpoint VALUES(0);
-        """)
-      if tables.contains("machines") {
+      if version < 2 {
         try database.execute(
           """
-          INSERT INTO machines_v2(name, kind, state) SELECT name, kind, state FROM machines;
-          DROP TABLE machines;
+          CREATE TABLE machines_v2(
+            name TEXT PRIMARY KEY NOT NULL, kind TEXT NOT NULL, state TEXT NOT NULL, timers BLOB
+          ) WITHOUT ROWID;
           """)
-      }
-      if tables.contains("timers") {
-        try migrateTimers(database)
-        try database.execute("DROP TABLE timers")
+        if tables.contains("machines") {
+          try database.execute(
+            """
+            INSERT INTO machines_v2(name, kind, state) SELECT name, kind, state FROM machines;
+            DROP TABLE machines;
+            """)
+        }
+        if tables.contains("timers") {
+          try migrateTimers(database)
+          try database.execute("DROP TABLE timers")
+        }
+        try database.execute("ALTER TABLE machines_v2 RENAME TO machines")
       }
       try database.execute(
         """
-        ALTER TABLE machines_v2 RENAME TO machines;
+        CREATE TABLE checkpoint(epoch INTEGER NOT NULL);
+        INSERT INTO checkpoint VALUES(0);
         PRAGMA user_version=\(schemaVersion);
         COMMIT;
         """)

@@ -1,4 +1,5 @@
 import Foundation
+import MillraceWire
 import Testing
 
 @testable import MillraceHost
@@ -79,7 +80,7 @@ struct StoreMigrationTests {
       try store.close()
     }
     let (version, pageSize, tables) = try layout()
-    #expect(version == 2)
+    #expect(version == 3)
     #expect(pageSize == 4096)
     #expect(tables.count == 2)
     #expect(
@@ -112,20 +113,52 @@ struct StoreMigrationTests {
   func migrateEmpty() throws {
     try makeVersion0Store(rows: "")
     #expect(try MachineStore(directory: directory, durability: .batched).loadAll().isEmpty)
-    #expect(try layout().version == 2)
+    #expect(try layout().version == 3)
   }
 
   @Test("a store of a later schema version is refused, not changed")
   func laterVersion() throws {
     do {
       let later = try SQLiteConnection(path: directory + "/machines.sqlite3")
-      try later.execute("CREATE TABLE machines(name TEXT); PRAGMA user_version=3;")
+      try later.execute("CREATE TABLE machines(name TEXT); PRAGMA user_version=4;")
     }
     let refused = #expect(throws: StoreError.self) {
       _ = try MachineStore(directory: directory, durability: .batched)
     }
-    #expect(refused?.message.contains("schema version 3") == true)
+    #expect(refused?.message.contains("schema version 4") == true)
+    #expect(try layout().version == 4)
+  }
+
+  @Test("a store of schema version 2 (the compact table alone) gets its checkpoint epoch")
+  func migrateVersion2() throws {
+    do {
+      let earlier = try SQLiteConnection(path: directory + "/machines.sqlite3")
+      try earlier.execute(
+        """
+        PRAGMA page_size=4096;
+        PRAGMA journal_mode=WAL;
+        CREATE TABLE machines(
+          name TEXT PRIMARY KEY NOT NULL, kind TEXT NOT NULL, state TEXT NOT NULL, timers BLOB
+        ) WITHOUT ROWID;
+        PRAGMA user_version=2;
+        INSERT INTO machines VALUES('a', 'toggle', 'on', NULL);
+        """)
+    }
+    // Its daemon's journal (one file, version 3, epoch 5) holds a change not checkpointed.
+    let journal = try TurnJournal(path: directory + "/machines.journal", sync: false)
+    try journal.reset(epoch: 5)
+    let records = ByteBuffer()
+    JournalFormat.append(
+      .save(StoredMachine(name: "b", kind: "toggle", state: "off")), epoch: 5, to: records)
+    try journal.append(records)
+    _ = consume journal
+    let expected = [
+      StoredMachine(name: "a", kind: "toggle", state: "on"),
+      StoredMachine(name: "b", kind: "toggle", state: "off"),
+    ]
+    #expect(try MachineStore(directory: directory, durability: .batched).loadAll() == expected)
     #expect(try layout().version == 3)
+    #expect(try MachineStore(directory: directory, durability: .batched).loadAll() == expected)
   }
 
   @Test("a version 2 journal left by a crash is replayed over a migrated store, then goes on as 3")
