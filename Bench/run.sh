@@ -13,7 +13,7 @@
 #   7. writes Bench/results/latest.md, latest.json and latency.png, and prints the budget table
 #
 # Env:
-#   BENCH_QUICK=1   short run (< 3 minutes once built); default is the full run (< 15 minutes)
+#   BENCH_QUICK=1   short run (~4 minutes once built); default is the full run (< 20 minutes)
 #   MILLRACED=PATH  the daemon for the socket benchmarks; MILLRACED=auto builds the root
 #                   package's `millraced` in release and uses it; unset: millraced skipped
 #   BENCH_FILTER=RE only the in-process benchmarks matching RE (ordo-one --filter)

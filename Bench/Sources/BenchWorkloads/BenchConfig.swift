@@ -11,7 +11,7 @@
 
 /// How long and how hard the benchmarks run. One place, so every target measures the same way.
 public enum BenchConfig {
-  /// `BENCH_QUICK=1`: a short run (the whole of `Bench/run.sh` in under 3 minutes) that still
+  /// `BENCH_QUICK=1`: a short run (the whole of `Bench/run.sh` in about 4 minutes) that still
   /// gives stable medians for the per-input paths; the tails are noisier.
   public static let quick: Bool = {
     guard let value = getenv("BENCH_QUICK") else { return false }
