@@ -12,13 +12,16 @@
 # is the operations' own cost, with start-up, first calls and warm-up cancelled out. Callgrind
 # counts instructions, not time: the figure does not depend on what else the machine is doing,
 # on its clock or on its caches. The same binary gives the same count to the instruction.
-# Calls to malloc & co. inside the measured operations are counted too (mallocs per operation).
+# Allocation inside the measured operations shows as instructions spent in malloc & co. there
+# (their inclusive cost per operation, N vs 0 again): it must be 0. (Not callgrind's call
+# counts: those also count calls made while collection was off.)
 #
 # Env: BENCH_QUICK=1        N = 20,000 instead of 200,000 (the counts per operation are the
 #                           same to the last decimal: every operation of a path costs the same)
 #      INSTRUCTIONS_N=N     N itself
 #      INSTRUCTIONS_FILTER=RE   only the paths whose name matches RE (grep -E)
-# `timer:fire-1M` always runs one run of 1,000,000 fires (its rig is one million timers).
+# `timer:fire-1M` always runs one run of 1,000,000 fires (its rig is one million timers), after
+# one warm-up run like every path.
 # Output: OUT_JSON (see report.py's read_instructions), the callgrind outputs in
 # Bench/results/raw/instructions/, and a line per path on stderr.
 # Exit status: non-zero when a step fails.
@@ -55,6 +58,7 @@ command -v swift >/dev/null || export PATH="/opt/swift/usr/bin:$PATH"
 # Release build, in a scratch path of its own: the benchmark plugin builds Bench/.build with
 # other parameters, and sharing it would rebuild both every run.
 mkdir -p "$RAW"
+rm -f "$RAW"/callgrind.*
 SCRATCH="$BENCH/.build-instructions"
 log "swift build -c release --product instructions"
 if ! swift build -c release --package-path "$BENCH" --scratch-path "$SCRATCH" --product instructions \
@@ -104,29 +108,43 @@ python3 - "$LINES" "$OUT" "$N" "$COMMIT" "${DIRTY:+dirty}" "$(valgrind --version
 import datetime, json, re, sys
 
 lines, out, n, commit, dirty, valgrind, swift = sys.argv[1:8]
-ALLOC = {"malloc", "calloc", "realloc", "posix_memalign", "aligned_alloc", "memalign", "valloc"}
+ALLOC = {"malloc", "calloc", "realloc", "posix_memalign", "aligned_alloc", "memalign", "valloc",
+         "operator new(unsigned long)", "swift_slowAlloc"}
+ALLOC_INTERNAL = ("_int_", "_mid_memalign", "__libc_", "tcache", "sysmalloc", "malloc_")
 
 
 def callgrind(path):
-    """Total Ir collected, and the calls into the malloc family, of one callgrind output."""
-    names, total, calls, callee = {}, None, 0, None
+    """Total Ir collected, and the Ir collected inside the malloc family (the inclusive cost of
+    every call into it from outside it), of one callgrind output. Inclusive costs, unlike the
+    `calls=` counts, only hold what ran while collection was on."""
+    names, total, alloc_ir = {}, None, 0
+    caller = callee = None
+    pending = False
     with open(path, errors="replace") as f:
         for line in f:
+            if pending:
+                pending = False
+                parts = line.split()
+                if len(parts) >= 2 and parts[1].isdigit():
+                    alloc_ir += int(parts[1])
+                continue
             if line.startswith(("fn=", "cfn=")):
-                m = re.match(r"c?fn=\((\d+)\)(?: (.*))?$", line.rstrip("\n"))
+                m = re.match(r"(c?fn)=\((\d+)\)(?: (.*))?$", line.rstrip("\n"))
                 if m:
-                    if m.group(2) is not None:
-                        names[m.group(1)] = m.group(2)
-                    if line.startswith("cfn="):
-                        callee = names.get(m.group(1))
+                    if m.group(3) is not None:
+                        names[m.group(2)] = m.group(3)
+                    if m.group(1) == "fn":
+                        caller = names.get(m.group(2), "")
+                    else:
+                        callee = names.get(m.group(2))
             elif line.startswith("calls="):
-                if callee in ALLOC:
-                    calls += int(line[6:].split()[0])
+                # the next line is the call's inclusive cost: "position Ir"
+                pending = callee in ALLOC and caller not in ALLOC and not caller.startswith(ALLOC_INTERNAL)
             elif line.startswith("totals:"):
                 total = int(line.split()[1])
     if total is None:
         sys.exit(f"instructions: no totals in {path}")
-    return total, calls
+    return total, alloc_ir
 
 
 paths = {}
@@ -138,20 +156,22 @@ with open(lines) as f:
         if runn["callgrind"] != 1:
             sys.exit(f"instructions: {name}: the binary's callgrind toggle is "
                      f"{'missing (built without valgrind/callgrind.h)' if runn['callgrind'] < 0 else 'not running'}")
-        ir0, m0 = callgrind(zero)
-        irn, mn = callgrind(full)
+        ir0, a0 = callgrind(zero)
+        irn, an = callgrind(full)
         ops = runn["operations"] - run0["operations"]
         paths[name] = {
             "instructions_per_op": round((irn - ir0) / ops, 3),
-            "mallocs_per_op": (mn - m0) / ops,
+            "allocator_instructions_per_op": round((an - a0) / ops, 3),
             "operations": ops,
             "operations_per_run": runn["operations_per_run"],
             "warmup_runs": runn["warmup_runs"],
             "ir_0": ir0,
             "ir_n": irn,
         }
+        alloc = paths[name]["allocator_instructions_per_op"]
         print(f"instructions: {name}: {paths[name]['instructions_per_op']:,.1f} per operation "
-              f"((Ir({ops:,}) − Ir(0)) / {ops:,}), {paths[name]['mallocs_per_op']:g} mallocs",
+              f"((Ir({ops:,}) − Ir(0)) / {ops:,})"
+              + (f", ALLOCATES: {alloc:g} instructions per operation in malloc & co." if alloc > 0 else ""),
               file=sys.stderr)
 
 doc = {

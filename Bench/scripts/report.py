@@ -37,7 +37,8 @@ The budget table is also printed on stdout.
 = factor x count) and exits; only with a reason in the commit message (Bench/README.md).
 
 Exit status: 0, or 3 when a Millrace hot path allocates (p50 mallocs per iteration > 0 in the
-timed benchmark, or a call to malloc inside callgrind's measured region), which DESIGN.md §6
+timed benchmark, or instructions spent in malloc & co. inside callgrind's measured operations),
+which DESIGN.md §6
 forbids outright (issue 5: "fail make bench"). Other budget misses are reported as FAIL in the
 table but do not fail the run. Standard library only, plus matplotlib for the picture (skipped
 with a warning when it is missing).
@@ -353,7 +354,7 @@ def machine_info():
 
 def read_instructions(path, budgets_path):
     """instructions.json (Bench/scripts/instructions.sh) with each path's baseline and ceiling
-    from budgets.json: {"paths": {name: {instructions_per_op, mallocs_per_op, baseline, ceiling,
+    from budgets.json: {"paths": {name: {instructions_per_op, allocator_instructions_per_op, baseline, ceiling,
     ...}}, "stale": text or None, ...}; None when there is no count."""
     if not path or not os.path.exists(path):
         return None
@@ -393,7 +394,7 @@ def peer_label(name):
 
 def inprocess_budgets(benches, counts):
     """The in-process rows of DESIGN.md §6: times as ratios to a peer of the same run, instruction
-    counts against budgets.json's ceilings, mallocs from the timed benchmark and from callgrind."""
+    counts against budgets.json's ceilings, allocation from the timed benchmark and from callgrind."""
     rows = []
     for b in BUDGETS:
         name, kind = b["subject"], b["kind"]
@@ -433,13 +434,13 @@ def inprocess_budgets(benches, counts):
         if c:
             ir = c["instructions_per_op"]
             row["instructions_per_op"], row["instruction_ceiling"] = ir, ceiling
-            row["callgrind_mallocs_per_op"] = c.get("mallocs_per_op", 0)
+            row["allocator_instructions_per_op"] = c.get("allocator_instructions_per_op", 0)
             if ceiling:
                 row["instructions"] = f"{fmt_ir(ir)} ({ir / ceiling:.2f}× the ceiling)"
             else:
                 row["instructions"] = f"{fmt_ir(ir)} (no ceiling in budgets.json)"
-            if c.get("mallocs_per_op", 0) > 0:
-                row["instructions"] += f", {c['mallocs_per_op']:.4g} mallocs"
+            if c.get("allocator_instructions_per_op", 0) > 0:
+                row["instructions"] += f", {c['allocator_instructions_per_op']:g} of them in malloc & co."
 
         # the budget, and the verdict
         parts = []
@@ -454,7 +455,7 @@ def inprocess_budgets(benches, counts):
         if v is None and not c:
             rows.append(row)
             continue
-        alloc = mallocs > 0 or (c is not None and c.get("mallocs_per_op", 0) > 0)
+        alloc = mallocs > 0 or (c is not None and c.get("allocator_instructions_per_op", 0) > 0)
         row["alloc_fail"] = alloc
         missing = []
         if alloc:
@@ -602,13 +603,13 @@ def budget_table(rows):
 
 
 def instructions_table(counts):
-    out = ["| hot path | instructions / op | baseline | ceiling | rule | × baseline | mallocs / op | operations counted |",
+    out = ["| hot path | instructions / op | baseline | ceiling | rule | × baseline | in malloc & co. / op | operations counted |",
            "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for name, c in counts.get("paths", {}).items():
         base = c.get("baseline")
         rel = f"{c['instructions_per_op'] / base:.3f}×" if base else "–"
         out.append(f"| `{name}` | {fmt_ir(c['instructions_per_op'])} | {fmt_ir(base)} | {fmt_ir(c.get('ceiling'))} | "
-                   f"{c.get('rule') or '–'} | {rel} | {c.get('mallocs_per_op', 0):g} | {c.get('operations', 0):,} |")
+                   f"{c.get('rule') or '–'} | {rel} | {c.get('allocator_instructions_per_op', 0):g} | {c.get('operations', 0):,} |")
     return "\n".join(out)
 
 
@@ -795,7 +796,7 @@ def main():
     for name in EXTRA_HOT_PATHS:
         s = benches.get(name, {}).get("stats", {})
         c = (counts or {}).get("paths", {}).get(name, {})
-        if s.get("mallocs_per_iteration_p50", 0) > 0 or c.get("mallocs_per_op", 0) > 0:
+        if s.get("mallocs_per_iteration_p50", 0) > 0 or c.get("allocator_instructions_per_op", 0) > 0:
             alloc_fail.append(name)
     millrace_ran = any(n.split(":", 1)[1].startswith("millrace") or n.split(":")[0] in ("effect", "memory")
                        or (n.startswith("timer:") and "libuv" not in n) for n in benches)
@@ -838,8 +839,8 @@ def main():
               f"time decides one (they vary 2× between the VMs here), though every one is shown. Ratio = measured / "
               f"peer (for throughput, millraced / the peer, ≥ 1 meets it); *(shown)* marks a ratio given for "
               f"information. In-process times are the p50 over iterations of (iteration time / operations per "
-              f"iteration); mallocs are per operation at the p50 iteration, and callgrind's count of calls to malloc "
-              f"inside the measured operations must be 0 as well. Instructions per operation come from "
+              f"iteration); mallocs are per operation at the p50 iteration, and callgrind must count no instruction "
+              f"inside malloc & co. during the measured operations either. Instructions per operation come from "
               f"`valgrind --tool=callgrind`, (Ir(N) − Ir(0)) / N on a release build of the same hot-path code "
               f"(`Bench/scripts/instructions.sh`); their ceilings are in `Bench/budgets.json`: 80 % of the count "
               f"measured on {((counts or {}).get('baseline') or {}).get('core_commit', 'the baseline commit')} for "

@@ -6,11 +6,12 @@
 //   instructions --list                      the names
 //
 // The path is set up, then run in whole runs of `operations` (its batch): WARMUP operations
-// (default 2,000, rounded down to whole runs), then OPERATIONS (rounded up). Callgrind's
-// collection is on around each `measured()` only, off around `prepare()` and `finish()`, as a
-// benchmark's measurement is; run with --collect-atstart=no. The warm-up runs are collected
-// in every run, so a count at OPERATIONS minus the count at 0 is exactly the OPERATIONS runs'
-// own instructions: set-up, first calls (lazy binding, metadata) and warm-up cancel out.
+// (default 2,000, rounded down to whole runs, at least one run), then OPERATIONS (rounded
+// up). Callgrind's collection is on around each `measured()` only, off around `prepare()` and
+// `finish()`, as a benchmark's measurement is; run with --collect-atstart=no. The warm-up runs
+// are collected in every run, so a count at OPERATIONS minus the count at 0 is exactly the
+// OPERATIONS runs' own instructions: set-up, first calls (lazy binding, metadata) and warm-up
+// cancel out.
 // Prints one JSON object: name, operations_per_run, warmup_runs, runs, operations, callgrind.
 
 import CCallgrind
@@ -44,7 +45,10 @@ let warmup = arguments.count == 4 ? Int(arguments[3]) ?? -1 : 2_000
 guard warmup >= 0 else { fail("WARMUP must be a whole number ≥ 0") }
 guard let path = HotPaths.make(arguments[1]) else { fail("no hot path named \(arguments[1])") }
 
-let warmupRuns = warmup / path.operations
+// At least one warm-up run, also for the 1 M timers (one run is all of them): the first run
+// instantiates generic metadata and binds symbols, one-time work (and allocations) that must
+// land in both counts, not in the difference.
+let warmupRuns = max(1, warmup / path.operations)
 let runs = (requested + path.operations - 1) / path.operations
 
 /// One run: what a benchmark iteration does, callgrind collecting around `measured()` only.
