@@ -22,10 +22,14 @@ final class MachineTable {
   @usableFromInline
   @exclusivity(unchecked)
   var owner: Unmanaged<Runtime>?
-  /// The runtime's kinds, by the index records name them with (kept by the runtime).
+  /// The runtime's kinds, by the index records name them with (kept by the runtime). An
+  /// entry's address stays valid for the runtime's life: when the table grows, the old one is
+  /// kept (`retiredKinds`), so a view made before still reads its entry.
   @usableFromInline
   @exclusivity(unchecked)
-  var kinds: UnsafeMutablePointer<KindEntry>
+  private(set) var kinds: UnsafeMutablePointer<KindEntry>
+  private var kindCapacity = 1
+  private var retiredKinds: [UnsafeMutablePointer<KindEntry>] = []
   @usableFromInline
   @exclusivity(unchecked)
   var freeHead: UInt32
@@ -61,7 +65,21 @@ final class MachineTable {
     records.deinitialize(count: Int(initialized))
     records.deallocate()
     kinds.deallocate()
+    for table in retiredKinds { table.deallocate() }
     sides.deallocate()
+  }
+
+  /// Writes the entry of kind `index` (the next index, or one written before).
+  @usableFromInline
+  func setKind(_ entry: KindEntry, at index: Int) {
+    if index == kindCapacity {
+      let grown = UnsafeMutablePointer<KindEntry>.allocate(capacity: 2 * kindCapacity)
+      grown.initialize(from: kinds, count: kindCapacity)
+      retiredKinds.append(kinds)
+      kinds = grown
+      kindCapacity *= 2
+    }
+    (kinds + index).initialize(to: entry)
   }
 
   /// The record of the live machine `id` names, or nil.

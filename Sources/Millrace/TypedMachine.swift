@@ -25,6 +25,11 @@ struct TypedMachine<M: Machine> {
   let index: UInt32
   @usableFromInline
   let record: UnsafeMutablePointer<MachineRecord>
+  /// The machine's kind entry: its layout, pools and observer (valid for the runtime's life,
+  /// see `MachineTable.kinds`; an observer replaced meanwhile stays valid until the runtime
+  /// goes).
+  @usableFromInline
+  let entry: UnsafePointer<KindEntry>
   /// The machine's block (read from the record on each use: a view small enough to travel in
   /// registers is worth more than the load).
   @inlinable
@@ -37,13 +42,7 @@ struct TypedMachine<M: Machine> {
     self.table = Unmanaged.passUnretained(table)
     self.index = index
     record = table.records + Int(index)
-  }
-
-  /// The machine's entry in the kind table: layout, pools, observer.
-  @inlinable
-  var entry: UnsafeMutablePointer<KindEntry> {
-    let kind = Int(record.pointee.kind)
-    return table._withUnsafeGuaranteedRef { $0.kinds + kind }
+    entry = UnsafePointer(table.kinds + Int(record.pointee.kind))
   }
 
   /// The kind's layout (read only where effects need it: the input path does not).
@@ -82,18 +81,18 @@ struct TypedMachine<M: Machine> {
     (block + TypedMachine.extraOffset).assumingMemoryBound(to: M.Extra.self)
   }
 
-  /// The input cell `index` of `pool`.
+  /// The input cell `index` of `pool` (whose cells are `InputCell<M.Input>`: a constant
+  /// stride in specialized code).
   @inlinable
   static func inputCell(_ pool: UnsafeMutablePointer<CellPool>, _ index: UInt32)
     -> UnsafeMutablePointer<InputCell<M.Input>>
   {
-    pool.pointee.cell(index).assumingMemoryBound(to: InputCell<M.Input>.self)
+    pool.pointee.cell(index, as: InputCell<M.Input>.self)
   }
 
   @inlinable
   var effects: EffectSlots<M.Input> {
-    let entry = self.entry
-    return EffectSlots(
+    EffectSlots(
       record: record, owner: index, block: block, pool: entry.pointee.effects,
       layout: entry.pointee.layout)
   }
@@ -195,8 +194,9 @@ struct TypedMachine<M: Machine> {
     let count = record.pointee.inputCount
     guard count < record.pointee.inputCapacity else { return false }
     let pool = inputPool
-    guard let cell = pool.pointee.take() else { return false }
-    let pointer = pool.pointee.cell(cell).bindMemory(to: InputCell<M.Input>.self, capacity: 1)
+    guard let cell = pool.pointee.take(as: InputCell<M.Input>.self) else { return false }
+    let pointer = UnsafeMutableRawPointer(TypedMachine.inputCell(pool, cell)).bindMemory(
+      to: InputCell<M.Input>.self, capacity: 1)
     pointer.initialize(to: InputCell(queued))
     if count == 0 {
       pointer.pointee.next = cell
@@ -219,7 +219,7 @@ struct TypedMachine<M: Machine> {
     let head = tail.pointee.next
     let cell = TypedMachine.inputCell(pool, head).move()
     if head != record.pointee.inputTail { tail.pointee.next = cell.next }
-    pool.pointee.give(head)
+    pool.pointee.give(head, as: InputCell<M.Input>.self)
     record.pointee.inputCount &-= 1
     return cell.queued
   }
@@ -374,7 +374,7 @@ struct TypedMachine<M: Machine> {
   /// small) and is stored whole for the observers: built in place, its fields are stored one
   /// by one and the observer's wider loads of them stall store forwarding on every reply.
   @inlinable
-  @inline(never)
+  @inline(__always)
   static func reply(_ reply: Reply<M.Input, M.State>, tag: PostTag) -> Event {
     .replied(reply, tag: tag)
   }

@@ -53,7 +53,7 @@ struct PoolTests {
     #expect(machines[2].post(.tick) == .accepted)
     runtime.dispatch()
     #expect(machines.map { $0.state } == [4, 1, 1])
-    #expect(pool(runtime, inputs: true)?.highWater == 5)
+    #expect(pool(runtime, inputs: true)?.touched == 5)
   }
 
   @Test("a full effect pool drops the effect and reports it; a cancel frees its cell")
