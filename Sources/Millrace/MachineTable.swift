@@ -87,7 +87,8 @@ final class MachineTable {
   func liveRecord(_ id: MachineID) -> UnsafeMutablePointer<MachineRecord>? {
     guard id.index < initialized else { return nil }
     let record = records + Int(id.index)
-    guard record.pointee.generation == id.generation, record.pointee.isAlive else { return nil }
+    // A machine's generation changes when it is removed (`retire`): a matching one is alive.
+    guard record.pointee.generation == id.generation else { return nil }
     return record
   }
 
@@ -116,9 +117,10 @@ final class MachineTable {
     return index
   }
 
-  /// Returns a dead, unscheduled slot to the free list under a new generation.
+  /// Gives the slot of a machine being removed a new generation, so that no id of the machine
+  /// matches it any more (`liveRecord`), and the next machine in the slot a new id.
   @usableFromInline
-  func freeSlot(_ index: UInt32) {
+  func retire(_ index: UInt32) {
     let record = records + Int(index)
     record.pointee.generation &+= 1
     if record.pointee.generation == 0 { record.pointee.generation = 1 }
@@ -126,6 +128,12 @@ final class MachineTable {
       generationFloor = record.pointee.generation &+ 1
       if generationFloor == 0 { generationFloor = 1 }
     }
+  }
+
+  /// Returns a dead (retired), unscheduled slot to the free list.
+  @usableFromInline
+  func freeSlot(_ index: UInt32) {
+    let record = records + Int(index)
     record.pointee.next = freeHead
     freeHead = index
     inUse -= 1

@@ -224,10 +224,11 @@ struct TypedMachine<M: Machine> {
     return cell.queued
   }
 
-  /// Queues an input from outside the runtime.
+  /// Queues an input from outside the runtime, to a machine known to be alive.
   @inlinable
   func post(_ input: M.Input, tag: PostTag) -> PostResult {
-    guard isAlive else { return .noMachine }
+    // The view came from a live id (`MachineHandle.machine`): a removed machine's slot has
+    // another generation, so this machine is alive.
     guard append(QueuedInput(input: input, tag: tag, token: 0)) else {
       record.pointee.dropped &+= 1
       return .queueFull
@@ -370,9 +371,8 @@ struct TypedMachine<M: Machine> {
 
   // MARK: Effects
 
-  /// The event for `reply`, built out of line so that it comes back whole (in registers when
-  /// small) and is stored whole for the observers: built in place, its fields are stored one
-  /// by one and the observer's wider loads of them stall store forwarding on every reply.
+  /// The event for `reply`, built in place (inlined: fewer instructions per reply than
+  /// building it out of line and copying it back).
   @inlinable
   @inline(__always)
   static func reply(_ reply: Reply<M.Input, M.State>, tag: PostTag) -> Event {
@@ -616,6 +616,7 @@ struct TypedMachine<M: Machine> {
   func terminate() {
     guard isAlive else { return }
     record.pointee.isAlive = false
+    table._withUnsafeGuaranteedRef { $0.retire(index) }
     let effects = self.effects
     while case let index = record.pointee.effectHead, index != CellPool.none {
       let timer = effects.slot(index).pointee.timer
