@@ -310,7 +310,7 @@ def build(facts, windows, bystanders):
         if s is None:
             return "not measured", s
         if get(key, "timed_out"):
-            return "did not exit in 60 s", s
+            return f"did not exit in {facts.get('stop_timeout', 180)} s: SIGKILL", s
         if get(f"{key}.exit_status") not in (0, None):
             return f"exit status {get(f'{key}.exit_status')}", s
         return s <= 1.0, s

@@ -53,7 +53,8 @@ LOAD_DEPTH=1000  # ... with 1,000 requests in flight
 SAMPLES=1000     # machines whose state is checked after the clean stop
 FLIPS=3000       # machines flipped before the kill -9
 RSS_WAIT=5       # seconds to wait for RSS to come back after KILL
-READY_TIMEOUT=180
+READY_TIMEOUT=180 # seconds a start may take before it counts as failed (the bar is 3)
+STOP_TIMEOUT=180  # seconds a SIGTERM may take before SIGKILL (the bar is 1)
 RUN_TIMEOUT=600
 
 for tool in "$MILLRACED" "$GEN"; do
@@ -175,7 +176,7 @@ ready() {
 # stop_proc KEY PID: SIGTERM and the time until it is gone; its exit status too
 stop_proc() {
   local key="$1" pid="$2" out status=0
-  out="$(gen stop -p "$pid" -T 60)" || true
+  out="$(gen stop -p "$pid" -T "$STOP_TIMEOUT")" || true
   wait "$pid" 2>/dev/null || status=$?
   fact "$key" "${out:-null}"
   fact "$key.exit_status" "$status"
@@ -262,6 +263,7 @@ fact_s millraced "$MILLRACED"
 fact_s commit "$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$ROOT" diff --quiet HEAD -- Sources 2>/dev/null || echo ' (Sources modified)')"
 fact_s started "$(date -u '+%Y-%m-%d %H:%M UTC')"
 fact ready_timeout "$READY_TIMEOUT"
+fact stop_timeout "$STOP_TIMEOUT"
 fact send_rounds "$ROUNDS"
 fact send_seconds "$SEND_SECONDS"
 fact_s send_load "$SEND_CONNS connections x $SEND_DEPTH deep, SEND dev:<random> flip"
