@@ -127,7 +127,9 @@ start_bystander() {
   PIDS+=($!)
 }
 
-rss() { awk '/^VmRSS:/ { print $2 * 1024 }' "/proc/$1/status" 2>/dev/null || echo 0; }
+# rss PID: VmRSS in bytes (0 when the process is gone); printf, not print: awk would print
+# 3.4e+09
+rss() { awk '/^VmRSS:/ { r = $2 * 1024 } END { printf "%.0f\n", r }' "/proc/$1/status" 2>/dev/null || echo 0; }
 # cpu_ticks PID: utime + stime (all threads, /proc/PID/stat fields 14 and 15), in clock ticks
 cpu_ticks() {
   local stat
@@ -138,6 +140,17 @@ cpu_ticks() {
 }
 CLK_TCK="$(getconf CLK_TCK)"
 alive() { [ -n "${1:-}" ] && kill -0 "$1" 2>/dev/null && ! grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null; }
+
+# retire KEY PID: a daemon that should no longer run (a step stopped early) is killed before
+# another one takes its socket, and the report says so
+retire() {
+  if alive "$2"; then
+    fact_s "$1" "a daemon left running by an earlier step was killed (kill -9)"
+    log "$1: killing $2"
+    kill -KILL "$2" 2>/dev/null || true
+  fi
+  wait "$2" 2>/dev/null || true
+}
 
 # start_millraced DATA SOCKET MAX_MACHINES MAX_TIMERS: sets DPID and EXEC_NS (just before exec)
 start_millraced() {
@@ -250,11 +263,16 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
+# The whole scenario is one function, so that a shell error that bash answers by abandoning the
+# current top-level command (an arithmetic expansion error does that even under set -e) cannot
+# skip half a step and go on with the next: SCENARIO_DONE stays 0 and the run stops there.
+SCENARIO_DONE=0
+scenario() {
 # --- 0. the machine and the machine files --------------------------------------------------------
 fact n "$N"
 fact small_n "$SMALL"
 fact nproc "$NCPU"
-fact mem_total "$(awk '/^MemTotal:/ { print $2 * 1024 }' /proc/meminfo)"
+fact mem_total "$(awk '/^MemTotal:/ { printf "%.0f\n", $2 * 1024 }' /proc/meminfo)"
 fact_s cpu_model "$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)"
 fact_s kernel "$(uname -sr)"
 fact_s loadavg_start "$(cut -d' ' -f1-3 /proc/loadavg)"
@@ -397,6 +415,7 @@ if alive "$DPID"; then
 else
   fact_s kill.error "the daemon was not running after the kill -9 restart"
 fi
+retire kill.leftover "$DPID"
 rm -rf "$TMP/data"
 
 # --- 8. N pending timers: spawn and arm N sleepers, stop, restart -----------------------------------
@@ -428,6 +447,7 @@ if ready timers.start.ready "$SOCK"; then
   fact timers.restart.info_timers "$(info_field "$SOCK" millrace timers)"
   if alive "$DPID"; then stop_proc timers.restart.stop "$DPID"; fi
 fi
+retire timers.leftover "$DPID"
 rm -rf "$TMP/timers"
 
 # --- 9. redis-server: the same keys ------------------------------------------------------------------
@@ -487,6 +507,13 @@ load redis.del "$RSOCK" int "$N" DEL dev:%i
 mark redis kill end
 rss_return redis.del "$RPID" "$RBASE" "$((RLOADED - RBASE))"
 stop_proc redis.stop "$RPID"
+SCENARIO_DONE=1
+}
+scenario
+if [ "$SCENARIO_DONE" != 1 ]; then
+  log "the scenario stopped early (a shell error, above)"
+  exit 1
+fi
 
 # --- the report ------------------------------------------------------------------------------------
 for pid in "${BYSTANDERS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
