@@ -22,11 +22,12 @@
  *       millisecond). A PING whose connection drops is not a sample; one still waiting at the
  *       stop is written with the time it has waited so far.
  *
- *   scalegen ready -s SOCK -t T0_NS [-T TIMEOUT] [-I SECTION] [-w LINE]...
+ *   scalegen ready -s SOCK -t T0_NS [-p PID] [-T TIMEOUT] [-I SECTION] [-w LINE]...
  *       From T0_NS (CLOCK_REALTIME ns, when the server was exec'd) tries to connect and PING
  *       every millisecond; once PONG comes, sends INFO [SECTION] every 5 ms until every LINE
  *       is in the reply (a line "LINE" or "LINE,...": "machines:1000", "db0:keys=1000").
- *       Prints {"ping_seconds", "ready_seconds", "timed_out"}, both from T0_NS.
+ *       Gives up at once when the server PID exits. Prints {"ping_seconds", "ready_seconds",
+ *       "timed_out", "exited"}, both times from T0_NS (-1 when not reached).
  *
  *   scalegen pick -s SOCK -n COUNT -r RANGE [-S SEED] [-P PREFIX] [-i INPUT] -o FILE
  *       COUNT distinct random names PREFIX<k>, k in [0, RANGE): with -i, sends SEND name INPUT
@@ -582,15 +583,25 @@ static int info_has(const char *text, size_t n, const char *want) {
   return 0;
 }
 
+/* Whether the process behind pidfd has exited (a zombie counts); never with pidfd < 0. */
+static int exited(int pidfd) {
+  struct pollfd p = {.fd = pidfd, .events = POLLIN};
+  return pidfd >= 0 && poll(&p, 1, 0) > 0;
+}
+
 static int cmd_ready(int argc, char **argv) {
   const char *sock = NULL, *section = NULL, *wants[8];
-  int nwant = 0;
+  int nwant = 0, pidfd = -1, gone = 0;
   double timeout = 60;
   uint64_t t0 = 0;
   int opt;
-  while ((opt = getopt(argc, argv, "s:t:T:I:w:")) != -1) {
+  while ((opt = getopt(argc, argv, "s:t:p:T:I:w:")) != -1) {
     switch (opt) {
     case 's': sock = optarg; break;
+    case 'p':
+      pidfd = (int)syscall(SYS_pidfd_open, (pid_t)atol(optarg), 0);
+      if (pidfd < 0) gone = 1; /* already reaped */
+      break;
     case 't': t0 = strtoull(optarg, NULL, 10); break;
     case 'T': timeout = atof(optarg); break;
     case 'I': section = optarg; break;
@@ -606,7 +617,8 @@ static int cmd_ready(int argc, char **argv) {
   double ping_s = -1, ready_s = -1;
   buf_t in = {0}, cmd = {0};
   int fd = -1;
-  while (mono_ns() < deadline) {
+  while (!gone && mono_ns() < deadline) {
+    if (exited(pidfd)) { gone = 1; break; }
     if (fd < 0) {
       fd = connect_unix(sock);
       if (fd < 0) { sleep_ns(1000000); continue; }
@@ -630,6 +642,7 @@ static int cmd_ready(int argc, char **argv) {
   resp_command(&cmd, section ? 2 : 1, info_argv, info_lens);
   while (ping_s >= 0 && mono_ns() < deadline) {
     if (nwant == 0) { ready_s = ping_s; break; }
+    if (exited(pidfd)) { gone = 1; break; }
     reply_t r;
     long l;
     if (write_all(fd, cmd.p, cmd.len) < 0 || (l = read_reply(fd, &in, deadline, &r)) <= 0) break;
@@ -640,8 +653,9 @@ static int cmd_ready(int argc, char **argv) {
     sleep_ns(5000000);
   }
   if (fd >= 0) close(fd);
-  printf("{\"ping_seconds\": %.6f, \"ready_seconds\": %.6f, \"timed_out\": %s}\n", ping_s,
-         ready_s, ready_s < 0 ? "true" : "false");
+  printf("{\"ping_seconds\": %.6f, \"ready_seconds\": %.6f, \"timed_out\": %s, "
+         "\"exited\": %s}\n", ping_s, ready_s, ready_s < 0 && !gone ? "true" : "false",
+         gone ? "true" : "false");
   return ready_s < 0 ? 1 : 0;
 }
 
