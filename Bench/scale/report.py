@@ -323,15 +323,21 @@ def build(facts, windows, bystanders):
     # 6. restart after the clean stop, and after kill -9
     spawned = get("spawn.info_machines")
 
+    def not_ready(key):
+        if get(key, "exited"):
+            return "the daemon exited during the start (see millraced.log)"
+        return f"not ready in {facts.get('ready_timeout', 180)} s"
+
     def restart_row(what, key, check_key, checked_what, redis_key, redis_what):
         ready = get(key, "ready_seconds")
         ping = get(key, "ping_seconds")
-        if spawned != n:
+        if spawned is None or ready is None:
+            verdict = "not measured"
+        elif spawned != n:
             verdict = f"INFO counted {spawned} machines after SPAWN, not {n:,}"
-        elif ready is None or get(key, "timed_out"):
+        elif ready < 0:
             machines = get(f"{key}.info_machines")
-            verdict = f"not ready in {facts.get('ready_timeout', 180)} s" + (
-                f"; INFO machines {machines}" if machines is not None else "")
+            verdict = not_ready(key) + (f"; INFO machines {machines}" if machines is not None else "")
         else:
             check = get(check_key)
             if not isinstance(check, dict):
@@ -367,10 +373,12 @@ def build(facts, windows, bystanders):
           verdict)
     ready = get("timers.restart", "ready_seconds")
     back = get("timers.restart.info_timers")
-    if timers != n:
+    if timers is None or ready is None:
+        verdict = "not measured"
+    elif timers != n:
         verdict = f"{timers} timers before the stop, not {n:,}"
-    elif ready is None or get("timers.restart", "timed_out"):
-        verdict = f"not every timer back in {facts.get('ready_timeout', 180)} s (INFO timers {back})"
+    elif ready < 0:
+        verdict = not_ready("timers.restart") + f" (INFO timers {back})"
     else:
         verdict = ready <= 3.0
     r.row("restart with every timer back (INFO machines and timers = N)",

@@ -76,6 +76,41 @@ REPORTED=0
 
 log() { printf 'scale [%3ss]: %s\n' "$SECONDS" "$*" >&2; }
 
+# ours PID: the process is still one this run started (its command line names the daemon,
+# redis-server or scalegen), not a later process that got the same id
+ours() {
+  local cmd
+  cmd="$({ tr '\0' ' ' <"/proc/$1/cmdline"; } 2>/dev/null)" || return 1
+  case "$cmd" in *"$MILLRACED"* | *redis-server* | *"$GEN"*) return 0 ;; *) return 1 ;; esac
+}
+
+# On exit, whatever happened: the bystanders write out their samples (SIGTERM), every process
+# started is killed, the temp dir goes, and the report is written if it was not yet.
+cleanup() {
+  local status=$? pid
+  trap - EXIT INT TERM
+  set +e
+  for pid in "${BYSTANDERS[@]}"; do ours "$pid" && kill -TERM "$pid" 2>/dev/null; done
+  for pid in "${BYSTANDERS[@]}"; do
+    for _ in $(seq 1 20); do ours "$pid" || break; sleep 0.05; done
+  done
+  for pid in "${PIDS[@]}"; do ours "$pid" && kill -KILL "$pid" 2>/dev/null; done
+  wait 2>/dev/null
+  rm -rf "$TMP"
+  if [ "$REPORTED" = 0 ]; then
+    [ "$status" = 0 ] || fact_s aborted "exit status $status (130: interrupted; 1: a step could not go on, see the log above and $RAW)"
+    fact_s loadavg_end "$(cut -d' ' -f1-3 /proc/loadavg)"
+    fact seconds_total "$SECONDS"
+    python3 "$HERE/report.py" --raw "$RAW" --out "$OUT"
+    local verdict=$?
+    [ "$status" = 0 ] && status=$verdict
+  fi
+  exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
 # --- recording ---------------------------------------------------------------------------------
 mkdir -p "$RAW"
 rm -f "$RAW"/*.tsv "$RAW"/*.txt "$RAW"/*.log
@@ -175,15 +210,16 @@ start_redis() {
   PIDS+=("$RPID")
 }
 
-# ready KEY SOCKET [-I SECTION] [-w LINE]...: time from EXEC_NS until PING, then the lines
+# ready KEY SOCKET PID [-I SECTION] [-w LINE]...: time from EXEC_NS until PING, then the
+# lines; false when they did not come (in READY_TIMEOUT, or the process exited)
 ready() {
-  local key="$1" sock="$2"
-  shift 2
+  local key="$1" sock="$2" pid="$3"
+  shift 3
   local out
-  out="$(gen ready -s "$sock" -t "$EXEC_NS" -T "$READY_TIMEOUT" "$@")" || true
+  out="$(gen ready -s "$sock" -t "$EXEC_NS" -p "$pid" -T "$READY_TIMEOUT" "$@")" || true
   fact "$key" "${out:-null}"
   log "$key: $out"
-  [[ "$out" == *'"timed_out": false'* ]]
+  [[ "$out" == *'"ready_seconds": '[0-9]* ]]
 }
 
 # stop_proc KEY PID: SIGTERM and the time until it is gone; its exit status too
@@ -238,30 +274,6 @@ rss_return() {
   log "$key: RSS $r (limit $limit), waited ${waited} ms"
 }
 
-cleanup() {
-  local status=$? pid
-  trap - EXIT INT TERM
-  set +e
-  for pid in "${BYSTANDERS[@]}"; do kill -TERM "$pid" 2>/dev/null; done
-  for pid in "${BYSTANDERS[@]}"; do
-    for _ in $(seq 1 20); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
-  done
-  for pid in "${PIDS[@]}"; do kill -KILL "$pid" 2>/dev/null; done
-  wait 2>/dev/null
-  rm -rf "$TMP"
-  if [ "$REPORTED" = 0 ]; then
-    [ "$status" = 0 ] || fact_s aborted "the run stopped early (exit status $status); see $RAW"
-    fact_s loadavg_end "$(cut -d' ' -f1-3 /proc/loadavg)"
-    fact seconds_total "$SECONDS"
-    python3 "$HERE/report.py" --raw "$RAW" --out "$OUT"
-    local verdict=$?
-    [ "$status" = 0 ] && status=$verdict
-  fi
-  exit "$status"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
 
 # The whole scenario is one function, so that a shell error that bash answers by abandoning the
 # current top-level command (an arithmetic expansion error does that even under set -e) cannot
@@ -309,7 +321,7 @@ log "N=$N, $NCPU CPUs, load $(cut -d' ' -f1-3 /proc/loadavg); raw files in $RAW"
 mkdir -p "$TMP/small"
 start_millraced "$TMP/small" "$SMALL_SOCK" "$SMALL" "$SMALL"
 SPID=$DPID
-ready small.ready "$SMALL_SOCK" || { log "the small daemon does not answer"; exit 1; }
+ready small.ready "$SMALL_SOCK" "$DPID" || { log "the small daemon does not answer"; exit 1; }
 sleep 0.2
 fact small.rss_empty "$(rss "$SPID")"
 load small.spawn "$SMALL_SOCK" ok "$SMALL" SPAWN toggle dev:%i
@@ -318,7 +330,7 @@ load small.spawn "$SMALL_SOCK" ok "$SMALL" SPAWN toggle dev:%i
 start_bystander "$SOCK" "$RAW/bystander-millraced.txt"
 mkdir -p "$TMP/data"
 start_millraced "$TMP/data" "$SOCK" "$N" "$N"
-ready start.ready "$SOCK" || { log "millraced does not answer"; exit 1; }
+ready start.ready "$SOCK" "$DPID" || { log "millraced does not answer"; exit 1; }
 sleep 0.5
 BASE=$(rss "$DPID")
 fact start.rss "$BASE"
@@ -368,7 +380,7 @@ disk store_rest "$TMP/data"
 
 # --- 5. restart after the clean stop ---------------------------------------------------------------
 start_millraced "$TMP/data" "$SOCK" "$N" "$N"
-if ready restart "$SOCK" -I millrace -w "machines:$HAVE"; then
+if ready restart "$SOCK" "$DPID" -I millrace -w "machines:$HAVE"; then
   mark millraced restart begin
   out="$(gen check -s "$SOCK" -f "$RAW/states.txt")" || true
   fact restart.check "${out:-null}"
@@ -389,7 +401,7 @@ if alive "$DPID"; then
   kill -KILL "$DPID"
   wait "$DPID" 2>/dev/null || true
   start_millraced "$TMP/data" "$SOCK" "$N" "$N"
-  if ready kill9 "$SOCK" -I millrace -w "machines:$HAVE"; then
+  if ready kill9 "$SOCK" "$DPID" -I millrace -w "machines:$HAVE"; then
     mark millraced kill9-restart begin
     out="$(gen check -s "$SOCK" -f "$RAW/flips.txt")" || true
     fact kill9.check "${out:-null}"
@@ -421,7 +433,7 @@ rm -rf "$TMP/data"
 # --- 8. N pending timers: spawn and arm N sleepers, stop, restart -----------------------------------
 mkdir -p "$TMP/timers"
 start_millraced "$TMP/timers" "$SOCK" "$N" "$N"
-if ready timers.start.ready "$SOCK"; then
+if ready timers.start.ready "$SOCK" "$DPID"; then
   mark millraced timers-spawn begin
   load timers.spawn "$SOCK" ok "$N" SPAWN sleeper s:%i
   mark millraced timers-spawn end
@@ -439,7 +451,7 @@ if ready timers.start.ready "$SOCK"; then
   mark millraced timers-stop end
   disk timers.store "$TMP/timers"
   start_millraced "$TMP/timers" "$SOCK" "$N" "$N"
-  if ready timers.restart "$SOCK" -I millrace -w "machines:$THAVE" -w "timers:$TIMERS"; then
+  if ready timers.restart "$SOCK" "$DPID" -I millrace -w "machines:$THAVE" -w "timers:$TIMERS"; then
     mark millraced timers-restart begin
     sleep 1 # the bystander's window: the daemon holding N timers, idle
     mark millraced timers-restart end
@@ -454,7 +466,7 @@ rm -rf "$TMP/timers"
 start_bystander "$RSOCK" "$RAW/bystander-redis.txt"
 mkdir -p "$TMP/redis"
 start_redis "$TMP/redis" --appendonly no
-ready redis.start.ready "$RSOCK" || { log "redis-server does not answer"; exit 1; }
+ready redis.start.ready "$RSOCK" "$RPID" || { log "redis-server does not answer"; exit 1; }
 sleep 0.5
 RBASE=$(rss "$RPID")
 fact redis.start.rss "$RBASE"
@@ -480,7 +492,7 @@ fact redis.rdb.bytes "$(stat -c %s "$TMP/redis/dump.rdb")"
 disk redis.rdb "$TMP/redis"
 stop_proc redis.stop_rdb "$RPID"
 start_redis "$TMP/redis" --appendonly no
-ready redis.restart_rdb "$RSOCK" -I keyspace -w "db0:keys=$N" || true
+ready redis.restart_rdb "$RSOCK" "$RPID" -I keyspace -w "db0:keys=$N" || true
 # AOF: appendonly yes (a plain command log, no RDB preamble) and a rewrite, then a restart
 timeout 60 redis-cli -s "$RSOCK" CONFIG SET aof-use-rdb-preamble no >/dev/null
 t0="$(now_ns)"
@@ -499,7 +511,7 @@ stop_proc redis.stop_aof "$RPID"
 mark redis stop end
 disk redis.aof "$TMP/redis/appendonlydir"
 start_redis "$TMP/redis" --appendonly yes --aof-use-rdb-preamble no
-ready redis.restart_aof "$RSOCK" -I keyspace -w "db0:keys=$N" || true
+ready redis.restart_aof "$RSOCK" "$RPID" -I keyspace -w "db0:keys=$N" || true
 fact redis.restart_aof.rss "$(rss "$RPID")"
 # DEL every key, appendonly yes (appendfsync everysec): the peer of KILL
 mark redis kill begin
