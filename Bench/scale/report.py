@@ -381,8 +381,21 @@ def build(facts, windows, bystanders):
         verdict = not_ready("timers.restart") + f" (INFO timers {back})"
     else:
         verdict = ready <= 3.0
-    r.row("restart with every timer back (INFO machines and timers = N)",
+    r.row("restart after the clean stop with every timer back (INFO machines and timers = N)",
           f"{secs(ready)} (PING after {secs(get('timers.restart', 'ping_seconds'))})" if ready and ready > 0 else "—",
+          "—", "≤ 3 s", verdict)
+    ready = get("timers.kill9", "ready_seconds")
+    back = get("timers.kill9.info_timers")
+    if timers is None or ready is None:
+        verdict = "not measured"
+    elif timers != n:
+        verdict = f"{timers} timers before the kill, not {n:,}"
+    elif ready < 0:
+        verdict = not_ready("timers.kill9") + f" (INFO timers {back})"
+    else:
+        verdict = ready <= 3.0
+    r.row("restart after `kill -9` with every timer back (INFO machines and timers = N)",
+          f"{secs(ready)} (PING after {secs(get('timers.kill9', 'ping_seconds'))})" if ready and ready > 0 else "—",
           "—", "≤ 3 s", verdict)
 
     # 8. KILL every machine; RSS returns

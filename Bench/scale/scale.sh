@@ -16,7 +16,7 @@
 #   9. flip 3,000 random machines, kill -9, restart, their states checked
 #                                                       restart from the AOF (BGREWRITEAOF)
 #  10. a fresh daemon with N `sleeper` machines, each armed with an `after 1h` timer: INFO
-#      counts N timers; clean stop; restart until every timer is back
+#      counts N timers; clean stop; restart until every timer is back; kill -9; the same
 #  11. KILL every machine; RSS returns (polled for a few seconds)
 #                                                       DEL every key; RSS
 # Every figure goes to RAW/facts.tsv (key, JSON value), every step's start and end to
@@ -138,7 +138,9 @@ ON_CLIENT=()
 if [ "${SCALE_PIN:-1}" != 0 ] && [ "$NCPU" -ge 2 ]; then
   ON_SERVER=(taskset -c "$((NCPU - 1))")
   ON_CLIENT=(taskset -c "0-$((NCPU - 2))")
-  fact_s pinning "servers on CPU $((NCPU - 1)); generator and bystanders on CPU 0-$((NCPU - 2)) (taskset)"
+  clients="0-$((NCPU - 2))"
+  [ "$NCPU" = 2 ] && clients=0
+  fact_s pinning "servers on CPU $((NCPU - 1)); generator and bystanders on CPU $clients (taskset)"
 else
   fact_s pinning "not pinned"
 fi
@@ -430,7 +432,7 @@ fi
 retire kill.leftover "$DPID"
 rm -rf "$TMP/data"
 
-# --- 8. N pending timers: spawn and arm N sleepers, stop, restart -----------------------------------
+# --- 8. N pending timers: spawn and arm N sleepers, stop, restart, kill -9, restart -----------------------------------
 mkdir -p "$TMP/timers"
 start_millraced "$TMP/timers" "$SOCK" "$N" "$N"
 if ready timers.start.ready "$SOCK" "$DPID"; then
@@ -457,7 +459,15 @@ if ready timers.start.ready "$SOCK" "$DPID"; then
     mark millraced timers-restart end
   fi
   fact timers.restart.info_timers "$(info_field "$SOCK" millrace timers)"
-  if alive "$DPID"; then stop_proc timers.restart.stop "$DPID"; fi
+  # and after kill -9: every timer back again
+  if alive "$DPID"; then
+    kill -KILL "$DPID"
+    wait "$DPID" 2>/dev/null || true
+    start_millraced "$TMP/timers" "$SOCK" "$N" "$N"
+    ready timers.kill9 "$SOCK" "$DPID" -I millrace -w "machines:$THAVE" -w "timers:$TIMERS" || true
+    fact timers.kill9.info_timers "$(info_field "$SOCK" millrace timers)"
+    if alive "$DPID"; then stop_proc timers.kill9.stop "$DPID"; fi
+  fi
 fi
 retire timers.leftover "$DPID"
 rm -rf "$TMP/timers"
