@@ -9,7 +9,7 @@ EMBEDDED_DIR := .build/embedded
 EMBEDDED_FLAGS := -target x86_64-unknown-linux-gnu -enable-experimental-feature Embedded \
 	-wmo -parse-as-library -Osize
 
-.PHONY: all deps build run test embedded embedded-check bench bench-quick sanitize \
+.PHONY: all deps build run test embedded embedded-check bench bench-quick scale sanitize \
 	sanitize-address sanitize-thread lint clean
 
 all: build
@@ -83,3 +83,6 @@ clean:
 include mk/c.mk
 include mk/reliability.mk
 include mk/clients.mk
+# `make scale` (mk/scale.mk): a million machines on the release daemon against redis-server on
+# the same run; writes Bench/results/scale.md; SCALE_N=100000 for a quick run. Not in `make test`.
+include mk/scale.mk

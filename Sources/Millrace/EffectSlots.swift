@@ -17,85 +17,108 @@ enum EffectKind: UInt8 {
   case after, every, job
 }
 
-/// A circular doubly-linked list of slots threaded through the slot table: its first slot
+/// A circular doubly-linked list of effect slots threaded through their pool: its first slot
 /// (the last is the first's `previous`) and its length.
 @usableFromInline
 struct SlotList {
-  @usableFromInline var head: Int16 = -1
-  @usableFromInline var count: UInt16 = 0
+  @usableFromInline var head: UInt32 = CellPool.none
+  @usableFromInline var count: UInt32 = 0
 
   @usableFromInline
   init() {}
 }
 
-/// One in-flight effect of a machine.
+/// One in-flight effect of a machine, in a cell of its kind's effect pool.
+///
+/// `link` and `generation` come first, at offsets every input type shares (checked when the
+/// pool is made): the pool keeps its free list in `link` while the cell is free, and the
+/// generation outlives the effect, so that a stale token (a delivery, a timer, a job of an
+/// effect that ended) never matches the cell's next effect.
 @usableFromInline
 struct EffectSlot<Input> {
+  /// The next effect of the same machine (newest first), or `CellPool.none`.
+  @usableFromInline var link: UInt32 = CellPool.none
   @usableFromInline var generation: UInt32 = 1
+  /// The previous effect of the same machine, or `CellPool.none` for its newest.
+  @usableFromInline var before: UInt32 = CellPool.none
+  /// The machine's slot in the runtime.
+  @usableFromInline var owner: UInt32 = 0
   @usableFromInline var phase = EffectPhase.free
   @usableFromInline var kind = EffectKind.after
   @usableFromInline var queue: UInt8 = 0
   @usableFromInline var id = EffectID.none
   @usableFromInline var span = TimeSpan.zero
-  @usableFromInline var input: Input? = nil
-  @usableFromInline var job: Job<Input>? = nil
   @usableFromInline var timer = TimerHeap.none
   /// Inputs of this effect queued in the machine but not yet dispatched.
   @usableFromInline var pending: UInt32 = 0
-  @usableFromInline var previous: Int16 = -1
-  /// The next slot in its queue's list, or in the free list.
-  @usableFromInline var next: Int16 = -1
+  /// The neighbours in its queue's running or waiting list (bounded queues only).
+  @usableFromInline var previous: UInt32 = CellPool.none
+  @usableFromInline var next: UInt32 = CellPool.none
+  @usableFromInline var input: Input? = nil
+  @usableFromInline var job: Job<Input>? = nil
 
+  @inlinable
+  init(owner: UInt32, generation: UInt32) {
+    self.owner = owner
+    self.generation = generation
+  }
+
+  /// Where `generation` is in every `EffectSlot`, whatever its input type.
   @usableFromInline
-  init() {}
+  static var generationOffset: Int { MemoryLayout<UInt32>.stride }
 }
 
-/// A machine's effect slots and the lists of its bounded queues, as a view over its record
-/// (free list head, count in flight) and its block (slots; for each `latest` or `oldest`
-/// queue a running and a waiting list, 8 bytes). Pure bookkeeping: arming
-/// timers and submitting jobs is the typed machine's job.
+/// A machine's in-flight effects and the lists of its bounded queues, as a view over its
+/// record (the newest effect, count in flight), its kind's effect pool (the slots) and its
+/// block (for each `latest` or `oldest` queue a running and a waiting list, 16 bytes). Pure
+/// bookkeeping: arming timers and submitting jobs is the typed machine's job.
 @usableFromInline
 struct EffectSlots<Input> {
   @usableFromInline
   let record: UnsafeMutablePointer<MachineRecord>
   @usableFromInline
-  let slots: UnsafeMutablePointer<EffectSlot<Input>>
+  let pool: UnsafeMutablePointer<CellPool>
   @usableFromInline
   let lists: UnsafeMutablePointer<SlotList>
   @usableFromInline
   let layout: UnsafePointer<BlockLayout>
+  /// The machine's slot in the runtime.
+  @usableFromInline
+  let owner: UInt32
 
   @inlinable
   init(
-    record: UnsafeMutablePointer<MachineRecord>, block: UnsafeMutableRawPointer,
-    layout: UnsafePointer<BlockLayout>
+    record: UnsafeMutablePointer<MachineRecord>, owner: UInt32, block: UnsafeMutableRawPointer,
+    pool: UnsafeMutablePointer<CellPool>, layout: UnsafePointer<BlockLayout>
   ) {
     self.record = record
+    self.owner = owner
+    self.pool = pool
     self.layout = layout
-    slots = (block + layout.pointee.slotsOffset).assumingMemoryBound(to: EffectSlot<Input>.self)
     lists = (block + layout.pointee.listsOffset).assumingMemoryBound(to: SlotList.self)
   }
 
-  /// Initializes a new block's slots (all free) and lists (all empty).
+  /// Initializes a new block's lists (all empty) and the record's effect fields.
   @inlinable
   func initialize() {
-    for index in 0..<layout.pointee.effectCapacity {
-      var slot = EffectSlot<Input>()
-      slot.next = index + 1 < layout.pointee.effectCapacity ? Int16(index + 1) : -1
-      (slots + index).initialize(to: slot)
-    }
     lists.initialize(repeating: SlotList(), count: 2 * layout.pointee.listCount)
-    record.pointee.freeEffect = 0
+    record.pointee.effectHead = CellPool.none
     record.pointee.effectsInFlight = 0
   }
 
-  /// Deinitializes the slots and lists of a block about to be freed.
+  /// Deinitializes the lists of a block about to be freed (its effects were released).
   @inlinable
   func deinitialize() {
-    slots.deinitialize(count: layout.pointee.effectCapacity)
     lists.deinitialize(count: 2 * layout.pointee.listCount)
   }
 
+  /// The slot in cell `index`.
+  @inlinable
+  func slot(_ index: UInt32) -> UnsafeMutablePointer<EffectSlot<Input>> {
+    pool.pointee.cell(index, as: EffectSlot<Input>.self)
+  }
+
+  /// The most effects the machine may have in flight.
   @inlinable
   var capacity: Int { layout.pointee.effectCapacity }
 
@@ -115,12 +138,25 @@ struct EffectSlots<Input> {
     return index < 0 ? nil : lists + (2 * index + (waiting ? 1 : 0))
   }
 
-  /// Takes a free slot, or nil when all are in use.
+  /// Takes a slot from the pool (free, with a generation no earlier effect in it had) and
+  /// makes it the machine's newest effect; nil when the machine holds `capacity` effects or
+  /// the pool is exhausted.
   @inlinable
-  func allocate() -> Int16? {
-    let index = record.pointee.freeEffect
-    guard index >= 0 else { return nil }
-    record.pointee.freeEffect = slots[Int(index)].next
+  func allocate() -> UInt32? {
+    guard Int(record.pointee.effectsInFlight) < capacity else { return nil }
+    let touched = pool.pointee.touched
+    guard let index = pool.pointee.take(as: EffectSlot<Input>.self) else { return nil }
+    let cell = UnsafeMutableRawPointer(slot(index))
+    let generation =
+      pool.pointee.touched != touched
+      ? pool.pointee.generationFloor
+      : cell.load(fromByteOffset: EffectSlot<Input>.generationOffset, as: UInt32.self)
+    let slot = cell.bindMemory(to: EffectSlot<Input>.self, capacity: 1)
+    slot.initialize(to: EffectSlot(owner: owner, generation: generation))
+    let head = record.pointee.effectHead
+    slot.pointee.link = head
+    if head != CellPool.none { self.slot(head).pointee.before = index }
+    record.pointee.effectHead = index
     record.pointee.effectsInFlight &+= 1
     if record.pointee.effectsInFlight > record.pointee.effectsHighWater {
       record.pointee.effectsHighWater = record.pointee.effectsInFlight
@@ -128,84 +164,96 @@ struct EffectSlots<Input> {
     return index
   }
 
-  /// Returns `index` to the free list; its generation changes so stale tokens no longer match.
+  /// Unlinks `index` from the machine and returns it to the pool under a new generation, so
+  /// stale tokens no longer match.
   @inlinable
-  func release(_ index: Int16) {
-    let slot = slots + Int(index)
-    slot.pointee.generation &+= 1
-    if slot.pointee.generation == 0 { slot.pointee.generation = 1 }
-    slot.pointee.phase = .free
-    slot.pointee.input = nil
-    slot.pointee.job = nil
-    slot.pointee.timer = TimerHeap.none
-    slot.pointee.pending = 0
-    slot.pointee.previous = -1
-    slot.pointee.next = record.pointee.freeEffect
-    record.pointee.freeEffect = index
+  func release(_ index: UInt32) {
+    let slot = self.slot(index)
+    let (link, before) = (slot.pointee.link, slot.pointee.before)
+    if before == CellPool.none {
+      record.pointee.effectHead = link
+    } else {
+      self.slot(before).pointee.link = link
+    }
+    if link != CellPool.none { self.slot(link).pointee.before = before }
+    var generation = slot.pointee.generation &+ 1
+    if generation == 0 { generation = 1 }
+    slot.deinitialize(count: 1)
+    let cell = UnsafeMutableRawPointer(slot)
+    cell.storeBytes(
+      of: generation, toByteOffset: EffectSlot<Input>.generationOffset, as: UInt32.self)
+    if generation >= pool.pointee.generationFloor {
+      pool.pointee.generationFloor = generation == UInt32.max ? 1 : generation + 1
+    }
+    pool.pointee.give(index, as: EffectSlot<Input>.self)
     record.pointee.effectsInFlight &-= 1
   }
 
-  /// Whether `token` still names a live effect.
+  /// Whether `token` still names a live effect of this machine.
   @inlinable
   func isLive(slot index: UInt32, generation: UInt32) -> Bool {
-    Int(index) < layout.pointee.effectCapacity && slots[Int(index)].generation == generation
-      && slots[Int(index)].phase != .free
+    guard index < pool.pointee.touched else { return false }
+    let slot = self.slot(index)
+    return slot.pointee.generation == generation && slot.pointee.owner == owner
+      && slot.pointee.phase != .free
   }
 
   /// Appends `index` to the running or waiting list of its queue (nothing for `merge`).
   @inlinable
-  func append(_ index: Int16, toWaiting waiting: Bool, of queue: Int) {
+  func append(_ index: UInt32, toWaiting waiting: Bool, of queue: Int) {
     guard let list = list(queue, waiting: waiting) else { return }
-    let slot = slots + Int(index)
+    let slot = self.slot(index)
     let head = list.pointee.head
-    if head < 0 {
+    if head == CellPool.none {
       slot.pointee.previous = index
       slot.pointee.next = index
       list.pointee.head = index
     } else {
-      let tail = slots[Int(head)].previous
+      let tail = self.slot(head).pointee.previous
       slot.pointee.previous = tail
       slot.pointee.next = head
-      slots[Int(tail)].next = index
-      slots[Int(head)].previous = index
+      self.slot(tail).pointee.next = index
+      self.slot(head).pointee.previous = index
     }
     list.pointee.count &+= 1
   }
 
   /// Removes `index` from the running or waiting list of its queue (nothing for `merge`).
   @inlinable
-  func unlink(_ index: Int16, fromWaiting waiting: Bool, of queue: Int) {
+  func unlink(_ index: UInt32, fromWaiting waiting: Bool, of queue: Int) {
     guard let list = list(queue, waiting: waiting) else { return }
     if list.pointee.count == 1 {
-      list.pointee.head = -1
+      list.pointee.head = CellPool.none
     } else {
-      let previous = slots[Int(index)].previous
-      let next = slots[Int(index)].next
-      slots[Int(previous)].next = next
-      slots[Int(next)].previous = previous
+      let previous = slot(index).pointee.previous
+      let next = slot(index).pointee.next
+      slot(previous).pointee.next = next
+      slot(next).pointee.previous = previous
       if list.pointee.head == index { list.pointee.head = next }
     }
     list.pointee.count &-= 1
   }
 
   /// The slots of queue `queue`, running ones in start order then waiting ones in queue
-  /// order (for a `merge` queue: its slots in table order, all running).
+  /// order (for a `merge` queue: its slots in start order, all running).
   @usableFromInline
-  func members(of queue: Int) -> [(index: Int16, waiting: Bool)] {
-    var members: [(index: Int16, waiting: Bool)] = []
+  func members(of queue: Int) -> [(index: UInt32, waiting: Bool)] {
+    var members: [(index: UInt32, waiting: Bool)] = []
     guard let running = list(queue, waiting: false), let waiting = list(queue, waiting: true)
     else {
-      for index in 0..<capacity
-      where slots[index].phase != .free && Int(slots[index].queue) == queue {
-        members.append((Int16(index), slots[index].phase == .waiting))
+      var index = record.pointee.effectHead
+      while index != CellPool.none {
+        let slot = self.slot(index)
+        if Int(slot.pointee.queue) == queue { members.append((index, false)) }
+        index = slot.pointee.link
       }
-      return members
+      return members.reversed()
     }
     for (list, waiting) in [(running.pointee, false), (waiting.pointee, true)] {
       var index = list.head
       for _ in 0..<list.count {
         members.append((index, waiting))
-        index = slots[Int(index)].next
+        index = slot(index).pointee.next
       }
     }
     return members

@@ -32,15 +32,11 @@ struct QueueLayout {
 /// kind for each operation, so that the hot path reads it without reference counting.
 @usableFromInline
 struct BlockLayout {
-  /// Byte offsets in the block: state at 0, then extra, inputs, effect slots, queue lists
-  /// (state, extra and inputs at offsets that depend on the types alone; see
-  /// `TypedMachine.inputsOffset`).
+  /// Byte offsets in the block: state at 0, then extra, then queue lists (state and extra at
+  /// offsets that depend on the types alone; see `TypedMachine.extraOffset`).
   @usableFromInline let extraOffset: Int
   @usableFromInline let listsOffset: Int
-  @usableFromInline let slotsOffset: Int
-  @usableFromInline let inputsOffset: Int
-  /// Slots of the input ring, and in-flight effect slots.
-  @usableFromInline let inputCapacity: Int
+  /// The most effects one machine may have in flight.
   @usableFromInline let effectCapacity: Int
   /// How many queues keep lists (`latest` and `oldest` ones).
   @usableFromInline let listCount: Int
@@ -52,8 +48,7 @@ struct BlockLayout {
 
   @usableFromInline
   init(
-    policies: [QueuePolicy], effectCapacity: Int, inputCapacity: Int,
-    parts: [(size: Int, alignment: Int)]
+    policies: [QueuePolicy], effectCapacity: Int, parts: [(size: Int, alignment: Int)]
   ) {
     var layouts: [QueueLayout] = []
     var lists = 0
@@ -71,23 +66,32 @@ struct BlockLayout {
     queueCount = layouts.count
     listCount = lists
     self.effectCapacity = effectCapacity
-    self.inputCapacity = inputCapacity
-    // Parts: state, extra, one input (times capacity), one slot (times capacity), a pair of
-    // lists (times listCount); each starts at its alignment.
+    // Parts: state, extra, a pair of lists (times listCount); each starts at its alignment.
     var offsets: [Int] = []
     var offset = 0
     var alignment = 1
-    for (part, count) in zip(parts, [1, 1, inputCapacity, effectCapacity, lists]) {
+    for (part, count) in zip(parts, [1, 1, lists]) {
       offset = (offset + part.alignment - 1) / part.alignment * part.alignment
       offsets.append(offset)
       offset += part.size * count
       if part.alignment > alignment { alignment = part.alignment }
     }
     extraOffset = offsets[1]
-    inputsOffset = offsets[2]
-    slotsOffset = offsets[3]
-    listsOffset = offsets[4]
+    listsOffset = offsets[2]
     blockBytes = offset
+    self.alignment = alignment
+  }
+}
+
+/// The size of one cell of a pool, by which kinds share pools.
+@usableFromInline
+struct CellShape: Hashable {
+  @usableFromInline let stride: Int
+  @usableFromInline let alignment: Int
+
+  @usableFromInline
+  init(stride: Int, alignment: Int) {
+    self.stride = stride
     self.alignment = alignment
   }
 }
@@ -114,18 +118,30 @@ class MachineKind {
   /// The blocks of this kind's machines.
   @usableFromInline
   var blocks: BlockPool
+  /// The cells its queued inputs and in-flight effects take, and the runtime's pools of such
+  /// cells (set when the runtime adopts the kind).
+  @usableFromInline let inputShape: CellShape
+  @usableFromInline let effectShape: CellShape
+  @usableFromInline var inputPool: UnsafeMutablePointer<CellPool>?
+  @usableFromInline var effectPool: UnsafeMutablePointer<CellPool>?
+  /// The observer of every machine of the kind's type (`Runtime.observeAll`): an
+  /// `ObserverBox` of the typed event with the machine's id, which the runtime keeps.
+  @usableFromInline var observer: UnsafeMutableRawPointer?
 
   @usableFromInline
   var layout: BlockLayout { layoutStorage.pointee }
 
   @usableFromInline
   init(
-    layout: BlockLayout, dispatch: @escaping (MachineTable, UInt32, Int) -> Int,
+    layout: BlockLayout, inputShape: CellShape, effectShape: CellShape,
+    dispatch: @escaping (MachineTable, UInt32, Int) -> Int,
     perform: @escaping (MachineTable, UInt32, CellOperation) -> Void
   ) {
     layoutStorage = .allocate(capacity: 1)
     layoutStorage.initialize(to: layout)
     blocks = BlockPool(blockBytes: layout.blockBytes, alignment: layout.alignment)
+    self.inputShape = inputShape
+    self.effectShape = effectShape
     self.dispatch = dispatch
     self.perform = perform
   }
@@ -140,14 +156,12 @@ class MachineKind {
 
   /// Whether `other` is for the same machine type (the same `TypedMachineKind<M>` class,
   /// compared by the type pointer every Swift object starts with), queues and capacities.
+  /// (Input limits are per machine, in its record, and do not make kinds.)
   @usableFromInline
   func matches(_ other: MachineKind) -> Bool {
-    let mine = UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
-    let theirs = UnsafeRawPointer(Unmanaged.passUnretained(other).toOpaque())
-    guard mine.load(as: UInt.self) == theirs.load(as: UInt.self),
+    guard typeWord == other.typeWord,
       layout.queueCount == other.layout.queueCount,
-      layout.effectCapacity == other.layout.effectCapacity,
-      layout.inputCapacity == other.layout.inputCapacity
+      layout.effectCapacity == other.layout.effectCapacity
     else { return false }
     for index in 0..<layout.queueCount
     where layout.queues[index].policy != other.layout.queues[index].policy {
@@ -155,19 +169,31 @@ class MachineKind {
     }
     return true
   }
+
+  /// The type pointer the object starts with: the same for every kind of one machine type.
+  @usableFromInline
+  var typeWord: UInt {
+    UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque()).load(as: UInt.self)
+  }
 }
 
 /// A kind as the runtime's kind table holds it: the kind, unretained (the runtime's `kinds`
-/// array keeps it), and its layout, so that a view reaches the layout with one load.
+/// array keeps it), its layout, pools and observer, so that a view reaches each with one load.
 @usableFromInline
 struct KindEntry {
   @usableFromInline let kind: Unmanaged<MachineKind>
   @usableFromInline let layout: UnsafePointer<BlockLayout>
+  @usableFromInline let inputs: UnsafeMutablePointer<CellPool>
+  @usableFromInline let effects: UnsafeMutablePointer<CellPool>
+  @usableFromInline let observer: UnsafeMutableRawPointer?
 
   @usableFromInline
   init(_ kind: MachineKind) {
     self.kind = Unmanaged.passUnretained(kind)
     layout = UnsafePointer(kind.layoutStorage)
+    inputs = kind.inputPool.unsafelyUnwrapped
+    effects = kind.effectPool.unsafelyUnwrapped
+    observer = kind.observer
   }
 }
 
@@ -175,22 +201,23 @@ struct KindEntry {
 @usableFromInline
 final class TypedMachineKind<M: Machine>: MachineKind {
   @inlinable
-  init(policies: [QueuePolicy], effectCapacity: Int, inputCapacity: Int) {
+  init(policies: [QueuePolicy], effectCapacity: Int) {
     super.init(
       layout: BlockLayout(
-        policies: policies, effectCapacity: effectCapacity, inputCapacity: inputCapacity,
+        policies: policies, effectCapacity: effectCapacity,
         parts: [
           // One state and one extra: their sizes (a stride only matters between array
           // elements, and a `Void` extra then takes no room at all).
           (MemoryLayout<M.State>.size, MemoryLayout<M.State>.alignment),
           (MemoryLayout<M.Extra>.size, MemoryLayout<M.Extra>.alignment),
-          (
-            MemoryLayout<QueuedInput<M.Input>>.stride,
-            MemoryLayout<QueuedInput<M.Input>>.alignment
-          ),
-          (MemoryLayout<EffectSlot<M.Input>>.stride, MemoryLayout<EffectSlot<M.Input>>.alignment),
           (2 * MemoryLayout<SlotList>.stride, MemoryLayout<SlotList>.alignment),
         ]),
+      inputShape: CellShape(
+        stride: MemoryLayout<InputCell<M.Input>>.stride,
+        alignment: MemoryLayout<InputCell<M.Input>>.alignment),
+      effectShape: CellShape(
+        stride: MemoryLayout<EffectSlot<M.Input>>.stride,
+        alignment: MemoryLayout<EffectSlot<M.Input>>.alignment),
       dispatch: { table, index, limit in
         TypedMachine<M>(table: table, index: index).dispatch(in: table, limit: limit)
       },

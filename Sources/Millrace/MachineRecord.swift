@@ -1,18 +1,16 @@
-/// The bookkeeping of one machine slot: 56 bytes in a table the runtime reserves when it is
-/// created, so that a machine costs no memory beyond this record, its queue slots, its own
-/// state and extra, and the allocator's header of its block (64 bytes with glibc's 8).
+/// The bookkeeping of one machine slot: 56 bytes (52 on 32-bit) in a table the runtime reserves when it is
+/// created, so that a machine costs no memory beyond this record, its own block (state,
+/// extra, lists of its bounded queues) and the pool cells of the inputs it has queued and the
+/// effects it has in flight.
 ///
-/// The typed parts live in the machine's block (allocated at spawn: state, extra, bounded
-/// queue lists, effect slots, input ring); the code that knows their types is reached through
-/// the runtime's kind table at `kind`, one kind per machine type, queue layout and input
-/// capacity. Observers and routes live in
-/// a side record made on first use. Counters are 32-bit and wrap.
+/// The typed parts live in the machine's block and in pool cells; the code that knows their
+/// types is reached through the runtime's kind table at `kind`, one kind per machine type,
+/// queue layout. Observers and routes live in a side record made on first use, which the
+/// machine table's side list holds. Counters are 32-bit and wrap.
 @usableFromInline
 struct MachineRecord {
   /// The machine's typed storage; nil while the slot is free.
   @usableFromInline var block: UnsafeMutableRawPointer?
-  /// Observers, routes and redirect (a `MachineSide<M>`), made on first use.
-  @usableFromInline var side: UnsafeMutableRawPointer?
   /// Distinguishes machines that used this slot at different times.
   @usableFromInline var generation: UInt32 = 1
   /// While the machine is in the ready list, the next slot in it (`MachineRecord.last` for
@@ -24,14 +22,20 @@ struct MachineRecord {
   @usableFromInline var handled: UInt32 = 0
   @usableFromInline var rejected: UInt32 = 0
   @usableFromInline var dropped: UInt32 = 0
-  /// The input ring: index of the oldest input, inputs queued, slots.
-  @usableFromInline var inputHead: UInt16 = 0
+  /// The queued inputs: cells of the kind's input pool in a circular list, each linked to the
+  /// next newer one and the newest to the oldest; this is the newest (`CellPool.none` when
+  /// empty).
+  @usableFromInline var inputTail: UInt32 = CellPool.none
+  /// The in-flight effects: cells of the kind's effect pool, linked newest first.
+  @usableFromInline var effectHead: UInt32 = CellPool.none
+  /// Observers, routes and redirect (a `MachineSide<M>`), made on first use: the index of its
+  /// pointer in the machine table's side list, 0 for none.
+  @usableFromInline var side: UInt32 = 0
   @usableFromInline var inputCount: UInt16 = 0
+  /// The most inputs the machine may have queued.
   @usableFromInline var inputCapacity: UInt16 = 0
   @usableFromInline var queueHighWater: UInt16 = 0
   @usableFromInline var effectsHighWater: UInt16 = 0
-  /// The first free effect slot, or -1.
-  @usableFromInline var freeEffect: Int16 = -1
   @usableFromInline var effectsInFlight: UInt16 = 0
   /// The machine's kind (its index in the runtime's kind table) in the low 14 bits, and the
   /// alive flag.

@@ -1,6 +1,11 @@
 /// The runtime's machine records, reserved at creation, with the free list and the ready
 /// list threaded through them.
 ///
+/// A record is first written when its slot is first taken (slots are handed out in order
+/// until then, and freed ones reused first), so on a system with virtual memory the table
+/// costs what its high-water mark of machines touched, not its capacity; `releaseMemory`
+/// gives it back while no slot is in use.
+///
 /// Handles hold the table (not the runtime), so a handle never keeps a runtime alive and an
 /// observer that captures a handle forms no cycle through the runtime; the runtime's deinit
 /// removes every machine, which releases their observers. A handle that outlives its runtime
@@ -8,7 +13,8 @@
 @usableFromInline
 final class MachineTable {
   @usableFromInline
-  let records: UnsafeMutablePointer<MachineRecord>
+  @exclusivity(unchecked)
+  private(set) var records: UnsafeMutablePointer<MachineRecord>
   @usableFromInline
   let capacity: Int
   /// The runtime that owns the table: valid whenever a machine is alive (the runtime removes
@@ -16,10 +22,14 @@ final class MachineTable {
   @usableFromInline
   @exclusivity(unchecked)
   var owner: Unmanaged<Runtime>?
-  /// The runtime's kinds, by the index records name them with (kept by the runtime).
+  /// The runtime's kinds, by the index records name them with (kept by the runtime). An
+  /// entry's address stays valid for the runtime's life: when the table grows, the old one is
+  /// kept (`retiredKinds`), so a view made before still reads its entry.
   @usableFromInline
   @exclusivity(unchecked)
-  var kinds: UnsafeMutablePointer<KindEntry>
+  private(set) var kinds: UnsafeMutablePointer<KindEntry>
+  private var kindCapacity = 1
+  private var retiredKinds: [UnsafeMutablePointer<KindEntry>] = []
   @usableFromInline
   @exclusivity(unchecked)
   var freeHead: UInt32
@@ -29,52 +39,163 @@ final class MachineTable {
   @usableFromInline
   @exclusivity(unchecked)
   var readyTail = MachineRecord.none
+  /// Records written so far (`0..<initialized`); the others were never handed out.
+  @usableFromInline
+  @exclusivity(unchecked)
+  private(set) var initialized: UInt32 = 0
+  /// Slots taken and not freed.
+  @usableFromInline
+  @exclusivity(unchecked)
+  private(set) var inUse = 0
+  /// Above every generation a freed slot had: a record written afresh starts from it, so that
+  /// no id of an earlier machine in its slot (before `releaseMemory`) matches it.
+  @usableFromInline
+  @exclusivity(unchecked)
+  var generationFloor: UInt32 = 1
 
   @usableFromInline
   init(capacity: Int) {
-    self.capacity = capacity
-    records = .allocate(capacity: capacity)
-    records.initialize(repeating: MachineRecord(), count: capacity)
-    for index in 0..<capacity {
-      records[index].next = index + 1 < capacity ? UInt32(index + 1) : MachineRecord.none
-    }
-    freeHead = 0
+    self.capacity = min(max(capacity, 1), Int(MachineRecord.last))
+    records = .allocate(capacity: self.capacity)
+    freeHead = MachineRecord.none
     kinds = .allocate(capacity: 1)
   }
 
   deinit {
-    records.deinitialize(count: capacity)
+    records.deinitialize(count: Int(initialized))
     records.deallocate()
     kinds.deallocate()
+    for table in retiredKinds { table.deallocate() }
+    sides.deallocate()
+  }
+
+  /// Writes the entry of kind `index` (the next index, or one written before).
+  @usableFromInline
+  func setKind(_ entry: KindEntry, at index: Int) {
+    if index == kindCapacity {
+      let grown = UnsafeMutablePointer<KindEntry>.allocate(capacity: 2 * kindCapacity)
+      grown.initialize(from: kinds, count: kindCapacity)
+      retiredKinds.append(kinds)
+      kinds = grown
+      kindCapacity *= 2
+    }
+    (kinds + index).initialize(to: entry)
   }
 
   /// The record of the live machine `id` names, or nil.
   @inlinable
   func liveRecord(_ id: MachineID) -> UnsafeMutablePointer<MachineRecord>? {
-    guard Int(id.index) < capacity else { return nil }
+    guard id.index < initialized else { return nil }
     let record = records + Int(id.index)
-    guard record.pointee.generation == id.generation, record.pointee.isAlive else { return nil }
+    // A machine's generation changes when it is removed (`retire`): a matching one is alive.
+    guard record.pointee.generation == id.generation else { return nil }
     return record
   }
+
+  /// Whether a slot is free.
+  @inlinable
+  var hasFreeSlot: Bool { freeHead != MachineRecord.none || Int(initialized) < capacity }
 
   /// Takes a free slot, or nil when every slot is in use.
   @usableFromInline
   func takeFreeSlot() -> UInt32? {
-    guard freeHead != MachineRecord.none else { return nil }
-    let index = freeHead
-    freeHead = records[Int(index)].next
-    records[Int(index)].next = MachineRecord.none
+    let index: UInt32
+    if freeHead != MachineRecord.none {
+      index = freeHead
+      freeHead = records[Int(index)].next
+      records[Int(index)].next = MachineRecord.none
+    } else if Int(initialized) < capacity {
+      index = initialized
+      var record = MachineRecord()
+      record.generation = generationFloor
+      (records + Int(index)).initialize(to: record)
+      initialized += 1
+    } else {
+      return nil
+    }
+    inUse += 1
     return index
   }
 
-  /// Returns a dead, unscheduled slot to the free list under a new generation.
+  /// Gives the slot of a machine being removed a new generation, so that no id of the machine
+  /// matches it any more (`liveRecord`), and the next machine in the slot a new id.
   @usableFromInline
-  func freeSlot(_ index: UInt32) {
+  func retire(_ index: UInt32) {
     let record = records + Int(index)
     record.pointee.generation &+= 1
     if record.pointee.generation == 0 { record.pointee.generation = 1 }
+    if record.pointee.generation >= generationFloor {
+      generationFloor = record.pointee.generation &+ 1
+      if generationFloor == 0 { generationFloor = 1 }
+    }
+  }
+
+  /// Returns a dead (retired), unscheduled slot to the free list.
+  @usableFromInline
+  func freeSlot(_ index: UInt32) {
+    let record = records + Int(index)
     record.pointee.next = freeHead
     freeHead = index
+    inUse -= 1
+  }
+
+  /// Bytes of records written so far.
+  @usableFromInline
+  var touchedBytes: Int { Int(initialized) * MemoryLayout<MachineRecord>.stride }
+
+  /// When no slot is in use and more than `threshold` bytes of records were written, frees
+  /// the records' memory and reserves it afresh, untouched; returns whether it did.
+  @usableFromInline
+  func releaseMemory(above threshold: Int) -> Bool {
+    guard inUse == 0, touchedBytes > threshold else { return false }
+    records.deinitialize(count: Int(initialized))
+    records.deallocate()
+    records = .allocate(capacity: capacity)
+    initialized = 0
+    freeHead = MachineRecord.none
+    return true
+  }
+
+  /// The side records of machines that have one (`MachineRecord.side` indexes this; entry 0
+  /// is unused), and the free entries. Grows only when a side record is made.
+  @usableFromInline
+  @exclusivity(unchecked)
+  private(set) var sides: UnsafeMutablePointer<UnsafeMutableRawPointer?> = .allocate(capacity: 1)
+  private var sideCapacity = 1
+  private var sideCount = 1
+  private var freeSides: [UInt32] = []
+
+  /// The side record at `index` (non-zero).
+  @inlinable
+  func side(_ index: UInt32) -> UnsafeMutableRawPointer {
+    sides[Int(index)].unsafelyUnwrapped
+  }
+
+  /// Adds `side` to the side list; returns its index.
+  @usableFromInline
+  func addSide(_ side: UnsafeMutableRawPointer) -> UInt32 {
+    if let index = freeSides.popLast() {
+      sides[Int(index)] = side
+      return index
+    }
+    if sideCount == sideCapacity {
+      let grown = UnsafeMutablePointer<UnsafeMutableRawPointer?>.allocate(
+        capacity: sideCapacity * 2)
+      grown.moveInitialize(from: sides, count: sideCount)
+      sides.deallocate()
+      sides = grown
+      sideCapacity *= 2
+    }
+    (sides + sideCount).initialize(to: side)
+    sideCount += 1
+    return UInt32(sideCount - 1)
+  }
+
+  /// Frees entry `index` of the side list.
+  @usableFromInline
+  func removeSide(_ index: UInt32) {
+    sides[Int(index)] = nil
+    freeSides.append(index)
   }
 
   /// Whether any slot is in the ready list.

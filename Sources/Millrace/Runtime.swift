@@ -37,14 +37,22 @@ public final class Runtime {
   /// The machine records, with the free and ready lists.
   @usableFromInline
   let table: MachineTable
-  /// The machine kinds in use: one per machine type, queue layout and input capacity, kept
-  /// for the runtime's life. Records name them by index into the table's `kinds`, which
+  /// The machine kinds in use: one per machine type and queue layout, kept for the runtime's
+  /// life. Records name them by index into the table's `kinds`, which
   /// mirrors this array unretained so that dispatch reaches a kind without retaining it.
   @usableFromInline
   var kinds: [MachineKind] = []
   /// The bytes reserved for machine blocks (`capacity.blockBytes`), if any.
   @usableFromInline
   var blockArena: BlockArena
+  /// The input and effect pools, one per cell shape, made when a kind first needs one; kinds
+  /// point into them.
+  @usableFromInline
+  var pools: [(shape: CellShape, inputs: Bool, pool: UnsafeMutablePointer<CellPool>)] = []
+  /// The observers of whole machine types (`observeAll`), the latest of a type last: the type
+  /// (`MachineKind.typeWord`), the box its kinds point to, and how to release the box.
+  @usableFromInline
+  var observedTypes: [(type: UInt, box: UnsafeMutableRawPointer, release: () -> Void)] = []
   /// The slot being dispatched, whose release waits until its dispatch returns.
   @usableFromInline
   @exclusivity(unchecked)
@@ -82,11 +90,16 @@ public final class Runtime {
   }
 
   deinit {
-    for index in 0..<UInt32(capacity.machines) where table.records[Int(index)].block != nil {
+    for index in 0..<table.initialized where table.records[Int(index)].block != nil {
       perform(.terminate, on: index)
       perform(.destroy, on: index)
     }
     table.owner = nil
+    for (_, _, pool) in pools {
+      pool.pointee.deallocate()
+      pool.deallocate()
+    }
+    for observed in observedTypes { observed.release() }
     blockArena.deallocate()
     timers.deallocate()
     scratch.deallocate()
@@ -102,24 +115,23 @@ public final class Runtime {
 
   /// Spawns a machine of type `M` in `state`, with its dependencies `extra`.
   ///
-  /// Takes the machine's block: its state, extra, input ring (`inputCapacity`, default
-  /// `capacity.inputsPerMachine`, at most `RuntimeCapacity.maxInputs`) and effect slots,
-  /// from the bytes reserved by `capacity.blockBytes` when set (never allocating), else from
-  /// its kind's chunks. `queues` overrides `M.queues`. Returns nil (and counts it) when every
-  /// machine slot is taken, when the reserved block bytes are used up, or when the runtime
-  /// already has `RuntimeCapacity.maxKinds` kinds (machine type, queue layout and input
-  /// capacity combinations) and this would be a new one.
+  /// Takes the machine's block (its state, extra and bounded queues' lists) from the bytes
+  /// reserved by `capacity.blockBytes` when set (never allocating), else from its kind's
+  /// chunks. The machine may queue `inputCapacity` inputs (default
+  /// `capacity.inputsPerMachine`, at most `RuntimeCapacity.maxInputs`), drawn from the
+  /// runtime's input pool as they come. `queues` overrides `M.queues`. Returns nil (and
+  /// counts it) when every machine slot is taken, when the reserved block bytes are used up,
+  /// or when the runtime already has `RuntimeCapacity.maxKinds` kinds (machine type and queue
+  /// layout combinations) and this would be a new one.
   @inlinable
   public func spawn<M: Machine>(
     _ type: M.Type, state: M.State, extra: M.Extra, queues: [QueuePolicy]? = nil,
     inputCapacity: Int? = nil
   ) -> MachineHandle<M>? {
-    guard table.freeHead != MachineRecord.none,
+    guard table.hasFreeSlot,
       let kind = kind(
         like: TypedMachineKind<M>(
-          policies: queues ?? M.queues, effectCapacity: capacity.effectsPerMachine,
-          inputCapacity: RuntimeCapacity.clamp(
-            inputCapacity ?? capacity.inputsPerMachine, to: RuntimeCapacity.maxInputs))),
+          policies: queues ?? M.queues, effectCapacity: capacity.effectsPerMachine)),
       kinds[Int(kind)].blocks.canTake(from: blockArena),
       let index = table.takeFreeSlot()
     else {
@@ -129,7 +141,10 @@ public final class Runtime {
     reserveScratch(
       bytes: MemoryLayout<Effect<M.Input, M.Output>>.stride * capacity.effectsPerResolution,
       alignment: MemoryLayout<Effect<M.Input, M.Output>>.alignment)
-    TypedMachine<M>.spawn(runtime: self, index: index, kind: kind, state: state, extra: extra)
+    TypedMachine<M>.spawn(
+      runtime: self, index: index, kind: kind, state: state, extra: extra,
+      inputCapacity: RuntimeCapacity.clamp(
+        inputCapacity ?? capacity.inputsPerMachine, to: RuntimeCapacity.maxInputs))
     counters.machines += 1
     if counters.machines > counters.machinesHighWater {
       counters.machinesHighWater = counters.machines
@@ -154,13 +169,54 @@ public final class Runtime {
       return UInt16(index)
     }
     guard kinds.count < RuntimeCapacity.maxKinds else { return nil }
+    candidate.inputPool = pool(candidate.inputShape, inputs: true)
+    candidate.effectPool = pool(candidate.effectShape, inputs: false)
+    candidate.observer = observedTypes.last { $0.type == candidate.typeWord }?.box
     kinds.append(candidate)
-    table.kinds.deallocate()
-    table.kinds = .allocate(capacity: kinds.count)
-    for (index, kind) in kinds.enumerated() {
-      (table.kinds + index).initialize(to: KindEntry(kind))
-    }
+    rebuildKindEntries()
     return UInt16(kinds.count - 1)
+  }
+
+  /// Rewrites the table's kind entries from `kinds`.
+  @usableFromInline
+  func rebuildKindEntries() {
+    for (index, kind) in kinds.enumerated() { table.setKind(KindEntry(kind), at: index) }
+  }
+
+  /// The pool of cells of `shape` (input or effect cells), made now if there is none.
+  @usableFromInline
+  func pool(_ shape: CellShape, inputs: Bool) -> UnsafeMutablePointer<CellPool> {
+    if let found = pools.first(where: { $0.shape == shape && $0.inputs == inputs }) {
+      return found.pool
+    }
+    let pool = UnsafeMutablePointer<CellPool>.allocate(capacity: 1)
+    pool.initialize(
+      to: CellPool(
+        stride: shape.stride, alignment: shape.alignment,
+        capacity: inputs ? capacity.inputs : capacity.effects))
+    pools.append((shape, inputs, pool))
+    return pool
+  }
+
+  /// Gives back to the system the memory of tables and pools that hold nothing now (the
+  /// machine table once every machine is removed, a pool once its cells are all free, the
+  /// timer table once no timer is armed), when more than `threshold` bytes of it were used;
+  /// they are reserved afresh, untouched. Returns the bytes given back. Allocates: call it
+  /// off the hot path, e.g. when a driver is idle or after removing many machines.
+  @discardableResult
+  public func releaseMemory(above threshold: Int = 64 << 10) -> Int {
+    var released = 0
+    for (_, _, pool) in pools {
+      let bytes = pool.pointee.touchedBytes
+      if pool.pointee.releaseMemory(above: threshold) { released += bytes }
+    }
+    let timerBytes = timers.touchedBytes
+    if timers.releaseMemory(above: threshold) { released += timerBytes }
+    if !isDispatching {
+      let tableBytes = table.touchedBytes
+      if table.releaseMemory(above: threshold) { released += tableBytes }
+    }
+    return released
   }
 
   /// Removes a machine: cancels all its in-flight effects and timers, drops its queued inputs;
@@ -197,6 +253,28 @@ public final class Runtime {
     table.kinds[Int(table.records[Int(index)].kind)].kind._withUnsafeGuaranteedRef {
       $0.perform(table, index, operation)
     }
+  }
+
+  /// Calls `observer` with every later reply and output of every machine of type `M`, with the
+  /// machine's id: after the machine's own observers, for as long as the runtime lives. A
+  /// later call replaces the earlier observer of the type (which the runtime keeps until it
+  /// goes, so replace observers rarely). One observer for a whole type
+  /// costs no memory per machine (`MachineHandle.observe` makes a side record per machine).
+  ///
+  /// The runtime keeps the observer: capture the runtime (or anything that owns it)
+  /// `unowned`.
+  public func observeAll<M: Machine>(
+    _ type: M.Type,
+    _ observer: @escaping (MachineID, MachineEvent<M.Input, M.State, M.Output>) -> Void
+  ) {
+    let box = Unmanaged.passRetained(
+      ObserverBox<TypedMachine<M>.KindEvent> { observer($0.0, $0.1) })
+    let type = TypedMachineKind<M>(policies: [], effectCapacity: 1).typeWord
+    for kind in kinds where kind.typeWord == type { kind.observer = box.toOpaque() }
+    rebuildKindEntries()
+    // A replaced observer is kept until the runtime goes: a view made before the call (an
+    // observer may call this) still reaches it.
+    observedTypes.append((type, box.toOpaque(), { box.release() }))
   }
 
   /// A handle to the live machine `id` names, when the caller knows it is of type `M` (the
@@ -267,8 +345,8 @@ public final class Runtime {
         continue
       }
       dispatchingIndex = Int(index)
-      let left = limit - turns
-      turns += table.kinds[Int(record.pointee.kind)].kind._withUnsafeGuaranteedRef {
+      let left = limit &- turns
+      turns &+= table.kinds[Int(record.pointee.kind)].kind._withUnsafeGuaranteedRef {
         $0.dispatch(table, index, left)
       }
       dispatchingIndex = -1

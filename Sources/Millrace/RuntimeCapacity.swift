@@ -1,11 +1,14 @@
 /// The fixed capacities of a runtime, set when it is created.
 ///
-/// Memory for the runtime (a 56-byte record per machine slot, the timer table, the effect
-/// scratch buffer, and `blockBytes` for machine blocks when set) is reserved by
-/// `Runtime.init`. A machine's own data (its state, extra, input ring and effect slots) is
-/// one block, carved by `spawn` from `blockBytes` when set, else taken from its kind's chunks
-/// on the heap. After that, nothing on the hot path allocates, and running out of any of
-/// these is reported, never a crash.
+/// A machine costs its 64-byte record and its block (its state, extra and the lists of its
+/// bounded effect queues), taken at `spawn` from `blockBytes` when set, else from its kind's
+/// chunks on the heap. Its queued inputs and in-flight effects are cells of runtime-wide
+/// pools (`inputs`, `effects`), one pool per cell size, drawn as needed with a per-machine
+/// limit for fairness (`inputsPerMachine`, `effectsPerMachine`): an idle machine holds none.
+/// Every table and pool is reserved when the runtime is created (a pool of a new cell size
+/// when the first kind needing it is spawned) and first written as it fills, so on a system
+/// with virtual memory it costs what it holds, not what it could hold. After that, nothing on
+/// the hot path allocates, and running out of any of these is reported, never a crash.
 public struct RuntimeCapacity: Hashable, Sendable {
   /// How many machines can be alive at once.
   public var machines: Int
@@ -23,12 +26,20 @@ public struct RuntimeCapacity: Hashable, Sendable {
   /// heap at spawn instead. When set, `spawn` never allocates a block and refuses once these
   /// bytes are used up (a removed machine's block is reused by the next spawn of its kind).
   public var blockBytes: Int
+  /// How many inputs can be queued at once across all machines (per pool: machines whose
+  /// queued inputs have the same cell size share one).
+  public var inputs: Int
+  /// How many effects can be in flight at once across all machines (per pool, like
+  /// `inputs`).
+  public var effects: Int
 
   /// Creates capacities; values below 1 are raised to 1, and the per-machine ones are capped
-  /// at their maximum.
+  /// at their maximum. `inputs` and `effects` default to enough for every machine to fill its
+  /// own limit (at most `maxPoolCells`).
   public init(
     machines: Int = 64, inputsPerMachine: Int = 64, effectsPerMachine: Int = 16,
-    timers: Int = 1024, effectsPerResolution: Int = 16, blockBytes: Int = 0
+    timers: Int = 1024, effectsPerResolution: Int = 16, blockBytes: Int = 0,
+    inputs: Int? = nil, effects: Int? = nil
   ) {
     self.machines = machines < 1 ? 1 : machines
     self.inputsPerMachine = RuntimeCapacity.clamp(inputsPerMachine, to: RuntimeCapacity.maxInputs)
@@ -37,15 +48,29 @@ public struct RuntimeCapacity: Hashable, Sendable {
     self.timers = timers < 1 ? 1 : timers
     self.effectsPerResolution = effectsPerResolution < 1 ? 1 : effectsPerResolution
     self.blockBytes = blockBytes < 0 ? 0 : blockBytes
+    self.inputs = RuntimeCapacity.clamp(
+      inputs ?? RuntimeCapacity.product(self.machines, self.inputsPerMachine),
+      to: RuntimeCapacity.maxPoolCells)
+    self.effects = RuntimeCapacity.clamp(
+      effects ?? RuntimeCapacity.product(self.machines, self.effectsPerMachine),
+      to: RuntimeCapacity.maxPoolCells)
   }
 
   /// The most inputs one machine can have queued.
   public static let maxInputs = Int(UInt16.max)
   /// The most in-flight effects one machine can hold.
   public static let maxEffects = Int(Int16.max)
+  /// The most cells of one input or effect pool (`inputs`, `effects`).
+  public static let maxPoolCells = 1 << 26
   /// The most machine kinds (combinations of machine type, queue layout and input capacity)
   /// one runtime can host.
   public static let maxKinds = 1 << 14
+
+  /// `a × b`, or `Int.max` when that overflows.
+  static func product(_ a: Int, _ b: Int) -> Int {
+    let (product, overflow) = a.multipliedReportingOverflow(by: b)
+    return overflow ? Int.max : product
+  }
 
   /// `value` raised to 1 and capped at `limit`.
   @usableFromInline

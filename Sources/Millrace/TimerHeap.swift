@@ -6,6 +6,10 @@
 /// so sifting compares nodes without visiting their entries: with a million timers armed, a
 /// visit is a cache miss, and a binary heap over bare handles took two per level. Four
 /// children per node halve the levels; the four are adjacent in memory.
+///
+/// An entry is first written when it is first armed (entries are handed out in order until
+/// then, freed ones reused first), so on a system with virtual memory the table costs what
+/// its high-water mark of timers touched; `releaseMemory` gives it back while none is armed.
 @usableFromInline
 struct TimerHeap {
   /// One armed timer: whom to tell, and where its node is.
@@ -57,15 +61,18 @@ struct TimerHeap {
   static let arity = 4
 
   @usableFromInline
-  let entries: UnsafeMutablePointer<Entry>
+  private(set) var entries: UnsafeMutablePointer<Entry>
   @usableFromInline
-  let heap: UnsafeMutablePointer<Node>
+  private(set) var heap: UnsafeMutablePointer<Node>
   @usableFromInline
   let capacity: Int
   @usableFromInline
   var count = 0
   @usableFromInline
-  var freeHead: Int32
+  var freeHead: Int32 = -1
+  /// Entries written so far; the others were never armed.
+  @usableFromInline
+  var touched: Int32 = 0
   @usableFromInline
   var nextSequence: UInt64 = 0
 
@@ -75,21 +82,34 @@ struct TimerHeap {
 
   @usableFromInline
   init(capacity: Int) {
-    self.capacity = capacity < 1 ? 1 : capacity
+    self.capacity = capacity < 1 ? 1 : min(capacity, Int(Int32.max))
     entries = .allocate(capacity: self.capacity)
     heap = .allocate(capacity: self.capacity)
-    for index in 0..<self.capacity {
-      var entry = Entry()
-      entry.position = index + 1 < self.capacity ? Int32(index + 1) : -1
-      (entries + index).initialize(to: entry)
-    }
-    freeHead = 0
   }
 
   @usableFromInline
   func deallocate() {
     entries.deallocate()
     heap.deallocate()
+  }
+
+  /// Bytes written so far.
+  @usableFromInline
+  var touchedBytes: Int {
+    Int(touched) * (MemoryLayout<Entry>.stride + MemoryLayout<Node>.stride)
+  }
+
+  /// When no timer is armed and more than `threshold` bytes were written, frees the tables
+  /// and reserves them afresh, untouched; returns whether it did.
+  @usableFromInline
+  mutating func releaseMemory(above threshold: Int) -> Bool {
+    guard count == 0, touchedBytes > threshold else { return false }
+    deallocate()
+    entries = .allocate(capacity: capacity)
+    heap = .allocate(capacity: capacity)
+    touched = 0
+    freeHead = -1
+    return true
   }
 
   /// The earliest deadline, if any timer is armed.
@@ -113,13 +133,21 @@ struct TimerHeap {
   mutating func arm(
     deadline: UInt64, period: UInt64, owner: MachineID, slot: UInt32, slotGeneration: UInt32
   ) -> UInt32? {
-    guard freeHead >= 0 else { return nil }
-    let handle = UInt32(freeHead)
-    freeHead = entries[Int(handle)].position
+    let handle: UInt32
+    if freeHead >= 0 {
+      handle = UInt32(freeHead)
+      freeHead = entries[Int(handle)].position
+    } else if Int(touched) < capacity {
+      handle = UInt32(touched)
+      touched &+= 1
+    } else {
+      return nil
+    }
     nextSequence &+= 1
-    entries[Int(handle)] = Entry(
-      period: period, owner: owner, slot: slot, slotGeneration: slotGeneration,
-      position: Int32(count))
+    (entries + Int(handle)).initialize(
+      to: Entry(
+        period: period, owner: owner, slot: slot, slotGeneration: slotGeneration,
+        position: Int32(count)))
     (heap + count).initialize(
       to: Node(deadline: deadline, sequence: nextSequence, handle: handle))
     count += 1

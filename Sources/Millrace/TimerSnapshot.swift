@@ -31,8 +31,8 @@ public struct TimerSnapshot<Input> {
 }
 
 extension MachineHandle {
-  /// The machine's pending timer effects, per queue: running ones in start order (on a
-  /// `merge` queue, in slot order), then waiting ones in queue order. A one-shot timer that
+  /// The machine's pending timer effects, per queue: running ones in start order, then
+  /// waiting ones in queue order. A one-shot timer that
   /// fired but whose input is still queued is reported as due now. Allocates; not for the hot
   /// path.
   public var timers: [TimerSnapshot<M.Input>] {
@@ -42,7 +42,7 @@ extension MachineHandle {
     let effects = machine.effects
     for queue in 0..<machine.layout.pointee.queueCount {
       for (index, waiting) in effects.members(of: queue) {
-        let slot = effects.slots[Int(index)]
+        let slot = effects.slot(index).pointee
         guard slot.kind != .job, let input = slot.input else { continue }
         var deadline: Instant? = nil
         if !waiting {
@@ -78,7 +78,7 @@ extension Runtime {
       return false
     }
     let queue = effects.queueIndex(timer.queue)
-    let slot = effects.slots + Int(index)
+    let slot = effects.slot(index)
     slot.pointee.kind = timer.repeats ? .every : .after
     slot.pointee.queue = UInt8(truncatingIfNeeded: queue)
     slot.pointee.id = timer.id
@@ -93,7 +93,7 @@ extension Runtime {
       timer.repeats ? UInt64(timer.span.nanoseconds > 0 ? timer.span.nanoseconds : 1) : 0
     guard
       let handle = armTimer(
-        deadline: deadline.nanoseconds, period: period, owner: machine.id, slot: UInt32(index),
+        deadline: deadline.nanoseconds, period: period, owner: machine.id, slot: index,
         slotGeneration: slot.pointee.generation)
     else {
       effects.unlink(index, fromWaiting: false, of: queue)

@@ -1,6 +1,6 @@
-/// A typed view of one machine: its record in the runtime's table and its block (state,
-/// extra, bounded queue lists, effect slots, input ring), with everything the runtime does to
-/// a machine of type `M`.
+/// A typed view of one machine: its record in the runtime's table, its block (state, extra,
+/// bounded queue lists) and its cells in the runtime's input and effect pools, with everything
+/// the runtime does to a machine of type `M`.
 ///
 /// A view is made per operation and never stored. Every method runs on the runtime's thread.
 /// Nothing here allocates except `run` effects (which create the job the driver receives),
@@ -9,6 +9,9 @@
 struct TypedMachine<M: Machine> {
   @usableFromInline
   typealias Event = MachineEvent<M.Input, M.State, M.Output>
+  /// What an observer of every machine of the type gets (`Runtime.observeAll`).
+  @usableFromInline
+  typealias KindEvent = (MachineID, Event)
 
   /// The runtime, unretained: it outlives every use of a view (it removes its machines before
   /// it goes away). Borrowed through `withRuntime`, never retained.
@@ -22,6 +25,11 @@ struct TypedMachine<M: Machine> {
   let index: UInt32
   @usableFromInline
   let record: UnsafeMutablePointer<MachineRecord>
+  /// The machine's kind entry: its layout, pools and observer (valid for the runtime's life,
+  /// see `MachineTable.kinds`; an observer replaced meanwhile stays valid until the runtime
+  /// goes).
+  @usableFromInline
+  let entry: UnsafePointer<KindEntry>
   /// The machine's block (read from the record on each use: a view small enough to travel in
   /// registers is worth more than the load).
   @inlinable
@@ -34,27 +42,23 @@ struct TypedMachine<M: Machine> {
     self.table = Unmanaged.passUnretained(table)
     self.index = index
     record = table.records + Int(index)
+    entry = UnsafePointer(table.kinds + Int(record.pointee.kind))
   }
 
   /// The kind's layout (read only where effects need it: the input path does not).
   @inlinable
-  var layout: UnsafePointer<BlockLayout> {
-    let kind = Int(record.pointee.kind)
-    return table._withUnsafeGuaranteedRef { $0.kinds[kind].layout }
-  }
+  var layout: UnsafePointer<BlockLayout> { entry.pointee.layout }
 
-  /// Where the extra and the inputs are in the block: after the state, at offsets the types
-  /// alone decide (constants in specialized code), as `BlockLayout` lays them out.
+  /// The runtime's pool of this machine's input cells.
+  @inlinable
+  var inputPool: UnsafeMutablePointer<CellPool> { entry.pointee.inputs }
+
+  /// Where the extra is in the block: after the state, at an offset the types alone decide (a
+  /// constant in specialized code), as `BlockLayout` lays it out.
   @inlinable
   static var extraOffset: Int {
     let alignment = MemoryLayout<M.Extra>.alignment
     return (MemoryLayout<M.State>.size + alignment - 1) / alignment * alignment
-  }
-
-  @inlinable
-  static var inputsOffset: Int {
-    let alignment = MemoryLayout<QueuedInput<M.Input>>.alignment
-    return (extraOffset + MemoryLayout<M.Extra>.size + alignment - 1) / alignment * alignment
   }
 
   /// Runs `body` with the runtime borrowed, not retained.
@@ -77,18 +81,29 @@ struct TypedMachine<M: Machine> {
     (block + TypedMachine.extraOffset).assumingMemoryBound(to: M.Extra.self)
   }
 
+  /// The input cell `index` of `pool` (whose cells are `InputCell<M.Input>`: a constant
+  /// stride in specialized code).
   @inlinable
-  var inputs: UnsafeMutablePointer<QueuedInput<M.Input>> {
-    (block + TypedMachine.inputsOffset).assumingMemoryBound(to: QueuedInput<M.Input>.self)
+  static func inputCell(_ pool: UnsafeMutablePointer<CellPool>, _ index: UInt32)
+    -> UnsafeMutablePointer<InputCell<M.Input>>
+  {
+    pool.pointee.cell(index, as: InputCell<M.Input>.self)
   }
 
   @inlinable
-  var effects: EffectSlots<M.Input> { EffectSlots(record: record, block: block, layout: layout) }
+  var effects: EffectSlots<M.Input> {
+    EffectSlots(
+      record: record, owner: index, block: block, pool: entry.pointee.effects,
+      layout: entry.pointee.layout)
+  }
 
   /// The side record, if one was made.
   @inlinable
   var side: UnsafeMutablePointer<MachineSide<M>>? {
-    record.pointee.side?.assumingMemoryBound(to: MachineSide<M>.self)
+    let index = record.pointee.side
+    guard index != 0 else { return nil }
+    return table._withUnsafeGuaranteedRef { $0.side(index) }.assumingMemoryBound(
+      to: MachineSide<M>.self)
   }
 
   /// The side record, made now if there is none yet (not for the hot path).
@@ -97,49 +112,54 @@ struct TypedMachine<M: Machine> {
     if let side { return side }
     let side = UnsafeMutablePointer<MachineSide<M>>.allocate(capacity: 1)
     side.initialize(to: MachineSide())
-    record.pointee.side = UnsafeMutableRawPointer(side)
+    record.pointee.side = table._withUnsafeGuaranteedRef {
+      $0.addSide(UnsafeMutableRawPointer(side))
+    }
     return side
   }
 
-  /// Calls every observer with `event`, in the order they were added, while the machine
-  /// stays alive (an observer may remove it). Reads the list afresh for each observer, so
-  /// one may add another meanwhile.
+  /// Calls every observer with `event`, in the order they were added, then the observer of
+  /// every machine of the kind, while the machine stays alive (an observer may remove it).
+  /// Reads the list afresh for each observer, so one may add another meanwhile.
   @inlinable
   @inline(__always)
   func notify(_ event: Event) {
-    guard let side, let first = side.pointee.observers.first, isAlive else { return }
-    // The first observer straight from the side record: one load fewer on every reply.
-    first._withUnsafeGuaranteedRef { $0.call(event) }
-    var index = 1
-    while index < side.pointee.observers.count && isAlive {
-      side.pointee.observers.storage.unsafelyUnwrapped[index]._withUnsafeGuaranteedRef {
-        $0.call(event)
+    if let side, let first = side.pointee.observers.first, isAlive {
+      // The first observer straight from the side record: one load fewer on every reply.
+      first._withUnsafeGuaranteedRef { $0.call(event) }
+      var index = 1
+      while index < side.pointee.observers.count && isAlive {
+        side.pointee.observers.storage.unsafelyUnwrapped[index]._withUnsafeGuaranteedRef {
+          $0.call(event)
+        }
+        index &+= 1
       }
-      index &+= 1
+    }
+    if let observer = entry.pointee.observer, isAlive {
+      Unmanaged<ObserverBox<KindEvent>>.fromOpaque(observer)._withUnsafeGuaranteedRef {
+        $0.call((id, event))
+      }
     }
   }
 
   // MARK: Life
 
-  /// Fills slot `index`'s record and a new block for a machine in `state`.
+  /// Fills slot `index`'s record and a new block for a machine in `state` that may queue
+  /// `inputCapacity` inputs.
   @inlinable
   static func spawn(
-    runtime: Runtime, index: UInt32, kind kindIndex: UInt16, state: M.State, extra: M.Extra
+    runtime: Runtime, index: UInt32, kind kindIndex: UInt16, state: M.State, extra: M.Extra,
+    inputCapacity: Int
   ) {
-    let layout = runtime.table.kinds[Int(kindIndex)].layout
+    let entry = runtime.table.kinds + Int(kindIndex)
+    let layout = entry.pointee.layout
     precondition(
-      layout.pointee.extraOffset == extraOffset && layout.pointee.inputsOffset == inputsOffset,
-      "the block layout and the typed offsets disagree")
+      layout.pointee.extraOffset == extraOffset, "the block layout and the typed offsets disagree")
     let record = runtime.table.records + Int(index)
-    let block = runtime.table.kinds[Int(kindIndex)].kind.takeUnretainedValue().blocks.take(
-      from: &runtime.blockArena)
+    let block = entry.pointee.kind.takeUnretainedValue().blocks.take(from: &runtime.blockArena)
     block.bindMemory(to: M.State.self, capacity: 1).initialize(to: state)
     (block + layout.pointee.extraOffset).bindMemory(to: M.Extra.self, capacity: 1).initialize(
       to: extra)
-    (block + layout.pointee.inputsOffset).bindMemory(
-      to: QueuedInput<M.Input>.self, capacity: layout.pointee.inputCapacity)
-    (block + layout.pointee.slotsOffset).bindMemory(
-      to: EffectSlot<M.Input>.self, capacity: layout.pointee.effectCapacity)
     (block + layout.pointee.listsOffset).bindMemory(
       to: SlotList.self, capacity: 2 * layout.pointee.listCount)
     let generation = record.pointee.generation
@@ -147,9 +167,11 @@ struct TypedMachine<M: Machine> {
     record.pointee.generation = generation
     record.pointee.block = block
     record.pointee.kind = kindIndex
-    record.pointee.inputCapacity = UInt16(truncatingIfNeeded: layout.pointee.inputCapacity)
+    record.pointee.inputCapacity = UInt16(truncatingIfNeeded: inputCapacity)
     record.pointee.isAlive = true
-    EffectSlots<M.Input>(record: record, block: block, layout: layout).initialize()
+    EffectSlots<M.Input>(
+      record: record, owner: index, block: block, pool: entry.pointee.effects, layout: layout
+    ).initialize()
   }
 
   @inlinable
@@ -165,34 +187,48 @@ struct TypedMachine<M: Machine> {
 
   // MARK: Inputs
 
-  /// Appends to the input ring; false when it is full.
+  /// Appends to the machine's queue a cell of its kind's input pool; false when the machine
+  /// has `inputCapacity` inputs queued or the pool is exhausted.
   @inlinable
   func append(_ queued: QueuedInput<M.Input>) -> Bool {
     let count = record.pointee.inputCount
-    let capacity = record.pointee.inputCapacity
-    guard count < capacity else { return false }
-    var tail = Int(record.pointee.inputHead) &+ Int(count)
-    if tail >= Int(capacity) { tail &-= Int(capacity) }
-    (inputs + tail).initialize(to: queued)
+    guard count < record.pointee.inputCapacity else { return false }
+    let pool = inputPool
+    guard let cell = pool.pointee.take(as: InputCell<M.Input>.self) else { return false }
+    let pointer = UnsafeMutableRawPointer(TypedMachine.inputCell(pool, cell)).bindMemory(
+      to: InputCell<M.Input>.self, capacity: 1)
+    pointer.initialize(to: InputCell(queued))
+    if count == 0 {
+      pointer.pointee.next = cell
+    } else {
+      let tail = TypedMachine.inputCell(pool, record.pointee.inputTail)
+      pointer.pointee.next = tail.pointee.next
+      tail.pointee.next = cell
+    }
+    record.pointee.inputTail = cell
     record.pointee.inputCount = count &+ 1
     return true
   }
 
-  /// Takes the oldest queued input, or nil.
+  /// Takes the oldest queued input (its cell goes back to the pool), or nil.
   @inlinable
   func popFirst() -> QueuedInput<M.Input>? {
     guard record.pointee.inputCount > 0 else { return nil }
-    let head = record.pointee.inputHead
-    let queued = (inputs + Int(head)).move()
-    record.pointee.inputHead = head &+ 1 == record.pointee.inputCapacity ? 0 : head &+ 1
+    let pool = inputPool
+    let tail = TypedMachine.inputCell(pool, record.pointee.inputTail)
+    let head = tail.pointee.next
+    let cell = TypedMachine.inputCell(pool, head).move()
+    if head != record.pointee.inputTail { tail.pointee.next = cell.next }
+    pool.pointee.give(head, as: InputCell<M.Input>.self)
     record.pointee.inputCount &-= 1
-    return queued
+    return cell.queued
   }
 
-  /// Queues an input from outside the runtime.
+  /// Queues an input from outside the runtime, to a machine known to be alive.
   @inlinable
   func post(_ input: M.Input, tag: PostTag) -> PostResult {
-    guard isAlive else { return .noMachine }
+    // The view came from a live id (`MachineHandle.machine`): a removed machine's slot has
+    // another generation, so this machine is alive.
     guard append(QueuedInput(input: input, tag: tag, token: 0)) else {
       record.pointee.dropped &+= 1
       return .queueFull
@@ -277,11 +313,11 @@ struct TypedMachine<M: Machine> {
     guard effects.isLive(slot: slot, generation: UInt32(truncatingIfNeeded: token)) else {
       return false
     }
-    let entry = effects.slots + Int(slot)
+    let entry = effects.slot(slot)
     if entry.pointee.kind != .every {
       entry.pointee.pending -= 1
       if entry.pointee.pending == 0 && entry.pointee.phase == .finishing {
-        finish(Int16(truncatingIfNeeded: slot))
+        finish(slot)
       }
     }
     return true
@@ -335,11 +371,10 @@ struct TypedMachine<M: Machine> {
 
   // MARK: Effects
 
-  /// The event for `reply`, built out of line so that it comes back whole (in registers when
-  /// small) and is stored whole for the observers: built in place, its fields are stored one
-  /// by one and the observer's wider loads of them stall store forwarding on every reply.
+  /// The event for `reply`, built in place (inlined: fewer instructions per reply than
+  /// building it out of line and copying it back).
   @inlinable
-  @inline(never)
+  @inline(__always)
   static func reply(_ reply: Reply<M.Input, M.State>, tag: PostTag) -> Event {
     .replied(reply, tag: tag)
   }
@@ -408,7 +443,7 @@ struct TypedMachine<M: Machine> {
       overflow(.effectSlotsFull(id))
       return
     }
-    let slot = effects.slots + Int(index)
+    let slot = effects.slot(index)
     slot.pointee.kind = effectKind
     slot.pointee.queue = UInt8(truncatingIfNeeded: queueIndex)
     slot.pointee.id = effectID
@@ -422,9 +457,9 @@ struct TypedMachine<M: Machine> {
 
   /// Arms the timer or submits the job of a running slot.
   @inlinable
-  func launch(_ index: Int16) {
+  func launch(_ index: UInt32) {
     let effects = self.effects
-    let slot = effects.slots + Int(index)
+    let slot = effects.slot(index)
     withRuntime { $0.counters.effectsStarted &+= 1 }
     switch slot.pointee.kind {
     case .after, .every:
@@ -436,7 +471,7 @@ struct TypedMachine<M: Machine> {
         let timer = withRuntime({ runtime in
           runtime.armTimer(
             deadline: runtime.currentTime.advanced(by: span).nanoseconds, period: period,
-            owner: id, slot: UInt32(index), slotGeneration: generation)
+            owner: id, slot: index, slotGeneration: generation)
         })
       else {
         let queue = Int(slot.pointee.queue)
@@ -450,7 +485,7 @@ struct TypedMachine<M: Machine> {
     case .job:
       guard let job = slot.pointee.job else { return }
       let pending = TypedPendingJob(
-        job: job, machine: id, slot: UInt32(index), generation: slot.pointee.generation)
+        job: job, machine: id, slot: index, generation: slot.pointee.generation)
       withRuntime { $0.submit(pending) }
     }
   }
@@ -468,7 +503,7 @@ struct TypedMachine<M: Machine> {
   func fire(slot index: UInt32, generation: UInt32, disarmed: Bool) {
     let effects = self.effects
     guard effects.isLive(slot: index, generation: generation) else { return }
-    let slot = effects.slots + Int(index)
+    let slot = effects.slot(index)
     if disarmed { slot.pointee.timer = TimerHeap.none }
     guard slot.pointee.phase == .running, let input = slot.pointee.input else { return }
     let token = UInt64(index) << 32 | UInt64(generation)
@@ -480,7 +515,7 @@ struct TypedMachine<M: Machine> {
     if enqueue(input, token: token, source: .timer) {
       slot.pointee.pending += 1
     } else {
-      finish(Int16(truncatingIfNeeded: index))
+      finish(index)
     }
   }
 
@@ -489,7 +524,7 @@ struct TypedMachine<M: Machine> {
   func complete(_ pending: PendingJob) {
     let effects = self.effects
     guard effects.isLive(slot: pending.slot, generation: pending.generation) else { return }
-    let slot = effects.slots + Int(pending.slot)
+    let slot = effects.slot(pending.slot)
     guard slot.pointee.phase == .running, slot.pointee.kind == .job else { return }
     let job = unsafeDowncast(pending, to: TypedPendingJob<M.Input>.self)
     slot.pointee.phase = .finishing
@@ -499,14 +534,14 @@ struct TypedMachine<M: Machine> {
       slot.pointee.pending += 1
     }
     job.results = []
-    if slot.pointee.pending == 0 { finish(Int16(truncatingIfNeeded: pending.slot)) }
+    if slot.pointee.pending == 0 { finish(pending.slot) }
   }
 
   /// Frees the slot of an effect that completed, and starts whatever waited for its place.
   @inlinable
-  func finish(_ index: Int16) {
+  func finish(_ index: UInt32) {
     let effects = self.effects
-    let queue = Int(effects.slots[Int(index)].queue)
+    let queue = Int(effects.slot(index).pointee.queue)
     effects.unlink(index, fromWaiting: false, of: queue)
     effects.release(index)
     promote(queue)
@@ -514,9 +549,9 @@ struct TypedMachine<M: Machine> {
 
   /// Cancels one effect, running or waiting. The caller starts waiting effects afterwards.
   @inlinable
-  func cancelSlot(_ index: Int16) {
+  func cancelSlot(_ index: UInt32) {
     let effects = self.effects
-    let slot = effects.slots + Int(index)
+    let slot = effects.slot(index)
     let timer = slot.pointee.timer
     if timer != TimerHeap.none { withRuntime { $0.disarmTimer(timer) } }
     effects.unlink(index, fromWaiting: slot.pointee.phase == .waiting, of: Int(slot.pointee.queue))
@@ -532,19 +567,15 @@ struct TypedMachine<M: Machine> {
     // The queues that lost an effect, one bit each (queues from 63 on share the last bit):
     // only those can have room for a waiting effect now.
     var touched: UInt64 = 0
-    // Live slots cluster at low indices (freed slots are reused first): stop once every slot
-    // that was in flight has been seen.
-    var unseen = effects.inFlight
-    var index = 0
-    while unseen > 0 && index < effects.capacity {
-      if effects.slots[index].phase != .free {
-        unseen -= 1
-        if effects.slots[index].id == effectID {
-          touched |= TypedMachine.queueBit(Int(effects.slots[index].queue))
-          cancelSlot(Int16(index))
-        }
+    var index = record.pointee.effectHead
+    while index != CellPool.none {
+      let slot = effects.slot(index)
+      let next = slot.pointee.link
+      if slot.pointee.id == effectID {
+        touched |= TypedMachine.queueBit(Int(slot.pointee.queue))
+        cancelSlot(index)
       }
-      index += 1
+      index = next
     }
     guard touched != 0 else { return }
     for queue in 0..<layout.pointee.queueCount where touched & TypedMachine.queueBit(queue) != 0 {
@@ -568,9 +599,9 @@ struct TypedMachine<M: Machine> {
     else { return }
     while Int(running.pointee.count) < layout.pointee.queues[queue].limit {
       let head = waiting.pointee.head
-      guard head >= 0 else { return }
+      guard head != CellPool.none else { return }
       effects.unlink(head, fromWaiting: true, of: queue)
-      effects.slots[Int(head)].phase = .running
+      effects.slot(head).pointee.phase = .running
       effects.append(head, toWaiting: false, of: queue)
       launch(head)
     }
@@ -578,20 +609,22 @@ struct TypedMachine<M: Machine> {
 
   // MARK: Removal
 
-  /// Cancels every effect and timer and drops queued inputs; observers see nothing more.
-  /// The block and side record stay until `destroy` (the machine may be mid-dispatch).
+  /// Cancels every effect and timer and drops queued inputs, giving their cells back to the
+  /// pools; observers see nothing more. The block and side record stay until `destroy` (the
+  /// machine may be mid-dispatch).
   @inlinable
   func terminate() {
     guard isAlive else { return }
     record.pointee.isAlive = false
+    table._withUnsafeGuaranteedRef { $0.retire(index) }
     let effects = self.effects
-    for index in 0..<effects.capacity where effects.slots[index].phase != .free {
-      let timer = effects.slots[index].timer
+    while case let index = record.pointee.effectHead, index != CellPool.none {
+      let timer = effects.slot(index).pointee.timer
       withRuntime { runtime in
         if timer != TimerHeap.none { runtime.disarmTimer(timer) }
         runtime.counters.effectsCancelled &+= 1
       }
-      effects.slots[index].timer = TimerHeap.none
+      effects.release(index)
     }
     while popFirst() != nil {}
   }
@@ -607,7 +640,9 @@ struct TypedMachine<M: Machine> {
     withRuntime { $0.table.kinds[kind].kind.takeUnretainedValue().blocks.give(block) }
     record.pointee.block = nil
     if let side {
-      record.pointee.side = nil
+      let index = record.pointee.side
+      record.pointee.side = 0
+      table._withUnsafeGuaranteedRef { $0.removeSide(index) }
       side.pointee.observers.removeAll()
       side.deinitialize(count: 1)
       side.deallocate()

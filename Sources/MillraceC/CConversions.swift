@@ -20,11 +20,14 @@ extension RuntimeCapacity {
       effects <= RuntimeCapacity.maxEffects,
       let timers = capacityValue(given.timers, default: defaults.timers),
       let perResolution = capacityValue(
-        given.effects_per_resolution, default: defaults.effectsPerResolution)
+        given.effects_per_resolution, default: defaults.effectsPerResolution),
+      let inputPool = capacityValue(given.inputs, default: machines * inputs),
+      let effectPool = capacityValue(given.effects, default: machines * effects)
     else { return nil }
     self.init(
       machines: machines, inputsPerMachine: inputs, effectsPerMachine: effects, timers: timers,
-      effectsPerResolution: perResolution, blockBytes: Int(given.block_bytes))
+      effectsPerResolution: perResolution, blockBytes: Int(given.block_bytes),
+      inputs: inputPool, effects: effectPool)
   }
 }
 

@@ -25,20 +25,24 @@ struct FootprintTests {
     }
   }
 
-  @Test("a machine's record is 56 bytes")
-  func recordSize() {
+  @Test("a machine's record is 56 bytes, and its block holds only its state and extra")
+  func recordSize() throws {
     #expect(MemoryLayout<MachineRecord>.stride == 56)
+    let runtime = Runtime()
+    _ = try #require(runtime.spawn(Echo.self, state: 0))
+    #expect(runtime.kinds.first?.blocks.stride == MemoryLayout<Int>.stride)
   }
 
-  @Test("machines of one type, queue layout and input capacity share one kind")
+  @Test("machines of one type and queue layout share one kind, whatever their input limits")
   func kindsAreShared() throws {
     let runtime = Runtime()
     var handles: [MachineHandle<Echo>] = []
     for _ in 0..<5 { handles.append(try #require(runtime.spawn(Echo.self, state: 0))) }
     #expect(runtime.kinds.count == 1)
     _ = try #require(runtime.spawn(Echo.self, state: 0, queues: [.merge, .latest(max: 1)]))
-    _ = try #require(runtime.spawn(Echo.self, state: 0, inputCapacity: 3))
-    #expect(runtime.kinds.count == 3)
+    let small = try #require(runtime.spawn(Echo.self, state: 0, inputCapacity: 3))
+    #expect(runtime.kinds.count == 2)
+    #expect((0..<4).map { small.post($0) } == [.accepted, .accepted, .accepted, .queueFull])
   }
 
   @Test("machines of different types never share a kind, even with the same layout")
@@ -129,7 +133,7 @@ struct FootprintTests {
   @Test("with block bytes reserved, spawns carve blocks until they run out, then refuse")
   func reservedBlockBytes() throws {
     let capacity = RuntimeCapacity(
-      machines: 100, inputsPerMachine: 4, effectsPerMachine: 2, blockBytes: 4096)
+      machines: 1000, inputsPerMachine: 4, effectsPerMachine: 2, blockBytes: 4096)
     let runtime = Runtime(capacity: capacity)
     var handles: [MachineHandle<Echo>] = []
     while let handle = runtime.spawn(Echo.self, state: handles.count) { handles.append(handle) }

@@ -332,11 +332,13 @@ static void test_machines_exhausted(void) {
 static void test_block_bytes_exhausted(void) {
     enum { MACHINES = 64 };
     const millrace_capacity_t tiny = {.block_bytes = 1};
-    /* Blocks of 4 inputs and 2 effect slots: a few hundred bytes each. */
+    /* A block holds the machine's state and context (its inputs and effects are pool cells):
+     * a few dozen bytes each. */
     const millrace_capacity_t reserved = {
         .machines = MACHINES, .inputs_per_machine = 4, .effects_per_machine = 2,
-        .block_bytes = 4096};
-    millrace_machine_config_t longer = probe_config;
+        .block_bytes = 512};
+    const millrace_queue_t latest = {.policy = MILLRACE_LATEST, .max = 1};
+    millrace_machine_config_t other = probe_config;
     millrace_runtime_t *runtime = NULL;
     millrace_machine_t machines[MACHINES];
     millrace_machine_t extra;
@@ -356,16 +358,17 @@ static void test_block_bytes_exhausted(void) {
     millrace_runtime_stats(runtime, &stats);
     check(spawned > 1 && spawned < MACHINES && stats.spawns_refused == 1 &&
               stats.machines == (uint32_t)spawned,
-          "4096 reserved bytes hold a few blocks; the next spawn is refused and counted");
+          "512 reserved bytes hold a few blocks; the next spawn is refused and counted");
     millrace_remove(runtime, machines[0]);
     check(millrace_spawn(runtime, &probe_config, &machines[0]) == MILLRACE_OK &&
               millrace_post(runtime, machines[0], PROBE_NOOP) == MILLRACE_OK &&
               millrace_step(runtime, 0, SIZE_MAX) == 1,
           "a removed machine's block serves the next spawn of its kind, which runs");
     millrace_remove(runtime, machines[1]);
-    longer.input_capacity = 32;
-    check(millrace_spawn(runtime, &longer, &extra) == MILLRACE_NO_CAPACITY,
-          "another kind (a longer input ring) cannot use that block: refused");
+    other.queues = &latest;
+    other.queue_count = 1;
+    check(millrace_spawn(runtime, &other, &extra) == MILLRACE_NO_CAPACITY,
+          "another kind (another queue layout) cannot use that block: refused");
     millrace_destroy(runtime);
 }
 

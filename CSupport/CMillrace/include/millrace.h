@@ -110,7 +110,7 @@ typedef uint64_t millrace_machine_t;
 /* The most queues one machine may declare. */
 #define MILLRACE_QUEUES_MAX 256u
 
-/* The longest input ring of one machine (a machine's record keeps 16-bit ring indices). */
+/* The most inputs one machine may have queued (a machine's record keeps a 16-bit count). */
 #define MILLRACE_INPUTS_MAX 65535u
 
 /* The most in-flight effects of one machine (16-bit slot indices). */
@@ -120,11 +120,13 @@ typedef uint64_t millrace_machine_t;
 typedef struct millrace_capacity {
     /* Machines alive at once (default 64). */
     uint32_t machines;
-    /* Inputs one machine can have queued; a spawn may choose its own (default 64; at most
-     * MILLRACE_INPUTS_MAX). */
+    /* Inputs one machine can have queued, a limit for fairness: the inputs themselves are
+     * cells of the runtime's input pool (`inputs`); a spawn may choose its own (default 64;
+     * at most MILLRACE_INPUTS_MAX). */
     uint32_t inputs_per_machine;
-    /* In-flight effects (timers, running or waiting on a queue) per machine (default 16; at
-     * most MILLRACE_EFFECTS_MAX). */
+    /* In-flight effects (timers, running or waiting on a queue) per machine, a limit for
+     * fairness: the effects are cells of the runtime's effect pool (`effects`) (default 16;
+     * at most MILLRACE_EFFECTS_MAX). */
     uint32_t effects_per_machine;
     /* Timers armed at once across the runtime (default 1024). */
     uint32_t timers;
@@ -134,9 +136,16 @@ typedef struct millrace_capacity {
      * spawn). When set, millrace_spawn() allocates no block: it carves each machine's block
      * from these bytes and answers MILLRACE_NO_CAPACITY once they are used up; a removed
      * machine's block is reused by the next spawn of the same kind. Only the first spawn of
-     * each kind (input capacity and queues) allocates: the kind, about 270 bytes, shared.
-     * `make footprint` prints a block's size for given capacities. Any value. */
+     * each kind (queue layout) allocates: the kind and, for a new cell size, its input and
+     * effect pools (reserved, written as they fill). `make footprint` prints a block's size.
+     * Any value. */
     uint32_t block_bytes;
+    /* Inputs queued at once across all machines (default machines * inputs_per_machine, at
+     * most MILLRACE_CAPACITY_MAX). */
+    uint32_t inputs;
+    /* Effects in flight at once across all machines (default machines *
+     * effects_per_machine, at most MILLRACE_CAPACITY_MAX). */
+    uint32_t effects;
 } millrace_capacity_t;
 
 /* What an effect queue does when a timer starts on it and `max` are already in flight. */
@@ -176,7 +185,7 @@ typedef struct millrace_machine_config {
     void *context;
     /* The state the machine starts in. */
     int32_t initial_state;
-    /* The input ring's length; 0 takes the runtime's inputs_per_machine (at most
+    /* The most inputs it may have queued; 0 takes the runtime's inputs_per_machine (at most
      * MILLRACE_INPUTS_MAX). */
     uint32_t input_capacity;
     /* The machine's effect queues: queue n has policy queues[n]; queue 0 is the default.

@@ -1,0 +1,156 @@
+import Testing
+
+@testable import Millrace
+
+/// Runtime-wide pools (DESIGN §2.4): queued inputs and in-flight effects are cells drawn as
+/// needed, with a per-machine limit, and memory is written only as it is used.
+@Suite("Pools")
+struct PoolTests {
+  /// Counts its inputs; `arm` starts `after(1 s, done)` with id `t`, `disarm` cancels it.
+  enum Counter: Machine {
+    enum Input: Equatable { case tick, arm, disarm, done }
+    static func resolve(
+      _ input: Input, state: inout Int, extra: Void, effects: inout Effects<Input, Int>
+    ) -> Resolution {
+      switch input {
+      case .tick: state += 1
+      case .arm: effects.after(.seconds(1), send: .done, id: "t")
+      case .disarm: effects.cancel("t")
+      case .done: effects.emit(state)
+      }
+      return .handled
+    }
+  }
+
+  func pool(_ runtime: Runtime, inputs: Bool) -> CellPool? {
+    runtime.pools.first { $0.inputs == inputs }?.pool.pointee
+  }
+
+  @Test("idle machines hold no input or effect cells, and records are written as slots are taken")
+  func idleMachinesHoldNoCells() throws {
+    let runtime = Runtime(capacity: RuntimeCapacity(machines: 100_000))
+    var handles: [MachineHandle<Counter>] = []
+    for _ in 0..<1000 { handles.append(try #require(runtime.spawn(Counter.self, state: 0))) }
+    #expect(runtime.table.initialized == 1000)
+    #expect(pool(runtime, inputs: true)?.touched == 0)
+    #expect(pool(runtime, inputs: false)?.touched == 0)
+    #expect(handles[500].post(.tick) == .accepted)
+    #expect(pool(runtime, inputs: true)?.live == 1)
+    runtime.dispatch()
+    #expect(pool(runtime, inputs: true)?.live == 0)
+    #expect(handles[500].state == 1)
+  }
+
+  @Test("a full input pool refuses posts to any machine until inputs are dispatched")
+  func inputPoolIsShared() throws {
+    let runtime = Runtime(capacity: RuntimeCapacity(machines: 3, inputsPerMachine: 4, inputs: 5))
+    let machines = try (0..<3).map { _ in try #require(runtime.spawn(Counter.self, state: 0)) }
+    #expect((0..<4).map { _ in machines[0].post(.tick) } == Array(repeating: .accepted, count: 4))
+    #expect(machines[1].post(.tick) == .accepted)
+    #expect(machines[2].post(.tick) == .queueFull)
+    #expect(machines[2].statistics.dropped == 1)
+    runtime.dispatch(limit: 1)
+    #expect(machines[2].post(.tick) == .accepted)
+    runtime.dispatch()
+    #expect(machines.map { $0.state } == [4, 1, 1])
+    #expect(pool(runtime, inputs: true)?.touched == 5)
+  }
+
+  @Test("a full effect pool drops the effect and reports it; a cancel frees its cell")
+  func effectPoolIsShared() throws {
+    let runtime = Runtime(capacity: RuntimeCapacity(machines: 3, effects: 2))
+    var diagnostics: [Diagnostic] = []
+    runtime.onDiagnostic = { diagnostics.append($0) }
+    let machines = try (0..<3).map { _ in try #require(runtime.spawn(Counter.self, state: 0)) }
+    for machine in machines { _ = machine.post(.arm) }
+    runtime.dispatch()
+    #expect(diagnostics == [.effectSlotsFull(machines[2].id)])
+    #expect(runtime.statistics.timers == 2)
+    _ = machines[0].post(.disarm)
+    _ = machines[2].post(.arm)
+    runtime.dispatch()
+    #expect(runtime.statistics.timers == 2)
+    #expect(machines[2].effectsInFlight == 1)
+    #expect(machines[0].effectsInFlight == 0)
+  }
+
+  @Test("after every machine is gone, releaseMemory gives the memory back and no old id revives")
+  func releaseMemoryAfterRemovingEverything() throws {
+    let runtime = Runtime(capacity: RuntimeCapacity(machines: 10_000, timers: 10_000))
+    var old: [MachineHandle<Counter>] = []
+    for _ in 0..<10_000 { old.append(try #require(runtime.spawn(Counter.self, state: 1))) }
+    for handle in old {
+      _ = handle.post(.arm)
+      _ = handle.post(.tick)
+    }
+    runtime.dispatch()
+    // Only the drained input pool goes; machines, effects and timers are in use.
+    let inputBytes = try #require(pool(runtime, inputs: true)?.touchedBytes)
+    #expect(runtime.releaseMemory() == inputBytes)
+    #expect(runtime.table.initialized == 10_000)
+    #expect(runtime.statistics.timers == 10_000)
+    for handle in old { runtime.remove(handle) }
+    #expect(runtime.releaseMemory() > 10_000 * MemoryLayout<MachineRecord>.stride)
+    #expect(runtime.table.initialized == 0)
+    #expect(runtime.statistics.timers == 0)
+    var new: [MachineHandle<Counter>] = []
+    for _ in 0..<10_000 { new.append(try #require(runtime.spawn(Counter.self, state: 2))) }
+    // The same slots under generations no earlier machine had.
+    #expect(Set(new.map(\.id.index)) == Set(old.map(\.id.index)))
+    #expect(old.allSatisfy { !$0.isAlive && $0.post(.tick) == .noMachine && $0.state == nil })
+    #expect(new.allSatisfy { $0.state == 2 })
+  }
+
+  @Test("an effect cell written afresh after a release never repeats an earlier generation")
+  func generationsSurviveRelease() throws {
+    let runtime = Runtime(capacity: RuntimeCapacity(machines: 2))
+    let first = try #require(runtime.spawn(Counter.self, state: 0))
+    var outputs: [Int] = []
+    first.observe { if case .emitted(let value) = $0 { outputs.append(value) } }
+    _ = first.post(.arm)
+    runtime.dispatch()
+    let view = TypedMachine<Counter>(table: runtime.table, index: first.id.index)
+    let cell = try #require(view.record.pointee.effectHead == 0 ? UInt32(0) : nil)
+    let stale = view.effects.slot(cell).pointee.generation
+    // The timer fires behind a `disarm`: its delivery is queued with the effect's token, and
+    // the effect is cancelled before the delivery is dispatched.
+    _ = first.post(.disarm)
+    runtime.advance(to: runtime.now.advanced(by: .seconds(1)))
+    runtime.dispatch(limit: 1)
+    #expect(runtime.releaseMemory(above: 0) > 0)
+    let second = try #require(runtime.spawn(Counter.self, state: 0))
+    _ = second.post(.arm)
+    runtime.dispatch()
+    #expect(outputs.isEmpty)
+    #expect(runtime.statistics.discarded == 1)
+    let reused = TypedMachine<Counter>(table: runtime.table, index: second.id.index)
+    #expect(reused.record.pointee.effectHead == cell)
+    #expect(reused.effects.slot(cell).pointee.generation > stale)
+    #expect(!view.effects.isLive(slot: cell, generation: stale))
+  }
+
+  @Test("observeAll sees every machine of a type, with its id, across queue layouts")
+  func observeAllSeesEveryMachine() throws {
+    let runtime = Runtime()
+    var seen: [(MachineID, Int)] = []
+    let first = try #require(runtime.spawn(Counter.self, state: 0))
+    runtime.observeAll(Counter.self) { id, event in
+      if case .replied(.success(_, _, let to), _) = event { seen.append((id, to)) }
+    }
+    let second = try #require(runtime.spawn(Counter.self, state: 10, queues: [.latest(max: 1)]))
+    let other = try #require(runtime.spawn(FootprintTests.Echo.self, state: 0))
+    _ = first.post(.tick)
+    _ = second.post(.tick)
+    _ = other.post(5)
+    runtime.dispatch()
+    #expect(seen.map(\.0) == [first.id, second.id])
+    #expect(seen.map(\.1) == [1, 11])
+    // A later call replaces the observer.
+    var replaced = 0
+    runtime.observeAll(Counter.self) { _, _ in replaced += 1 }
+    _ = first.post(.tick)
+    runtime.dispatch()
+    #expect(seen.count == 2)
+    #expect(replaced == 1)
+  }
+}
