@@ -25,11 +25,25 @@ public struct MachineLookup<M: Machine> {
   /// A handle to the live machine `id` names, when it is of type `M`; nil otherwise.
   @inlinable
   public func handle(_ id: MachineID) -> MachineHandle<M>? {
-    guard let record = table.liveRecord(id) else { return nil }
-    let matches = table.kinds[Int(record.pointee.kind)].kind._withUnsafeGuaranteedRef {
+    holds(id) ? MachineHandle(table: table, id: id) : nil
+  }
+
+  /// Queues `input` to the machine `id` names, as `MachineHandle.post` does (its reply
+  /// reaches observers with `tag`); `.noMachine` unless it is a live machine of type `M`.
+  /// Makes no handle: the post path of a host that keeps ids.
+  @inlinable
+  public func post(_ input: M.Input, tag: PostTag = .none, to id: MachineID) -> PostResult {
+    guard holds(id) else { return .noMachine }
+    return TypedMachine<M>(table: table, index: id.index).post(input, tag: tag)
+  }
+
+  /// Whether `id` names a live machine of type `M`.
+  @inlinable
+  func holds(_ id: MachineID) -> Bool {
+    guard let record = table.liveRecord(id) else { return false }
+    return table.kinds[Int(record.pointee.kind)].kind._withUnsafeGuaranteedRef {
       $0.typeWord == typeWord
     }
-    return matches ? MachineHandle(table: table, id: id) : nil
   }
 }
 

@@ -1,50 +1,26 @@
 import Millrace
 
-/// The codecs the events of one machine type are printed with, by the host's kind slot:
-/// kinds of one type (every machine file's kind is a `FileMachine`) share the type's one
-/// observer, and each machine's entry says which kind, so which codec, applies.
-final class EventPrinter<M: Machine> {
-  /// By kind slot; nil for slots of other types (or free).
-  var codecs: [TextCodec<M>?] = []
-
-  /// Prints the events of machines in kind slot `slot` through `codec`.
-  func set(_ codec: TextCodec<M>, at slot: UInt16) {
-    if codecs.count <= Int(slot) {
-      codecs += Array(repeating: nil, count: Int(slot) + 1 - codecs.count)
-    }
-    codecs[Int(slot)] = codec
-  }
-}
-
+/// Events: one observer per machine type (`Runtime.observeAll`) for every machine of the
+/// host, whatever its kind. Kinds of one type (every machine file's kind is a `FileMachine`)
+/// share it; each machine's directory entry names its kind, whose operations print the event
+/// with that kind's names.
 extension MachineHost {
-  /// Has the events of machines of `type` in kind slot `kind` printed through `codec`; the
-  /// first kind of a type starts the host's one observer of it.
-  func printEvents<M: Machine>(of type: M.Type, kind: UInt16, through codec: TextCodec<M>) {
+  /// Observes every machine of `type` (once per type; later calls do nothing).
+  func observe<M: Machine>(_ type: M.Type) {
     let key = ObjectIdentifier(type)
-    if let existing = printers[key] {
-      unsafeDowncast(existing.printer, to: EventPrinter<M>.self).set(codec, at: kind)
-      return
-    }
-    let printer = EventPrinter<M>()
-    printer.set(codec, at: kind)
+    guard observedTypes[key] == nil else { return }
     // unowned(unsafe): no reference counting per event. The host outlives its machines (it
-    // removes them all when it goes) and detaches this observer in its deinit, so no event
-    // can reach a dead host.
-    runtime.observeAll(type) { [unowned(unsafe) self] id, event in
-      self.deliver(event, of: id, printer)
-    }
-    printers[key] = (
-      printer,
-      { [unowned runtime] in runtime.observeAll(type) { _, _ in } }
-    )
+    // removes them all when it goes) and stops observing in its deinit, so no event can reach
+    // a dead host.
+    runtime.observeAll(type) { [unowned(unsafe) self] id, event in self.deliver(event, of: id) }
+    observedTypes[key] = { [unowned runtime] in runtime.observeAll(type) { _, _ in } }
   }
 
   /// One event of the machine `id`: marks it changed (a handled input, with a store), and
   /// prints it only when a waiting `SEND` or `onEvent` needs the text.
   @inline(__always)
-  private func deliver<M: Machine>(
-    _ event: MachineEvent<M.Input, M.State, M.Output>, of id: MachineID,
-    _ printer: EventPrinter<M>
+  private func deliver<Input, State, Output>(
+    _ event: MachineEvent<Input, State, Output>, of id: MachineID
   ) {
     guard let entry = directory.entry(of: id) else { return }
     let tag: PostTag
@@ -57,18 +33,9 @@ extension MachineHost {
       tag = .none
     }
     guard tag != .none || onEvent != nil else { return }
-    let codec = printer.codecs[Int(entry.pointee.kind)].unsafelyUnwrapped
-    let text: HostedEvent =
-      switch event {
-      case .replied(.success(let input, let from, let to), let tag):
-        .succeeded(
-          input: codec.formatInput(input), from: codec.formatState(from),
-          to: codec.formatState(to), tag: tag)
-      case .replied(.failure(let input, let state), let tag):
-        .rejected(input: codec.formatInput(input), state: codec.formatState(state), tag: tag)
-      case .emitted(let output):
-        .emitted(codec.formatOutput(output))
-      }
+    let text = withUnsafePointer(to: event) { event in
+      withOperations(of: entry.pointee.kind) { $0.print(event) }
+    }
     handle(text, of: id.index)
   }
 
@@ -83,8 +50,7 @@ extension MachineHost {
         }
       waiter.requester.sendFinished(ticket: waiter.ticket, outcome)
     }
-    // The requester may have changed things; the machine is still there (nothing a reply
-    // does removes machines), but read it afresh.
+    // Nothing a reply does removes machines, but the entry is read afresh all the same.
     if let onEvent, directory.entry(slot).pointee.isTaken {
       onEvent(event, reference(slot))
     }

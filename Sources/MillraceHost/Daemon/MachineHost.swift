@@ -29,13 +29,17 @@ public final class MachineHost {
   let clock: () -> HostClock
   /// The kinds machines run under, by slot (`DirectoryEntry.kind`); nil for a free slot.
   @exclusivity(unchecked) var kindSlots: [KindSlot?] = []
+  /// The operations of each kind slot, unretained (the slots keep them): read on every
+  /// request and event without reference counting (`withOperations(of:)`).
+  @exclusivity(unchecked) var operationsBySlot: UnsafeMutablePointer<Unmanaged<KindOperations>?> =
+    .allocate(capacity: 1)
   /// The registered kinds' slots, by name.
   var kindsByName: [String: UInt16] = [:]
   /// The machines, by runtime slot and by name: looked up by a request's bytes, so no
   /// `String` is made per `SEND`.
   let directory: MachineDirectory
-  /// Per machine type, the codecs its events are printed with and how to stop observing it.
-  var printers: [ObjectIdentifier: (printer: AnyObject, detach: () -> Void)] = [:]
+  /// The machine types observed (`observe(_:)`), each with how to stop observing it.
+  var observedTypes: [ObjectIdentifier: () -> Void] = [:]
 
   /// A `send` whose input is queued: who is answered once the input is processed.
   struct Waiter {
@@ -94,7 +98,8 @@ public final class MachineHost {
 
   deinit {
     removeAll()
-    for printer in printers.values { printer.detach() }
+    for stopObserving in observedTypes.values { stopObserving() }
+    operationsBySlot.deallocate()
   }
 
   // MARK: Kinds
@@ -112,6 +117,12 @@ public final class MachineHost {
   @inline(__always)
   func slot(_ index: UInt16) -> KindSlot { kindSlots[Int(index)].unsafelyUnwrapped }
 
+  /// Calls `body` with the operations of kind slot `index` (taken), borrowed.
+  @inline(__always)
+  func withOperations<Result>(of index: UInt16, _ body: (KindOperations) -> Result) -> Result {
+    operationsBySlot[Int(index)].unsafelyUnwrapped._withUnsafeGuaranteedRef(body)
+  }
+
   /// Adds or replaces kinds. Machines already spawned keep the definition they started with
   /// (`replaceFileKinds(with:)` moves them).
   public func register(_ newKinds: [HostKind]) {
@@ -119,11 +130,11 @@ public final class MachineHost {
       if let old = kindsByName[kind.name] { unregister(old) }
       let index = kindSlots.firstIndex { $0 == nil } ?? kindSlots.count
       precondition(index <= Int(UInt16.max), "more kinds than a host can hold")
-      let operations = kind.bind(self, UInt16(index))
-      let slot = KindSlot(kind: kind, operations: operations)
+      let slot = KindSlot(kind: kind, operations: kind.bind(self))
       if index == kindSlots.count { kindSlots.append(slot) } else { kindSlots[index] = slot }
       kindsByName[kind.name] = UInt16(index)
     }
+    rebuildOperations()
   }
 
   /// Takes the kind in slot `index` off its name; frees the slot if no machine runs under it.
@@ -131,7 +142,23 @@ public final class MachineHost {
     let old = slot(index)
     kindsByName[old.kind.name] = nil
     old.isRegistered = false
-    if old.machines == 0 { kindSlots[Int(index)] = nil }
+    if old.machines == 0 { freeSlot(index) }
+  }
+
+  /// Frees kind slot `index`.
+  func freeSlot(_ index: UInt16) {
+    kindSlots[Int(index)] = nil
+    operationsBySlot[Int(index)] = nil
+  }
+
+  /// Rewrites `operationsBySlot` from `kindSlots`.
+  private func rebuildOperations() {
+    operationsBySlot.deallocate()
+    operationsBySlot = .allocate(capacity: max(kindSlots.count, 1))
+    for (index, slot) in kindSlots.enumerated() {
+      (operationsBySlot + index).initialize(
+        to: slot.map { Unmanaged.passUnretained($0.operations) })
+    }
   }
 
   // MARK: Machines
@@ -230,7 +257,7 @@ public final class MachineHost {
     kind.operations.remove(id)
     directory.remove(index)
     kind.machines -= 1
-    if kind.machines == 0 && !kind.isRegistered { kindSlots[Int(kindIndex)] = nil }
+    if kind.machines == 0 && !kind.isRegistered { freeSlot(kindIndex) }
     guard !awaiting.isEmpty else { return }
     for waiter in awaiting.removeAll(where: { $0.machine == id }) {
       waiter.requester.sendFinished(ticket: waiter.ticket, .machineRemoved(name))
@@ -261,15 +288,16 @@ public final class MachineHost {
     }
     let entry = directory.entry(index)
     let id = entry.pointee.id(slot: index)
-    let kind = slot(entry.pointee.kind)
-    switch kind.operations.post(id, input, PostTag(awaiting.nextTag)) {
+    let tag = PostTag(awaiting.nextTag)
+    switch withOperations(of: entry.pointee.kind, { $0.post(id, input, tag) }) {
     case .accepted:
       _ = awaiting.insert(Waiter(machine: id, requester: requester, ticket: ticket))
       return .success(())
     case .busy: return .failure(.init(.busy, "queue of \(entry.name) is full"))
     case .unknownInput:
       let input = String(decoding: input, as: UTF8.self)
-      return .failure(.init(.noinput, "kind \(kind.kind.name) has no input \(input)"))
+      let kind = slot(entry.pointee.kind).kind.name
+      return .failure(.init(.noinput, "kind \(kind) has no input \(input)"))
     case .noMachine: return .failure(.init(.nomachine, "no machine \(entry.name)"))
     }
   }
@@ -284,7 +312,7 @@ public final class MachineHost {
     for (index, kind) in kindSlots.enumerated() {
       guard let kind else { continue }
       kind.machines = 0
-      if !kind.isRegistered { kindSlots[index] = nil }
+      if !kind.isRegistered { freeSlot(UInt16(index)) }
     }
     dirty.removeAll()
   }

@@ -24,9 +24,9 @@ public struct HostKind {
   /// Its names, for checking that machines stored or running under another definition fit
   /// it; nil when unknown (then every machine of the kind is taken to fit).
   public let schema: KindSchema?
-  /// Binds the kind to `host` under the host's kind slot `slot`: forms its operations for the
-  /// host's runtime and has the host print its machines' events through its codec.
-  let bind: (_ host: MachineHost, _ slot: UInt16) -> KindOperations
+  /// Binds the kind to `host`: forms its operations for the host's runtime, and has the host
+  /// observe its machine type.
+  let bind: (_ host: MachineHost) -> KindOperations
 
   /// A kind compiled into the daemon: machines of type `M`, starting in `initial`, with
   /// dependencies `extra`, read and printed through `codec`; `schema` defaults to the
@@ -37,8 +37,8 @@ public struct HostKind {
     schema: KindSchema? = nil
   ) -> HostKind {
     let schema = schema ?? KindSchema(codec: codec, queueCount: (queues ?? M.queues).count)
-    return HostKind(name: name, source: source, dot: dot, schema: schema) { host, slot in
-      host.printEvents(of: type, kind: slot, through: codec)
+    return HostKind(name: name, source: source, dot: dot, schema: schema) { host in
+      host.observe(type)
       return KindOperations(
         type, runtime: host.runtime, initial: initial, extra: extra, queues: queues, codec: codec)
     }

@@ -32,6 +32,12 @@ final class KindOperations {
   let restore: (MachineID, _ name: String, _ kind: String, [StoredTimer], HostClock) -> [String]
   /// Removes the machine from the runtime (effects cancelled, observers silenced).
   let remove: (MachineID) -> Void
+  /// Prints an event of one of the kind's machines, given the address of the core's typed
+  /// event (a `MachineEvent` of the kind's machine type). The host's one observer of each
+  /// machine type passes it to the operations of the machine's kind, which the machine's
+  /// directory entry names: a machine spawned by these operations is of their type, so the
+  /// event always is.
+  let print: (UnsafeRawPointer) -> HostedEvent
 
   /// The operations of machines of type `M` in `runtime`, spawned with `extra` and `queues`
   /// (`M.queues` when nil), starting in `initial` unless a state is named, read and printed
@@ -57,8 +63,7 @@ final class KindOperations {
     }
     post = { id, text, tag in
       guard let input = codec.parseInputUTF8(text) else { return .unknownInput }
-      guard let handle = lookup.handle(id) else { return .noMachine }
-      switch handle.post(input, tag: tag) {
+      switch lookup.post(input, tag: tag, to: id) {
       case .accepted: return .accepted
       case .queueFull: return .busy
       case .noMachine: return .noMachine
@@ -85,6 +90,19 @@ final class KindOperations {
     }
     remove = { [unowned runtime] id in
       if let handle = lookup.handle(id) { runtime.remove(handle) }
+    }
+    let (formatInput, formatState, formatOutput) =
+      (codec.formatInput, codec.formatState, codec.formatOutput)
+    print = { event in
+      switch event.assumingMemoryBound(to: MachineEvent<M.Input, M.State, M.Output>.self).pointee {
+      case .replied(.success(let input, let from, let to), let tag):
+        .succeeded(
+          input: formatInput(input), from: formatState(from), to: formatState(to), tag: tag)
+      case .replied(.failure(let input, let state), let tag):
+        .rejected(input: formatInput(input), state: formatState(state), tag: tag)
+      case .emitted(let output):
+        .emitted(formatOutput(output))
+      }
     }
   }
 
