@@ -203,6 +203,7 @@ public final class MachineHost {
   /// Visits the machines of one step of a SCAN-style iteration: about `count` buckets from
   /// `cursor`; returns the next cursor (0 when the iteration is complete). A machine hosted
   /// for the whole iteration is visited at least once; one may be visited more than once.
+  /// `visit` must not call back into the host (no spawn, kill or lookup by name).
   public func scanMachines(
     from cursor: UInt64, count: Int, _ visit: (HostedMachine) -> Void
   ) -> UInt64 {

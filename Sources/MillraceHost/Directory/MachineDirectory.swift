@@ -141,7 +141,8 @@ final class MachineDirectory {
 
   /// One step of a `SCAN`-style iteration (`NameBuckets.scan`, with its guarantees): passes
   /// `body` the slot of each machine in about `count` buckets from `cursor`; returns the next
-  /// cursor (0 at the end). `body` must not add or remove machines.
+  /// cursor (0 at the end). `body` must not add, remove or look up machines by name (a lookup
+  /// may move buckets of a resize under the scan).
   func scan(from cursor: UInt64, count: Int, _ body: (UInt32) -> Void) -> UInt64 {
     buckets.scan(from: cursor, count: count, in: entries, body)
   }

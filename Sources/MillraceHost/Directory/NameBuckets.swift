@@ -231,7 +231,8 @@ struct NameBuckets {
   ///   array and, while resizing, the buckets of the larger that split from them, with their
   ///   chains: O(`count`) at the load kept (at most one name per bucket on average, up to two
   ///   while growing).
-  /// - `body` must not change the index.
+  /// - `body` must not change the index, nor look names up (`find` moves buckets while
+  ///   resizing).
   func scan(
     from cursor: UInt64, count: Int, in entries: UnsafeMutablePointer<DirectoryEntry>,
     _ body: (UInt32) -> Void
