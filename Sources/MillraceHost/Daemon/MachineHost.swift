@@ -133,8 +133,9 @@ public final class MachineHost {
       let slot = KindSlot(kind: kind, operations: kind.bind(self))
       if index == kindSlots.count { kindSlots.append(slot) } else { kindSlots[index] = slot }
       kindsByName[kind.name] = UInt16(index)
+      // Before the next kind, which may replace this one (a slot freed must be in the table).
+      rebuildOperations()
     }
-    rebuildOperations()
   }
 
   /// Takes the kind in slot `index` off its name; frees the slot if no machine runs under it.

@@ -97,6 +97,18 @@ final class MachineHostDirectoryTests {
     #expect(events.last?.message == "switch on dark")
   }
 
+  @Test("a kind registered twice in one call: the later one serves, the earlier slot is freed")
+  func aKindRegisteredTwice() throws {
+    let renamed = Self.lamp.replacingOccurrences(of: "\"lit\"", with: "\"on\"")
+    host.register([try Self.fileKind(Self.lamp, "a.json"), try Self.fileKind(renamed, "b.json")])
+    #expect(host.kind("lamp")?.source.hasSuffix("b.json") == true)
+    #expect(host.kindSlots.compactMap { $0?.kind.name }.sorted() == ["counter", "door", "lamp"])
+    _ = try host.spawn(kind: "lamp", name: "l", state: nil).get()
+    post("switch", to: "l")
+    runtime.dispatch()
+    #expect(host.machine("l")?.stateText == "on")
+  }
+
   @Test(arguments: [16, 17, 64, 128])
   func longNamesWorkThroughTheHost(length: Int) throws {
     let name = String(repeating: "n", count: length - 2) + ":1"
