@@ -263,6 +263,10 @@ public final class Runtime {
   ///
   /// The runtime keeps the observer: capture the runtime (or anything that owns it)
   /// `unowned`.
+  ///
+  /// Inlinable, so that the box's closure is specialized for `M` where the caller knows it:
+  /// unspecialized, it would look up the metadata of the event's tuple type on every event.
+  @inlinable
   public func observeAll<M: Machine>(
     _ type: M.Type,
     _ observer: @escaping (MachineID, MachineEvent<M.Input, M.State, M.Output>) -> Void

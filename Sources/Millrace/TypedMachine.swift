@@ -399,10 +399,15 @@ struct TypedMachine<M: Machine> {
     }
   }
 
-  /// Sends an output through the redirect, or to observers and outward routes.
+  /// Sends an output through the redirect, or to observers (the machine's and its type's,
+  /// `Runtime.observeAll`) and outward routes.
   @inlinable
   func deliver(_ output: M.Output) {
-    guard let side else { return }
+    guard let side else {
+      // No redirect or route: only the type's observer, if any, sees it.
+      notify(.emitted(output))
+      return
+    }
     if let redirect = side.pointee.redirect, case .back(let input) = redirect(output) {
       enqueue(input, token: 0, source: .route)
       return
