@@ -30,8 +30,9 @@ sources() {
     machinefile) echo Sources/MillraceHost/MachineFiles/*.swift ;;
     replies) echo Sources/MillraceClient/RESPReplyParser.swift \
       Sources/MillraceClient/RESPValue.swift ;;
-    journal) echo Sources/MillraceHost/Store/JournalChange.swift \
-      Sources/MillraceHost/Store/StoredMachine.swift Sources/MillraceWire/ByteBuffer.swift ;;
+    journal) echo Sources/MillraceHost/Store/{JournalChange,JournalFormat,JournalRecord}.swift \
+      Sources/MillraceHost/Store/{TimerEncoding,StoredTimers,StoredMachine,UTF8Text}.swift \
+      Sources/MillraceWire/ByteBuffer.swift ;;
     *) echo "unknown fuzz target $1 (known: ${ALL_TARGETS[*]})" >&2; return 1 ;;
   esac
 }

@@ -1,17 +1,21 @@
 // libFuzzer target: JournalFormat.decode, which reads the store's journal at every start (a
-// crash can leave any bytes at its end, and damage any in its middle).
+// crash can leave any bytes at its end, and damage any in its middle), and TimerEncoding,
+// which reads the timers of every stored machine.
 //
 // Checked for every input (taken as the bytes after the journal's header): no crash, no trap,
 // no memory error; the decoded length never passes the input; and the records that decoded,
 // encoded again, are exactly the bytes they were decoded from (the format has one encoding);
 // and a checkpoint's read of those records (`latestChanges`) gives the last change of each
-// name, in the order written, as a dictionary over the decoded changes would.
+// name, in the order written, as a dictionary over the decoded changes would. The input read
+// as a version 2 journal decodes without a fault; read as timers in their compact form, what
+// decodes encodes back to the same bytes.
 
 /// The libFuzzer entry point: one input per call, 0 when it was checked.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzJournal(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+  let input = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
   var bytes = JournalFormat.header(epoch: 1)
-  if let data { bytes.append(contentsOf: UnsafeBufferPointer(start: data, count: size)) }
+  bytes.append(contentsOf: input)
   let (changes, length, _) = bytes.withUnsafeBytes { JournalFormat.decode($0, epoch: 1) }
   check(length >= JournalFormat.headerSize && length <= bytes.count, "length \(length)")
   let again = ByteBuffer()
@@ -24,5 +28,10 @@ public func fuzzJournal(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
   for (index, change) in changes.enumerated() { last[change.name] = index }
   let expected = last.values.sorted().map { changes[$0] }
   check(latest == expected, "latest \(latest), expected \(expected)")
+  let old = bytes.withUnsafeBytes { JournalFormat.decode($0, epoch: 1, version: 2) }
+  check(old.length >= JournalFormat.headerSize && old.length <= bytes.count, "v2 \(old.length)")
+  if let timers = input.withUnsafeBytes({ TimerEncoding.decode($0) }) {
+    check(TimerEncoding.encode(timers) == input, "timers \(timers) encode differently")
+  }
   return 0
 }

@@ -122,6 +122,70 @@ final class SQLiteConnection {
     }
   }
 
+  /// Binds `bytes` to parameter `index` of `statement` as text, read in place
+  /// (`SQLITE_STATIC`): they must stay valid until `step` or `reset` of the statement.
+  func bind(_ statement: Statement, _ index: Int32, text bytes: UnsafeRawBufferPointer) {
+    if let base = bytes.baseAddress, !bytes.isEmpty {
+      sqlite3_bind_text(
+        statement.pointer, index, base.assumingMemoryBound(to: CChar.self), Int32(bytes.count),
+        nil)
+    } else {
+      // A nil pointer would bind NULL: an empty text is copied (nothing) instead.
+      sqlite3_bind_text(statement.pointer, index, "", 0, Self.transient)
+    }
+  }
+
+  /// Binds `bytes` to parameter `index` of `statement` as a BLOB read in place, as
+  /// `bind(_:_:text:)`; no bytes bind NULL.
+  func bind(_ statement: Statement, _ index: Int32, blob bytes: UnsafeRawBufferPointer) {
+    if let base = bytes.baseAddress, !bytes.isEmpty {
+      sqlite3_bind_blob(statement.pointer, index, base, Int32(bytes.count), nil)
+    } else {
+      sqlite3_bind_null(statement.pointer, index)
+    }
+  }
+
+  /// Runs `statement` with the parameters bound to it to completion, then resets it and
+  /// clears its bindings (SQLite keeps no pointer to bound bytes afterwards); returns the rows
+  /// an INSERT, UPDATE or DELETE changed.
+  @discardableResult
+  func step(_ statement: Statement) throws(StoreError) -> Int {
+    defer {
+      sqlite3_reset(statement.pointer)
+      sqlite3_clear_bindings(statement.pointer)
+    }
+    while true {
+      let code = sqlite3_step(statement.pointer)
+      if code == SQLITE_DONE { return Int(sqlite3_changes(handle)) }
+      guard code == SQLITE_ROW else { throw error(statement.sql, code) }
+    }
+  }
+
+  /// The next result row of `statement` (its pointer, to read columns from), or nil after the
+  /// last. The caller resets the statement (`reset`) when done with it, also after an error.
+  func nextRow(_ statement: Statement) throws(StoreError) -> OpaquePointer? {
+    let code = sqlite3_step(statement.pointer)
+    if code == SQLITE_ROW { return statement.pointer }
+    guard code == SQLITE_DONE else { throw error(statement.sql, code) }
+    return nil
+  }
+
+  /// Resets `statement` to run again (ends a read of its rows).
+  func reset(_ statement: Statement) {
+    sqlite3_reset(statement.pointer)
+  }
+
+  /// SQLite's `SQLITE_TRANSIENT` destructor: the bound value is copied.
+  private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+  /// The bytes of the text or BLOB in column `column` of the current row, in place: valid until
+  /// the statement steps again or is reset. No bytes for NULL (and for an empty value).
+  static func bytes(_ statement: OpaquePointer, _ column: Int32) -> UnsafeRawBufferPointer {
+    // The pointer first, then the count (the order SQLite documents).
+    let base = sqlite3_column_blob(statement, column)
+    return UnsafeRawBufferPointer(start: base, count: Int(sqlite3_column_bytes(statement, column)))
+  }
+
   /// The text in column `column` of the current row.
   static func text(_ statement: OpaquePointer, _ column: Int32) -> String {
     sqlite3_column_text(statement, column).map { String(cString: $0) } ?? ""

@@ -11,7 +11,7 @@ enum StoreRebuild {
   /// Creates `directory` if needed, sets aside whatever is at the store's file names there
   /// (renamed with the suffix `.unusable-<unix seconds>`: nothing found is overwritten), then
   /// opens a fresh store, saves every machine of `machines` with its timers in one commit and
-  /// checkpoints it. Returns the paths set aside; throws what failed, naming the path.
+  /// closes it (checkpointed). Returns the paths set aside; throws what failed, naming the path.
   ///
   /// The fresh store is closed before this returns: the failed store's SQLite connection,
   /// closed later, removes a `-wal` file by name and must find none of the new store's.
@@ -38,7 +38,7 @@ enum StoreRebuild {
       try store.begin()
       for machine in machines { try machine.save(into: store) { clock } }
       try store.commit()
-      try store.checkpoint()
+      try store.close()
     } catch {
       throw StoreFailure(
         path: directory, problem: "could not be written (\(error))", isDirectory: true)

@@ -23,6 +23,10 @@ final class TurnJournal {
   private let descriptor: Int32
   /// The current epoch (the header's).
   private(set) var epoch: UInt64
+  /// The format version of the header and the current epoch's records
+  /// (`JournalFormat.versions`): an older one until the first `reset`, after which records of
+  /// the version written follow. Records are appended only to a journal of that version.
+  private(set) var version = JournalFormat.version
   /// Bytes of the header and the current epoch's whole records.
   private(set) var length = JournalFormat.headerSize
   /// The file's size: the room written so far (zeros beyond the records).
@@ -75,13 +79,14 @@ final class TurnJournal {
         try grow(toHold: JournalFormat.headerSize)
         if sync { try Self.syncDirectory(of: path) }
       } else {
-        let header = Self.read(descriptor, from: 0, count: JournalFormat.headerSize)
-        guard let epoch = header.withUnsafeBytes({ JournalFormat.epoch(ofHeader: $0) }) else {
+        let bytes = Self.read(descriptor, from: 0, count: JournalFormat.headerSize)
+        guard let header = bytes.withUnsafeBytes({ JournalFormat.header(of: $0) }) else {
           throw StoreError(
             operation: "open \(path)", code: EINVAL,
-            message: "not a Millrace journal (bad header)")
+            message: "not a Millrace journal (bad header, or a version this daemon cannot read)")
         }
-        self.epoch = epoch
+        epoch = header.epoch
+        version = header.version
       }
       remap()
     } catch {
@@ -95,36 +100,35 @@ final class TurnJournal {
     close(descriptor)
   }
 
-  /// The current epoch's records, and whether one was found cut off or damaged after them.
-  /// Appends go after the whole ones. (Opening a journal left by a crash.)
+  /// The current epoch's records (of the header's `version`), and whether one was found cut
+  /// off or damaged after them. Appends go after the whole ones. (Opening a journal left by a
+  /// crash.)
   func recoverChanges() -> (changes: [JournalChange], cutOff: Bool) {
-    let (changes, valid, cutOff) = decode(count: capacity)
+    let (changes, valid, cutOff) = withBytes(count: capacity) {
+      JournalFormat.decode($0, epoch: epoch, version: version)
+    }
     length = valid
     return (changes, cutOff)
   }
 
-  /// The latest change of each machine among the records appended since the last `reset`
-  /// (or recovered when it was opened), in the order they were written.
-  func latestChanges() -> [JournalChange] {
-    if let mapping {
-      return JournalFormat.latestChanges(
-        UnsafeRawBufferPointer(start: mapping, count: min(length, mappedBytes)))
-    }
-    return Self.read(descriptor, from: 0, count: length).withUnsafeBytes {
-      JournalFormat.latestChanges($0)
-    }
+  /// Calls `body` with the header and the records appended since the last `reset` (or
+  /// recovered when it was opened): the mapping itself when there is one, else a copy read
+  /// from the file. The bytes are valid during the call.
+  func withRecords<Result, Failure: Error>(
+    _ body: (UnsafeRawBufferPointer) throws(Failure) -> Result
+  ) throws(Failure) -> Result {
+    try withBytes(count: length, body)
   }
 
-  /// Decodes the current epoch's records in the file's first `count` bytes: from the mapping
-  /// when there is one, else read first.
-  private func decode(count: Int) -> (changes: [JournalChange], length: Int, cutOff: Bool) {
+  /// Calls `body` with the file's first `count` bytes: from the mapping when there is one,
+  /// else read first.
+  private func withBytes<Result, Failure: Error>(
+    count: Int, _ body: (UnsafeRawBufferPointer) throws(Failure) -> Result
+  ) throws(Failure) -> Result {
     if let mapping {
-      return JournalFormat.decode(
-        UnsafeRawBufferPointer(start: mapping, count: min(count, mappedBytes)), epoch: epoch)
+      return try body(UnsafeRawBufferPointer(start: mapping, count: min(count, mappedBytes)))
     }
-    return Self.read(descriptor, from: 0, count: count).withUnsafeBytes {
-      JournalFormat.decode($0, epoch: epoch)
-    }
+    return try Self.read(descriptor, from: 0, count: count).withBytes(body)
   }
 
   /// Appends `bytes` (whole records of the current epoch) after the last record; with `sync`,
@@ -134,6 +138,11 @@ final class TurnJournal {
       throw StoreError(
         operation: "append to \(path)", code: EIO,
         message: "the journal's header could not be written; restart the daemon")
+    }
+    guard version == JournalFormat.version else {
+      throw StoreError(
+        operation: "append to \(path)", code: EINVAL,
+        message: "a journal of version \(version) takes no records before its checkpoint")
     }
     if length + bytes.count > capacity { try grow(toHold: length + bytes.count) }
     if let mapping {
@@ -150,18 +159,20 @@ final class TurnJournal {
     length += bytes.count
   }
 
-  /// Starts the next epoch: the records so far no longer count (after a checkpoint took them).
+  /// Starts the next epoch, in the version written: the records so far no longer count
+  /// (after a checkpoint took them).
   func reset() throws(StoreError) {
     let next = epoch == .max ? 1 : epoch + 1
     do {
-      try writeHeader(epoch: next)
+      try writeHeader(epoch: next, version: JournalFormat.version)
     } catch {
       // The file may hold either header now. With the old one back, the old records stay
       // valid and later ones carry its epoch; without, no record may be written.
-      do { try writeHeader(epoch: epoch) } catch { broken = true }
+      do { try writeHeader(epoch: epoch, version: version) } catch { broken = true }
       throw error
     }
     epoch = next
+    version = JournalFormat.version
     length = JournalFormat.headerSize
     guard capacity > 4 * Self.growth else { return }
     // What is left beyond is of older epochs; the file only gives back the room.
@@ -171,8 +182,12 @@ final class TurnJournal {
     if sync { try flush() }
   }
 
-  private func writeHeader(epoch: UInt64) throws(StoreError) {
-    let failure = JournalFormat.header(epoch: epoch).withUnsafeBytes { write($0, at: 0) }
+  private func writeHeader(epoch: UInt64, version: Int = JournalFormat.version)
+    throws(StoreError)
+  {
+    let failure = JournalFormat.header(epoch: epoch, version: version).withUnsafeBytes {
+      write($0, at: 0)
+    }
     if failure != 0 { throw Self.failure("write \(path)", failure) }
     if sync { try flush() }
   }

@@ -37,10 +37,10 @@ struct JournalFormatTests {
     return JournalFormat.header(epoch: epoch) + records.bytes
   }
 
-  func decode(_ bytes: [UInt8], epoch: UInt64 = 1) -> (
+  func decode(_ bytes: [UInt8], epoch: UInt64 = 1, version: Int = JournalFormat.version) -> (
     changes: [JournalChange], length: Int, cutOff: Bool
   ) {
-    bytes.withUnsafeBytes { JournalFormat.decode($0, epoch: epoch) }
+    bytes.withUnsafeBytes { JournalFormat.decode($0, epoch: epoch, version: version) }
   }
 
   @Test("what is appended decodes to the same changes, and spans the whole journal")
@@ -85,7 +85,7 @@ struct JournalFormatTests {
     var bytes = journal([.save(StoredMachine(name: "t", kind: "toggle", state: "off"))])
     let header = JournalFormat.headerSize
     let payload = header + JournalFormat.recordHeaderSize
-    let state = bytes.count - 4 - 3  // "off", then the timer count
+    let state = bytes.count - 4 - 3  // "off", then the timers' length (0)
     #expect(bytes[state] == UInt8(ascii: "o"))
     bytes[state] = 0xFF
     let checksum = bytes[payload...].withUnsafeBytes { JournalFormat.fnv1a($0) }
@@ -128,22 +128,24 @@ struct JournalFormatTests {
     #expect(decode(bytes) == ([], JournalFormat.headerSize, true))
   }
 
-  @Test(
-    "a timer's flags other than 0 or 1, or a deadline without its flag, are damage",
-    arguments: [(25, UInt8(2)), (34, 2), (35, 7)])
-  func canonicalTimers(offset: Int, value: UInt8) {
-    // Found by the journal fuzz target: such records decoded, and encoded differently again.
-    let timer = StoredTimer(
-      input: "i", repeats: false, spanNanoseconds: 1, deadlineWallNanoseconds: nil, queue: 0,
-      effectID: 0)
-    var bytes = journal([.save(StoredMachine(name: "a", kind: "k", state: "s", timers: [timer]))])
-    let payload = JournalFormat.headerSize + JournalFormat.recordHeaderSize
-    bytes[payload + offset] = value  // repeats, has deadline, the deadline's first byte
-    let checksum = bytes[payload...].withUnsafeBytes { JournalFormat.fnv1a($0) }
-    withUnsafeBytes(of: checksum.littleEndian) {
-      bytes.replaceSubrange(payload - 4..<payload, with: $0)
+  @Test("a journal of version 2 (timers in their fixed-width form) still reads")
+  func version2() {
+    let bytes =
+      JournalFormat.header(epoch: 4, version: 2) + JournalVersion2.records(changes, epoch: 4)
+    let header = bytes.withUnsafeBytes { JournalFormat.header(of: $0) }
+    #expect(header?.epoch == 4)
+    #expect(header?.version == 2)
+    #expect(decode(bytes, epoch: 4, version: 2) == (changes, bytes.count, false))
+    // Read as the current version, the same bytes are damage, not other changes.
+    #expect(decode(bytes, epoch: 4).changes.isEmpty)
+  }
+
+  @Test("a header of another version, or none, is not a journal's")
+  func unknownHeader() {
+    for magic in ["MRJRNL01", "MRJRNL04", "not a jo"] {
+      let bytes = Array(magic.utf8) + [UInt8](repeating: 0, count: 8)
+      #expect(bytes.withUnsafeBytes { JournalFormat.header(of: $0) } == nil, "\(magic)")
     }
-    #expect(decode(bytes) == ([], JournalFormat.headerSize, true))
   }
 
   @Test("records of an earlier epoch after the current ones end them, as the file's end would")
@@ -158,7 +160,7 @@ struct JournalFormatTests {
     // The same change made a record of the same size, so epoch 1's second record follows:
     // the end, not a record cut off.
     #expect(!cutOff)
-    #expect(bytes.withUnsafeBytes { JournalFormat.epoch(ofHeader: $0) } == 2)
+    #expect(bytes.withUnsafeBytes { JournalFormat.header(of: $0) }?.epoch == 2)
   }
 }
 
@@ -201,7 +203,7 @@ struct TurnJournalTests {
     #expect(bytes.count == 2 * TurnJournal.growth)
     #expect(journal!.isMapped == mapsFile)
     #expect(bytes.withUnsafeBytes { JournalFormat.decode($0, epoch: 1) }.changes == changes)
-    #expect(journal!.latestChanges() == [changes[1], changes[2]])
+    #expect(journal!.withRecords { JournalFormat.latestChanges($0) } == [changes[1], changes[2]])
     journal = nil
     let reopened = try TurnJournal(path: path, sync: false)
     let (recovered, cutOff) = reopened.recoverChanges()

@@ -1,0 +1,277 @@
+// store-bench: MachineStore alone, as the daemon drives it, at a million machines (issue 22).
+//
+//   store-bench fill DIR COUNT [--timers] [--turn N] [--crash]
+//       a fresh store in DIR: COUNT machines `dev:0`… (kind `toggle`, state `off`; with
+//       --timers each with one pending `after 30s`), saved in turns of N (default 1000), one
+//       commit per turn (checkpoints as they fall due); then a clean close, or with --crash an
+//       exit that closes nothing (what kill -9 leaves: the journal in the page cache, SQLite's
+//       write-ahead log unmerged).
+//   store-bench update DIR UPDATES
+//       UPDATES saves of random machines of the store in DIR (the state flipped, timers kept
+//       as they were), in turns of 1000; then a clean close.
+//   store-bench read DIR
+//       opens the store in DIR and streams every row (name, kind, state, timers).
+//   store-bench size DIR
+//       allocated bytes of the files in DIR (what `du -B1` counts).
+//
+// Times are wall-clock, from CLOCK_MONOTONIC, in milliseconds; one line of `key value` per
+// figure.
+import MillraceHost
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
+
+/// Seconds on the monotonic clock.
+func now() -> Double {
+  var time = timespec()
+  clock_gettime(CLOCK_MONOTONIC, &time)
+  return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+}
+
+/// Seconds of CPU time this thread used (what another process's load does not add to).
+func cpuNow() -> Double {
+  var time = timespec()
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+  return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+}
+
+/// Nanoseconds since the Unix epoch.
+func wallNanoseconds() -> Int64 {
+  var time = timespec()
+  clock_gettime(CLOCK_REALTIME, &time)
+  return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
+}
+
+func report(_ key: String, _ value: Double, _ format: String = "%.3f") {
+  print(key, String(format: format, value))
+}
+
+/// `String(format:)` without Foundation: one `%…f` or `%…d` conversion.
+extension String {
+  init(format: String, _ value: Double) {
+    var buffer = [CChar](repeating: 0, count: 64)
+    _ = withVaList([value]) { vsnprintf(&buffer, buffer.count, format, $0) }
+    self = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  }
+}
+
+func fail(_ message: String) -> Never {
+  let line = Array("store-bench: \(message)\n".utf8)
+  _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+  exit(2)
+}
+
+/// The durations of the commits of a run, in seconds, and of those that took a checkpoint
+/// (wall-clock, and the thread's CPU time).
+struct Commits {
+  var all: [Double] = []
+  var checkpointing: [Double] = []
+  var checkpointingCPU: [Double] = []
+
+  /// Runs `commit` and records how long it took, and whether it took a checkpoint.
+  mutating func time(_ store: MachineStore, _ commit: () throws -> Void) rethrows {
+    let before = store.checkpoints
+    let start = now()
+    let startCPU = cpuNow()
+    try commit()
+    let seconds = now() - start
+    all.append(seconds)
+    if store.checkpoints != before {
+      checkpointing.append(seconds)
+      checkpointingCPU.append(cpuNow() - startCPU)
+    }
+  }
+
+  func summarize(_ prefix: String) {
+    let sorted = all.sorted()
+    func percentile(_ p: Double) -> Double {
+      sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
+    }
+    let checkpoints = checkpointing.sorted()
+    print("\(prefix)_commits", all.count)
+    print("\(prefix)_checkpoints", checkpoints.count)
+    report("\(prefix)_commit_p50_ms", percentile(0.5) * 1e3)
+    report("\(prefix)_commit_p99_ms", percentile(0.99) * 1e3)
+    report("\(prefix)_commit_max_ms", (sorted.last ?? 0) * 1e3)
+    let cpu = checkpointingCPU.sorted()
+    for (name, values) in [("checkpoint", checkpoints), ("checkpoint_cpu", cpu)] {
+      guard !values.isEmpty else { continue }
+      report("\(prefix)_\(name)_p50_ms", values[values.count / 2] * 1e3)
+      report(
+        "\(prefix)_\(name)_p99_ms", values[min(values.count - 1, values.count * 99 / 100)] * 1e3)
+      report("\(prefix)_\(name)_max_ms", values[values.count - 1] * 1e3)
+    }
+  }
+}
+
+/// The names `dev:0`… made up front: the daemon has its machines' names already.
+func names(_ count: Int) -> [String] { (0..<count).map { "dev:\($0)" } }
+
+func open(_ directory: String) -> MachineStore {
+  do {
+    return try MachineStore(directory: directory, durability: .batched)
+  } catch {
+    fail("open \(directory): \(error)")
+  }
+}
+
+func timer(effect: Int, wall: Int64) -> StoredTimer {
+  StoredTimer(
+    input: "timeout", repeats: false, spanNanoseconds: 30_000_000_000,
+    deadlineWallNanoseconds: wall + 29_000_000_000, remainingNanoseconds: 29_000_000_000,
+    queue: 0, effectID: UInt64(effect + 1))
+}
+
+func fill(_ directory: String, count: Int, timers: Bool, turn: Int, crash: Bool) throws {
+  mkdir(directory, 0o700)
+  let all = names(count)
+  let wall = wallNanoseconds()
+  let store = open(directory)
+  var commits = Commits()
+  let start = now()
+  var next = 0
+  while next < count {
+    let end = min(count, next + turn)
+    for index in next..<end {
+      try store.save(
+        name: all[index], kind: "toggle", state: "off",
+        timers: timers ? [timer(effect: index, wall: wall)] : [])
+    }
+    try commits.time(store) { try store.commit() }
+    next = end
+  }
+  let elapsed = now() - start
+  report("fill_ms", elapsed * 1e3)
+  report("fill_saves_per_s", Double(count) / elapsed, "%.0f")
+  commits.summarize("fill")
+  if crash {
+    // As kill -9 leaves it: nothing closed, nothing flushed beyond what the commits did.
+    _exit(0)
+  }
+  let closeStart = now()
+  #if STORE_BENCH_OLD_API
+    try store.checkpoint()
+  #else
+    try store.close()
+  #endif
+  report("close_ms", (now() - closeStart) * 1e3)
+}
+
+func update(_ directory: String, updates: Int) throws {
+  let store = open(directory)
+  // The rows as they are (kind, state, timers), then random ones saved again, flipped.
+  var rows: [StoredMachine] = []
+  #if STORE_BENCH_OLD_API
+    rows = try store.loadAll()
+  #else
+    try store.forEach { rows.append($0.machine) }
+  #endif
+  guard !rows.isEmpty else { fail("update: no machines in \(directory)") }
+  var generator = SystemRandomNumberGenerator()
+  var commits = Commits()
+  let start = now()
+  var done = 0
+  while done < updates {
+    for _ in 0..<min(1000, updates - done) {
+      let index = Int.random(in: 0..<rows.count, using: &generator)
+      rows[index].state = rows[index].state == "off" ? "on" : "off"
+      try store.save(
+        name: rows[index].name, kind: rows[index].kind, state: rows[index].state,
+        timers: rows[index].timers)
+      done += 1
+    }
+    try commits.time(store) { try store.commit() }
+  }
+  let elapsed = now() - start
+  report("update_ms", elapsed * 1e3)
+  report("update_saves_per_s", Double(updates) / elapsed, "%.0f")
+  commits.summarize("update")
+  let closeStart = now()
+  #if STORE_BENCH_OLD_API
+    try store.checkpoint()
+  #else
+    try store.close()
+  #endif
+  report("update_close_ms", (now() - closeStart) * 1e3)
+}
+
+func read(_ directory: String) throws {
+  let start = now()
+  let store = open(directory)
+  let opened = now()
+  var rows = 0
+  var timers = 0
+  var bytes = 0
+  #if STORE_BENCH_OLD_API
+    for machine in try store.loadAll() {
+      rows += 1
+      timers += machine.timers.count
+      bytes += machine.name.utf8.count + machine.kind.utf8.count + machine.state.utf8.count
+    }
+  #else
+    try store.forEach { row in
+      rows += 1
+      bytes += row.name.count + row.kind.count + row.state.count
+      for _ in row.timers { timers += 1 }
+    }
+  #endif
+  let end = now()
+  report("open_ms", (opened - start) * 1e3)
+  report("read_ms", (end - opened) * 1e3)
+  report("open_read_ms", (end - start) * 1e3)
+  print("rows", rows)
+  print("timers", timers)
+  print("text_bytes", bytes)
+}
+
+/// Allocated bytes of the regular files in `directory` (st_blocks × 512, as `du -B1`), and the
+/// directory's own blocks.
+func size(_ directory: String) -> Int {
+  guard let stream = opendir(directory) else { fail("opendir \(directory)") }
+  defer { closedir(stream) }
+  var info = stat()
+  var total = stat(directory, &info) == 0 ? Int(info.st_blocks) * 512 : 0
+  while let entry = readdir(stream) {
+    let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+      String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+    }
+    guard name != ".", name != ".." else { continue }
+    if stat(directory + "/" + name, &info) == 0 { total += Int(info.st_blocks) * 512 }
+  }
+  return total
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+guard arguments.count >= 2 else {
+  fail("usage: store-bench fill|update|read|size DIR …")
+}
+let directory = arguments[1]
+do {
+  switch arguments[0] {
+  case "fill":
+    guard arguments.count >= 3, let count = Int(arguments[2]) else { fail("fill DIR COUNT") }
+    var turn = 1000
+    if let flag = arguments.firstIndex(of: "--turn"), flag + 1 < arguments.count,
+      let value = Int(arguments[flag + 1])
+    {
+      turn = value
+    }
+    try fill(
+      directory, count: count, timers: arguments.contains("--timers"), turn: turn,
+      crash: arguments.contains("--crash"))
+  case "update":
+    guard arguments.count >= 3, let updates = Int(arguments[2]) else { fail("update DIR N") }
+    try update(directory, updates: updates)
+  case "read":
+    try read(directory)
+  case "size":
+    print("bytes", size(directory))
+  default:
+    fail("unknown command \(arguments[0])")
+  }
+} catch {
+  fail("\(error)")
+}

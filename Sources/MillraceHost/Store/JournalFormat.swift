@@ -1,0 +1,312 @@
+import MillraceWire
+
+#if canImport(MillraceUV)
+  import MillraceUV  // ByteBuffer (the fuzz target compiles ByteBuffer.swift in)
+#endif
+
+/// The journal's byte format, little-endian: a 16-byte header, `MRJRNL03` and the epoch
+/// (UInt64), then records of `payload length (UInt32) | epoch (low 32 bits, UInt32) | FNV-1a
+/// checksum of the payload (UInt32) | payload`.
+///
+/// The file is written over in place: a checkpoint starts a new epoch instead of emptying the
+/// file, so records of earlier epochs (and zeros) follow the current ones, and reading stops at
+/// the first record that is not whole, correct and of the header's epoch.
+///
+/// A payload is `1, name, kind, state, timers` for a save or `2, name` for a delete; texts are
+/// `UInt32 length | UTF-8 bytes`, timers are `UInt32 length | their compact form`
+/// (`TimerEncoding`, the bytes the snapshot's row keeps). Version 2 (`MRJRNL02`, written before
+/// the compact form) still reads: its timers are `UInt32 count | timer*`, a timer being `input,
+/// repeats (UInt8), span (Int64), deadline flags (UInt8: 1 has a deadline, 2 has the time
+/// remaining), deadline (Int64), [remaining (Int64) when flag 2], queue (UInt8), effect id
+/// (UInt64)`. Only version 3 is written.
+enum JournalFormat {
+  /// The version written.
+  static let version = 3
+  /// The versions read.
+  static let versions = 2...3
+  /// Bytes of the header: the magic and the epoch.
+  static let headerSize = 16
+  /// Bytes before a record's payload.
+  static let recordHeaderSize = 12
+  /// The longest payload a reader accepts; a longer length can only be a torn or foreign tail.
+  static let maximumPayload = 16 << 20
+
+  /// The first 8 bytes of a journal of `version`.
+  static func magic(version: Int) -> [UInt8] { Array("MRJRNL0\(version)".utf8) }
+
+  /// The header of a journal in `epoch`, of the version written (or of `version`, for tests
+  /// of reading older journals).
+  static func header(epoch: UInt64, version: Int = version) -> [UInt8] {
+    var bytes = magic(version: version)
+    withUnsafeBytes(of: epoch.littleEndian) { bytes.append(contentsOf: $0) }
+    return bytes
+  }
+
+  /// The epoch and version in a journal's first bytes, or nil when they are not the header of
+  /// a version this reads.
+  static func header(of bytes: UnsafeRawBufferPointer) -> (epoch: UInt64, version: Int)? {
+    guard bytes.count >= headerSize,
+      let version = versions.first(where: { bytes.prefix(8).elementsEqual(magic(version: $0)) })
+    else { return nil }
+    return (UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self)), version)
+  }
+
+  /// The epoch in a journal's first bytes, or nil when they are not a journal header.
+  static func epoch(ofHeader bytes: UnsafeRawBufferPointer) -> UInt64? { header(of: bytes)?.epoch }
+
+  private static let saveTag: UInt8 = 1
+  private static let deleteTag: UInt8 = 2
+
+  /// Appends `change` as one record.
+  static func append(_ change: JournalChange, epoch: UInt64, to buffer: ByteBuffer) {
+    switch change {
+    case .save(let machine):
+      appendSave(
+        name: machine.name, kind: machine.kind, state: machine.state, timers: machine.timers,
+        epoch: epoch, to: buffer)
+    case .delete(let name): appendDelete(name: name, epoch: epoch, to: buffer)
+    }
+  }
+
+  /// Appends the record of a machine saved, from its parts.
+  static func appendSave(
+    name: String, kind: String, state: String, timers: [StoredTimer], epoch: UInt64,
+    to buffer: ByteBuffer
+  ) {
+    let timerBytes = timers.isEmpty ? 0 : TimerEncoding.size(of: timers)
+    let payload = 1 + textSize(name) + textSize(kind) + textSize(state) + 4 + timerBytes
+    appendRecord(payload: payload, epoch: epoch, to: buffer) { cursor in
+      write(saveTag, at: &cursor)
+      write(name, at: &cursor)
+      write(kind, at: &cursor)
+      write(state, at: &cursor)
+      write(UInt32(truncatingIfNeeded: timerBytes), at: &cursor)
+      if timerBytes > 0 { TimerEncoding.write(timers, at: &cursor) }
+    }
+  }
+
+  /// Appends the record of the machine `name` deleted.
+  static func appendDelete(name: String, epoch: UInt64, to buffer: ByteBuffer) {
+    appendRecord(payload: 1 + textSize(name), epoch: epoch, to: buffer) { cursor in
+      write(deleteTag, at: &cursor)
+      write(name, at: &cursor)
+    }
+  }
+
+  /// Appends one record of `payload` bytes, which `writePayload` writes in place (no
+  /// per-field `Array` appends, about a hundred instructions each), then its header.
+  @inline(__always)
+  private static func appendRecord(
+    payload: Int, epoch: UInt64, to buffer: ByteBuffer,
+    _ writePayload: (inout UnsafeMutablePointer<UInt8>) -> Void
+  ) {
+    buffer.append(length: recordHeaderSize + payload) { start in
+      var cursor = start + recordHeaderSize
+      writePayload(&cursor)
+      let bytes = UnsafeRawBufferPointer(start: start + recordHeaderSize, count: payload)
+      var header = start
+      write(UInt32(truncatingIfNeeded: payload), at: &header)
+      write(UInt32(truncatingIfNeeded: epoch), at: &header)
+      write(fnv1a(bytes), at: &header)
+    }
+  }
+
+  /// The bytes a text takes in a payload.
+  private static func textSize(_ text: String) -> Int { 4 + text.utf8.count }
+
+  private static func write<T: FixedWidthInteger>(
+    _ value: T, at cursor: inout UnsafeMutablePointer<UInt8>
+  ) {
+    UnsafeMutableRawPointer(cursor).storeBytes(of: value.littleEndian, as: T.self)
+    cursor += MemoryLayout<T>.size
+  }
+
+  private static func write(_ text: String, at cursor: inout UnsafeMutablePointer<UInt8>) {
+    UTF8Text.withBytes(of: text) { bytes in
+      write(UInt32(truncatingIfNeeded: bytes.count), at: &cursor)
+      if let source = bytes.baseAddress { cursor.update(from: source, count: bytes.count) }
+      cursor += bytes.count
+    }
+  }
+
+  /// Decodes the records of `epoch` after the header of a journal of `version`, stopping at
+  /// the first that is incomplete, fails its checksum, does not decode (texts not UTF-8,
+  /// timers not canonical) or belongs to another epoch: the changes before it, how many bytes
+  /// (header included) they span, and whether what stopped it is a record of this epoch (one
+  /// cut off by a crash, or damaged) rather than the end (zeros, or an older epoch's records).
+  static func decode(_ bytes: UnsafeRawBufferPointer, epoch: UInt64, version: Int = version)
+    -> (changes: [JournalChange], length: Int, cutOff: Bool)
+  {
+    let epoch = UInt32(truncatingIfNeeded: epoch)
+    var changes: [JournalChange] = []
+    var offset = headerSize
+    while bytes.count - offset >= recordHeaderSize {
+      let length = Int(bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self).littleEndian)
+      let recordEpoch = bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)
+      let checksum = bytes.loadUnaligned(fromByteOffset: offset + 8, as: UInt32.self).littleEndian
+      guard UInt32(littleEndian: recordEpoch) == epoch else { break }
+      let payloadStart = offset + recordHeaderSize
+      guard length <= maximumPayload, bytes.count - payloadStart >= length else {
+        return (changes, offset, true)
+      }
+      let payload = UnsafeRawBufferPointer(rebasing: bytes[payloadStart..<payloadStart + length])
+      guard fnv1a(payload) == checksum,
+        let change = version == 2 ? decodeVersion2(payload) : record(payload)?.change
+      else { return (changes, offset, true) }
+      changes.append(change)
+      offset = payloadStart + length
+    }
+    // A header cut short (fewer bytes than one) that is not all zeros was cut off too.
+    let rest = UnsafeRawBufferPointer(rebasing: bytes[offset...])
+    let cutOff = rest.count < recordHeaderSize && rest.contains { $0 != 0 }
+    return (changes, offset, cutOff)
+  }
+
+  /// Calls `body` with the latest record of each machine among the records after the header
+  /// (version 3), in the order they were written: for a checkpoint of records already known
+  /// whole (decoded or written by this process). Only each record's name is looked at until
+  /// the last of each name is known (an open-addressing table over the names' bytes: no
+  /// `String`, no SipHash per record). Stops at the first record that does not fit; skips one
+  /// whose payload does not parse.
+  static func forEachLatest<Failure: Error>(
+    _ bytes: UnsafeRawBufferPointer, _ body: (JournalRecord) throws(Failure) -> Void
+  ) throws(Failure) {
+    // A payload starts with its tag (1 byte) and its name (UInt32 length, bytes).
+    var records: [(payload: Range<Int>, name: Range<Int>)] = []
+    var offset = headerSize
+    while bytes.count - offset >= recordHeaderSize + 5 {
+      let length = Int(bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self).littleEndian)
+      let payloadStart = offset + recordHeaderSize
+      let nameLength = Int(
+        bytes.loadUnaligned(fromByteOffset: payloadStart + 1, as: UInt32.self).littleEndian)
+      guard length <= bytes.count - payloadStart, nameLength <= length - 5 else { break }
+      records.append(
+        (payloadStart..<payloadStart + length, payloadStart + 5..<payloadStart + 5 + nameLength))
+      offset = payloadStart + length
+    }
+    func name(_ record: Int) -> UnsafeRawBufferPointer {
+      UnsafeRawBufferPointer(rebasing: bytes[records[record].name])
+    }
+    // Each slot holds the latest record of one name; a later record of the name replaces it.
+    var size = 16
+    while size < 2 * records.count { size *= 2 }
+    var latest = [Int](repeating: -1, count: size)
+    for record in records.indices {
+      var slot = Int(fnv1a(name(record))) & (size - 1)
+      while latest[slot] >= 0, !name(latest[slot]).elementsEqual(name(record)) {
+        slot = (slot + 1) & (size - 1)
+      }
+      latest[slot] = record
+    }
+    for record in latest.filter({ $0 >= 0 }).sorted() {
+      if let parsed = self.record(UnsafeRawBufferPointer(rebasing: bytes[records[record].payload]))
+      {
+        try body(parsed)
+      }
+    }
+  }
+
+  /// The latest change of each machine among the records after the header (version 3), in
+  /// the order written: `forEachLatest`'s records, decoded (those that do not decode are left
+  /// out).
+  static func latestChanges(_ bytes: UnsafeRawBufferPointer) -> [JournalChange] {
+    var changes: [JournalChange] = []
+    forEachLatest(bytes) { record in
+      if let change = record.change { changes.append(change) }
+    }
+    return changes
+  }
+
+  /// The parts of a version 3 payload, in place; nil when it is not exactly one save or one
+  /// delete (its texts and timers are not checked: `JournalRecord.change` does).
+  private static func record(_ payload: UnsafeRawBufferPointer) -> JournalRecord? {
+    var reader = Reader(bytes: payload)
+    guard let tag = reader.integer(UInt8.self), let name = reader.slice() else { return nil }
+    let none = UnsafeRawBufferPointer(start: nil, count: 0)
+    switch tag {
+    case deleteTag:
+      guard reader.isAtEnd else { return nil }
+      return JournalRecord(isDelete: true, name: name, kind: none, state: none, timers: none)
+    case saveTag:
+      guard let kind = reader.slice(), let state = reader.slice(), let timers = reader.slice(),
+        reader.isAtEnd
+      else { return nil }
+      return JournalRecord(isDelete: false, name: name, kind: kind, state: state, timers: timers)
+    default:
+      return nil
+    }
+  }
+
+  /// A version 2 payload (timers in their fixed-width form), or nil when it does not decode.
+  private static func decodeVersion2(_ payload: UnsafeRawBufferPointer) -> JournalChange? {
+    let hasDeadline: UInt8 = 1
+    let hasRemaining: UInt8 = 2
+    var reader = Reader(bytes: payload)
+    guard let tag = reader.integer(UInt8.self), let name = reader.text() else { return nil }
+    switch tag {
+    case deleteTag:
+      return reader.isAtEnd ? .delete(name: name) : nil
+    case saveTag:
+      guard let kind = reader.text(), let state = reader.text(),
+        let count = reader.integer(UInt32.self)
+      else { return nil }
+      var timers: [StoredTimer] = []
+      for _ in 0..<count {
+        guard let input = reader.text(), let repeats = reader.integer(UInt8.self),
+          let span = reader.integer(Int64.self), let flags = reader.integer(UInt8.self),
+          let deadline = reader.integer(Int64.self),
+          let remaining = flags & hasRemaining == 0 ? 0 : reader.integer(Int64.self),
+          let queue = reader.integer(UInt8.self), let effectID = reader.integer(UInt64.self),
+          repeats <= 1, flags <= hasDeadline | hasRemaining, flags != hasRemaining,
+          flags & hasDeadline != 0 || deadline == 0
+        else { return nil }
+        timers.append(
+          StoredTimer(
+            input: input, repeats: repeats != 0, spanNanoseconds: span,
+            deadlineWallNanoseconds: flags & hasDeadline != 0 ? deadline : nil,
+            remainingNanoseconds: flags & hasRemaining != 0 ? remaining : nil, queue: queue,
+            effectID: effectID))
+      }
+      guard reader.isAtEnd else { return nil }
+      return .save(StoredMachine(name: name, kind: kind, state: state, timers: timers))
+    default:
+      return nil
+    }
+  }
+
+  /// FNV-1a, 32 bits: enough to tell a whole record from a torn or overwritten one.
+  static func fnv1a(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
+    var hash: UInt32 = 2_166_136_261
+    for byte in bytes { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
+    return hash
+  }
+
+  /// Reads what `append` wrote; nil past the end.
+  private struct Reader {
+    let bytes: UnsafeRawBufferPointer
+    var offset = 0
+
+    var isAtEnd: Bool { offset == bytes.count }
+
+    mutating func integer<T: FixedWidthInteger>(_ type: T.Type) -> T? {
+      guard bytes.count - offset >= MemoryLayout<T>.size else { return nil }
+      defer { offset += MemoryLayout<T>.size }
+      return T(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: T.self))
+    }
+
+    /// A `UInt32` length and that many bytes, in place.
+    mutating func slice() -> UnsafeRawBufferPointer? {
+      guard let count = integer(UInt32.self), bytes.count - offset >= Int(count) else {
+        return nil
+      }
+      defer { offset += Int(count) }
+      return UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + Int(count)])
+    }
+
+    mutating func text() -> String? {
+      // Only what `append` writes: invalid UTF-8 is damage, not a text to repair.
+      guard let bytes = slice(), UTF8Text.isValid(bytes) else { return nil }
+      return String(decoding: bytes, as: UTF8.self)
+    }
+  }
+}

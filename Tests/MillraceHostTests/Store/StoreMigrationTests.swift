@@ -1,0 +1,163 @@
+import Foundation
+import Testing
+
+@testable import MillraceHost
+
+/// Stores written by earlier daemons: the rowid `machines` table with a `timers` table of one
+/// row per timer (schema version 0, 1 KiB pages), and journals of version 2.
+@Suite("Store migration")
+struct StoreMigrationTests {
+  let directory: String = {
+    let path = NSTemporaryDirectory() + "millrace-migrate-\(UUID().uuidString)"
+    try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+  }()
+
+  let timer = StoredTimer(
+    input: "loginOK", repeats: false, spanNanoseconds: 1_000_000_000,
+    deadlineWallNanoseconds: 1_700_000_000_000_000_000, remainingNanoseconds: 250_000_000,
+    queue: 1, effectID: .max)
+  let tick = StoredTimer(
+    input: "tick", repeats: true, spanNanoseconds: 5_000_000, deadlineWallNanoseconds: nil,
+    queue: 0, effectID: 9)
+
+  /// Makes `machines.sqlite3` as the daemon did before the compact layout: its set-up SQL,
+  /// then `rows`.
+  func makeVersion0Store(withRemaining: Bool = true, rows: String) throws {
+    let old = try SQLiteConnection(path: directory + "/machines.sqlite3")
+    try old.execute(
+      """
+      PRAGMA page_size=1024;
+      PRAGMA journal_mode=WAL;
+      CREATE TABLE machines(name TEXT PRIMARY KEY, kind TEXT NOT NULL, state TEXT NOT NULL);
+      CREATE TABLE timers(
+        machine TEXT NOT NULL, position INTEGER NOT NULL, input TEXT NOT NULL,
+        repeats INTEGER NOT NULL, span_ns INTEGER NOT NULL, deadline_ns INTEGER,
+        queue INTEGER NOT NULL, effect_id INTEGER NOT NULL,
+        \(withRemaining ? "remaining_ns INTEGER," : "") PRIMARY KEY(machine, position));
+      \(rows)
+      """)
+  }
+
+  /// The snapshot's schema version, page size and table definitions, read with a connection
+  /// of its own (the store must be closed).
+  func layout() throws -> (version: Int64?, pageSize: Int64?, tables: [String]) {
+    let database = try SQLiteConnection(path: directory + "/machines.sqlite3")
+    var version, pageSize: Int64?
+    var tables: [String] = []
+    try database.run("PRAGMA user_version") { version = SQLiteConnection.integer($0, 0) }
+    try database.run("PRAGMA page_size") { pageSize = SQLiteConnection.integer($0, 0) }
+    try database.run("SELECT sql FROM sqlite_master WHERE type = 'table'") {
+      tables.append(SQLiteConnection.text($0, 0))
+    }
+    return (version, pageSize, tables)
+  }
+
+  @Test("a store of the earlier layout is migrated on open: rows, timers in order, 4 KiB pages")
+  func migrateVersion0() throws {
+    try makeVersion0Store(
+      rows: """
+        INSERT INTO machines VALUES('a', 'auth', 'loggingIn');
+        INSERT INTO machines VALUES('b', 'toggle', 'on');
+        INSERT INTO machines VALUES('ü', '', 'état');
+        INSERT INTO timers VALUES('a', 1, 'tick', 1, 5000000, NULL, 0, 9, NULL);
+        INSERT INTO timers VALUES('a', 0, 'loginOK', 0, 1000000000, 1700000000000000000, 1, -1,
+          250000000);
+        INSERT INTO timers VALUES('gone', 0, 'tick', 1, 5000000, NULL, 0, 9, NULL);
+        """)
+    let expected = [
+      StoredMachine(name: "a", kind: "auth", state: "loggingIn", timers: [timer, tick]),
+      StoredMachine(name: "b", kind: "toggle", state: "on"),
+      StoredMachine(name: "ü", kind: "", state: "état"),
+    ]
+    do {
+      let store = try MachineStore(directory: directory, durability: .batched)
+      #expect(try store.loadAll() == expected)
+      // Changes go on in the new layout.
+      try store.save(StoredMachine(name: "b", kind: "toggle", state: "off", timers: [tick]))
+      try store.commit()
+      try store.close()
+    }
+    let (version, pageSize, tables) = try layout()
+    #expect(version == 2)
+    #expect(pageSize == 4096)
+    #expect(tables.count == 1)
+    #expect(tables.first?.hasSuffix("WITHOUT ROWID") == true)
+    var after = expected
+    after[1] = StoredMachine(name: "b", kind: "toggle", state: "off", timers: [tick])
+    #expect(try MachineStore(directory: directory, durability: .batched).loadAll() == after)
+  }
+
+  @Test("a store made before the time remaining was kept migrates; its timers read as not known")
+  func migrateWithoutRemainingColumn() throws {
+    try makeVersion0Store(
+      withRemaining: false,
+      rows: """
+        INSERT INTO machines VALUES('a', 'auth', 'loggingIn');
+        INSERT INTO timers VALUES('a', 0, 'loginOK', 0, 1000000000, 1700000000000000000, 1, -1);
+        """)
+    let store = try MachineStore(directory: directory, durability: .batched)
+    var known = timer
+    known.remainingNanoseconds = nil
+    #expect(
+      try store.loadAll() == [
+        StoredMachine(name: "a", kind: "auth", state: "loggingIn", timers: [known])
+      ])
+  }
+
+  @Test("an empty store of the earlier layout migrates to an empty one")
+  func migrateEmpty() throws {
+    try makeVersion0Store(rows: "")
+    #expect(try MachineStore(directory: directory, durability: .batched).loadAll().isEmpty)
+    #expect(try layout().version == 2)
+  }
+
+  @Test("a store of a later schema version is refused, not changed")
+  func laterVersion() throws {
+    do {
+      let later = try SQLiteConnection(path: directory + "/machines.sqlite3")
+      try later.execute("CREATE TABLE machines(name TEXT); PRAGMA user_version=3;")
+    }
+    let refused = #expect(throws: StoreError.self) {
+      _ = try MachineStore(directory: directory, durability: .batched)
+    }
+    #expect(refused?.message.contains("schema version 3") == true)
+    #expect(try layout().version == 3)
+  }
+
+  @Test("a version 2 journal left by a crash is replayed over a migrated store, then goes on as 3")
+  func version2Journal() throws {
+    try makeVersion0Store(
+      rows: """
+        INSERT INTO machines VALUES('a', 'auth', 'loggedOut');
+        INSERT INTO machines VALUES('b', 'toggle', 'on');
+        """)
+    // The earlier daemon's turns since its last checkpoint, epoch 7.
+    let changes: [JournalChange] = [
+      .save(StoredMachine(name: "a", kind: "auth", state: "loggingIn", timers: [timer, tick])),
+      .delete(name: "b"),
+      .save(StoredMachine(name: "c", kind: "toggle", state: "off")),
+    ]
+    let journal = directory + "/machines.journal"
+    let bytes =
+      JournalFormat.header(epoch: 7, version: 2) + JournalVersion2.records(changes, epoch: 7)
+      + [UInt8](repeating: 0, count: 1000)
+    try Data(bytes).write(to: URL(fileURLWithPath: journal))
+    let expected = [
+      StoredMachine(name: "a", kind: "auth", state: "loggingIn", timers: [timer, tick]),
+      StoredMachine(name: "c", kind: "toggle", state: "off"),
+    ]
+    do {
+      let store = try MachineStore(directory: directory, durability: .batched)
+      #expect(try store.loadAll() == expected)
+      let header = try Data(contentsOf: URL(fileURLWithPath: journal)).prefix(16)
+      #expect(Array(header) == JournalFormat.header(epoch: 8))
+      // The next turns are version 3 records, replayed after the next crash.
+      try store.save(StoredMachine(name: "c", kind: "toggle", state: "on"))
+      try store.commit()
+    }
+    var after = expected
+    after[1].state = "on"
+    #expect(try MachineStore(directory: directory, durability: .batched).loadAll() == after)
+  }
+}
