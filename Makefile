@@ -14,14 +14,17 @@ EMBEDDED_FLAGS := -target x86_64-unknown-linux-gnu -enable-experimental-feature 
 
 all: build
 
-deps:
-	@missing=""; for p in $(SYSTEM_PACKAGES); do \
+# A recipe line that installs with apt-get the Debian packages of $(1) that are missing.
+install_missing = missing=""; for p in $(1); do \
 	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  $(SUDO) apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
+
+deps:
+	@$(call install_missing,$(SYSTEM_PACKAGES))
 
 build: deps
 	$(SWIFT) build

@@ -23,13 +23,7 @@ SCALEGEN := .build/scale/scalegen
 .PHONY: scale scale-deps scale-build
 
 scale-deps:
-	@missing=""; for p in $(SCALE_PACKAGES); do \
-	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
-	if [ -n "$$missing" ]; then \
-	  echo "installing:$$missing"; \
-	  $(SUDO) apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
-	fi
+	@$(call install_missing,$(SCALE_PACKAGES))
 
 $(SCALEGEN): Bench/scale/scalegen.c | scale-deps
 	@mkdir -p $(dir $@)
