@@ -9,19 +9,22 @@ EMBEDDED_DIR := .build/embedded
 EMBEDDED_FLAGS := -target x86_64-unknown-linux-gnu -enable-experimental-feature Embedded \
 	-wmo -parse-as-library -Osize
 
-.PHONY: all deps build run test embedded embedded-check bench bench-quick sanitize \
+.PHONY: all deps build run test embedded embedded-check bench bench-quick scale sanitize \
 	sanitize-address sanitize-thread lint clean
 
 all: build
 
-deps:
-	@missing=""; for p in $(SYSTEM_PACKAGES); do \
+# A recipe line that installs with apt-get the Debian packages of $(1) that are missing.
+install_missing = missing=""; for p in $(1); do \
 	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  $(SUDO) apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
+
+deps:
+	@$(call install_missing,$(SYSTEM_PACKAGES))
 
 build: deps
 	$(SWIFT) build
@@ -83,3 +86,6 @@ clean:
 include mk/c.mk
 include mk/reliability.mk
 include mk/clients.mk
+# `make scale` (mk/scale.mk): a million machines on the release daemon against redis-server on
+# the same run; writes Bench/results/scale.md; SCALE_N=100000 for a quick run. Not in `make test`.
+include mk/scale.mk

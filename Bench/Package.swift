@@ -4,12 +4,17 @@
 // never reach the root package. `Bench/run.sh` (called by `make bench`) builds and runs it.
 //
 // Targets:
-//   BenchSupport        shared workloads: the counter and auth machines, batch sizes, the
-//                       BENCH_QUICK switch, the common benchmark configuration, and timer
-//                       lateness on HdrHistogram.
+//   BenchWorkloads      shared workloads: the counter and auth cycle, the reply sink, the batch
+//                       size and the BENCH_QUICK switch. No dependency.
+//   BenchSupport        the common benchmark configuration and timer lateness on HdrHistogram;
+//                       re-exports BenchWorkloads.
 //   PeerBenchmarks      the peers of §6 doing the same work: ring buffer + switch (the limit),
 //                       a Harvest-style pipeline on OpenCombine, an actor, an AsyncStream.
-//   MillraceBenchmarks  Millrace's own hot paths, named as scripts/report.py's BUDGETS expect.
+//   MillraceWorkloads   Millrace's hot paths (the workloads as Millrace machines, set up and
+//                       run), shared by the two measurers below so they measure the same code.
+//   MillraceBenchmarks  times them, named as scripts/report.py's BUDGETS expect.
+//   instructions        runs one of them N times for callgrind (scripts/instructions.sh); it
+//                       does not link ordo-one/benchmark, so malloc is the C library's own.
 import PackageDescription
 
 let swift6: [SwiftSetting] = [.swiftLanguageMode(.v6)]
@@ -33,9 +38,11 @@ let package = Package(
     .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", exact: "0.2.0"),
   ],
   targets: [
+    .target(name: "BenchWorkloads", swiftSettings: swift6),
     .target(
       name: "BenchSupport",
       dependencies: [
+        "BenchWorkloads",
         .product(name: "Benchmark", package: "benchmark"),
         .product(name: "Histogram", package: "hdrhistogram-swift"),
       ],
@@ -51,16 +58,29 @@ let package = Package(
       swiftSettings: swift6,
       plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
     .target(name: "CHeapBytes"),
+    .target(
+      name: "MillraceWorkloads",
+      dependencies: [
+        "BenchWorkloads",
+        .product(name: "Millrace", package: rootIdentity),
+        .product(name: "MillraceHost", package: rootIdentity),
+      ],
+      swiftSettings: swift6),
     .executableTarget(
       name: "MillraceBenchmarks",
       dependencies: [
-        "BenchSupport", "CHeapBytes",
+        "BenchSupport", "CHeapBytes", "MillraceWorkloads",
         .product(name: "Benchmark", package: "benchmark"),
         .product(name: "Millrace", package: rootIdentity),
-        .product(name: "MillraceHost", package: rootIdentity),
       ],
       path: "Benchmarks/MillraceBenchmarks",
       swiftSettings: swift6,
       plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
+    // Callgrind's client requests (valgrind/callgrind.h), for `instructions`.
+    .target(name: "CCallgrind"),
+    .executableTarget(
+      name: "instructions",
+      dependencies: ["MillraceWorkloads", "CCallgrind"],
+      swiftSettings: swift6),
   ]
 )

@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # Bench/run.sh: everything `make bench` does (DESIGN.md §6, issue 5).
 #
-#   1. checks / installs what it needs (libuv1-dev, redis-tools, redis-server, matplotlib)
+#   1. checks / installs what it needs (libuv1-dev, redis-tools, redis-server, valgrind,
+#      matplotlib)
 #   2. builds the C peers (Bench/C) (and millraced with MILLRACED=auto)
 #   3. builds the benchmark package in release and runs the in-process benchmarks
 #      (ordo-one/benchmark's plugin; samples exported as TSV)
-#   4. runs the raw libuv timer peer (Bench/C/uvtimers)
-#   5. runs the socket benchmarks (Bench/scripts/socket-bench.sh)
-#   6. writes Bench/results/latest.md, latest.json and latency.png, and prints the budget table
+#   4. counts the hot paths' instructions per operation with callgrind
+#      (Bench/scripts/instructions.sh: deterministic, so the quick run counts them too)
+#   5. runs the raw libuv timer peer (Bench/C/uvtimers)
+#   6. runs the socket benchmarks (Bench/scripts/socket-bench.sh)
+#   7. writes Bench/results/latest.md, latest.json and latency.png, and prints the budget table
 #
 # Env:
-#   BENCH_QUICK=1   short run (< 3 minutes once built); default is the full run (< 15 minutes)
+#   BENCH_QUICK=1   short run (~4 minutes once built); default is the full run (< 20 minutes)
 #   MILLRACED=PATH  the daemon for the socket benchmarks; MILLRACED=auto builds the root
 #                   package's `millraced` in release and uses it; unset: millraced skipped
 #   BENCH_FILTER=RE only the in-process benchmarks matching RE (ordo-one --filter)
@@ -36,6 +39,7 @@ command -v redis-benchmark >/dev/null || missing+=(redis-tools)
 command -v redis-server >/dev/null || missing+=(redis-server)
 command -v cc >/dev/null || missing+=(gcc)
 command -v pkg-config >/dev/null || missing+=(pkg-config)
+{ command -v valgrind >/dev/null && [ -e /usr/include/valgrind/callgrind.h ]; } || missing+=(valgrind)
 if [ "${#missing[@]}" -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     echo "installing ${missing[*]}" >&2
@@ -93,18 +97,25 @@ swift package --package-path "$BENCH" --disable-sandbox benchmark run --no-progr
 }
 grep -E '^(Warning|Note|The following)' "$RAW/benchmark.log" >&2 || true
 
-# --- 4. raw libuv timers ----------------------------------------------------------------------
+# --- 4. instruction counts --------------------------------------------------------------------
+step "instruction counts (callgrind, release build)"
+rm -f "$BENCH/results/instructions.json"
+INSTRUCTIONS_FILTER="${INSTRUCTIONS_FILTER:-${BENCH_FILTER:-}}" \
+  "$BENCH/scripts/instructions.sh" "$BENCH/results/instructions.json"
+
+# --- 5. raw libuv timers ----------------------------------------------------------------------
 step "raw libuv timers"
 "$BENCH/C/uvtimers" -r "$([ "$BENCH_QUICK" = 0 ] && echo 5000 || echo 500)" -o "$RAW/uvtimers.json"
 
-# --- 5. socket benchmarks ---------------------------------------------------------------------
+# --- 6. socket benchmarks ---------------------------------------------------------------------
 step "socket benchmarks"
 "$BENCH/scripts/socket-bench.sh" "$RAW/socket"
 
-# --- 6. report --------------------------------------------------------------------------------
+# --- 7. report --------------------------------------------------------------------------------
 step "report"
 status=0
 python3 "$BENCH/scripts/report.py" --samples "$RAW/samples" --socket "$RAW/socket" \
-  --uvtimers "$RAW/uvtimers.json" --out "$BENCH/results" || status=$?
-step "done: Bench/results/latest.md, latest.json, latency.png"
+  --uvtimers "$RAW/uvtimers.json" --instructions "$BENCH/results/instructions.json" \
+  --budgets "$BENCH/budgets.json" --out "$BENCH/results" || status=$?
+step "done: Bench/results/latest.md, latest.json, latency.png, instructions.json"
 exit "$status"

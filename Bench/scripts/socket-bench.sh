@@ -2,6 +2,10 @@
 # Socket benchmarks of DESIGN.md §6: the same load generators against
 #   echo        Bench/C/echo, the raw libuv RESP server (the floor)                  PING
 #   redis       redis-server on its own Unix socket, no persistence                  PING
+#   redis-aof   redis-server with appendonly yes, appendfsync everysec (its AOF in    INCR counter
+#               a temp dir): the peer of pipelined SEND with durability batched (DESIGN.md
+#               §6, issue 22), a write that is made durable within about a second; -c 50
+#               -P 16 only (no rtt)
 #   millraced-MODE  for each durability MODE, when $MILLRACED names the binary      PING, SEND t flip
 #
 # Two load generators, both on temp-dir Unix sockets:
@@ -129,6 +133,7 @@ declare -A PIDOF     # name -> pid
 declare -A SOCK      # name -> socket path
 declare -A CMDS      # name -> commands, separated by '|'
 declare -A SCALE     # name|command -> divisor of the request counts
+declare -A ONLY      # name -> the one redis-benchmark "clients pipeline" it runs (no rtt)
 
 # --- the raw libuv echo server ---
 "${ON_SERVER[@]}" "$ECHO" "$TMP/echo.sock" 2>>"$OUT/echo.log" &
@@ -142,6 +147,16 @@ SERVERS+=(echo); SOCK[echo]="$TMP/echo.sock"; CMDS[echo]="PING"; PIDOF[echo]=$PI
 PID=$!; PIDS+=("$PID")
 wait_ready "$TMP/redis.sock" "$PID"
 SERVERS+=(redis); SOCK[redis]="$TMP/redis.sock"; CMDS[redis]="PING"; PIDOF[redis]=$PID
+
+# --- redis-server with an append-only file, fsynced every second ---
+mkdir -p "$TMP/redis-aof"
+"${ON_SERVER[@]}" redis-server --port 0 --unixsocket "$TMP/redis-aof.sock" --unixsocketperm 700 --save '' \
+  --appendonly yes --appendfsync everysec --dir "$TMP/redis-aof" \
+  --daemonize no --logfile "$TMP/redis-aof.log" &
+PID=$!; PIDS+=("$PID")
+wait_ready "$TMP/redis-aof.sock" "$PID"
+SERVERS+=(redis-aof); SOCK[redis-aof]="$TMP/redis-aof.sock"; CMDS[redis-aof]="INCR counter"
+PIDOF[redis-aof]=$PID; ONLY[redis-aof]="50 16"
 
 # --- millraced, one daemon per durability mode ---
 if [ -z "${MILLRACED:-}" ]; then
@@ -194,6 +209,7 @@ tag_of() { echo "$1" | tr 'A-Z ' 'a-z-'; }
 # rtt: one client, exact percentiles
 for round in $(seq 1 "$ROUNDS"); do
   for server in "${SERVERS[@]}"; do
+    [ -n "${ONLY[$server]:-}" ] && continue
     IFS='|' read -r -a cmds <<< "${CMDS[$server]}"
     for cmd in "${cmds[@]}"; do
       scale="${SCALE["$server|$cmd"]:-1}"
@@ -216,6 +232,7 @@ for round in $(seq 1 "$ROUNDS"); do
     read -r c p <<< "$cp"
     case "$cp" in "1 1") base=$N_C1 ;; "1 16") base=$N_C1P ;; "50 1") base=$N_C50 ;; *) base=$N_C50P ;; esac
     for server in "${SERVERS[@]}"; do
+      [ -n "${ONLY[$server]:-}" ] && [ "${ONLY[$server]}" != "$cp" ] && continue
       IFS='|' read -r -a cmds <<< "${CMDS[$server]}"
       for cmd in "${cmds[@]}"; do
         n=$((base / ${SCALE["$server|$cmd"]:-1}))

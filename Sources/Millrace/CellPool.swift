@@ -29,8 +29,6 @@ struct CellPool {
   @usableFromInline private(set) var free = CellPool.none
   /// Cells in use.
   @usableFromInline private(set) var live = 0
-  /// The most cells in use at once.
-  @usableFromInline private(set) var highWater = 0
   /// For users that stamp cells with a generation: above every generation a cell given back
   /// had, so that a cell touched for the first time (or again after `releaseMemory()`) can
   /// start from it and never repeat an earlier cell's stamp. Kept by the user.
@@ -57,15 +55,33 @@ struct CellPool {
     base + Int(index) &* stride
   }
 
+  /// The address of cell `index` of a pool whose cells are `Cell`s (`stride` is then a
+  /// constant in specialized code).
+  @inlinable
+  func cell<Cell>(_ index: UInt32, as type: Cell.Type) -> UnsafeMutablePointer<Cell> {
+    base.assumingMemoryBound(to: Cell.self) + Int(index)
+  }
+
   /// Takes a cell, or nil when every cell is in use. A cell taken for the first time is
   /// uninitialized memory (`touched` grew); one taken again holds what it held when given
   /// back, but for its first 4 bytes.
   @inlinable
   mutating func take() -> UInt32? {
+    take(as: UInt8.self, stride: stride)
+  }
+
+  /// `take()` for a pool of `Cell`s.
+  @inlinable
+  mutating func take<Cell>(as type: Cell.Type) -> UInt32? {
+    take(as: type, stride: MemoryLayout<Cell>.stride)
+  }
+
+  @inlinable
+  mutating func take<Cell>(as type: Cell.Type, stride: Int) -> UInt32? {
     let index: UInt32
     if free != CellPool.none {
       index = free
-      free = cell(index).load(as: UInt32.self)
+      free = (base + Int(index) &* stride).load(as: UInt32.self)
     } else if Int(touched) < capacity {
       index = touched
       touched &+= 1
@@ -73,14 +89,24 @@ struct CellPool {
       return nil
     }
     live &+= 1
-    if live > highWater { highWater = live }
     return index
   }
 
   /// Gives back a cell from `take`, its contents deinitialized.
   @inlinable
   mutating func give(_ index: UInt32) {
-    cell(index).storeBytes(of: free, as: UInt32.self)
+    give(index, stride: stride)
+  }
+
+  /// `give(_:)` for a pool of `Cell`s.
+  @inlinable
+  mutating func give<Cell>(_ index: UInt32, as type: Cell.Type) {
+    give(index, stride: MemoryLayout<Cell>.stride)
+  }
+
+  @inlinable
+  mutating func give(_ index: UInt32, stride: Int) {
+    (base + Int(index) &* stride).storeBytes(of: free, as: UInt32.self)
     free = index
     live &-= 1
   }

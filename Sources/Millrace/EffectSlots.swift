@@ -115,7 +115,7 @@ struct EffectSlots<Input> {
   /// The slot in cell `index`.
   @inlinable
   func slot(_ index: UInt32) -> UnsafeMutablePointer<EffectSlot<Input>> {
-    pool.pointee.cell(index).assumingMemoryBound(to: EffectSlot<Input>.self)
+    pool.pointee.cell(index, as: EffectSlot<Input>.self)
   }
 
   /// The most effects the machine may have in flight.
@@ -145,8 +145,8 @@ struct EffectSlots<Input> {
   func allocate() -> UInt32? {
     guard Int(record.pointee.effectsInFlight) < capacity else { return nil }
     let touched = pool.pointee.touched
-    guard let index = pool.pointee.take() else { return nil }
-    let cell = pool.pointee.cell(index)
+    guard let index = pool.pointee.take(as: EffectSlot<Input>.self) else { return nil }
+    let cell = UnsafeMutableRawPointer(slot(index))
     let generation =
       pool.pointee.touched != touched
       ? pool.pointee.generationFloor
@@ -185,7 +185,7 @@ struct EffectSlots<Input> {
     if generation >= pool.pointee.generationFloor {
       pool.pointee.generationFloor = generation == UInt32.max ? 1 : generation + 1
     }
-    pool.pointee.give(index)
+    pool.pointee.give(index, as: EffectSlot<Input>.self)
     record.pointee.effectsInFlight &-= 1
   }
 

@@ -22,10 +22,14 @@ final class MachineTable {
   @usableFromInline
   @exclusivity(unchecked)
   var owner: Unmanaged<Runtime>?
-  /// The runtime's kinds, by the index records name them with (kept by the runtime).
+  /// The runtime's kinds, by the index records name them with (kept by the runtime). An
+  /// entry's address stays valid for the runtime's life: when the table grows, the old one is
+  /// kept (`retiredKinds`), so a view made before still reads its entry.
   @usableFromInline
   @exclusivity(unchecked)
-  var kinds: UnsafeMutablePointer<KindEntry>
+  private(set) var kinds: UnsafeMutablePointer<KindEntry>
+  private var kindCapacity = 1
+  private var retiredKinds: [UnsafeMutablePointer<KindEntry>] = []
   @usableFromInline
   @exclusivity(unchecked)
   var freeHead: UInt32
@@ -61,7 +65,21 @@ final class MachineTable {
     records.deinitialize(count: Int(initialized))
     records.deallocate()
     kinds.deallocate()
+    for table in retiredKinds { table.deallocate() }
     sides.deallocate()
+  }
+
+  /// Writes the entry of kind `index` (the next index, or one written before).
+  @usableFromInline
+  func setKind(_ entry: KindEntry, at index: Int) {
+    if index == kindCapacity {
+      let grown = UnsafeMutablePointer<KindEntry>.allocate(capacity: 2 * kindCapacity)
+      grown.initialize(from: kinds, count: kindCapacity)
+      retiredKinds.append(kinds)
+      kinds = grown
+      kindCapacity *= 2
+    }
+    (kinds + index).initialize(to: entry)
   }
 
   /// The record of the live machine `id` names, or nil.
@@ -69,7 +87,8 @@ final class MachineTable {
   func liveRecord(_ id: MachineID) -> UnsafeMutablePointer<MachineRecord>? {
     guard id.index < initialized else { return nil }
     let record = records + Int(id.index)
-    guard record.pointee.generation == id.generation, record.pointee.isAlive else { return nil }
+    // A machine's generation changes when it is removed (`retire`): a matching one is alive.
+    guard record.pointee.generation == id.generation else { return nil }
     return record
   }
 
@@ -98,9 +117,10 @@ final class MachineTable {
     return index
   }
 
-  /// Returns a dead, unscheduled slot to the free list under a new generation.
+  /// Gives the slot of a machine being removed a new generation, so that no id of the machine
+  /// matches it any more (`liveRecord`), and the next machine in the slot a new id.
   @usableFromInline
-  func freeSlot(_ index: UInt32) {
+  func retire(_ index: UInt32) {
     let record = records + Int(index)
     record.pointee.generation &+= 1
     if record.pointee.generation == 0 { record.pointee.generation = 1 }
@@ -108,6 +128,12 @@ final class MachineTable {
       generationFloor = record.pointee.generation &+ 1
       if generationFloor == 0 { generationFloor = 1 }
     }
+  }
+
+  /// Returns a dead (retired), unscheduled slot to the free list.
+  @usableFromInline
+  func freeSlot(_ index: UInt32) {
+    let record = records + Int(index)
     record.pointee.next = freeHead
     freeHead = index
     inUse -= 1

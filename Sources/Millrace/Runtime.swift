@@ -49,8 +49,8 @@ public final class Runtime {
   /// point into them.
   @usableFromInline
   var pools: [(shape: CellShape, inputs: Bool, pool: UnsafeMutablePointer<CellPool>)] = []
-  /// The observers of whole machine types (`observeAll`): the type (`MachineKind.typeWord`),
-  /// the box its kinds point to, and how to release the box.
+  /// The observers of whole machine types (`observeAll`), the latest of a type last: the type
+  /// (`MachineKind.typeWord`), the box its kinds point to, and how to release the box.
   @usableFromInline
   var observedTypes: [(type: UInt, box: UnsafeMutableRawPointer, release: () -> Void)] = []
   /// The slot being dispatched, whose release waits until its dispatch returns.
@@ -171,7 +171,7 @@ public final class Runtime {
     guard kinds.count < RuntimeCapacity.maxKinds else { return nil }
     candidate.inputPool = pool(candidate.inputShape, inputs: true)
     candidate.effectPool = pool(candidate.effectShape, inputs: false)
-    candidate.observer = observedTypes.first { $0.type == candidate.typeWord }?.box
+    candidate.observer = observedTypes.last { $0.type == candidate.typeWord }?.box
     kinds.append(candidate)
     rebuildKindEntries()
     return UInt16(kinds.count - 1)
@@ -180,11 +180,7 @@ public final class Runtime {
   /// Rewrites the table's kind entries from `kinds`.
   @usableFromInline
   func rebuildKindEntries() {
-    table.kinds.deallocate()
-    table.kinds = .allocate(capacity: max(kinds.count, 1))
-    for (index, kind) in kinds.enumerated() {
-      (table.kinds + index).initialize(to: KindEntry(kind))
-    }
+    for (index, kind) in kinds.enumerated() { table.setKind(KindEntry(kind), at: index) }
   }
 
   /// The pool of cells of `shape` (input or effect cells), made now if there is none.
@@ -261,11 +257,16 @@ public final class Runtime {
 
   /// Calls `observer` with every later reply and output of every machine of type `M`, with the
   /// machine's id: after the machine's own observers, for as long as the runtime lives. A
-  /// later call replaces the earlier observer of the type. One observer for a whole type
+  /// later call replaces the earlier observer of the type (which the runtime keeps until it
+  /// goes, so replace observers rarely). One observer for a whole type
   /// costs no memory per machine (`MachineHandle.observe` makes a side record per machine).
   ///
   /// The runtime keeps the observer: capture the runtime (or anything that owns it)
   /// `unowned`.
+  ///
+  /// Inlinable, so that the box's closure is specialized for `M` where the caller knows it:
+  /// unspecialized, it would look up the metadata of the event's tuple type on every event.
+  @inlinable
   public func observeAll<M: Machine>(
     _ type: M.Type,
     _ observer: @escaping (MachineID, MachineEvent<M.Input, M.State, M.Output>) -> Void
@@ -275,10 +276,8 @@ public final class Runtime {
     let type = TypedMachineKind<M>(policies: [], effectCapacity: 1).typeWord
     for kind in kinds where kind.typeWord == type { kind.observer = box.toOpaque() }
     rebuildKindEntries()
-    if let index = observedTypes.firstIndex(where: { $0.type == type }) {
-      observedTypes[index].release()
-      observedTypes.remove(at: index)
-    }
+    // A replaced observer is kept until the runtime goes: a view made before the call (an
+    // observer may call this) still reaches it.
     observedTypes.append((type, box.toOpaque(), { box.release() }))
   }
 
@@ -350,8 +349,8 @@ public final class Runtime {
         continue
       }
       dispatchingIndex = Int(index)
-      let left = limit - turns
-      turns += table.kinds[Int(record.pointee.kind)].kind._withUnsafeGuaranteedRef {
+      let left = limit &- turns
+      turns &+= table.kinds[Int(record.pointee.kind)].kind._withUnsafeGuaranteedRef {
         $0.dispatch(table, index, left)
       }
       dispatchingIndex = -1

@@ -25,6 +25,11 @@ struct TypedMachine<M: Machine> {
   let index: UInt32
   @usableFromInline
   let record: UnsafeMutablePointer<MachineRecord>
+  /// The machine's kind entry: its layout, pools and observer (valid for the runtime's life,
+  /// see `MachineTable.kinds`; an observer replaced meanwhile stays valid until the runtime
+  /// goes).
+  @usableFromInline
+  let entry: UnsafePointer<KindEntry>
   /// The machine's block (read from the record on each use: a view small enough to travel in
   /// registers is worth more than the load).
   @inlinable
@@ -37,13 +42,7 @@ struct TypedMachine<M: Machine> {
     self.table = Unmanaged.passUnretained(table)
     self.index = index
     record = table.records + Int(index)
-  }
-
-  /// The machine's entry in the kind table: layout, pools, observer.
-  @inlinable
-  var entry: UnsafeMutablePointer<KindEntry> {
-    let kind = Int(record.pointee.kind)
-    return table._withUnsafeGuaranteedRef { $0.kinds + kind }
+    entry = UnsafePointer(table.kinds + Int(record.pointee.kind))
   }
 
   /// The kind's layout (read only where effects need it: the input path does not).
@@ -82,18 +81,18 @@ struct TypedMachine<M: Machine> {
     (block + TypedMachine.extraOffset).assumingMemoryBound(to: M.Extra.self)
   }
 
-  /// The input cell `index` of `pool`.
+  /// The input cell `index` of `pool` (whose cells are `InputCell<M.Input>`: a constant
+  /// stride in specialized code).
   @inlinable
   static func inputCell(_ pool: UnsafeMutablePointer<CellPool>, _ index: UInt32)
     -> UnsafeMutablePointer<InputCell<M.Input>>
   {
-    pool.pointee.cell(index).assumingMemoryBound(to: InputCell<M.Input>.self)
+    pool.pointee.cell(index, as: InputCell<M.Input>.self)
   }
 
   @inlinable
   var effects: EffectSlots<M.Input> {
-    let entry = self.entry
-    return EffectSlots(
+    EffectSlots(
       record: record, owner: index, block: block, pool: entry.pointee.effects,
       layout: entry.pointee.layout)
   }
@@ -195,8 +194,9 @@ struct TypedMachine<M: Machine> {
     let count = record.pointee.inputCount
     guard count < record.pointee.inputCapacity else { return false }
     let pool = inputPool
-    guard let cell = pool.pointee.take() else { return false }
-    let pointer = pool.pointee.cell(cell).bindMemory(to: InputCell<M.Input>.self, capacity: 1)
+    guard let cell = pool.pointee.take(as: InputCell<M.Input>.self) else { return false }
+    let pointer = UnsafeMutableRawPointer(TypedMachine.inputCell(pool, cell)).bindMemory(
+      to: InputCell<M.Input>.self, capacity: 1)
     pointer.initialize(to: InputCell(queued))
     if count == 0 {
       pointer.pointee.next = cell
@@ -219,15 +219,16 @@ struct TypedMachine<M: Machine> {
     let head = tail.pointee.next
     let cell = TypedMachine.inputCell(pool, head).move()
     if head != record.pointee.inputTail { tail.pointee.next = cell.next }
-    pool.pointee.give(head)
+    pool.pointee.give(head, as: InputCell<M.Input>.self)
     record.pointee.inputCount &-= 1
     return cell.queued
   }
 
-  /// Queues an input from outside the runtime.
+  /// Queues an input from outside the runtime, to a machine known to be alive.
   @inlinable
   func post(_ input: M.Input, tag: PostTag) -> PostResult {
-    guard isAlive else { return .noMachine }
+    // The view came from a live id (`MachineHandle.machine`): a removed machine's slot has
+    // another generation, so this machine is alive.
     guard append(QueuedInput(input: input, tag: tag, token: 0)) else {
       record.pointee.dropped &+= 1
       return .queueFull
@@ -370,11 +371,10 @@ struct TypedMachine<M: Machine> {
 
   // MARK: Effects
 
-  /// The event for `reply`, built out of line so that it comes back whole (in registers when
-  /// small) and is stored whole for the observers: built in place, its fields are stored one
-  /// by one and the observer's wider loads of them stall store forwarding on every reply.
+  /// The event for `reply`, built in place (inlined: fewer instructions per reply than
+  /// building it out of line and copying it back).
   @inlinable
-  @inline(never)
+  @inline(__always)
   static func reply(_ reply: Reply<M.Input, M.State>, tag: PostTag) -> Event {
     .replied(reply, tag: tag)
   }
@@ -399,10 +399,15 @@ struct TypedMachine<M: Machine> {
     }
   }
 
-  /// Sends an output through the redirect, or to observers and outward routes.
+  /// Sends an output through the redirect, or to observers (the machine's and its type's,
+  /// `Runtime.observeAll`) and outward routes.
   @inlinable
   func deliver(_ output: M.Output) {
-    guard let side else { return }
+    guard let side else {
+      // No redirect or route: only the type's observer, if any, sees it.
+      notify(.emitted(output))
+      return
+    }
     if let redirect = side.pointee.redirect, case .back(let input) = redirect(output) {
       enqueue(input, token: 0, source: .route)
       return
@@ -616,6 +621,7 @@ struct TypedMachine<M: Machine> {
   func terminate() {
     guard isAlive else { return }
     record.pointee.isAlive = false
+    table._withUnsafeGuaranteedRef { $0.retire(index) }
     let effects = self.effects
     while case let index = record.pointee.effectHead, index != CellPool.none {
       let timer = effects.slot(index).pointee.timer

@@ -46,6 +46,14 @@ struct Millraced: ParsableCommand {
   @Option(help: "The most pending timers (after / every effects) of all machines at once.")
   var maxTimers = DaemonConfiguration().capacity.timers
 
+  @Option(
+    help: "The most inputs queued at once across all machines (SEND waits or is busy beyond).")
+  var maxInputs = DaemonConfiguration().capacity.inputs
+
+  @Option(
+    help: "The most effects in flight at once (timers, jobs, waiting ones) across all machines.")
+  var maxEffects = DaemonConfiguration().capacity.effects
+
   @Flag(
     help: """
       At start, delete stored machines whose kind or state the machine files no longer have, \
@@ -71,10 +79,15 @@ struct Millraced: ParsableCommand {
     }
     for (name, value) in [
       ("--max-machines", maxMachines), ("--max-timers", maxTimers),
+      ("--max-inputs", maxInputs), ("--max-effects", maxEffects),
       ("--queue-capacity", queueCapacity),
       ("--client-buffer-limit", clientBufferLimit), ("--max-frame", maxFrame),
     ] where value < 1 {
       throw ValidationError("\(name) must be at least 1")
+    }
+    for (name, value) in [("--max-inputs", maxInputs), ("--max-effects", maxEffects)]
+    where value > RuntimeCapacity.maxPoolCells {
+      throw ValidationError("\(name) must be at most \(RuntimeCapacity.maxPoolCells)")
     }
     guard queueCapacity <= RuntimeCapacity.maxInputs else {
       throw ValidationError("--queue-capacity must be at most \(RuntimeCapacity.maxInputs)")
@@ -98,6 +111,8 @@ struct Millraced: ParsableCommand {
     configuration.token = token
     configuration.capacity.machines = maxMachines
     configuration.capacity.timers = maxTimers
+    configuration.capacity.inputs = maxInputs
+    configuration.capacity.effects = maxEffects
     configuration.dropUnmappable = dropUnmappable
     configuration.capacity.inputsPerMachine = queueCapacity
     configuration.writeBufferLimit = clientBufferLimit

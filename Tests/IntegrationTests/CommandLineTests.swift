@@ -10,6 +10,8 @@ struct CommandLineTests {
       (["--queue-capacity", "0"], "--queue-capacity must be at least 1"),
       (["--queue-capacity", "65536"], "--queue-capacity must be at most 65535"),
       (["--max-machines", "0"], "--max-machines must be at least 1"),
+      (["--max-inputs", "0"], "--max-inputs must be at least 1"),
+      (["--max-effects", "67108865"], "--max-effects must be at most 67108864"),
       (["--log-level", "loud"], "unknown log level loud"),
     ])
   func badFlags(flags: [String], reason: String) throws {
@@ -18,6 +20,15 @@ struct CommandLineTests {
     #expect(result.status != 0)
     #expect(result.output.contains(reason), "\(flags): \(result.output)")
     #expect(!FileManager.default.fileExists(atPath: daemon.socketPath))
+  }
+
+  @Test("the pool limits are taken and reported")
+  func poolLimits() throws {
+    let daemon = try DaemonProcess(["--max-inputs", "2", "--queue-capacity", "8"]).start()
+    let client = try daemon.client()
+    #expect(try client.call("SPAWN", "counter", "c") == .simple("OK"))
+    #expect(try client.call("SEND", "c", "inc") == .array([.bulk("0"), .bulk("1")]))
+    #expect(try daemon.stats()["machines_capacity"] == "\(1 << 20)")
   }
 
   @Test("the largest queue capacity is accepted")

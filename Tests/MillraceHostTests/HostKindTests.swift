@@ -1,3 +1,4 @@
+import Logging
 import Millrace
 import MillraceHost
 import Testing
@@ -6,8 +7,19 @@ import Testing
 struct HostKindTests {
   let runtime = Runtime()
 
-  func spawnCounter(_ state: String? = nil, into log: EventLog) throws -> any HostedMachine {
-    try Counter.kind.spawn(runtime, "c", state) { _, event in log.events.append(event) }.get()
+  /// A host of `kinds` on `runtime`, without a store, whose events go to `log`.
+  static func host(_ runtime: Runtime, _ kinds: [HostKind], log: EventLog? = nil) -> MachineHost {
+    let host = MachineHost(runtime: runtime, store: nil, logger: Logger(label: "test")) {
+      HostClock(monotonic: runtime.now, wallNanoseconds: 0)
+    }
+    host.register(kinds)
+    if let log { host.onEvent = { event, _ in log.events.append(event) } }
+    return host
+  }
+
+  func spawnCounter(_ state: String? = nil, into log: EventLog) throws -> HostedMachine {
+    try Self.host(runtime, [Counter.kind], log: log).spawn(kind: "counter", name: "c", state: state)
+      .get()
   }
 
   final class EventLog { var events: [HostedEvent] = [] }
@@ -34,8 +46,9 @@ struct HostKindTests {
 
   @Test("an unknown initial state is refused")
   func unknownState() {
-    let result = Counter.kind.spawn(runtime, "c", "minus") { _, _ in }
-    #expect(throws: SpawnFailure.unknownState("minus")) { try result.get() }
+    let result = Self.host(runtime, [Counter.kind]).spawn(
+      kind: "counter", name: "c", state: "minus")
+    #expect(throws: HostFailure(.nostate, "kind counter has no state minus")) { try result.get() }
   }
 
   @Test("stored timers come back with their wall-clock deadlines")
@@ -54,7 +67,7 @@ struct HostKindTests {
       parseState: { $0 }, formatState: { $0 }, formatOutput: { never in switch never {} })
     let kind = HostKind.code("alarm", Alarm.self, initial: "idle", extra: (), codec: codec)
     let driver = ManualDriver(runtime: runtime)
-    let alarm = try kind.spawn(runtime, "a", nil) { _, _ in }.get()
+    let alarm = try Self.host(runtime, [kind]).spawn(kind: "alarm", name: "a", state: nil).get()
     _ = alarm.post("arm", tag: .none)
     driver.advance(by: .milliseconds(500))
     let clock = HostClock(monotonic: runtime.now, wallNanoseconds: 1_000_000_000_000)
@@ -66,9 +79,9 @@ struct HostKindTests {
     let later = Runtime()
     let laterDriver = ManualDriver(runtime: later)
     let log = EventLog()
-    let restored = try kind.spawn(later, "a", stored.state) { _, event in
-      log.events.append(event)
-    }.get()
+    let restored = try Self.host(later, [kind], log: log).spawn(
+      kind: "alarm", name: "a", state: stored.state
+    ).get()
     let laterClock = HostClock(
       monotonic: later.now, wallNanoseconds: 1_000_000_000_000 + 1_000_000_000)
     #expect(restored.restore(stored.timers, clock: laterClock) == [])

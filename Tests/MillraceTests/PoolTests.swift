@@ -53,7 +53,7 @@ struct PoolTests {
     #expect(machines[2].post(.tick) == .accepted)
     runtime.dispatch()
     #expect(machines.map { $0.state } == [4, 1, 1])
-    #expect(pool(runtime, inputs: true)?.highWater == 5)
+    #expect(pool(runtime, inputs: true)?.touched == 5)
   }
 
   @Test("a full effect pool drops the effect and reports it; a cancel frees its cell")
@@ -152,5 +152,39 @@ struct PoolTests {
     runtime.dispatch()
     #expect(seen.count == 2)
     #expect(replaced == 1)
+  }
+
+  @Test("observeAll sees the outputs of machines that have no observer of their own")
+  func observeAllSeesOutputs() throws {
+    let runtime = Runtime()
+    var outputs: [(MachineID, Int)] = []
+    runtime.observeAll(Counter.self) { id, event in
+      if case .emitted(let output) = event { outputs.append((id, output)) }
+    }
+    let machine = try #require(runtime.spawn(Counter.self, state: 4))
+    _ = machine.post(.done)
+    runtime.dispatch()
+    #expect(outputs.map(\.0) == [machine.id])
+    #expect(outputs.map(\.1) == [4])
+  }
+
+  @Test("a lookup finds live machines of its type by id, and nothing else")
+  func lookupByID() throws {
+    let runtime = Runtime()
+    let counters = runtime.lookup(Counter.self)
+    let echoes = runtime.lookup(FootprintTests.Echo.self)
+    let counter = try #require(runtime.spawn(Counter.self, state: 3))
+    let echo = try #require(runtime.spawn(FootprintTests.Echo.self, state: 0))
+    #expect(counters.handle(counter.id)?.state == 3)
+    #expect(counters.handle(echo.id) == nil)
+    #expect(echoes.handle(counter.id) == nil)
+    #expect(echoes.handle(echo.id)?.id == echo.id)
+    #expect(counters.handle(MachineID(index: 99, generation: 1)) == nil)
+    runtime.remove(counter)
+    #expect(counters.handle(counter.id) == nil)
+    let again = try #require(runtime.spawn(Counter.self, state: 5))
+    #expect(again.id.index == counter.id.index)
+    #expect(counters.handle(counter.id) == nil)
+    #expect(counters.handle(again.id)?.state == 5)
   }
 }

@@ -1,277 +1,62 @@
 // Millrace's own hot paths, measured on the same run as the peers (PeerBenchmarks), under the
-// names `scripts/report.py` maps to DESIGN.md §6 budgets. Every per-operation benchmark runs
-// `BenchConfig.batch` operations per iteration (`.kilo` scaling) and counts mallocs: any
-// allocation on a hot path fails `make bench`.
+// names `scripts/report.py` maps to DESIGN.md §6 budgets. The paths themselves live in
+// Sources/MillraceWorkloads (HotPaths.swift), shared with the instruction counter
+// (Sources/instructions, `scripts/instructions.sh`), so that the time and the instruction
+// count of a budget are always of the same code. Every per-operation benchmark runs
+// `BenchConfig.batch` operations per iteration (`.kilo` scaling) unless it says otherwise,
+// and counts mallocs: any allocation on a hot path fails `make bench`.
 
 import BenchSupport
 import Benchmark
 import CHeapBytes
 import Foundation
 import Millrace
-import MillraceHost
+import MillraceWorkloads
 
 let benchmarks: @Sendable () -> Void = {
   let config = BenchConfig.perInput()
-  let batch = BenchConfig.batch
-  let cycles = Auth.cyclesPerBatch
+
+  /// Registers `path` as a benchmark: each iteration prepares outside the measurement,
+  /// measures `measured()` and checks outside it. An iteration is `path.operations`
+  /// operations: `configuration`'s scaling factor, or report.py's SCALING where no factor
+  /// fits (8 cancels).
+  func register(_ path: some HotPath, _ configuration: Benchmark.Configuration) {
+    Benchmark(path.name, configuration: configuration) { benchmark in
+      path.prepare()
+      benchmark.startMeasurement()
+      path.measured()
+      benchmark.stopMeasurement()
+      path.finish()
+    }
+  }
 
   // MARK: post + dispatch + resolve + reply
 
-  /// Folds one reply of an auth machine into `sink`, whatever the machine's own types.
-  @inline(__always)
-  func record<Input, State>(
-    _ reply: Reply<Input, State>, into sink: ReplySink, input: (Input) -> AuthInput,
-    state: (State) -> AuthState
-  ) {
-    switch reply {
-    case .success(let given, let from, let to):
-      sink.auth(AuthReply(input: input(given), from: state(from), to: state(to), handled: true))
-    case .failure(let given, let current):
-      sink.auth(
-        AuthReply(input: input(given), from: state(current), to: state(current), handled: false))
-    }
-  }
-
-  do {
-    let sink = ReplySink()
-    let runtime = Runtime(capacity: RuntimeCapacity(machines: 4))
-    let counter = runtime.spawn(CounterMachine.self, state: 0)!
-    counter.observe { event in
-      if case .replied(.success(_, let from, let to), _) = event {
-        sink.counter(CounterReply(from: from, to: to))
-      }
-    }
-    Benchmark("counter:millrace-code", configuration: config) { benchmark in
-      for _ in benchmark.scaledIterations {
-        precondition(counter.post(.increment) == .accepted)
-        runtime.dispatch()
-      }
-      sink.verify(batch, benchmark.name)
-    }
-  }
-  do {
-    let sink = ReplySink()
-    let runtime = Runtime(capacity: RuntimeCapacity(machines: 4))
-    let auth = runtime.spawn(AuthMachine.self, state: .loggedOut)!
-    auth.observe { event in
-      guard case .replied(let reply, _) = event else { return }
-      record(reply, into: sink, input: { $0 }, state: { $0 })
-    }
-    Benchmark("auth:millrace-code", configuration: config) { benchmark in
-      for _ in 0..<cycles {
-        _ = auth.post(.login)
-        runtime.dispatch()
-        _ = auth.post(.logout)
-        runtime.dispatch()
-      }
-      sink.verify(batch, benchmark.name)
-    }
-  }
-  do {
-    // The same machine as a table loaded from a machine file: inputs and states are the
-    // file's interned indices; `send` stands in for the 1 s `after` as in the other peers.
-    let json = """
-      {"kind": "auth", "initial": "loggedOut",
-       "states": ["loggedOut", "loggingIn", "loggedIn", "loggingOut"],
-       "transitions": [
-         {"on": "login", "from": "loggedOut", "to": "loggingIn", "effects": [{"send": "loginOK"}]},
-         {"on": "loginOK", "from": "loggingIn", "to": "loggedIn"},
-         {"on": "logout", "from": "loggedIn", "to": "loggingOut", "effects": [{"send": "logoutOK"}]},
-         {"on": "logoutOK", "from": "loggingOut", "to": "loggedOut"},
-         {"on": "forceLogout", "from": ["loggingIn", "loggedIn"], "to": "loggingOut"}]}
-      """
-    let definition = try! KindDefinition(json: Data(json.utf8), file: "auth.json")
-    let kind = FileKind(definition)
-    let login = definition.inputs.index(of: "login")!
-    let logout = definition.inputs.index(of: "logout")!
-    let sink = ReplySink()
-    let runtime = Runtime(capacity: RuntimeCapacity(machines: 4))
-    let auth = runtime.spawn(
-      FileMachine.self, state: definition.initial, extra: kind, queues: kind.queues)!
-    auth.observe { event in
-      guard case .replied(let reply, _) = event else { return }
-      record(
-        reply, into: sink, input: { AuthInput(rawValue: UInt8(truncatingIfNeeded: $0))! },
-        state: { AuthState(rawValue: UInt8(truncatingIfNeeded: $0))! })
-    }
-    Benchmark("auth:millrace-table", configuration: config) { benchmark in
-      for _ in 0..<cycles {
-        _ = auth.post(login)
-        runtime.dispatch()
-        _ = auth.post(logout)
-        runtime.dispatch()
-      }
-      sink.verify(batch, benchmark.name)
-    }
-  }
+  register(CounterPath(), config)
+  register(AuthCodePath(), config)
+  register(AuthTablePath(), config)
 
   // MARK: effects
 
-  /// A runtime with one effect machine holding room for a whole batch of in-flight effects.
-  func effectRig(slots: Int = 2 * batch) -> (Runtime, MachineHandle<EffectMachine>) {
-    let runtime = Runtime(
-      capacity: RuntimeCapacity(
-        machines: 4, inputsPerMachine: 2 * batch, effectsPerMachine: slots, timers: 4 * batch))
-    let machine = runtime.spawn(EffectMachine.self, state: 0, queues: EffectMachine.layout)!
-    return (runtime, machine)
-  }
-
-  /// Posts `input` and resolves it (with every effect it starts or cancels).
-  @inline(__always)
-  func run(
-    _ runtime: Runtime, _ machine: MachineHandle<EffectMachine>, _ input: EffectMachine.Input
-  ) {
-    precondition(machine.post(input) == .accepted)
-    runtime.dispatch()
-  }
-
-  /// Cancels measured alone: an iteration arms `cancelsPerIteration` effects (ids 1...,
-  /// after `milliseconds(i)`) on `machine` before the measurement, then measures cancelling
-  /// each by id (the input's post and dispatch, the scan of the machine's slots, the timer's
-  /// removal from the heap and the queue bookkeeping). A few per iteration, not a batch of
-  /// 1,000: cancel by id scans the machine's slots, and a real machine has a handful.
-  let cancelsPerIteration = 8
+  /// Cancels are measured 8 per iteration (CancelRig), not a batch.
   var cancelConfig = config
   cancelConfig.scalingFactor = .one
-  func measureCancels(
-    _ runtime: Runtime, _ machine: MachineHandle<EffectMachine>, _ benchmark: Benchmark,
-    milliseconds: (Int) -> Int64
-  ) {
-    let before = runtime.statistics.effectsCancelled
-    for index in 0..<cancelsPerIteration {
-      run(
-        runtime, machine,
-        .arm(queue: 0, id: UInt64(1 + index), milliseconds: milliseconds(index)))
-    }
-    benchmark.startMeasurement()
-    for index in 0..<cancelsPerIteration {
-      run(runtime, machine, .cancel(UInt64(1 + index)))
-    }
-    benchmark.stopMeasurement()
-    precondition(runtime.statistics.effectsCancelled == before + UInt64(cancelsPerIteration))
-  }
-
-  do {
-    let (runtime, machine) = effectRig()
-    Benchmark("effect:start-after", configuration: config) { benchmark in
-      benchmark.startMeasurement()
-      for _ in benchmark.scaledIterations {
-        run(runtime, machine, .arm(queue: 0, id: 1, milliseconds: 60_000))
-      }
-      benchmark.stopMeasurement()
-      run(runtime, machine, .cancel(1))
-    }
-  }
-  do {
-    let (runtime, machine) = effectRig()
-    run(runtime, machine, .arm(queue: 1, id: 1, milliseconds: 60_000))
-    Benchmark("effect:replace-latest", configuration: config) { benchmark in
-      for _ in benchmark.scaledIterations {
-        run(runtime, machine, .arm(queue: 1, id: 1, milliseconds: 60_000))
-      }
-      precondition(runtime.statistics.effectsCancelled > 0)
-    }
-  }
-  do {
-    let (runtime, machine) = effectRig()
-    run(runtime, machine, .arm(queue: 2, id: 1, milliseconds: 60_000))
-    Benchmark("effect:queue-oldest", configuration: config) { benchmark in
-      benchmark.startMeasurement()
-      for _ in benchmark.scaledIterations {
-        run(runtime, machine, .arm(queue: 2, id: 2, milliseconds: 60_000))
-      }
-      benchmark.stopMeasurement()
-      run(runtime, machine, .cancel(2))
-    }
-  }
-  do {
-    // A machine with the default 16 effect slots, 8 of them busy with other effects.
-    let runtime = Runtime(capacity: RuntimeCapacity(machines: 4, effectsPerMachine: 16))
-    let machine = runtime.spawn(EffectMachine.self, state: 0, queues: EffectMachine.layout)!
-    for id in 10..<18 {
-      run(runtime, machine, .arm(queue: 0, id: UInt64(id), milliseconds: 60_000))
-    }
-    Benchmark("effect:cancel", configuration: cancelConfig) { benchmark in
-      measureCancels(runtime, machine, benchmark, milliseconds: { _ in 60_000 })
-    }
-  }
-  do {
-    let (runtime, machine) = effectRig()
-    var now = runtime.now
-    Benchmark("effect:cycle", configuration: config) { benchmark in
-      for _ in benchmark.scaledIterations {
-        run(runtime, machine, .arm(queue: 0, id: 0, milliseconds: 1))
-        now = now.advanced(by: .milliseconds(1))
-        runtime.advance(to: now)
-        runtime.dispatch()
-      }
-    }
-  }
+  register(EffectStartAfterPath(), config)
+  register(EffectReplaceLatestPath(), config)
+  register(EffectQueueOldestPath(), config)
+  register(EffectCancelPath(), cancelConfig)
+  register(EffectCyclePath(), config)
 
   // MARK: timers
 
-  do {
-    // Arming into a heap that already holds 10,000 timers, at spread deadlines.
-    let (runtime, machine) = effectRig(slots: 16 * batch)
-    for index in 0..<10_000 {
-      run(runtime, machine, .arm(queue: 0, id: 9, milliseconds: 60_000 + Int64(index)))
-    }
-    var spread: Int64 = 0
-    Benchmark("timer:arm", configuration: config) { benchmark in
-      benchmark.startMeasurement()
-      for _ in benchmark.scaledIterations {
-        spread = (spread &+ 7_919) % 100_000
-        run(runtime, machine, .arm(queue: 0, id: 1, milliseconds: 1_000 + spread))
-      }
-      benchmark.stopMeasurement()
-      run(runtime, machine, .cancel(1))
-    }
-  }
-  do {
-    // Cancelling armed timers of a machine while 10,000 others (of 100 other machines) sit
-    // in the heap; the cancelled ones are due before all of those.
-    let runtime = Runtime(
-      capacity: RuntimeCapacity(machines: 128, effectsPerMachine: 128, timers: 16_384))
-    for _ in 0..<100 {
-      let other = runtime.spawn(EffectMachine.self, state: 0, queues: EffectMachine.layout)!
-      for index in 0..<100 {
-        run(runtime, other, .arm(queue: 0, id: 9, milliseconds: 60_000 + Int64(index)))
-      }
-    }
-    let machine = runtime.spawn(EffectMachine.self, state: 0, queues: EffectMachine.layout)!
-    Benchmark("timer:cancel", configuration: cancelConfig) { benchmark in
-      measureCancels(runtime, machine, benchmark, milliseconds: { 30_000 + Int64($0) })
-    }
-  }
-  do {
-    // 1,000 machines × 1,000 timers each fire when time passes them: per fire, the timer
-    // pop, the input queued, and its dispatch.
-    let count = 1_000
-    let runtime = Runtime(
-      capacity: RuntimeCapacity(
-        machines: count, inputsPerMachine: 1_000, effectsPerMachine: 1_000,
-        timers: count * 1_000))
-    let machines = (0..<count).map { _ in runtime.spawn(EffectMachine.self, state: 0)! }
-    var now = runtime.now
-    let fireConfig = Benchmark.Configuration(
+  register(TimerArmPath(), config)
+  register(TimerCancelPath(), cancelConfig)
+  register(
+    TimerFirePath(),
+    Benchmark.Configuration(
       metrics: BenchConfig.metrics, timeUnits: .nanoseconds, warmupIterations: 0,
       scalingFactor: .mega, maxDuration: .seconds(10),
-      maxIterations: BenchConfig.quick ? 5 : 3)
-    Benchmark("timer:fire-1M", configuration: fireConfig) { benchmark in
-      for machine in machines {
-        for index in 0..<1_000 {
-          _ = machine.post(.arm(queue: 0, id: 0, milliseconds: 1 + Int64(index % 100)))
-        }
-      }
-      while runtime.hasPendingInputs { runtime.dispatch() }
-      now = now.advanced(by: .seconds(1))
-      benchmark.startMeasurement()
-      runtime.advance(to: now)
-      while runtime.hasPendingInputs { runtime.dispatch() }
-      benchmark.stopMeasurement()
-      precondition(runtime.statistics.timers == 0)
-    }
-  }
+      maxIterations: BenchConfig.quick ? 5 : 3))
 
   // MARK: memory
 

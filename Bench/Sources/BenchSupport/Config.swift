@@ -1,27 +1,11 @@
-// How long and how hard the benchmarks run. One place, so every target measures the same way.
+// How the benchmarks measure: BenchConfig's metrics and configuration (its batch size and the
+// BENCH_QUICK switch are in BenchWorkloads, which every benchmark target sees through this
+// module).
 
+@_exported import BenchWorkloads
 import Benchmark
 
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
-public enum BenchConfig {
-  /// `BENCH_QUICK=1`: a short run (the whole of `Bench/run.sh` in under 3 minutes) that still
-  /// gives stable medians for the per-input paths; the tails are noisier.
-  public static let quick: Bool = {
-    guard let value = getenv("BENCH_QUICK") else { return false }
-    let text = String(cString: value)
-    return text != "" && text != "0"
-  }()
-
-  /// Inputs processed by one benchmark iteration. Every per-input benchmark runs this many
-  /// inputs per iteration and declares `scalingFactor: .kilo`, so the per-input cost is the
-  /// iteration's time divided by 1,000 (what `--scale` prints and what `report.py` computes).
-  public static let batch = 1_000
-
+extension BenchConfig {
   /// Metrics recorded for every per-input benchmark: wall clock, throughput and mallocs
   /// (the malloc interposer counts every malloc/calloc/realloc/posix_memalign in the measured
   /// region, so "0" really means no allocation at all).

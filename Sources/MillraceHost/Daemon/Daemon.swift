@@ -110,13 +110,22 @@ public final class Daemon {
     control.rejectedConnections = { servers.reduce(0) { $0 + $1.refusedCount } }
     // What a burst of clients used (request and reply buffers, the turns' bookkeeping) and
     // removed machines are freed, but glibc keeps freed heap pages mapped: give them back to
-    // the system, once a second at most, after connections closed or machines were removed.
-    let trimmer = LoopTimer(loop: loop) { _ in Self.releaseFreeMemory() }
+    // the system, once a second at most, after connections closed or after many machines
+    // were removed (`trimAfterRemovals`; a few kills leave little to give back, and their
+    // memory serves the next spawns).
+    var removedSinceTrim = 0
+    let trimmer = LoopTimer(loop: loop) { _ in
+      removedSinceTrim = 0
+      Self.releaseFreeMemory()
+    }
     driver.onTurnEnd = {
       control.retryBlocked()
       let outcome = host.finishTurn()
       control.turnEnded(outcome)
-      if outcome.removedMachines && !trimmer.isActive { trimmer.start(after: .seconds(1)) }
+      removedSinceTrim += outcome.removedMachines
+      if removedSinceTrim >= Self.trimAfterRemovals && !trimmer.isActive {
+        trimmer.start(after: .seconds(1))
+      }
     }
     var signals: [SignalWatcher] = []
     let stop: (SignalWatcher.Signal) -> Void = { [logger] signal in
@@ -245,6 +254,9 @@ public final class Daemon {
   static func ignoreFileSizeLimitSignal() {
     signal(SIGXFSZ, SIG_IGN)
   }
+
+  /// Machines removed since the last trim that make the next one due.
+  static let trimAfterRemovals = 10_000
 
   /// Returns free heap pages to the system with glibc's `malloc_trim`; a no-op where the C
   /// library has none (looked up at run time: Glibc's module map does not export it).

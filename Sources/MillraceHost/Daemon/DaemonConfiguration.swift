@@ -25,10 +25,25 @@ public struct DaemonConfiguration: Sendable {
   /// Whether a start deletes stored machines whose kind or state the machine files no longer
   /// have (and timers whose input is gone) instead of refusing to start.
   public var dropUnmappable = false
-  /// The runtime's fixed capacities.
+  /// The runtime's fixed capacities: a million machines and a million pending timers at the
+  /// defaults (issue 22). Every table and pool is reserved at start and written as it fills
+  /// (the machine records, the directory's entries, the timer heap, the input and effect
+  /// pools), so these numbers cost address space (a few hundred MB at the defaults), not
+  /// memory: an idle daemon's RSS grows with the machines, timers, queued inputs and
+  /// in-flight effects it holds, not with its limits.
+  ///
+  /// - `machines`: 1,048,576 hosted at once (`--max-machines`).
+  /// - `timers`: 1,048,576 pending `after` / `every` effects of all machines
+  ///   (`--max-timers`).
+  /// - `inputsPerMachine`: 64 queued per machine before `SEND` waits or answers busy
+  ///   (`--queue-capacity`); `inputs`: 1,048,576 queued at once across all machines
+  ///   (`--max-inputs`).
+  /// - `effectsPerMachine`: 16 in flight per machine; `effects`: 2,097,152 in flight at once
+  ///   across all machines (`--max-effects`): two per machine, so that every machine can
+  ///   hold a timer while others run more.
   public var capacity = RuntimeCapacity(
-    machines: 16_384, inputsPerMachine: 64, effectsPerMachine: 16, timers: 65_536,
-    effectsPerResolution: 16)
+    machines: 1 << 20, inputsPerMachine: 64, effectsPerMachine: 16, timers: 1 << 20,
+    effectsPerResolution: 16, inputs: 1 << 20, effects: 2 << 20)
 
   /// The defaults.
   public init() {}

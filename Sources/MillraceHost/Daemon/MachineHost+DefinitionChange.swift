@@ -36,7 +36,7 @@ extension MachineHost {
   func planRestore(_ records: inout [StoredMachine], droppingUnmappable: Bool)
     throws(RestoreRefusal) -> RestorePlan
   {
-    var check = DefinitionCheck(kinds: kinds, dropping: droppingUnmappable)
+    var check = DefinitionCheck(kinds: registeredKinds, dropping: droppingUnmappable)
     var plan = RestorePlan()
     var timers = 0
     var kept = 0
@@ -85,9 +85,9 @@ extension MachineHost {
   func saveRestored(_ plan: RestorePlan) -> [String] {
     guard let store, !plan.rewritten.isEmpty || !plan.dropped.isEmpty else { return [] }
     deleted.formUnion(plan.dropped)
-    let changed = plan.rewritten.compactMap { machines[$0] }
-    guard persist(into: store, machines: changed) else {
-      for machine in changed { markChanged(machine) }
+    let changed = plan.rewritten.compactMap { directory.slot(of: $0) }
+    guard persist(into: store, slots: changed, onlyChanged: false) else {
+      for index in changed { markChanged(index) }
       return ["the mapped and dropped machines are not saved yet (retried at the next commit)"]
     }
     deleted.removeAll()
@@ -111,14 +111,26 @@ extension MachineHost {
   public func replaceFileKinds(with newKinds: [HostKind]) throws(DefinitionChangeError)
     -> [String]
   {
-    var next = kinds.filter { $0.value.source == "built-in" }
+    var next = registeredKinds.filter { $0.value.source == "built-in" }
     for kind in newKinds { next[kind.name] = kind }
-    let moving = machines.allValues.filter { machine in
-      guard let old = kinds[machine.kind], let new = next[machine.kind] else { return true }
+    // Whether the machines of each kind slot move: judged against the definition they run
+    // under.
+    let movingSlots = kindSlots.indices.filter { index in
+      guard let old = kindSlots[index]?.kind else { return false }
+      guard let new = next[old.name] else { return true }
       if old.source == "built-in" && new.source == "built-in" { return false }
       guard let oldSchema = old.schema, let newSchema = new.schema else { return true }
       return !oldSchema.runsLike(newSchema)
-    }.sorted { $0.name < $1.name }
+    }
+    var moving: [HostedMachine] = []
+    if !movingSlots.isEmpty {
+      directory.forEachSlot { index in
+        if movingSlots.contains(Int(directory.entry(index).pointee.kind)) {
+          moving.append(reference(index))
+        }
+      }
+    }
+    moving.sort { $0.name < $1.name }
     let stuck = settle(moving)
     guard stuck.isEmpty else {
       var byKind: [String: NameSample] = [:]
@@ -137,10 +149,11 @@ extension MachineHost {
     }
     let problems = check.problems
     guard problems.isEmpty else { throw DefinitionChangeError(problems, advice: Self.reloadAdvice) }
-    kinds = next
+    for (name, index) in kindsByName where next[name] == nil { unregister(index) }
+    register(newKinds)
     var notes: [String] = []
     for record in records {
-      _ = removeMachine(named: record.name)
+      if let index = directory.slot(of: record.name) { removeMachine(index, named: record.name) }
       switch spawn(kind: record.kind, name: record.name, state: record.state) {
       case .success(let machine): notes += machine.restore(record.timers, clock: now)
       case .failure(let failure): notes.append("\(record.name): not moved: \(failure.text)")
@@ -154,7 +167,7 @@ extension MachineHost {
 
   /// Dispatches until none of `machines` has a queued input, for at most `settleRounds`
   /// rounds; returns the machines that still have some.
-  private func settle(_ machines: [any HostedMachine]) -> [any HostedMachine] {
+  private func settle(_ machines: [HostedMachine]) -> [HostedMachine] {
     for _ in 0..<Self.settleRounds {
       guard runtime.hasPendingInputs else { return [] }
       let queued = machines.reduce(0) { $0 + $1.queuedInputs }

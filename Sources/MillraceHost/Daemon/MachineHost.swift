@@ -13,6 +13,10 @@ import Millrace
 ///   which says whether the commit held: whoever acknowledges a change holds the
 ///   acknowledgment until then, so an acknowledged transition survives `kill -9`.
 /// - `onEvent`, when set, sees every event of every machine, in order, as it happens.
+/// - A hosted machine costs the host its `MachineDirectory` entry (32 bytes, its name inline
+///   up to 16 bytes) and 4 to 8 bytes of index: no object, closure or `String` per machine.
+///   Its behaviour is its kind's (`KindOperations`), and its events reach the host through
+///   one observer per machine type (`Runtime.observeAll`).
 /// - Use on the loop thread only.
 public final class MachineHost {
   /// The runtime the machines live in.
@@ -22,14 +26,24 @@ public final class MachineHost {
   /// How changes are kept.
   public let durability: Durability
   let store: MachineStore?
-  var kinds: [String: HostKind] = [:]
-  /// Looked up by a request's bytes (`NameIndex`): no `String` is made per `SEND`.
-  @exclusivity(unchecked) var machines = NameIndex<any HostedMachine>()
   let clock: () -> HostClock
+  /// The kinds machines run under, by slot (`DirectoryEntry.kind`); nil for a free slot.
+  @exclusivity(unchecked) var kindSlots: [KindSlot?] = []
+  /// The operations of each kind slot, unretained (the slots keep them): read on every
+  /// request and event without reference counting (`withOperations(of:)`).
+  @exclusivity(unchecked) var operationsBySlot: UnsafeMutablePointer<Unmanaged<KindOperations>?> =
+    .allocate(capacity: 1)
+  /// The registered kinds' slots, by name.
+  var kindsByName: [String: UInt16] = [:]
+  /// The machines, by runtime slot and by name: looked up by a request's bytes, so no
+  /// `String` is made per `SEND`.
+  let directory: MachineDirectory
+  /// The machine types observed (`observe(_:)`), each with how to stop observing it.
+  var observedTypes: [ObjectIdentifier: () -> Void] = [:]
 
   /// A `send` whose input is queued: who is answered once the input is processed.
-  private struct Waiter {
-    var machine: ObjectIdentifier
+  struct Waiter {
+    var machine: MachineID
     /// Held until answered (a client that closed is still answered, to no one).
     var requester: any SendRequester
     var ticket: UInt64
@@ -39,108 +53,183 @@ public final class MachineHost {
   // and no access to one spans a call that could re-enter the host: no dynamic exclusivity
   // checks.
   /// The accepted `SEND`s whose input was not processed yet, by their inputs' tags.
-  @exclusivity(unchecked) private var awaiting = TagTable<Waiter>()
-  /// Machines changed in this turn, each once (its `changedInTurn` is `turn`); ones removed
-  /// since are skipped when the turn is persisted.
-  @exclusivity(unchecked) private var dirty: [any HostedMachine] = []
-  /// Numbers turns for `changedInTurn`; moves on whenever `dirty` is emptied.
-  @exclusivity(unchecked) private var turn: UInt64 = 1
+  @exclusivity(unchecked) var awaiting = TagTable<Waiter>()
+  /// The slots of machines changed in this turn (each marked `DirectoryEntry.isChanged`, so
+  /// listed once); ones removed since are skipped when the turn is persisted.
+  @exclusivity(unchecked) var dirty: [UInt32] = []
   @exclusivity(unchecked) var deleted: Set<String> = []
   /// Whether a machine changed, was spawned or removed in this turn: only such a turn
   /// commits (with it, what a failed commit left in `dirty` and `deleted`).
-  @exclusivity(unchecked) private var changedThisTurn = false
+  @exclusivity(unchecked) var changedThisTurn = false
+  /// Machines killed in this turn.
+  @exclusivity(unchecked) var removedThisTurn = 0
   /// Sees every machine event as it happens (the protocol layer publishes them); nil when
-  /// nobody listens, so that events cost nothing more.
-  @exclusivity(unchecked) public var onEvent: ((HostedEvent, any HostedMachine) -> Void)?
-  /// Machines per kind name.
-  @exclusivity(unchecked) private var countsByKind: [String: Int] = [:]
+  /// nobody listens, so that events cost nothing more (no text is made for an event nobody
+  /// waits for).
+  @exclusivity(unchecked) public var onEvent: ((HostedEvent, HostedMachine) -> Void)?
   /// Commits done (an accessor over unchecked storage: a `public` stored property is checked
   /// for exclusivity on every commit).
   public var commits: Int { commitCount }
-  @exclusivity(unchecked) private var commitCount = 0
+  @exclusivity(unchecked) var commitCount = 0
   /// Checkpoints of the store's journal into its snapshot (0 without a store).
   public var storeCheckpoints: Int { store?.checkpoints ?? 0 }
   /// Commits that failed (their acknowledgments became errors).
-  public private(set) var commitFailures = 0
+  public internal(set) var commitFailures = 0
   /// Why the store can no longer keep changes (nil without a store or while it is usable).
   public var storeFailure: StoreFailure? { store?.failure }
   /// Machine changes (one per machine and turn) made while the store was unusable, so kept in
   /// memory only.
-  public private(set) var unstoredChanges = 0
+  public internal(set) var unstoredChanges = 0
 
   /// Creates a host. `store` is nil for durability `none`; `clock` pairs the runtime's time
-  /// with the wall clock for stored timer deadlines.
+  /// with the wall clock for stored timer deadlines. `nameSeed` fixes the seed of the name
+  /// hash (tests); by default it is random.
   public init(
-    runtime: Runtime, store: MachineStore?, logger: Logger, clock: @escaping () -> HostClock
+    runtime: Runtime, store: MachineStore?, logger: Logger, nameSeed: UInt64? = nil,
+    clock: @escaping () -> HostClock
   ) {
     self.runtime = runtime
     self.store = store
     self.durability = store?.durability ?? .none
     self.logger = logger
     self.clock = clock
+    directory = MachineDirectory(capacity: runtime.capacity.machines, seed: nameSeed)
   }
 
   deinit {
     removeAll()
+    for stopObserving in observedTypes.values { stopObserving() }
+    operationsBySlot.deallocate()
   }
 
   // MARK: Kinds
 
   /// Kind names, sorted.
-  public var kindNames: [String] { kinds.keys.sorted() }
+  public var kindNames: [String] { kindsByName.keys.sorted() }
 
   /// The kind named `name`.
-  public func kind(_ name: String) -> HostKind? { kinds[name] }
+  public func kind(_ name: String) -> HostKind? { kindsByName[name].map { slot($0).kind } }
+
+  /// The registered kinds, by name.
+  var registeredKinds: [String: HostKind] { kindsByName.mapValues { slot($0).kind } }
+
+  /// The kind slot `index` (taken).
+  @inline(__always)
+  func slot(_ index: UInt16) -> KindSlot { kindSlots[Int(index)].unsafelyUnwrapped }
+
+  /// Calls `body` with the operations of kind slot `index` (taken), borrowed.
+  @inline(__always)
+  func withOperations<Result>(of index: UInt16, _ body: (KindOperations) -> Result) -> Result {
+    operationsBySlot[Int(index)].unsafelyUnwrapped._withUnsafeGuaranteedRef(body)
+  }
 
   /// Adds or replaces kinds. Machines already spawned keep the definition they started with
   /// (`replaceFileKinds(with:)` moves them).
   public func register(_ newKinds: [HostKind]) {
-    for kind in newKinds { kinds[kind.name] = kind }
+    for kind in newKinds {
+      if let old = kindsByName[kind.name] { unregister(old) }
+      let index = kindSlots.firstIndex { $0 == nil } ?? kindSlots.count
+      precondition(index <= Int(UInt16.max), "more kinds than a host can hold")
+      let slot = KindSlot(kind: kind, operations: kind.bind(self))
+      if index == kindSlots.count { kindSlots.append(slot) } else { kindSlots[index] = slot }
+      kindsByName[kind.name] = UInt16(index)
+      // Before the next kind, which may replace this one (a slot freed must be in the table).
+      rebuildOperations()
+    }
+  }
+
+  /// Takes the kind in slot `index` off its name; frees the slot if no machine runs under it.
+  func unregister(_ index: UInt16) {
+    let old = slot(index)
+    kindsByName[old.kind.name] = nil
+    old.isRegistered = false
+    if old.machines == 0 { freeSlot(index) }
+  }
+
+  /// Frees kind slot `index`.
+  func freeSlot(_ index: UInt16) {
+    kindSlots[Int(index)] = nil
+    operationsBySlot[Int(index)] = nil
+  }
+
+  /// Rewrites `operationsBySlot` from `kindSlots`.
+  private func rebuildOperations() {
+    operationsBySlot.deallocate()
+    operationsBySlot = .allocate(capacity: max(kindSlots.count, 1))
+    for (index, slot) in kindSlots.enumerated() {
+      (operationsBySlot + index).initialize(
+        to: slot.map { Unmanaged.passUnretained($0.operations) })
+    }
   }
 
   // MARK: Machines
 
+  /// A reference to the machine in directory slot `slot` (taken).
+  func reference(_ slot: UInt32) -> HostedMachine {
+    let entry = directory.entry(slot)
+    return HostedMachine(
+      host: self, id: entry.pointee.id(slot: slot), name: entry.name,
+      kind: self.slot(entry.pointee.kind).kind.name)
+  }
+
+  /// The operations of the machine `id` names, while it is hosted.
+  func operations(of id: MachineID) -> KindOperations? {
+    directory.entry(of: id).map { slot($0.pointee.kind).operations }
+  }
+
   /// Machine names, sorted, optionally of one kind.
   public func machineNames(kind: String? = nil) -> [String] {
-    machines.allValues.filter { kind == nil || $0.kind == kind }.map(\.name).sorted()
+    var names: [String] = []
+    directory.forEachSlot { index in
+      let entry = directory.entry(index)
+      if let kind, slot(entry.pointee.kind).kind.name != kind { return }
+      names.append(entry.name)
+    }
+    return names.sorted()
   }
 
   /// The machine named `name`.
-  public func machine(_ name: String) -> (any HostedMachine)? { machines[name] }
+  public func machine(_ name: String) -> HostedMachine? {
+    directory.slot(of: name).map(reference)
+  }
 
   /// How many machines are hosted.
-  public var machineCount: Int { machines.count }
+  public var machineCount: Int { directory.count }
 
   /// How many machines of `kind` are hosted.
-  public func machineCount(kind: String) -> Int { countsByKind[kind] ?? 0 }
+  public func machineCount(kind: String) -> Int {
+    kindSlots.reduce(0) { $0 + ($1?.kind.name == kind ? $1!.machines : 0) }
+  }
 
   /// Visits the machines of one step of a SCAN-style iteration: about `count` buckets from
   /// `cursor`; returns the next cursor (0 when the iteration is complete). A machine hosted
   /// for the whole iteration is visited at least once; one may be visited more than once.
+  /// `visit` must not call back into the host (no spawn, kill or lookup by name).
   public func scanMachines(
-    from cursor: UInt64, count: Int, _ visit: (any HostedMachine) -> Void
+    from cursor: UInt64, count: Int, _ visit: (HostedMachine) -> Void
   ) -> UInt64 {
-    machines.scan(from: cursor, count: count) { _, machine in visit(machine) }
+    directory.scan(from: cursor, count: count) { visit(reference($0)) }
   }
 
   /// Spawns `name` of `kind` in `state` (initial when nil); the change is committed at the
   /// end of the turn.
   public func spawn(kind kindName: String, name: String, state: String?) -> Result<
-    any HostedMachine, HostFailure
+    HostedMachine, HostFailure
   > {
-    guard machines[name] == nil else { return .failure(.init(.exists, "machine \(name) exists")) }
-    guard let kind = kinds[kindName] else {
+    guard directory.slot(of: name) == nil else {
+      return .failure(.init(.exists, "machine \(name) exists"))
+    }
+    guard let index = kindsByName[kindName] else {
       return .failure(.init(.nokind, "no kind \(kindName)"))
     }
-    // unowned(unsafe): no reference counting per event. The host outlives its machines: it
-    // removes them all when it goes (`deinit`), so no event can reach a dead host.
-    switch kind.spawn(runtime, name, state, { [unowned(unsafe) self] in self.handle($1, of: $0) }) {
-    case .success(let machine):
-      machines.set(machine, for: name)
-      countsByKind[kindName, default: 0] += 1
-      deleted.remove(name)
-      markChanged(machine)
-      return .success(machine)
+    let kind = slot(index)
+    switch kind.operations.spawn(state) {
+    case .success(let id):
+      directory.insert(name, id: id, kind: index)
+      kind.machines += 1
+      if !deleted.isEmpty { deleted.remove(name) }
+      markChanged(id.index)
+      return .success(HostedMachine(host: self, id: id, name: name, kind: kindName))
     case .failure(.unknownState(let state)):
       return .failure(.init(.nostate, "kind \(kindName) has no state \(state)"))
     case .failure(.full):
@@ -151,22 +240,30 @@ public final class MachineHost {
   /// Removes `name`: its timers and effects are cancelled, its stored record deleted, and the
   /// sends still waiting for it are answered with `.machineRemoved`.
   public func kill(_ name: String) -> Bool {
-    guard removeMachine(named: name) != nil else { return false }
+    guard let slot = directory.slot(of: name) else { return false }
+    removeMachine(slot, named: name)
     deleted.insert(name)
     changedThisTurn = true
+    removedThisTurn += 1
     return true
   }
 
-  /// Takes `name` out of the registry and the runtime; answers the sends that waited for it.
-  func removeMachine(named name: String) -> (any HostedMachine)? {
-    guard let machine = machines.removeValue(for: name) else { return nil }
-    machine.remove()
-    countsByKind[machine.kind, default: 1] -= 1
-    if countsByKind[machine.kind] == 0 { countsByKind[machine.kind] = nil }
-    for waiter in awaiting.removeAll(where: { $0.machine == ObjectIdentifier(machine) }) {
+  /// Takes the machine in directory slot `index` out of the registry and the runtime; answers
+  /// the sends that waited for it (named `name`, or by its entry's name).
+  func removeMachine(_ index: UInt32, named name: String? = nil) {
+    let entry = directory.entry(index)
+    let id = entry.pointee.id(slot: index)
+    let kindIndex = entry.pointee.kind
+    let kind = slot(kindIndex)
+    let name = name ?? entry.name
+    kind.operations.remove(id)
+    directory.remove(index)
+    kind.machines -= 1
+    if kind.machines == 0 && !kind.isRegistered { freeSlot(kindIndex) }
+    guard !awaiting.isEmpty else { return }
+    for waiter in awaiting.removeAll(where: { $0.machine == id }) {
       waiter.requester.sendFinished(ticket: waiter.ticket, .machineRemoved(name))
     }
-    return machine
   }
 
   /// Posts `input` to `name`; on success `requester` is answered once the input is processed
@@ -188,180 +285,37 @@ public final class MachineHost {
     utf8 input: UnsafeRawBufferPointer, to name: UnsafeRawBufferPointer,
     requester: any SendRequester, ticket: UInt64
   ) -> Result<Void, HostFailure> {
-    guard let machine = machines.value(forUTF8: name) else {
+    guard let index = directory.slot(ofUTF8: name) else {
       return .failure(.init(.nomachine, "no machine \(String(decoding: name, as: UTF8.self))"))
     }
-    switch machine.post(utf8: input, tag: PostTag(awaiting.nextTag)) {
+    let entry = directory.entry(index)
+    let id = entry.pointee.id(slot: index)
+    let tag = PostTag(awaiting.nextTag)
+    switch withOperations(of: entry.pointee.kind, { $0.post(id, input, tag) }) {
     case .accepted:
-      _ = awaiting.insert(
-        Waiter(machine: ObjectIdentifier(machine), requester: requester, ticket: ticket))
+      _ = awaiting.insert(Waiter(machine: id, requester: requester, ticket: ticket))
       return .success(())
-    case .busy: return .failure(.init(.busy, "queue of \(machine.name) is full"))
+    case .busy: return .failure(.init(.busy, "queue of \(entry.name) is full"))
     case .unknownInput:
       let input = String(decoding: input, as: UTF8.self)
-      return .failure(.init(.noinput, "kind \(machine.kind) has no input \(input)"))
-    case .noMachine: return .failure(.init(.nomachine, "no machine \(machine.name)"))
+      let kind = slot(entry.pointee.kind).kind.name
+      return .failure(.init(.noinput, "kind \(kind) has no input \(input)"))
+    case .noMachine: return .failure(.init(.nomachine, "no machine \(entry.name)"))
     }
-  }
-
-  // MARK: Events
-
-  private func handle(_ event: HostedEvent, of machine: any HostedMachine) {
-    // Only a store needs to know what changed; without one, skip hashing the name.
-    if store != nil, case .succeeded = event { markChanged(machine) }
-    if event.tag != .none, let waiter = awaiting.remove(tag: event.tag.rawValue) {
-      let outcome: SendOutcome =
-        switch event {
-        case .succeeded(_, let from, let to, _): .moved(from: from, to: to)
-        case .rejected(let input, let state, _): .rejected(input: input, state: state)
-        case .emitted: .machineRemoved(machine.name)  // outputs carry no tag
-        }
-      waiter.requester.sendFinished(ticket: waiter.ticket, outcome)
-    }
-    onEvent?(event, machine)
-  }
-
-  // MARK: Turns
-
-  /// Commits the turn's changes (when something changed). A failed commit keeps the turn's
-  /// changes for the next turn that changes something, whose commit writes them again with its
-  /// own (whole states: the live machines and the store agree again once a commit holds).
-  public func finishTurn() -> TurnOutcome {
-    guard changedThisTurn else { return TurnOutcome(refusal: nil, removedMachines: false) }
-    let removedMachines = !deleted.isEmpty
-    var committed = true
-    if let store {
-      committed = store.failure == nil && persist(into: store, machines: dirty)
-      if store.failure != nil {
-        // Nothing more can be kept: what changed is counted, not retried (a clean stop
-        // rebuilds the store from memory).
-        unstoredChanges += dirty.count + deleted.count
-        forgetChanges(keepingCapacityUpTo: Self.keptCapacity)
-        deleted.removeAll()
-      }
-    }
-    changedThisTurn = false
-    // The turn's bookkeeping keeps its capacity for the next turn, unless a burst (thousands
-    // of pipelined SENDs) grew it: then it is released, so the memory comes back afterwards.
-    let keep = Self.keptCapacity
-    if committed {
-      if !dirty.isEmpty { forgetChanges(keepingCapacityUpTo: keep) }
-      if !deleted.isEmpty { deleted.removeAll(keepingCapacity: deleted.capacity <= keep) }
-    }
-    awaiting.shrinkIfEmpty(keeping: keep)
-    let refusal =
-      committed
-      ? nil
-      : store?.failure.map { HostFailure.storeUnusable($0, changeMade: true) }
-        ?? HostFailure(
-          .internal,
-          "store commit failed: the change is made but not durable (retried at the next commit)")
-    return TurnOutcome(refusal: refusal, removedMachines: removedMachines)
-  }
-
-  /// Entries the per-turn containers keep room for between turns.
-  static let keptCapacity = 1024
-
-  /// Saves every machine (fresh timer deadlines), commits and checkpoints the journal into the
-  /// snapshot; for shutdown. A store found unusable (`MachineStore.verify()`) is rebuilt from
-  /// memory at its directory instead (`StoreRebuild`). Returns whether every machine is kept.
-  @discardableResult
-  public func persistAll() -> Bool {
-    guard let store else { return true }
-    store.verify()
-    var kept = store.failure == nil && persist(into: store, machines: machines.allValues)
-    if let failure = store.failure {
-      kept = rebuild(store, failure: failure, machines: machines.allValues, clock: clock())
-    } else if kept {
-      do {
-        try store.checkpoint()
-      } catch {
-        logger.warning("store checkpoint at shutdown failed (the journal keeps it): \(error)")
-      }
-    }
-    forgetChanges(keepingCapacityUpTo: 0)
-    deleted.removeAll()
-    changedThisTurn = false
-    return kept
-  }
-
-  /// Notes that `machine` changed in this turn (its record is saved at the turn's end).
-  @inline(__always)
-  func markChanged(_ machine: any HostedMachine) {
-    changedThisTurn = true
-    guard machine.changedInTurn != turn else { return }
-    machine.changedInTurn = turn
-    dirty.append(machine)
-  }
-
-  /// Empties `dirty`, and starts a new turn number so that every machine can be marked again.
-  func forgetChanges(keepingCapacityUpTo limit: Int) {
-    dirty.removeAll(keepingCapacityUpTo: limit)
-    turn &+= 1
-  }
-
-  func persist(into store: MachineStore, machines: [any HostedMachine]) -> Bool {
-    // Read once, and only if a machine has timer deadlines to store (most turns have none).
-    // The closure is passed as written (non-escaping): no box for `now`.
-    var now: HostClock?
-    do {
-      try store.begin()
-      for name in deleted { try store.delete(name: name) }
-      for machine in machines {
-        try machine.save(into: store) {
-          if let now { return now }
-          let time = clock()
-          now = time
-          return time
-        }
-      }
-      let failedBefore = store.checkpointFailure != nil
-      try store.commit()
-      commitCount += 1
-      if !failedBefore, let failure = store.checkpointFailure {
-        logger.error("store checkpoint failed (changes stay in the journal): \(failure)")
-      }
-      return true
-    } catch {
-      commitFailures += 1
-      logger.error("store commit failed: \(error)")
-      return false
-    }
-  }
-
-  /// Restores every stored machine, or throws before spawning any: when the store cannot be
-  /// read, when the machines or their timers exceed the runtime's capacity, or when stored
-  /// machines need a kind, state, input or queue the kinds lack and no `migrate` maps it
-  /// (see `DefinitionCheck`). With `droppingUnmappable` such machines and timers are dropped
-  /// from the store instead. Returns what the caller should log (a summary of what was
-  /// mapped or dropped; timers that could not be re-armed).
-  public func restore(droppingUnmappable: Bool = false) throws(RestoreRefusal) -> [String] {
-    guard let store else { return [] }
-    var records: [StoredMachine]
-    do {
-      records = try store.loadAll()
-    } catch {
-      throw .unreadable("\(error)")
-    }
-    let plan = try planRestore(&records, droppingUnmappable: droppingUnmappable)
-    var problems = plan.notes
-    let now = clock()
-    for record in records {
-      switch spawn(kind: record.kind, name: record.name, state: record.state) {
-      case .success(let machine):
-        problems += machine.restore(record.timers, clock: now)
-      case .failure(let failure):
-        problems.append("\(record.name): not restored: \(failure.text)")
-      }
-    }
-    forgetChanges(keepingCapacityUpTo: 0)
-    return problems + saveRestored(plan)
   }
 
   /// Removes every machine from the runtime (not from the store); for shutdown.
   public func removeAll() {
-    for machine in machines.allValues { machine.remove() }
-    machines.removeAll()
-    countsByKind.removeAll()
+    directory.forEachSlot { index in
+      let entry = directory.entry(index)
+      slot(entry.pointee.kind).operations.remove(entry.pointee.id(slot: index))
+    }
+    directory.removeAll()
+    for (index, kind) in kindSlots.enumerated() {
+      guard let kind else { continue }
+      kind.machines = 0
+      if !kind.isRegistered { freeSlot(UInt16(index)) }
+    }
+    dirty.removeAll()
   }
 }

@@ -22,6 +22,6 @@ public struct TurnOutcome: Sendable {
   /// Nil when the turn's changes are committed (or nothing changed, or there is no store);
   /// otherwise why the acknowledgments held for them must become this error.
   public var refusal: HostFailure?
-  /// Whether machines were removed in the turn (memory may be given back).
-  public var removedMachines: Bool
+  /// How many machines were killed in the turn (memory may be given back).
+  public var removedMachines: Int
 }

@@ -9,6 +9,11 @@ public enum SpawnFailure: Error, Hashable, Sendable {
 }
 
 /// A kind of machine the daemon can spawn by name: from a machine file or compiled in.
+///
+/// A kind's behaviour is per kind, not per machine: registered with a host, it is bound once
+/// (`bind`) to the host's runtime, which forms its operations specialized for its machine
+/// type and routes the events of every machine of that type through one observer. A hosted
+/// machine then costs no object or closure of its own.
 public struct HostKind {
   /// The kind's name (`KINDS`, `SPAWN kind ...`).
   public let name: String
@@ -19,28 +24,9 @@ public struct HostKind {
   /// Its names, for checking that machines stored or running under another definition fit
   /// it; nil when unknown (then every machine of the kind is taken to fit).
   public let schema: KindSchema?
-  /// Spawns a machine named `name` in `state` (the initial state when nil); `events` receives
-  /// its replies and outputs as text.
-  public let spawn:
-    (
-      _ runtime: Runtime, _ name: String, _ state: String?,
-      _ events: @escaping (any HostedMachine, HostedEvent) -> Void
-    ) -> Result<any HostedMachine, SpawnFailure>
-
-  /// Creates a kind from its spawn function.
-  public init(
-    name: String, source: String, dot: String? = nil, schema: KindSchema? = nil,
-    spawn:
-      @escaping (
-        Runtime, String, String?, @escaping (any HostedMachine, HostedEvent) -> Void
-      ) -> Result<any HostedMachine, SpawnFailure>
-  ) {
-    self.name = name
-    self.source = source
-    self.dot = dot
-    self.schema = schema
-    self.spawn = spawn
-  }
+  /// Binds the kind to `host`: forms its operations for the host's runtime, and has the host
+  /// observe its machine type.
+  let bind: (_ host: MachineHost) -> KindOperations
 
   /// A kind compiled into the daemon: machines of type `M`, starting in `initial`, with
   /// dependencies `extra`, read and printed through `codec`; `schema` defaults to the
@@ -51,22 +37,10 @@ public struct HostKind {
     schema: KindSchema? = nil
   ) -> HostKind {
     let schema = schema ?? KindSchema(codec: codec, queueCount: (queues ?? M.queues).count)
-    return HostKind(name: name, source: source, dot: dot, schema: schema) {
-      runtime, machineName, stateText, events in
-      var state = initial
-      if let stateText {
-        guard let parsed = codec.parseState(stateText) else {
-          return .failure(.unknownState(stateText))
-        }
-        state = parsed
-      }
-      guard
-        let handle = runtime.spawn(type, state: state, extra: extra, queues: queues ?? M.queues)
-      else { return .failure(.full) }
-      let machine = TextMachine(
-        name: machineName, kind: name, handle: handle, runtime: runtime, codec: codec,
-        events: { machine, event in events(machine, event) })
-      return .success(machine)
+    return HostKind(name: name, source: source, dot: dot, schema: schema) { host in
+      host.observe(type)
+      return KindOperations(
+        type, runtime: host.runtime, initial: initial, extra: extra, queues: queues, codec: codec)
     }
   }
 }

@@ -12,45 +12,74 @@ public enum HostedPostResult: Hashable, Sendable {
   case noMachine
 }
 
-/// A machine the daemon hosts, seen through text: the daemon's registry holds these whatever
-/// the machine's Swift types are. Use on the loop thread only.
-public protocol HostedMachine: AnyObject {
+/// A machine the daemon hosts, seen through text: a reference by id into its host, made when
+/// asked for (the host keeps no object per machine). Its name and kind are what they were
+/// when the reference was made; everything else is read from the host at each use, so once
+/// the machine is removed (or its id reused by no other: ids never are) `stateText` is nil,
+/// posts answer `.noMachine` and counts are 0. Use on the loop thread only.
+public struct HostedMachine {
+  /// The host that holds the machine.
+  let host: MachineHost
+  /// The machine's id in the host's runtime.
+  public let id: MachineID
   /// The machine's name in the registry.
-  var name: String { get }
+  public let name: String
   /// Its kind.
-  var kind: String { get }
-  /// Its current state as text, or nil once removed.
-  var stateText: String? { get }
-  /// Its counters and high-water marks.
-  var statistics: MachineStatistics { get }
-  /// Inputs waiting in its queue; 0 once removed.
-  var queuedInputs: Int { get }
-  /// Parses and posts the input whose UTF-8 bytes are `input` (a request's word as it
-  /// arrived).
-  func post(utf8 input: UnsafeRawBufferPointer, tag: PostTag) -> HostedPostResult
-  /// The record to store: state and pending timers, deadlines converted to the wall clock.
-  func stored(clock: HostClock) -> StoredMachine?
-  /// Saves `stored(clock:)` into `store`'s open turn (nothing once removed), however the
-  /// machine builds it fastest; `clock` is asked only when there are timer deadlines to
-  /// convert.
-  func save(into store: MachineStore, clock: () -> HostClock) throws(StoreError)
-  /// Re-creates stored timers; returns a problem per timer that could not be restored.
-  func restore(_ timers: [StoredTimer], clock: HostClock) -> [String]
-  /// Removes the machine from its runtime (effects cancelled, observers silenced).
-  func remove()
-  /// The host's mark: the number of the last turn in which the machine changed, so that the
-  /// host lists a changed machine once per turn without hashing its name (0 at first).
-  var changedInTurn: UInt64 { get set }
-}
+  public let kind: String
 
-extension HostedMachine {
-  /// Saves `stored(clock:)`.
-  public func save(into store: MachineStore, clock: () -> HostClock) throws(StoreError) {
-    if let record = stored(clock: clock()) { try store.save(record) }
+  /// Its operations, while it is hosted.
+  private var operations: KindOperations? { host.operations(of: id) }
+
+  /// Whether the machine is still hosted.
+  public var isHosted: Bool { operations != nil }
+
+  /// Its current state as text, or nil once removed.
+  public var stateText: String? { operations?.stateText(id) }
+
+  /// Its counters and high-water marks.
+  public var statistics: MachineStatistics {
+    operations?.statistics(id) ?? MachineStatistics()
+  }
+
+  /// Inputs waiting in its queue; 0 once removed.
+  public var queuedInputs: Int { operations?.queuedInputs(id) ?? 0 }
+
+  /// Parses and posts the input whose UTF-8 bytes are `input` (a request's word as it
+  /// arrived). Posting directly marks nothing changed for the store: `MachineHost.send` is
+  /// the request path.
+  public func post(utf8 input: UnsafeRawBufferPointer, tag: PostTag) -> HostedPostResult {
+    operations?.post(id, input, tag) ?? .noMachine
   }
 
   /// Parses and posts `input`.
   public func post(_ input: String, tag: PostTag) -> HostedPostResult {
     input.withUTF8Bytes { post(utf8: $0, tag: tag) }
+  }
+
+  /// The record to store: state and pending timers, deadlines converted to the wall clock;
+  /// nil once removed.
+  public func stored(clock: HostClock) -> StoredMachine? {
+    operations?.stored(id, name, kind, clock)
+  }
+
+  /// Saves `stored(clock:)` into `store`'s open turn (nothing once removed), however the
+  /// machine builds it fastest; `clock` is asked only when there are timer deadlines to
+  /// convert.
+  public func save(into store: MachineStore, clock: () -> HostClock) throws(StoreError) {
+    guard let operations else { return }
+    try operations.save(id, name, kind, store, clock)
+  }
+
+  /// Re-creates stored timers; returns a problem per timer that could not be restored.
+  public func restore(_ timers: [StoredTimer], clock: HostClock) -> [String] {
+    guard let operations else { return ["\(name): not restored: no machine"] }
+    return operations.restore(id, name, kind, timers, clock)
+  }
+}
+
+extension HostedMachine: Equatable {
+  /// The same machine of the same host (whatever name and kind the references recorded).
+  public static func == (left: HostedMachine, right: HostedMachine) -> Bool {
+    left.host === right.host && left.id == right.id
   }
 }

@@ -25,22 +25,26 @@ struct NameIndex<Value> {
   private var hashes: [UInt64]
   private var names: [[UInt8]]
   private var values: [Value?]
-  private let seed: UInt64
+  private let nameHash: NameHash
   /// The number of names held.
   private(set) var count = 0
 
   /// An empty index, its hash seeded at random.
   init() {
-    self.init(seed: .random(in: 1...UInt64.max))
+    self.init(hash: NameHash())
   }
 
   /// An empty index whose hash is seeded with `seed`: which names collide, and the order in
   /// which a scan visits them, are the same in every run (for tests).
   init(seed: UInt64) {
+    self.init(hash: NameHash(seed: seed))
+  }
+
+  private init(hash: NameHash) {
     hashes = Array(repeating: 0, count: 8)
     names = Array(repeating: [], count: 8)
     values = Array(repeating: nil, count: 8)
-    self.seed = seed
+    self.nameHash = hash
   }
 
   /// Whether the index holds no name.
@@ -49,7 +53,7 @@ struct NameIndex<Value> {
   /// The value stored under the name whose UTF-8 bytes are `name`.
   func value(forUTF8 name: UnsafeRawBufferPointer) -> Value? {
     guard count > 0 else { return nil }
-    let hash = hash(name)
+    let hash = nameHash(name)
     guard let slot = slot(of: name, hash: hash) else { return nil }
     return values[slot]
   }
@@ -62,7 +66,7 @@ struct NameIndex<Value> {
   /// Stores `value` under `name`, replacing what was there.
   mutating func set(_ value: Value, for name: String) {
     name.withUTF8Bytes { bytes in
-      let hash = hash(bytes)
+      let hash = nameHash(bytes)
       if let slot = slot(of: bytes, hash: hash) {
         values[slot] = value
         return
@@ -77,7 +81,7 @@ struct NameIndex<Value> {
   @discardableResult
   mutating func removeValue(for name: String) -> Value? {
     name.withUTF8Bytes { bytes in
-      guard count > 0, let slot = slot(of: bytes, hash: hash(bytes)) else { return nil }
+      guard count > 0, let slot = slot(of: bytes, hash: nameHash(bytes)) else { return nil }
       let removed = values[slot]
       vacate(slot)
       count -= 1
@@ -95,7 +99,7 @@ struct NameIndex<Value> {
 
   /// Removes every name (the hash keeps its seed).
   mutating func removeAll() {
-    self = NameIndex(seed: seed)
+    self = NameIndex(hash: nameHash)
   }
 
   // MARK: Scanning
@@ -150,9 +154,7 @@ struct NameIndex<Value> {
         if self.home(of: hashes[slot]) == home { body(names[slot], values[slot]!) }
         slot = (slot + 1) & mask
       }
-      // Redis's cursor step: add one to the bucket number with its bits reversed, so that a
-      // cursor of a smaller table names, in the larger one, every bucket that split from it.
-      cursor = ((cursor | ~bucketMask).bitsReversed &+ 1).bitsReversed
+      cursor = cursor.nextScanCursor(mask: bucketMask)
       if cursor == 0 { break }
     }
     return cursor
@@ -225,43 +227,6 @@ struct NameIndex<Value> {
     guard let base = name.baseAddress, !stored.isEmpty else { return true }
     return stored.withUnsafeBytes { memcmp($0.baseAddress!, base, name.count) == 0 }
   }
-
-  // MARK: Hashing
-
-  private func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
-    var hash = seed ^ (UInt64(bytes.count) &* 0x9E37_79B9_7F4A_7C15)
-    var offset = 0
-    while offset + 8 <= bytes.count {
-      hash = Self.mix(hash ^ bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-      offset += 8
-    }
-    if offset < bytes.count {
-      var tail: UInt64 = 0
-      for index in offset..<bytes.count {
-        tail = tail << 8 | UInt64(bytes[index])
-      }
-      hash = Self.mix(hash ^ tail)
-    }
-    return hash == 0 ? 1 : hash
-  }
-
-  /// SplitMix64's finalizer: every output bit depends on every input bit.
-  @inline(__always)
-  private static func mix(_ value: UInt64) -> UInt64 {
-    var value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-    return value ^ (value >> 31)
-  }
 }
 
 extension NameIndex: Sendable where Value: Sendable {}
-
-extension UInt64 {
-  /// The bits in reverse order: bit 0 becomes bit 63.
-  fileprivate var bitsReversed: UInt64 {
-    var value = byteSwapped
-    value = (value & 0x0F0F_0F0F_0F0F_0F0F) << 4 | (value >> 4) & 0x0F0F_0F0F_0F0F_0F0F
-    value = (value & 0x3333_3333_3333_3333) << 2 | (value >> 2) & 0x3333_3333_3333_3333
-    return (value & 0x5555_5555_5555_5555) << 1 | (value >> 1) & 0x5555_5555_5555_5555
-  }
-}

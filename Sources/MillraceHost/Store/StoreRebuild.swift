@@ -16,7 +16,7 @@ enum StoreRebuild {
   /// The fresh store is closed before this returns: the failed store's SQLite connection,
   /// closed later, removes a `-wal` file by name and must find none of the new store's.
   static func rebuild(
-    directory: String, durability: Durability, machines: [any HostedMachine], clock: HostClock
+    directory: String, durability: Durability, machines: [HostedMachine], clock: HostClock
   ) throws(StoreFailure) -> [String] {
     try DataDirectory.prepare(directory)
     var setAside: [String] = []
@@ -52,7 +52,7 @@ extension MachineHost {
   /// it in the log: a warning when every machine was saved, an error naming how many were not
   /// and why. Returns whether every machine was saved.
   func rebuild(
-    _ store: MachineStore, failure: StoreFailure, machines: [any HostedMachine], clock: HostClock
+    _ store: MachineStore, failure: StoreFailure, machines: [HostedMachine], clock: HostClock
   ) -> Bool {
     do {
       let setAside = try StoreRebuild.rebuild(

@@ -137,7 +137,7 @@ final class DefinitionCheckTests {
       #expect(error.problems.map(\.missing) == [.state("locked")])
       #expect(error.problems.first?.machines.first == ["d1"])
     }
-    #expect(host.machine("d1") === old)
+    #expect(host.machine("d1") == old)
     #expect(host.machine("d1")?.stateText == "locked")
     #expect(host.kind("door")?.schema?.hasState("closed") == true)
   }
@@ -156,7 +156,7 @@ final class DefinitionCheckTests {
     let timers = moved.stored(clock: HostClock(monotonic: .zero, wallNanoseconds: 0))?.timers
     #expect(timers?.map(\.input) == ["timeout"])
     #expect(timers?.first?.deadlineWallNanoseconds == 3_600_000_000_000)
-    #expect(host.machine("c") === counter)
+    #expect(host.machine("c") == counter)
     #expect(moved.post("timeout", tag: .none) == .accepted)
     runtime.dispatch()
     #expect(moved.stateText == "shut")

@@ -99,6 +99,27 @@ final class MachineHostTurnTests {
     }
   }
 
+  @Test("a machine changed, killed and spawned again in one turn is saved once (its save replaces)")
+  func killedAndSpawnedAgainInATurn() throws {
+    _ = try host.spawn(kind: "counter", name: "c", state: nil).get()
+    _ = host.finishTurn()
+    post("inc", to: "c")
+    runtime.dispatch()
+    #expect(host.kill("c"))
+    let again = try host.spawn(kind: "counter", name: "c", state: "7").get()
+    post("inc", to: "c")
+    runtime.dispatch()
+    #expect(host.dirty.count == 2)  // the slot, listed twice
+    _ = host.finishTurn()
+    let changes = try journal().map { change -> String in
+      guard case .save(let machine) = change else { return "delete \(change.name)" }
+      return "save \(machine.name) \(machine.state)"
+    }
+    #expect(changes == ["save c 0", "save c 8"])
+    #expect(host.dirty.isEmpty)
+    #expect(!host.directory.entry(again.id.index).pointee.isChanged)
+  }
+
   /// Records what the host answers.
   final class Requester: SendRequester {
     var answers: [(UInt64, SendOutcome)] = []

@@ -5,16 +5,9 @@ import Testing
 
 @Suite("Machine store")
 struct MachineStoreTests {
-  let directory: String = {
-    let path = NSTemporaryDirectory() + "millrace-store-\(UUID().uuidString)"
-    try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    return path
-  }()
+  let directory = StoreFixtures.directory("millrace-store")
 
-  let timer = StoredTimer(
-    input: "loginOK", repeats: false, spanNanoseconds: 1_000_000_000,
-    deadlineWallNanoseconds: 1_700_000_000_000_000_000, remainingNanoseconds: 250_000_000,
-    queue: 1, effectID: .max)
+  let timer = StoreFixtures.loginOK
 
   @Test(
     "what was committed is read back by a new connection",

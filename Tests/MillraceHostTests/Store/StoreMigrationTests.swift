@@ -8,16 +8,9 @@ import Testing
 /// row per timer (schema version 0, 1 KiB pages), and journals of version 2.
 @Suite("Store migration")
 struct StoreMigrationTests {
-  let directory: String = {
-    let path = NSTemporaryDirectory() + "millrace-migrate-\(UUID().uuidString)"
-    try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    return path
-  }()
+  let directory = StoreFixtures.directory("millrace-migrate")
 
-  let timer = StoredTimer(
-    input: "loginOK", repeats: false, spanNanoseconds: 1_000_000_000,
-    deadlineWallNanoseconds: 1_700_000_000_000_000_000, remainingNanoseconds: 250_000_000,
-    queue: 1, effectID: .max)
+  let timer = StoreFixtures.loginOK
   let tick = StoredTimer(
     input: "tick", repeats: true, spanNanoseconds: 5_000_000, deadlineWallNanoseconds: nil,
     queue: 0, effectID: 9)

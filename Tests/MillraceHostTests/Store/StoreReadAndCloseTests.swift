@@ -6,20 +6,13 @@ import Testing
 
 @Suite("Store streaming read and close")
 struct StoreReadAndCloseTests {
-  let directory: String = {
-    let path = NSTemporaryDirectory() + "millrace-read-\(UUID().uuidString)"
-    try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    return path
-  }()
+  let directory = StoreFixtures.directory("millrace-read")
 
   let machines = [
     StoredMachine(
       name: "a", kind: "auth", state: "loggingIn",
       timers: [
-        StoredTimer(
-          input: "loginOK", repeats: false, spanNanoseconds: 1_000_000_000,
-          deadlineWallNanoseconds: 1_700_000_000_000_000_000, remainingNanoseconds: 250_000_000,
-          queue: 1, effectID: .max),
+        StoreFixtures.loginOK,
         StoredTimer(
           input: "tick", repeats: true, spanNanoseconds: 5_000_000, deadlineWallNanoseconds: nil,
           queue: 0, effectID: 9),

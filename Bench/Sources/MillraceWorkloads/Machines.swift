@@ -4,14 +4,17 @@
 // Resolvers are `@inline(__always)`, as `Machine.resolve` advises for small resolvers on a hot
 // path (and as MillraceHost's `FileMachine` does): the compiler inlined the counter's on its
 // own but made the auth machine's a call; the peers inline `Auth.resolve` in their loops.
+// They are also `@inlinable`, so that a module outside this one (the memory benchmark spawns
+// counters) can specialize on them as well as this one (HotPaths.swift) does.
 
-import BenchSupport
+import BenchWorkloads
 import Millrace
 
 /// The counter: `increment` → state + 1.
-enum CounterMachine: Machine {
-  @inline(__always)
-  static func resolve(
+public enum CounterMachine: Machine {
+  /// Adds one to the state.
+  @inlinable @inline(__always)
+  public static func resolve(
     _ input: CounterInput, state: inout Int, extra: Void,
     effects: inout Effects<CounterInput, Never>
   ) -> Resolution {
@@ -21,9 +24,10 @@ enum CounterMachine: Machine {
 }
 
 /// The auth machine; `login` / `logout` feed `loginOK` / `logoutOK` back with `send`.
-enum AuthMachine: Machine {
-  @inline(__always)
-  static func resolve(
+public enum AuthMachine: Machine {
+  /// `Auth.resolve`, its effect input sent back to the machine.
+  @inlinable @inline(__always)
+  public static func resolve(
     _ input: AuthInput, state: inout AuthState, extra: Void,
     effects: inout Effects<AuthInput, Never>
   ) -> Resolution {
@@ -36,14 +40,19 @@ enum AuthMachine: Machine {
 
 /// Starts and cancels effects: `arm(queue, id, ms)` starts `after(ms, fired)` on `queue` with
 /// `id`; `cancel(id)` cancels it; `fired` counts.
-enum EffectMachine: Machine {
-  enum Input {
+public enum EffectMachine: Machine {
+  /// What the effect and timer benchmarks post.
+  public enum Input {
+    /// Start `after(milliseconds, fired)` on `queue` with `id`.
     case arm(queue: UInt8, id: UInt64, milliseconds: Int64)
+    /// Cancel the effects with this id.
     case cancel(UInt64)
+    /// An `after` effect's input: counted.
     case fired
   }
 
-  static func resolve(
+  /// Starts, cancels or counts.
+  public static func resolve(
     _ input: Input, state: inout Int, extra: Void, effects: inout Effects<Input, Never>
   ) -> Resolution {
     switch input {
@@ -60,5 +69,5 @@ enum EffectMachine: Machine {
   }
 
   /// Queue 0 merge, 1 latest(1), 2 oldest(1, suspendNew).
-  static let layout: [QueuePolicy] = [.merge, .latest(max: 1), .oldest(max: 1, .suspendNew)]
+  public static let layout: [QueuePolicy] = [.merge, .latest(max: 1), .oldest(max: 1, .suspendNew)]
 }

@@ -1,0 +1,481 @@
+// Millrace's hot paths, each set up once and run by two measurers: the timed benchmarks
+// (Benchmarks/MillraceBenchmarks: wall clock and mallocs, under ordo-one/benchmark) and the
+// instruction counter (Sources/instructions: `valgrind --tool=callgrind`). One definition, so
+// that the two can never measure different paths: whatever `measured()` does is what a
+// benchmark iteration times and what callgrind counts; `prepare()` and `finish()` run outside
+// both measurements (a benchmark's startMeasurement / stopMeasurement, callgrind's collection
+// toggle).
+
+import BenchWorkloads
+import Foundation
+import Millrace
+import MillraceHost
+
+/// One hot path: a runtime and its machines, set up once, and the operations measured on it.
+public protocol HotPath: AnyObject {
+  /// The benchmark's name, as `scripts/report.py`'s BUDGETS and `budgets.json` know it.
+  var name: String { get }
+  /// Operations one `measured()` performs: every per-operation figure divides by this.
+  var operations: Int { get }
+  /// Work an iteration needs before its measurement (arming the effects a cancel cancels).
+  func prepare()
+  /// The measured operations.
+  func measured()
+  /// Checks and clean-up after the measurement (did the work happen; cancel what was armed).
+  func finish()
+}
+
+extension HotPath {
+  /// Nothing to prepare.
+  public func prepare() {}
+  /// Nothing to check.
+  public func finish() {}
+}
+
+/// Every hot path by name, made on demand (the 1 M timer rig reserves about 200 MB).
+public enum HotPaths {
+  /// Names in report order, with the function that sets each up.
+  public static let all: [(name: String, make: @Sendable () -> any HotPath)] = [
+    ("counter:millrace-code", { CounterPath() }),
+    ("auth:millrace-code", { AuthCodePath() }),
+    ("auth:millrace-table", { AuthTablePath() }),
+    ("effect:start-after", { EffectStartAfterPath() }),
+    ("effect:replace-latest", { EffectReplaceLatestPath() }),
+    ("effect:queue-oldest", { EffectQueueOldestPath() }),
+    ("effect:cancel", { EffectCancelPath() }),
+    ("effect:cycle", { EffectCyclePath() }),
+    ("timer:arm", { TimerArmPath() }),
+    ("timer:cancel", { TimerCancelPath() }),
+    ("timer:fire-1M", { TimerFirePath() }),
+  ]
+
+  /// The hot path called `name`, set up; nil for an unknown name.
+  public static func make(_ name: String) -> (any HotPath)? {
+    all.first { $0.name == name }?.make()
+  }
+}
+
+// MARK: post + dispatch + resolve + reply
+
+/// Folds one reply of an auth machine into `sink`, whatever the machine's own types.
+@inline(__always)
+func record<Input, State>(
+  _ reply: Reply<Input, State>, into sink: ReplySink, input: (Input) -> AuthInput,
+  state: (State) -> AuthState
+) {
+  switch reply {
+  case .success(let given, let from, let to):
+    sink.auth(AuthReply(input: input(given), from: state(from), to: state(to), handled: true))
+  case .failure(let given, let current):
+    sink.auth(
+      AuthReply(input: input(given), from: state(current), to: state(current), handled: false))
+  }
+}
+
+/// `counter:millrace-code`: post `increment`, dispatch, resolve, reply to an observer; 1,000
+/// inputs per run.
+public final class CounterPath: HotPath {
+  /// The benchmark's name.
+  public let name = "counter:millrace-code"
+  /// Inputs per run.
+  public let operations = BenchConfig.batch
+  let sink = ReplySink()
+  let runtime = Runtime(capacity: RuntimeCapacity(machines: 4))
+  let counter: MachineHandle<CounterMachine>
+
+  /// A runtime with one counter, observed by a `ReplySink`.
+  public init() {
+    counter = runtime.spawn(CounterMachine.self, state: 0)!
+    let sink = self.sink
+    counter.observe { event in
+      if case .replied(.success(_, let from, let to), _) = event {
+        sink.counter(CounterReply(from: from, to: to))
+      }
+    }
+  }
+
+  /// 1,000 inputs posted and dispatched one at a time.
+  public func measured() {
+    let (runtime, counter) = (self.runtime, self.counter)
+    for _ in 0..<operations {
+      precondition(counter.post(.increment) == .accepted)
+      runtime.dispatch()
+    }
+  }
+
+  /// Every input replied to and handled.
+  public func finish() { sink.verify(operations, name) }
+}
+
+/// `auth:millrace-code`: the auth cycle on the code machine, `login` and `logout` posted,
+/// `loginOK` and `logoutOK` fed back by their effects; 250 cycles = 1,000 inputs per run.
+public final class AuthCodePath: HotPath {
+  /// The benchmark's name.
+  public let name = "auth:millrace-code"
+  /// Inputs resolved per run (4 per cycle).
+  public let operations = BenchConfig.batch
+  let sink = ReplySink()
+  let runtime = Runtime(capacity: RuntimeCapacity(machines: 4))
+  let auth: MachineHandle<AuthMachine>
+
+  /// A runtime with one auth machine, observed by a `ReplySink`.
+  public init() {
+    auth = runtime.spawn(AuthMachine.self, state: .loggedOut)!
+    let sink = self.sink
+    auth.observe { event in
+      guard case .replied(let reply, _) = event else { return }
+      record(reply, into: sink, input: { $0 }, state: { $0 })
+    }
+  }
+
+  /// 250 login → loginOK → logout → logoutOK cycles.
+  public func measured() {
+    let (runtime, auth) = (self.runtime, self.auth)
+    for _ in 0..<Auth.cyclesPerBatch {
+      _ = auth.post(.login)
+      runtime.dispatch()
+      _ = auth.post(.logout)
+      runtime.dispatch()
+    }
+  }
+
+  /// Every input replied to and handled.
+  public func finish() { sink.verify(operations, name) }
+}
+
+/// `auth:millrace-table`: the same cycle on the machine loaded from a machine file (a table
+/// of interned input and state indices; `send` stands in for the 1 s `after` as in the peers).
+public final class AuthTablePath: HotPath {
+  /// The benchmark's name.
+  public let name = "auth:millrace-table"
+  /// Inputs resolved per run (4 per cycle).
+  public let operations = BenchConfig.batch
+  let sink = ReplySink()
+  let runtime = Runtime(capacity: RuntimeCapacity(machines: 4))
+  let auth: MachineHandle<FileMachine>
+  let login: FileMachine.Input
+  let logout: FileMachine.Input
+
+  /// The machine file below, loaded and spawned, observed by a `ReplySink`.
+  public init() {
+    let json = """
+      {"kind": "auth", "initial": "loggedOut",
+       "states": ["loggedOut", "loggingIn", "loggedIn", "loggingOut"],
+       "transitions": [
+         {"on": "login", "from": "loggedOut", "to": "loggingIn", "effects": [{"send": "loginOK"}]},
+         {"on": "loginOK", "from": "loggingIn", "to": "loggedIn"},
+         {"on": "logout", "from": "loggedIn", "to": "loggingOut", "effects": [{"send": "logoutOK"}]},
+         {"on": "logoutOK", "from": "loggingOut", "to": "loggedOut"},
+         {"on": "forceLogout", "from": ["loggingIn", "loggedIn"], "to": "loggingOut"}]}
+      """
+    let definition = try! KindDefinition(json: Data(json.utf8), file: "auth.json")
+    let kind = FileKind(definition)
+    login = definition.inputs.index(of: "login")!
+    logout = definition.inputs.index(of: "logout")!
+    auth = runtime.spawn(
+      FileMachine.self, state: definition.initial, extra: kind, queues: kind.queues)!
+    let sink = self.sink
+    auth.observe { event in
+      guard case .replied(let reply, _) = event else { return }
+      record(
+        reply, into: sink, input: { AuthInput(rawValue: UInt8(truncatingIfNeeded: $0))! },
+        state: { AuthState(rawValue: UInt8(truncatingIfNeeded: $0))! })
+    }
+  }
+
+  /// 250 login → loginOK → logout → logoutOK cycles.
+  public func measured() {
+    let (runtime, auth, login, logout) = (self.runtime, self.auth, self.login, self.logout)
+    for _ in 0..<Auth.cyclesPerBatch {
+      _ = auth.post(login)
+      runtime.dispatch()
+      _ = auth.post(logout)
+      runtime.dispatch()
+    }
+  }
+
+  /// Every input replied to and handled.
+  public func finish() { sink.verify(operations, name) }
+}
+
+// MARK: effects
+
+/// A runtime with one `EffectMachine`, and posting to it.
+public class EffectRig {
+  let runtime: Runtime
+  let machine: MachineHandle<EffectMachine>
+
+  /// One effect machine with room for `slots` in-flight effects (default: two batches).
+  init(slots: Int = 2 * BenchConfig.batch) {
+    let batch = BenchConfig.batch
+    runtime = Runtime(
+      capacity: RuntimeCapacity(
+        machines: 4, inputsPerMachine: 2 * batch, effectsPerMachine: slots, timers: 4 * batch))
+    machine = runtime.spawn(EffectMachine.self, state: 0, queues: EffectMachine.layout)!
+  }
+
+  init(runtime: Runtime, machine: MachineHandle<EffectMachine>) {
+    self.runtime = runtime
+    self.machine = machine
+  }
+
+  /// Posts `input` and resolves it (with every effect it starts or cancels).
+  @inline(__always)
+  final func run(_ input: EffectMachine.Input) {
+    precondition(machine.post(input) == .accepted)
+    runtime.dispatch()
+  }
+}
+
+/// `effect:start-after`: start one `after(60 s)` effect on the merge queue; 1,000 per run,
+/// cancelled after the measurement.
+public final class EffectStartAfterPath: EffectRig, HotPath {
+  /// The benchmark's name.
+  public let name = "effect:start-after"
+  /// Effects started per run.
+  public let operations = BenchConfig.batch
+
+  /// One effect machine, room for two batches of effects.
+  public init() { super.init() }
+
+  /// 1,000 `arm` inputs, each starting one `after`.
+  public func measured() {
+    for _ in 0..<operations {
+      run(.arm(queue: 0, id: 1, milliseconds: 60_000))
+    }
+  }
+
+  /// Cancels the 1,000.
+  public func finish() { run(.cancel(1)) }
+}
+
+/// `effect:replace-latest`: start an effect on a `latest(1)` queue that already holds one, which
+/// replaces (cancels) it; 1,000 per run.
+public final class EffectReplaceLatestPath: EffectRig, HotPath {
+  /// The benchmark's name.
+  public let name = "effect:replace-latest"
+  /// Effects replaced per run.
+  public let operations = BenchConfig.batch
+
+  /// One effect machine with one effect in its `latest(1)` queue.
+  public init() {
+    super.init()
+    run(.arm(queue: 1, id: 1, milliseconds: 60_000))
+  }
+
+  /// 1,000 `arm` inputs on queue 1.
+  public func measured() {
+    for _ in 0..<operations {
+      run(.arm(queue: 1, id: 1, milliseconds: 60_000))
+    }
+  }
+
+  /// The replaced effects were cancelled.
+  public func finish() { precondition(runtime.statistics.effectsCancelled > 0) }
+}
+
+/// `effect:queue-oldest`: start an effect on a full `oldest(1, suspendNew)` queue, which
+/// queues it; 1,000 per run, cancelled after the measurement.
+public final class EffectQueueOldestPath: EffectRig, HotPath {
+  /// The benchmark's name.
+  public let name = "effect:queue-oldest"
+  /// Effects queued per run.
+  public let operations = BenchConfig.batch
+
+  /// One effect machine whose `oldest(1, suspendNew)` queue is busy with one effect.
+  public init() {
+    super.init()
+    run(.arm(queue: 2, id: 1, milliseconds: 60_000))
+  }
+
+  /// 1,000 `arm` inputs on queue 2.
+  public func measured() {
+    for _ in 0..<operations {
+      run(.arm(queue: 2, id: 2, milliseconds: 60_000))
+    }
+  }
+
+  /// Cancels the queued 1,000.
+  public func finish() { run(.cancel(2)) }
+}
+
+/// Cancels measured alone: `prepare()` arms `operations` effects (ids 1..., after
+/// `milliseconds(i)`), `measured()` cancels each by id (the input's post and dispatch, the scan
+/// of the machine's slots, the timer's removal from the heap and the queue bookkeeping). A few
+/// per run, not a batch of 1,000: cancel by id scans the machine's slots, and a real machine
+/// has a handful.
+public class CancelRig: EffectRig {
+  /// Cancels per run.
+  public let operations = 8
+  let milliseconds: (Int) -> Int64
+  var cancelledBefore: UInt64 = 0
+
+  init(
+    runtime: Runtime, machine: MachineHandle<EffectMachine>, milliseconds: @escaping (Int) -> Int64
+  ) {
+    self.milliseconds = milliseconds
+    super.init(runtime: runtime, machine: machine)
+  }
+
+  /// Arms the effects the run cancels.
+  public func prepare() {
+    cancelledBefore = runtime.statistics.effectsCancelled
+    for index in 0..<operations {
+      run(.arm(queue: 0, id: UInt64(1 + index), milliseconds: milliseconds(index)))
+    }
+  }
+
+  /// Cancels them one by one.
+  public func measured() {
+    for index in 0..<operations {
+      run(.cancel(UInt64(1 + index)))
+    }
+  }
+
+  /// All of them were cancelled.
+  public func finish() {
+    precondition(runtime.statistics.effectsCancelled == cancelledBefore + UInt64(operations))
+  }
+}
+
+/// `effect:cancel`: cancel one effect by id on a machine with the default 16 effect slots,
+/// 8 of them busy with other effects; 8 per run.
+public final class EffectCancelPath: CancelRig, HotPath {
+  /// The benchmark's name.
+  public let name = "effect:cancel"
+
+  /// The machine with its 8 other effects.
+  public init() {
+    let runtime = Runtime(capacity: RuntimeCapacity(machines: 4, effectsPerMachine: 16))
+    let machine = runtime.spawn(EffectMachine.self, state: 0, queues: EffectMachine.layout)!
+    super.init(runtime: runtime, machine: machine, milliseconds: { _ in 60_000 })
+    for id in 10..<18 {
+      run(.arm(queue: 0, id: UInt64(id), milliseconds: 60_000))
+    }
+  }
+}
+
+/// `effect:cycle`: start a 1 ms `after`, let the time pass, fire it and dispatch its input;
+/// 1,000 per run. No budget of its own; held to "no allocation".
+public final class EffectCyclePath: EffectRig, HotPath {
+  /// The benchmark's name.
+  public let name = "effect:cycle"
+  /// Effects started and fired per run.
+  public let operations = BenchConfig.batch
+  var now: Instant
+
+  /// One effect machine, its clock where the runtime starts.
+  public init() {
+    now = .zero
+    super.init()
+    now = runtime.now
+  }
+
+  /// 1,000 arm, advance, fire, dispatch.
+  public func measured() {
+    for _ in 0..<operations {
+      run(.arm(queue: 0, id: 0, milliseconds: 1))
+      now = now.advanced(by: .milliseconds(1))
+      runtime.advance(to: now)
+      runtime.dispatch()
+    }
+  }
+}
+
+// MARK: timers
+
+/// `timer:arm`: arm a timer (an `after` at a spread deadline) into a heap that already holds
+/// 10,000; 1,000 per run, cancelled after the measurement.
+public final class TimerArmPath: EffectRig, HotPath {
+  /// The benchmark's name.
+  public let name = "timer:arm"
+  /// Timers armed per run.
+  public let operations = BenchConfig.batch
+  var spread: Int64 = 0
+
+  /// One effect machine with 10,000 timers armed.
+  public init() {
+    super.init(slots: 16 * BenchConfig.batch)
+    for index in 0..<10_000 {
+      run(.arm(queue: 0, id: 9, milliseconds: 60_000 + Int64(index)))
+    }
+  }
+
+  /// 1,000 `arm` inputs at deadlines spread over 100 s.
+  public func measured() {
+    for _ in 0..<operations {
+      spread = (spread &+ 7_919) % 100_000
+      run(.arm(queue: 0, id: 1, milliseconds: 1_000 + spread))
+    }
+  }
+
+  /// Cancels the 1,000.
+  public func finish() { run(.cancel(1)) }
+}
+
+/// `timer:cancel`: cancel armed timers of a machine while 10,000 others (of 100 other machines)
+/// sit in the heap; the cancelled ones are due before all of those. 8 per run.
+public final class TimerCancelPath: CancelRig, HotPath {
+  /// The benchmark's name.
+  public let name = "timer:cancel"
+
+  /// 100 machines with 100 timers each, and the machine whose timers are cancelled.
+  public init() {
+    let runtime = Runtime(
+      capacity: RuntimeCapacity(machines: 128, effectsPerMachine: 128, timers: 16_384))
+    for _ in 0..<100 {
+      let other = runtime.spawn(EffectMachine.self, state: 0, queues: EffectMachine.layout)!
+      for index in 0..<100 {
+        precondition(
+          other.post(.arm(queue: 0, id: 9, milliseconds: 60_000 + Int64(index))) == .accepted)
+        runtime.dispatch()
+      }
+    }
+    let machine = runtime.spawn(EffectMachine.self, state: 0, queues: EffectMachine.layout)!
+    super.init(runtime: runtime, machine: machine, milliseconds: { 30_000 + Int64($0) })
+  }
+}
+
+/// `timer:fire-1M`: 1,000 machines × 1,000 timers each fire when time passes them; per fire,
+/// the timer's pop, its input queued, and that input's dispatch. `prepare()` arms the million.
+public final class TimerFirePath: HotPath {
+  /// The benchmark's name.
+  public let name = "timer:fire-1M"
+  /// Fires per run.
+  public let operations = 1_000_000
+  let runtime: Runtime
+  let machines: [MachineHandle<EffectMachine>]
+  var now: Instant
+
+  /// 1,000 machines with room for 1,000 inputs, effects and timers each.
+  public init() {
+    let count = 1_000
+    runtime = Runtime(
+      capacity: RuntimeCapacity(
+        machines: count, inputsPerMachine: 1_000, effectsPerMachine: 1_000,
+        timers: count * 1_000))
+    let runtime = self.runtime
+    machines = (0..<count).map { _ in runtime.spawn(EffectMachine.self, state: 0)! }
+    now = runtime.now
+  }
+
+  /// Arms 1,000 timers on each machine, due in 1–100 ms, and moves the clock 1 s on.
+  public func prepare() {
+    for machine in machines {
+      for index in 0..<1_000 {
+        _ = machine.post(.arm(queue: 0, id: 0, milliseconds: 1 + Int64(index % 100)))
+      }
+    }
+    while runtime.hasPendingInputs { runtime.dispatch() }
+    now = now.advanced(by: .seconds(1))
+  }
+
+  /// Lets the time pass: every timer fires, and every input it queues is dispatched.
+  public func measured() {
+    runtime.advance(to: now)
+    while runtime.hasPendingInputs { runtime.dispatch() }
+  }
+
+  /// Every timer fired.
+  public func finish() { precondition(runtime.statistics.timers == 0) }
+}

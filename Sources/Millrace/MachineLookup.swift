@@ -1,0 +1,57 @@
+/// Typed handles by machine id, for a host that keeps ids instead of handles (a handle per
+/// machine is a reference and an id; an id alone is 8 bytes, and a host may already key its
+/// own table by `MachineID.index`).
+///
+/// Guarantees:
+/// - `handle(_:)` answers a handle only for a live machine of type `M`: an id of a removed
+///   machine, of a slot reused since, or of a machine of another type gets nil. The type is
+///   told by the machine's kind (the same test kinds use to tell types apart), so an id can
+///   never be read as the wrong type.
+/// - Never allocates; a few loads and compares. Keeps the runtime's machine table alive, not
+///   the runtime (like handles). Use on the runtime's thread only.
+public struct MachineLookup<M: Machine> {
+  @usableFromInline
+  let table: MachineTable
+  /// The type word of `M`'s kinds (`MachineKind.typeWord`).
+  @usableFromInline
+  let typeWord: UInt
+
+  @usableFromInline
+  init(table: MachineTable, typeWord: UInt) {
+    self.table = table
+    self.typeWord = typeWord
+  }
+
+  /// A handle to the live machine `id` names, when it is of type `M`; nil otherwise.
+  @inlinable
+  public func handle(_ id: MachineID) -> MachineHandle<M>? {
+    holds(id) ? MachineHandle(table: table, id: id) : nil
+  }
+
+  /// Queues `input` to the machine `id` names, as `MachineHandle.post` does (its reply
+  /// reaches observers with `tag`); `.noMachine` unless it is a live machine of type `M`.
+  /// Makes no handle: the post path of a host that keeps ids.
+  @inlinable
+  public func post(_ input: M.Input, tag: PostTag = .none, to id: MachineID) -> PostResult {
+    guard holds(id) else { return .noMachine }
+    return TypedMachine<M>(table: table, index: id.index).post(input, tag: tag)
+  }
+
+  /// Whether `id` names a live machine of type `M`.
+  @inlinable
+  func holds(_ id: MachineID) -> Bool {
+    guard let record = table.liveRecord(id) else { return false }
+    return table.kinds[Int(record.pointee.kind)].kind._withUnsafeGuaranteedRef {
+      $0.typeWord == typeWord
+    }
+  }
+}
+
+extension Runtime {
+  /// A lookup of typed handles to this runtime's machines of type `M` by their ids. Make it
+  /// once and keep it (making one allocates).
+  public func lookup<M: Machine>(_ type: M.Type) -> MachineLookup<M> {
+    MachineLookup(
+      table: table, typeWord: TypedMachineKind<M>(policies: [], effectCapacity: 1).typeWord)
+  }
+}

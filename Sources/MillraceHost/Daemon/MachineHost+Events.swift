@@ -1,0 +1,58 @@
+import Millrace
+
+/// Events: one observer per machine type (`Runtime.observeAll`) for every machine of the
+/// host, whatever its kind. Kinds of one type (every machine file's kind is a `FileMachine`)
+/// share it; each machine's directory entry names its kind, whose operations print the event
+/// with that kind's names.
+extension MachineHost {
+  /// Observes every machine of `type` (once per type; later calls do nothing).
+  func observe<M: Machine>(_ type: M.Type) {
+    let key = ObjectIdentifier(type)
+    guard observedTypes[key] == nil else { return }
+    // unowned(unsafe): no reference counting per event. The host outlives its machines (it
+    // removes them all when it goes) and stops observing in its deinit, so no event can reach
+    // a dead host.
+    runtime.observeAll(type) { [unowned(unsafe) self] id, event in self.deliver(event, of: id) }
+    observedTypes[key] = { [unowned runtime] in runtime.observeAll(type) { _, _ in } }
+  }
+
+  /// One event of the machine `id`: marks it changed (a handled input, with a store), and
+  /// prints it only when a waiting `SEND` or `onEvent` needs the text.
+  @inline(__always)
+  private func deliver<Input, State, Output>(
+    _ event: MachineEvent<Input, State, Output>, of id: MachineID
+  ) {
+    guard let entry = directory.entry(of: id) else { return }
+    let tag: PostTag
+    switch event {
+    case .replied(let reply, let replyTag):
+      tag = replyTag
+      // Only a store needs to know what changed.
+      if store != nil, case .success = reply { markChanged(id.index) }
+    case .emitted:
+      tag = .none
+    }
+    guard tag != .none || onEvent != nil else { return }
+    let text = withUnsafePointer(to: event) { event in
+      withOperations(of: entry.pointee.kind) { $0.print(event) }
+    }
+    handle(text, of: id.index)
+  }
+
+  /// Answers the `SEND` waiting for the event, then passes it to `onEvent`.
+  private func handle(_ event: HostedEvent, of slot: UInt32) {
+    if event.tag != .none, let waiter = awaiting.remove(tag: event.tag.rawValue) {
+      let outcome: SendOutcome =
+        switch event {
+        case .succeeded(_, let from, let to, _): .moved(from: from, to: to)
+        case .rejected(let input, let state, _): .rejected(input: input, state: state)
+        case .emitted: .machineRemoved(directory.entry(slot).name)  // outputs carry no tag
+        }
+      waiter.requester.sendFinished(ticket: waiter.ticket, outcome)
+    }
+    // Nothing a reply does removes machines, but the entry is read afresh all the same.
+    if let onEvent, directory.entry(slot).pointee.isTaken {
+      onEvent(event, reference(slot))
+    }
+  }
+}

@@ -1,0 +1,171 @@
+import Logging
+import Millrace
+
+/// Turns and durability: what changed in a turn is saved once at its end (DESIGN §4.4).
+///
+/// A machine changed in a turn is flagged in its directory entry (`DirectoryEntry.isChanged`)
+/// and its slot listed in `dirty` once; the turn's commit saves each listed machine that is
+/// still flagged, once, and clears the flags. A machine killed since is skipped (its entry is
+/// free); one spawned again in the same slot is listed again but saved once.
+extension MachineHost {
+  /// Commits the turn's changes (when something changed). A failed commit keeps the turn's
+  /// changes for the next turn that changes something, whose commit writes them again with its
+  /// own (whole states: the live machines and the store agree again once a commit holds).
+  ///
+  /// After a turn that killed machines, the runtime's and the directory's memory that holds
+  /// nothing is given back (`Runtime.releaseMemory()`, `MachineDirectory.releaseMemoryIfEmpty`);
+  /// every turn moves a bounded number of index buckets while the name index resizes.
+  public func finishTurn() -> TurnOutcome {
+    directory.finishTurn()
+    let removed = removedThisTurn
+    if removed > 0 {
+      removedThisTurn = 0
+      runtime.releaseMemory()
+      directory.releaseMemoryIfEmpty()
+    }
+    guard changedThisTurn else { return TurnOutcome(refusal: nil, removedMachines: removed) }
+    var committed = true
+    if let store {
+      committed = store.failure == nil && persist(into: store, slots: dirty, onlyChanged: true)
+      if store.failure != nil {
+        // Nothing more can be kept: what changed is counted, not retried (a clean stop
+        // rebuilds the store from memory).
+        unstoredChanges += dirty.count + deleted.count
+        forgetChanges(keepingCapacityUpTo: Self.keptCapacity)
+        deleted.removeAll()
+      }
+    }
+    changedThisTurn = false
+    // The turn's bookkeeping keeps its capacity for the next turn, unless a burst (thousands
+    // of pipelined SENDs) grew it: then it is released, so the memory comes back afterwards.
+    let keep = Self.keptCapacity
+    if committed {
+      if !dirty.isEmpty { forgetChanges(keepingCapacityUpTo: keep) }
+      if !deleted.isEmpty { deleted.removeAll(keepingCapacity: deleted.capacity <= keep) }
+    }
+    awaiting.shrinkIfEmpty(keeping: keep)
+    let refusal =
+      committed
+      ? nil
+      : store?.failure.map { HostFailure.storeUnusable($0, changeMade: true) }
+        ?? HostFailure(
+          .internal,
+          "store commit failed: the change is made but not durable (retried at the next commit)")
+    return TurnOutcome(refusal: refusal, removedMachines: removed)
+  }
+
+  /// Entries the per-turn containers keep room for between turns.
+  static let keptCapacity = 1024
+
+  /// Saves every machine (fresh timer deadlines), commits and checkpoints the journal into the
+  /// snapshot; for shutdown. A store found unusable (`MachineStore.verify()`) is rebuilt from
+  /// memory at its directory instead (`StoreRebuild`). Returns whether every machine is kept.
+  @discardableResult
+  public func persistAll() -> Bool {
+    guard let store else { return true }
+    store.verify()
+    var kept =
+      store.failure == nil && persist(into: store, slots: directory.allSlots, onlyChanged: false)
+    if let failure = store.failure {
+      kept = rebuild(
+        store, failure: failure, machines: directory.allSlots.map(reference), clock: clock())
+    } else if kept {
+      do {
+        try store.checkpoint()
+      } catch {
+        logger.warning("store checkpoint at shutdown failed (the journal keeps it): \(error)")
+      }
+    }
+    forgetChanges(keepingCapacityUpTo: 0)
+    deleted.removeAll()
+    changedThisTurn = false
+    return kept
+  }
+
+  /// Notes that the machine in directory slot `index` changed in this turn (its record is
+  /// saved at the turn's end).
+  @inline(__always)
+  func markChanged(_ index: UInt32) {
+    changedThisTurn = true
+    let entry = directory.entry(index)
+    guard !entry.pointee.isChanged else { return }
+    entry.pointee.isChanged = true
+    dirty.append(index)
+  }
+
+  /// Empties `dirty`, clearing the marks of the machines it lists.
+  func forgetChanges(keepingCapacityUpTo limit: Int) {
+    for index in dirty { directory.entry(index).pointee.isChanged = false }
+    dirty.removeAll(keepingCapacityUpTo: limit)
+  }
+
+  /// Writes the turn's deletes and the records of the machines in `slots` (with
+  /// `onlyChanged`, those still marked changed, each once) in one commit; returns whether it
+  /// held. A failed commit leaves every listed live machine marked, to be written again.
+  func persist(into store: MachineStore, slots: [UInt32], onlyChanged: Bool) -> Bool {
+    // Read once, and only if a machine has timer deadlines to store (most turns have none).
+    // The closure is passed as written (non-escaping): no box for `now`.
+    var now: HostClock?
+    do {
+      try store.begin()
+      for name in deleted { try store.delete(name: name) }
+      for index in slots {
+        let entry = directory.entry(index)
+        guard entry.pointee.isTaken, !onlyChanged || entry.pointee.isChanged else { continue }
+        // Cleared as it is written, so a slot listed twice (killed and spawned again in the
+        // turn) is written once.
+        entry.pointee.isChanged = false
+        let kind = slot(entry.pointee.kind)
+        try kind.operations.save(entry.pointee.id(slot: index), entry.name, kind.kind.name, store) {
+          if let now { return now }
+          let time = clock()
+          now = time
+          return time
+        }
+      }
+      let failedBefore = store.checkpointFailure != nil
+      try store.commit()
+      commitCount += 1
+      if !failedBefore, let failure = store.checkpointFailure {
+        logger.error("store checkpoint failed (changes stay in the journal): \(failure)")
+      }
+      return true
+    } catch {
+      for index in dirty where directory.entry(index).pointee.isTaken {
+        directory.entry(index).pointee.isChanged = true
+      }
+      commitFailures += 1
+      logger.error("store commit failed: \(error)")
+      return false
+    }
+  }
+
+  /// Restores every stored machine, or throws before spawning any: when the store cannot be
+  /// read, when the machines or their timers exceed the runtime's capacity, or when stored
+  /// machines need a kind, state, input or queue the kinds lack and no `migrate` maps it
+  /// (see `DefinitionCheck`). With `droppingUnmappable` such machines and timers are dropped
+  /// from the store instead. Returns what the caller should log (a summary of what was
+  /// mapped or dropped; timers that could not be re-armed).
+  public func restore(droppingUnmappable: Bool = false) throws(RestoreRefusal) -> [String] {
+    guard let store else { return [] }
+    var records: [StoredMachine]
+    do {
+      records = try store.loadAll()
+    } catch {
+      throw .unreadable("\(error)")
+    }
+    let plan = try planRestore(&records, droppingUnmappable: droppingUnmappable)
+    var problems = plan.notes
+    let now = clock()
+    for record in records {
+      switch spawn(kind: record.kind, name: record.name, state: record.state) {
+      case .success(let machine):
+        if !record.timers.isEmpty { problems += machine.restore(record.timers, clock: now) }
+      case .failure(let failure):
+        problems.append("\(record.name): not restored: \(failure.text)")
+      }
+    }
+    forgetChanges(keepingCapacityUpTo: 0)
+    return problems + saveRestored(plan)
+  }
+}

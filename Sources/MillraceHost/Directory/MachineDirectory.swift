@@ -1,0 +1,178 @@
+import Millrace
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
+
+/// The host's table of named machines: one 32-byte `DirectoryEntry` per machine, in the slot
+/// of its runtime record (`MachineID.index`), found by name through `NameBuckets`. No object,
+/// closure or `String` is kept per machine: a hosted machine costs its entry (with its name
+/// inline up to 16 bytes) and 4 to 8 bytes of buckets here.
+///
+/// Guarantees:
+/// - The entries are reserved for the runtime's capacity at creation and written as machines
+///   take slots (`calloc`: the system maps pages as they are first written), so memory grows
+///   with the machines hosted, not with the capacity; `releaseMemoryIfEmpty()` gives it back
+///   once no machine is left.
+/// - A lookup by name hashes its bytes once (`NameHash`, seeded at random unless a test fixes
+///   the seed), reads a bucket head and the entries of its chain, and compares bytes only
+///   where the 32-bit hashes and lengths match. It neither allocates nor makes a `String`.
+/// - No operation blocks for long: index resizes are incremental (`NameBuckets`), and
+///   `finishTurn()` moves a bounded number of buckets.
+/// - Names are compared byte for byte: the directory keys exactly what `NameRule` lets through
+///   (1 to 128 ASCII bytes).
+/// - Loop thread only.
+final class MachineDirectory {
+  /// The entries, by slot: `capacity` reserved, those below `touched` possibly written.
+  @exclusivity(unchecked) private(set) var entries: UnsafeMutablePointer<DirectoryEntry>
+  /// The number of slots (the runtime's machine capacity).
+  let capacity: Int
+  @exclusivity(unchecked) private var buckets = NameBuckets()
+  private let nameHash: NameHash
+  /// Slots at or above it were never written since the entries were (re)reserved.
+  @exclusivity(unchecked) private var touched = 0
+
+  /// Buckets moved between turns while the index resizes (`finishTurn()`): bounded work,
+  /// tens of microseconds.
+  static let bucketsPerTurn = 1024
+
+  /// A directory for `capacity` slots, its hash seeded at random, or with `seed` (tests).
+  init(capacity: Int, seed: UInt64? = nil) {
+    self.capacity = max(capacity, 1)
+    entries = Self.reserve(self.capacity)
+    nameHash = seed.map(NameHash.init(seed:)) ?? NameHash()
+  }
+
+  deinit {
+    removeAll()
+    free(entries)
+    buckets.deallocate()
+  }
+
+  private static func reserve(_ capacity: Int) -> UnsafeMutablePointer<DirectoryEntry> {
+    // Zeroed, so every entry starts free without being written.
+    calloc(capacity, MemoryLayout<DirectoryEntry>.stride)!.bindMemory(
+      to: DirectoryEntry.self, capacity: capacity)
+  }
+
+  /// The number of machines.
+  var count: Int { buckets.count }
+
+  /// The entry in `slot`.
+  @inline(__always)
+  func entry(_ slot: UInt32) -> UnsafeMutablePointer<DirectoryEntry> { entries + Int(slot) }
+
+  /// The entry of the machine `id` names, while it is in the directory.
+  @inline(__always)
+  func entry(of id: MachineID) -> UnsafeMutablePointer<DirectoryEntry>? {
+    guard Int(id.index) < touched else { return nil }
+    let entry = entries + Int(id.index)
+    guard entry.pointee.isTaken, entry.pointee.generation == id.generation else { return nil }
+    return entry
+  }
+
+  // MARK: Names
+
+  /// The slot of the machine whose name's UTF-8 bytes are `name`, or nil.
+  @inline(__always)
+  func slot(ofUTF8 name: UnsafeRawBufferPointer) -> UInt32? {
+    let hash = UInt32(truncatingIfNeeded: nameHash(name))
+    return buckets.find(hash: hash, in: entries) { $0.holds(name, hash: hash) }
+  }
+
+  /// The slot of the machine named `name`, or nil.
+  func slot(of name: String) -> UInt32? {
+    name.withUTF8Bytes { slot(ofUTF8: $0) }
+  }
+
+  /// Files the machine `id` under `name` (1 to 128 bytes, not filed yet) with the host's kind
+  /// slot `kind`; its slot's entry must be free.
+  func insert(name: UnsafeRawBufferPointer, id: MachineID, kind: UInt16) {
+    precondition(Int(id.index) < capacity, "a machine slot beyond the directory's capacity")
+    let entry = entries + Int(id.index)
+    precondition(!entry.pointee.isTaken, "a directory slot taken twice")
+    entry.take(
+      name: name, hash: UInt32(truncatingIfNeeded: nameHash(name)), generation: id.generation,
+      kind: kind)
+    touched = max(touched, Int(id.index) + 1)
+    buckets.insert(id.index, in: entries)
+  }
+
+  /// Files `id` under `name`.
+  func insert(_ name: String, id: MachineID, kind: UInt16) {
+    name.withUTF8Bytes { insert(name: $0, id: id, kind: kind) }
+  }
+
+  /// Takes the machine in `slot` out (its entry freed, its name's heap bytes too).
+  func remove(_ slot: UInt32) {
+    let entry = entries + Int(slot)
+    guard entry.pointee.isTaken else { return }
+    buckets.remove(slot, in: entries)
+    entry.release()
+  }
+
+  /// Takes every machine out (the hash keeps its seed); the memory stays reserved.
+  func removeAll() {
+    for slot in 0..<touched where entries[slot].isTaken {
+      (entries + slot).release()
+    }
+    buckets.deallocate()
+    buckets = NameBuckets()
+    touched = 0
+  }
+
+  // MARK: Iterating
+
+  /// Calls `body` with the slot of every machine, in slot order. `body` must not add or
+  /// remove machines.
+  func forEachSlot(_ body: (UInt32) -> Void) {
+    for slot in 0..<touched where entries[slot].isTaken { body(UInt32(slot)) }
+  }
+
+  /// Every machine's slot, in slot order.
+  var allSlots: [UInt32] {
+    var slots: [UInt32] = []
+    slots.reserveCapacity(count)
+    forEachSlot { slots.append($0) }
+    return slots
+  }
+
+  /// One step of a `SCAN`-style iteration (`NameBuckets.scan`, with its guarantees): passes
+  /// `body` the slot of each machine in about `count` buckets from `cursor`; returns the next
+  /// cursor (0 at the end). `body` must not add, remove or look up machines by name (a lookup
+  /// may move buckets of a resize under the scan).
+  func scan(from cursor: UInt64, count: Int, _ body: (UInt32) -> Void) -> UInt64 {
+    buckets.scan(from: cursor, count: count, in: entries, body)
+  }
+
+  // MARK: Memory
+
+  /// Between turns: moves a bounded number of buckets while the index resizes.
+  func finishTurn() {
+    if buckets.isResizing { buckets.rehash(buckets: Self.bucketsPerTurn, in: entries) }
+  }
+
+  /// Whether the name index is resizing (two bucket arrays; `NameBuckets`).
+  var isResizing: Bool { buckets.isResizing }
+
+  /// Buckets of the name index (of the array moved to, while resizing).
+  var bucketCount: Int { buckets.bucketCount }
+
+  /// Bytes of entries written and bucket arrays held.
+  var touchedBytes: Int { touched * MemoryLayout<DirectoryEntry>.stride + buckets.bytes }
+
+  /// When no machine is left and more than `threshold` bytes of entries were written, frees
+  /// them and reserves them afresh, untouched; returns the bytes given back. (The buckets
+  /// were freed with the last name.)
+  @discardableResult
+  func releaseMemoryIfEmpty(above threshold: Int = 64 << 10) -> Int {
+    let bytes = touched * MemoryLayout<DirectoryEntry>.stride
+    guard count == 0, bytes > threshold else { return 0 }
+    free(entries)
+    entries = Self.reserve(capacity)
+    touched = 0
+    return bytes
+  }
+}

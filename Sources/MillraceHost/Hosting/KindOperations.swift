@@ -1,0 +1,145 @@
+import Millrace
+
+/// What a host does to the machines of one kind, by machine id: formed once per kind and
+/// runtime (`HostKind.bind`), where the machine type is known, so that each closure runs the
+/// code specialized for it (a generic witness would run unspecialized and look up the type's
+/// metadata on every request). Nothing here is kept per machine.
+///
+/// Every function takes the id of a machine the kind spawned; an id of a removed machine (or
+/// of another type) finds nothing: `.noMachine`, nil, 0 or no effect.
+final class KindOperations {
+  /// Spawns a machine in the state named (the initial state when nil).
+  let spawn: (_ state: String?) -> Result<MachineID, SpawnFailure>
+  /// Parses the input whose UTF-8 bytes are given (a request's word as it arrived) and posts
+  /// it with the tag.
+  let post: (MachineID, UnsafeRawBufferPointer, PostTag) -> HostedPostResult
+  /// The current state as text.
+  let stateText: (MachineID) -> String?
+  /// Inputs queued.
+  let queuedInputs: (MachineID) -> Int
+  /// Counters and high-water marks.
+  let statistics: (MachineID) -> MachineStatistics
+  /// The record to store (state and pending timers, deadlines on the wall clock), given the
+  /// machine's name and kind name.
+  let stored: (MachineID, _ name: String, _ kind: String, HostClock) -> StoredMachine?
+  /// Saves the record into the store's open turn, the fastest way for the machine: without
+  /// timers no record is built and `clock` is not asked.
+  let save:
+    (MachineID, _ name: String, _ kind: String, MachineStore, () -> HostClock) throws(StoreError)
+      -> Void
+  /// Re-creates stored timers; a problem per timer that could not be restored (named by the
+  /// machine's name and kind).
+  let restore: (MachineID, _ name: String, _ kind: String, [StoredTimer], HostClock) -> [String]
+  /// Removes the machine from the runtime (effects cancelled, observers silenced).
+  let remove: (MachineID) -> Void
+  /// Prints an event of one of the kind's machines, given the address of the core's typed
+  /// event (a `MachineEvent` of the kind's machine type). The host's one observer of each
+  /// machine type passes it to the operations of the machine's kind, which the machine's
+  /// directory entry names: a machine spawned by these operations is of their type, so the
+  /// event always is.
+  let print: (UnsafeRawPointer) -> HostedEvent
+
+  /// The operations of machines of type `M` in `runtime`, spawned with `extra` and `queues`
+  /// (`M.queues` when nil), starting in `initial` unless a state is named, read and printed
+  /// through `codec`.
+  init<M: Machine>(
+    _ type: M.Type, runtime: Runtime, initial: M.State, extra: M.Extra, queues: [QueuePolicy]?,
+    codec: TextCodec<M>
+  ) {
+    let lookup = runtime.lookup(type)
+    let queues = queues ?? M.queues
+    spawn = { [unowned runtime] stateText in
+      var state = initial
+      if let stateText {
+        guard let parsed = codec.parseState(stateText) else {
+          return .failure(.unknownState(stateText))
+        }
+        state = parsed
+      }
+      guard let handle = runtime.spawn(type, state: state, extra: extra, queues: queues) else {
+        return .failure(.full)
+      }
+      return .success(handle.id)
+    }
+    post = { id, text, tag in
+      guard let input = codec.parseInputUTF8(text) else { return .unknownInput }
+      switch lookup.post(input, tag: tag, to: id) {
+      case .accepted: return .accepted
+      case .queueFull: return .busy
+      case .noMachine: return .noMachine
+      }
+    }
+    stateText = { id in lookup.handle(id)?.state.map(codec.formatState) }
+    queuedInputs = { id in lookup.handle(id)?.queuedInputs ?? 0 }
+    statistics = { id in lookup.handle(id)?.statistics ?? MachineStatistics() }
+    let stored = { (id: MachineID, name: String, kind: String, clock: HostClock) in
+      lookup.handle(id).flatMap { Self.record(of: $0, name: name, kind: kind, codec, clock) }
+    }
+    self.stored = stored
+    save = { id, name, kind, store, clock throws(StoreError) in
+      guard let handle = lookup.handle(id), let state = handle.state else { return }
+      // Most machines have no effect in flight: no record built, no timer snapshot.
+      guard handle.effectsInFlight > 0 else {
+        return try store.save(name: name, kind: kind, state: codec.formatState(state))
+      }
+      if let record = stored(id, name, kind, clock()) { try store.save(record) }
+    }
+    restore = { [unowned runtime] id, name, kind, timers, clock in
+      guard let handle = lookup.handle(id) else { return ["\(name): not restored"] }
+      return Self.restore(timers, into: handle, runtime, name: name, kind: kind, codec, clock)
+    }
+    remove = { [unowned runtime] id in
+      if let handle = lookup.handle(id) { runtime.remove(handle) }
+    }
+    let (formatInput, formatState, formatOutput) =
+      (codec.formatInput, codec.formatState, codec.formatOutput)
+    print = { event in
+      switch event.assumingMemoryBound(to: MachineEvent<M.Input, M.State, M.Output>.self).pointee {
+      case .replied(.success(let input, let from, let to), let tag):
+        .succeeded(
+          input: formatInput(input), from: formatState(from), to: formatState(to), tag: tag)
+      case .replied(.failure(let input, let state), let tag):
+        .rejected(input: formatInput(input), state: formatState(state), tag: tag)
+      case .emitted(let output):
+        .emitted(formatOutput(output))
+      }
+    }
+  }
+
+  private static func record<M: Machine>(
+    of handle: MachineHandle<M>, name: String, kind: String, _ codec: TextCodec<M>,
+    _ clock: HostClock
+  ) -> StoredMachine? {
+    guard let state = handle.state else { return nil }
+    let timers = handle.timers.map { timer in
+      StoredTimer(
+        input: codec.formatInput(timer.input), repeats: timer.repeats,
+        spanNanoseconds: timer.span.nanoseconds,
+        deadlineWallNanoseconds: timer.deadline.map(clock.wall),
+        remainingNanoseconds: timer.deadline.map(clock.remaining(until:)), queue: timer.queue.index,
+        effectID: timer.id.rawValue)
+    }
+    return StoredMachine(name: name, kind: kind, state: codec.formatState(state), timers: timers)
+  }
+
+  private static func restore<M: Machine>(
+    _ timers: [StoredTimer], into handle: MachineHandle<M>, _ runtime: Runtime, name: String,
+    kind: String, _ codec: TextCodec<M>, _ clock: HostClock
+  ) -> [String] {
+    var problems: [String] = []
+    for timer in timers {
+      guard let input = codec.parseInput(timer.input) else {
+        problems.append("\(name): timer input \"\(timer.input)\" no longer exists in \(kind)")
+        continue
+      }
+      let snapshot = TimerSnapshot(
+        repeats: timer.repeats, span: .nanoseconds(timer.spanNanoseconds), input: input,
+        deadline: clock.restoredDeadline(of: timer),
+        queue: EffectQueue(timer.queue), id: EffectID(rawValue: timer.effectID))
+      if !runtime.restore(snapshot, into: handle) {
+        problems.append("\(name): no room to restore timer \(timer.input)")
+      }
+    }
+    return problems
+  }
+}

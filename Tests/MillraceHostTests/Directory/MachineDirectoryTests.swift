@@ -1,0 +1,124 @@
+import Millrace
+import Testing
+
+@testable import MillraceHost
+
+/// The machine directory: names inline and on the heap, lookups by bytes through incremental
+/// resizes of its index, and its memory given back once empty.
+@Suite struct MachineDirectoryTests {
+  /// A name of `length` bytes ending with `number`.
+  static func name(_ number: Int, length: Int = 0) -> String {
+    let tail = "m\(number)"
+    return String(repeating: "x", count: max(0, length - tail.count)) + tail
+  }
+
+  /// Files `name` under a made-up id whose generation is the slot + 7.
+  static func insert(_ directory: MachineDirectory, _ name: String, slot: UInt32) {
+    directory.insert(name, id: MachineID(index: slot, generation: slot + 7), kind: UInt16(slot % 3))
+  }
+
+  @Test func anEntryIsThirtyTwoBytesWithItsNameAtSixteen() {
+    #expect(MemoryLayout<DirectoryEntry>.size == 32)
+    #expect(MemoryLayout<DirectoryEntry>.stride == 32)
+    #expect(MemoryLayout<DirectoryEntry>.offset(of: \.bytes) == DirectoryEntry.bytesOffset)
+  }
+
+  @Test(arguments: [1, 15, 16, 17, 40, 128])
+  func namesOfEveryLengthAreFoundByBytesAndByString(length: Int) {
+    let directory = MachineDirectory(capacity: 64, seed: 5)
+    for slot in 0..<40 {
+      Self.insert(directory, Self.name(slot, length: length), slot: UInt32(slot))
+    }
+    #expect(directory.count == 40)
+    for slot in 0..<40 {
+      let name = Self.name(slot, length: length)
+      #expect(directory.slot(of: name) == UInt32(slot))
+      let found = Array(name.utf8).withUnsafeBytes { directory.slot(ofUTF8: $0) }
+      #expect(found == UInt32(slot))
+      let entry = directory.entry(UInt32(slot))
+      #expect(entry.name == name)
+      #expect(entry.pointee.isOutOfLine == (name.utf8.count > DirectoryEntry.inlineCapacity))
+      #expect(entry.pointee.kind == UInt16(slot % 3))
+      #expect(
+        directory.entry(of: MachineID(index: UInt32(slot), generation: UInt32(slot) + 7)) != nil)
+      #expect(directory.entry(of: MachineID(index: UInt32(slot), generation: 1)) == nil)
+    }
+    #expect(directory.slot(of: Self.name(41, length: length)) == nil)
+    #expect(directory.slot(of: Self.name(1, length: length) + "x") == nil)
+    for slot in stride(from: 0, to: 40, by: 2) { directory.remove(UInt32(slot)) }
+    for slot in 0..<40 {
+      let expected: UInt32? = slot.isMultiple(of: 2) ? nil : UInt32(slot)
+      #expect(directory.slot(of: Self.name(slot, length: length)) == expected)
+    }
+    #expect(!directory.entry(0).pointee.isTaken)
+  }
+
+  @Test func lookupsAreRightWhileTheIndexGrowsAndShrinks() {
+    let directory = MachineDirectory(capacity: 1 << 14, seed: 11)
+    var held = Set<Int>()
+    var sawResizing = false
+    func check() {
+      // Present names, and a few absent ones, at every step of a resize.
+      for number in held.prefix(64) {
+        #expect(directory.slot(of: Self.name(number)) == UInt32(number))
+      }
+      for number in [-1, -2, 1 << 20] { #expect(directory.slot(of: Self.name(number)) == nil) }
+    }
+    for number in 0..<10_000 {
+      Self.insert(directory, Self.name(number), slot: UInt32(number))
+      held.insert(number)
+      sawResizing = sawResizing || directory.isResizing
+      if number % 97 == 0 { check() }
+    }
+    #expect(sawResizing)
+    for number in 0..<10_000 { #expect(directory.slot(of: Self.name(number)) == UInt32(number)) }
+    let grown = directory.bucketCount
+    #expect(grown >= 10_000 && grown <= 16_384)
+    var sawShrinking = false
+    for number in (0..<10_000).reversed() where number >= 50 {
+      directory.remove(UInt32(number))
+      held.remove(number)
+      sawShrinking = sawShrinking || (directory.isResizing && directory.bucketCount < grown)
+      if number % 89 == 0 { check() }
+    }
+    #expect(sawShrinking)
+    for _ in 0..<64 { directory.finishTurn() }
+    #expect(!directory.isResizing)
+    #expect(directory.bucketCount <= 256)
+    for number in 0..<10_000 {
+      #expect(directory.slot(of: Self.name(number)) == (number < 50 ? UInt32(number) : nil))
+    }
+  }
+
+  @Test func aResizeEndsWithinTheOperationsBeforeTheNextOne() {
+    // Only inserts, no turns: each doubling must be over before the next is due.
+    let directory = MachineDirectory(capacity: 1 << 16, seed: 3)
+    var resizes = 0
+    var wasResizing = false
+    for number in 0..<60_000 {
+      Self.insert(directory, Self.name(number), slot: UInt32(number))
+      if directory.isResizing && !wasResizing { resizes += 1 }
+      wasResizing = directory.isResizing
+      #expect(directory.bucketCount * 2 >= directory.count)
+    }
+    #expect(resizes == 12)  // 16 buckets to 65,536
+  }
+
+  @Test func removingEverythingGivesTheMemoryBack() {
+    let directory = MachineDirectory(capacity: 1 << 16, seed: 9)
+    for number in 0..<20_000 {
+      Self.insert(
+        directory, Self.name(number, length: number % 2 == 0 ? 40 : 8), slot: UInt32(number))
+    }
+    #expect(directory.touchedBytes > 20_000 * 32)
+    #expect(directory.releaseMemoryIfEmpty() == 0)  // not empty: nothing given back
+    for number in 0..<20_000 { directory.remove(UInt32(number)) }
+    #expect(directory.count == 0)
+    #expect(directory.releaseMemoryIfEmpty() == 20_000 * 32)
+    #expect(directory.touchedBytes == 0)
+    // Usable again, from scratch.
+    Self.insert(directory, "again", slot: 3)
+    #expect(directory.slot(of: "again") == 3)
+    #expect(directory.touchedBytes == 4 * 32 + NameBuckets.minimumBuckets * 4)
+  }
+}
