@@ -8,11 +8,7 @@ import Testing
 /// one, and neither a crash meanwhile nor a failed one loses a committed change.
 @Suite("Store checkpoints", .timeLimit(.minutes(1)))
 struct StoreCheckpointTests {
-  let directory: String = {
-    let path = NSTemporaryDirectory() + "millrace-checkpoint-\(UUID().uuidString)"
-    try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    return path
-  }()
+  let directory = StoreFixtures.directory("millrace-checkpoint")
 
   /// Holds checkpoint jobs on the worker until opened.
   final class Gate: Sendable {
