@@ -103,6 +103,10 @@ final class CheckpointWorker: @unchecked Sendable {
 
   /// The thread's loop: a job at a time until `stop()`.
   private func work() {
+    // SCHED_BATCH (3; glibc declares it only under _GNU_SOURCE): woken by `submit`, the worker
+    // does not preempt the loop thread that woke it, it waits for its turn.
+    var batch = sched_param()
+    pthread_setschedparam(pthread_self(), 3, &batch)
     pthread_mutex_lock(lock)
     while true {
       while job == nil && !stopping { pthread_cond_wait(changed, lock) }

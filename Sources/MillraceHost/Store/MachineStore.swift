@@ -265,7 +265,7 @@ public final class MachineStore {
   private func startCheckpoint() {
     if !spareSealed {
       do {
-        try spare.reset(epoch: max(journal.epoch, spare.epoch) + 1)
+        try spare.reset(epoch: max(journal.epoch, spare.epoch) + 1, shrinking: false)
       } catch {
         checkpointFailed(error)
         return

@@ -127,8 +127,8 @@ final class SQLiteSnapshot {
       }
       try database.execute(
         """
-        CREATE TABLE checkpoint(epoch INTEGER NOT NULL);
-        INSERT INTO checkpoint VALUES(0);
+        CREATE TABLE IF NOT EXISTS checkpoint(epoch INTEGER NOT NULL);
+        INSERT INTO checkpoint SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM checkpoint);
         PRAGMA user_version=\(schemaVersion);
         COMMIT;
         """)

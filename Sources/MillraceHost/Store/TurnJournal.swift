@@ -50,8 +50,8 @@ final class TurnJournal {
   /// The copy `recordsInPlace()` read when the file is not mapped.
   private var readBack: UnsafeMutableRawBufferPointer?
 
-  /// Room added at a time, zero-filled; a file that grew past four times this (after failed
-  /// checkpoints) returns to it at the next reset.
+  /// Room added at a time, zero-filled; a file that grew past four times this (checkpoints
+  /// that fell behind, or failed) returns to it at a shrinking reset.
   static let growth = 1 << 20
 
   /// Opens the journal at `path`, creating it when missing or empty; a file that does not
@@ -187,8 +187,10 @@ final class TurnJournal {
   }
 
   /// Starts epoch `next` (which must differ from the current one), in the version written:
-  /// the records so far no longer count (after a checkpoint took them).
-  func reset(epoch next: UInt64) throws(StoreError) {
+  /// the records so far no longer count (after a checkpoint took them). With `shrinking`, a
+  /// file grown past four times `growth` returns to `growth` (a truncation and a new mapping:
+  /// milliseconds for a large file, so not while serving).
+  func reset(epoch next: UInt64, shrinking: Bool = true) throws(StoreError) {
     do {
       try writeHeader(epoch: next, version: JournalFormat.version)
     } catch {
@@ -200,7 +202,7 @@ final class TurnJournal {
     epoch = next
     version = JournalFormat.version
     length = JournalFormat.headerSize
-    guard capacity > 4 * Self.growth else { return }
+    guard shrinking, capacity > 4 * Self.growth else { return }
     // What is left beyond is of older epochs; the file only gives back the room.
     unmap()
     if ftruncate(descriptor, off_t(Self.growth)) == 0 { capacity = Self.growth }
