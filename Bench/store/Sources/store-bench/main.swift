@@ -249,6 +249,11 @@ func read(_ directory: String) throws {
     }
   #endif
   let end = now()
+  #if !STORE_BENCH_OLD_API
+    let counted = try store.count()
+    report("count_ms", (now() - end) * 1e3)
+    guard counted == rows else { fail("count \(counted), rows \(rows)") }
+  #endif
   report("open_ms", (opened - start) * 1e3)
   report("read_ms", (end - opened) * 1e3)
   report("open_read_ms", (end - start) * 1e3)
