@@ -132,6 +132,52 @@ struct StoreCheckpointTests {
     #expect(try MachineStore(directory: copy, durability: .batched).loadAll() == rows)
   }
 
+  @Test("a journal at its limit makes a commit wait for the checkpoint in flight")
+  func journalLimit() throws {
+    let store = try MachineStore(directory: directory, durability: .batched)
+    let gate = Gate()
+    store.checkpointHook = { gate.pass() }
+    try commit(batch("m"), to: store)
+    // Held: the commits that follow fill the other journal, up to its limit, and the one
+    // that reaches it waits until the gate opens (a quarter of a second from now).
+    DispatchQueue.global().asyncAfter(deadline: .now() + 0.25) { gate.open() }
+    let start = Date()
+    let big = String(repeating: "s", count: 64 * 1024)
+    for index in 0..<(MachineStore.journalLimit / big.utf8.count + 1) {
+      try store.save(StoredMachine(name: "big\(index)", kind: "toggle", state: big))
+      try store.commit()
+    }
+    #expect(Date().timeIntervalSince(start) >= 0.2)
+    #expect(store.checkpoints >= 1)
+  }
+
+  @Test("close gives back the room a backlog of checkpoints grew the journals to")
+  func closeShrinksJournals() throws {
+    let store = try MachineStore(directory: directory, durability: .batched)
+    let gate = Gate()
+    store.checkpointHook = { gate.pass() }
+    try commit(batch("m"), to: store)
+    let big = String(repeating: "s", count: 64 * 1024)
+    for index in 0..<100 {
+      try store.save(StoredMachine(name: "big\(index)", kind: "toggle", state: big))
+      try store.commit()
+    }
+    gate.open()
+    // The next checkpoint takes the 6 MiB journal, which is swapped out with its room.
+    store.settle()
+    try commit(["next"], to: store)
+    store.settle()
+    func sizes() throws -> [Int] {
+      try MachineStore.journalNames.map { name in
+        try FileManager.default.attributesOfItem(atPath: directory + "/" + name)[.size] as! Int
+      }
+    }
+    #expect(try sizes().max()! > 4 * TurnJournal.growth)
+    try store.close()
+    #expect(try sizes() == [TurnJournal.growth, TurnJournal.growth])
+    #expect(try store.loadAll().count == MachineStore.checkpointRecords + 101)
+  }
+
   @Test("a failed checkpoint fails no commit, keeps its journal, and is retried a journal later")
   func failedCheckpointIsRetried() throws {
     let store = try MachineStore(directory: directory, durability: .batched)
