@@ -257,8 +257,9 @@ public final class Runtime {
 
   /// Calls `observer` with every later reply and output of every machine of type `M`, with the
   /// machine's id: after the machine's own observers, for as long as the runtime lives. A
-  /// later call replaces the earlier observer of the type (which the runtime keeps until it
-  /// goes, so replace observers rarely). One observer for a whole type
+  /// later call replaces the earlier observer of the type (released at once, or, when made
+  /// from an observer during `dispatch`, at the next call outside it or when the runtime
+  /// goes). One observer for a whole type
   /// costs no memory per machine (`MachineHandle.observe` makes a side record per machine).
   ///
   /// The runtime keeps the observer: capture the runtime (or anything that owns it)
@@ -276,8 +277,13 @@ public final class Runtime {
     let type = TypedMachineKind<M>(policies: [], effectCapacity: 1).typeWord
     for kind in kinds where kind.typeWord == type { kind.observer = box.toOpaque() }
     rebuildKindEntries()
-    // A replaced observer is kept until the runtime goes: a view made before the call (an
-    // observer may call this) still reaches it.
+    // A replaced observer is kept while `dispatch` runs: a view made before the call (an
+    // observer may call this) still reaches it. Outside `dispatch` no view is alive, and the
+    // observers replaced so far are released.
+    if !isDispatching {
+      for observed in observedTypes where observed.type == type { observed.release() }
+      observedTypes.removeAll { $0.type == type }
+    }
     observedTypes.append((type, box.toOpaque(), { box.release() }))
   }
 

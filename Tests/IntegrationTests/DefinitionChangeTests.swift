@@ -176,7 +176,7 @@ struct DefinitionChangeTests {
     #expect(try daemon.client().call("STATE", "d1") == .bulk("shut"))
   }
 
-  @Test("a store over --max-machines or --max-timers refuses to start, in one message")
+  @Test("a store over --max-machines, --max-timers or --max-effects refuses to start, in one message")
   func restoreOverCapacityRefuses() throws {
     let daemon = try daemon().start()
     try spawn(["d1", "d2"], on: daemon)
@@ -185,6 +185,7 @@ struct DefinitionChangeTests {
     let arguments = daemon.arguments
     for (flag, limit, stored) in [
       ("--max-machines", "3", "5 machines"), ("--max-timers", "2", "3 pending timers"),
+      ("--max-effects", "2", "3 pending timers"),
     ] {
       daemon.arguments = arguments + [flag, limit]
       let logged = daemon.logText.utf8.count

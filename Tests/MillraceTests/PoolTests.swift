@@ -187,4 +187,34 @@ struct PoolTests {
     #expect(counters.handle(counter.id) == nil)
     #expect(counters.handle(again.id)?.state == 5)
   }
+
+  @Test("an observer may replace observeAll and grow the kind table during dispatch")
+  func observerReplacesItselfAndAddsKinds() throws {
+    let runtime = Runtime()
+    var first = 0
+    var second = 0
+    let machine = try #require(runtime.spawn(Counter.self, state: 0))
+    runtime.observeAll(Counter.self) { [unowned runtime] _, event in
+      guard case .replied = event else { return }
+      first += 1
+      // Replaced while it runs, and the kind table grows (new queue layouts) meanwhile:
+      // the view in dispatch still reads its entry and this observer's box.
+      runtime.observeAll(Counter.self) { _, event in
+        if case .replied = event { second += 1 }
+      }
+      for limit in 1...4 {
+        _ = runtime.spawn(Counter.self, state: 0, queues: [.latest(max: limit)])
+      }
+    }
+    _ = machine.post(.tick)
+    _ = machine.post(.tick)
+    runtime.dispatch()
+    #expect(first == 1)
+    #expect(second == 1)
+    #expect(runtime.kinds.count == 5)
+    #expect(runtime.observedTypes.count == 2)  // the replaced one is kept while dispatching
+    // Outside dispatch, a replacement releases what it replaces.
+    runtime.observeAll(Counter.self) { _, _ in }
+    #expect(runtime.observedTypes.count == 1)
+  }
 }

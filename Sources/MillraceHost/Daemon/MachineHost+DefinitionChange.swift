@@ -65,6 +65,11 @@ extension MachineHost {
     guard timers <= capacity.timers - runtime.statistics.timers else {
       throw .tooManyTimers(stored: timers, limit: capacity.timers)
     }
+    // Each restored timer is an in-flight effect too: a cell of the effect pool (every armed
+    // timer holds one, so the cells in use are at least the timers armed).
+    guard timers <= capacity.effects - runtime.statistics.timers else {
+      throw .tooManyEffects(stored: timers, limit: capacity.effects)
+    }
     if !plan.rewritten.isEmpty {
       var mapped = NameSample()
       for name in plan.rewritten { mapped.add(name) }

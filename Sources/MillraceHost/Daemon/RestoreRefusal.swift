@@ -9,6 +9,8 @@ public enum RestoreRefusal: Error, Hashable, Sendable, CustomStringConvertible {
   case tooManyMachines(stored: Int, limit: Int)
   /// The stored machines have more pending timers than the runtime has room for.
   case tooManyTimers(stored: Int, limit: Int)
+  /// The stored machines have more pending timers than the runtime's effect pool holds.
+  case tooManyEffects(stored: Int, limit: Int)
 
   /// One sentence per problem, naming the flag to raise for a capacity.
   public var description: String {
@@ -23,6 +25,9 @@ public enum RestoreRefusal: Error, Hashable, Sendable, CustomStringConvertible {
     case .tooManyTimers(let stored, let limit):
       return "the stored machines have \(stored) pending timers but --max-timers is \(limit): "
         + "start with --max-timers \(stored) or more (nothing was restored)"
+    case .tooManyEffects(let stored, let limit):
+      return "the stored machines have \(stored) pending timers but --max-effects is \(limit): "
+        + "start with --max-effects \(stored) or more (nothing was restored)"
     }
   }
 }
