@@ -176,7 +176,7 @@ struct DefinitionChangeTests {
     #expect(try daemon.client().call("STATE", "d1") == .bulk("shut"))
   }
 
-  @Test("a store over --max-machines, --max-timers or --max-effects refuses to start, in one message")
+  @Test("a store over --max-machines, --max-timers or --max-effects refuses to start, at once")
   func restoreOverCapacityRefuses() throws {
     let daemon = try daemon().start()
     try spawn(["d1", "d2"], on: daemon)
