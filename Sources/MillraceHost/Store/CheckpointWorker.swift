@@ -104,9 +104,14 @@ final class CheckpointWorker: @unchecked Sendable {
   /// The thread's loop: a job at a time until `stop()`.
   private func work() {
     // SCHED_BATCH (3; glibc declares it only under _GNU_SOURCE): woken by `submit`, the worker
-    // does not preempt the loop thread that woke it, it waits for its turn.
+    // does not preempt the loop thread that woke it, it waits for its turn. Nice 19: on a CPU
+    // it shares with the loop (a daemon pinned to one), the loop gets the CPU back as soon as
+    // it is runnable instead of waiting out the worker's time slice (bystander PINGs waited
+    // 10-14 ms behind checkpoints at make scale SCALE_N=100000). A saturated loop still lets
+    // it run, and a journal at `journalLimit` makes the loop wait for it.
     var batch = sched_param()
     pthread_setschedparam(pthread_self(), 3, &batch)
+    _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)  // 0: this thread (Linux)
     pthread_mutex_lock(lock)
     while true {
       while job == nil && !stopping { pthread_cond_wait(changed, lock) }
