@@ -38,7 +38,11 @@ public struct RESPDecoder: Sendable {
     case inline(scan: Int)
   }
 
+  /// The bytes received are `buffer[0..<end]`; beyond `end` is room already allocated (the
+  /// array never shrinks its count, so an append is a copy, not `Array`'s generic
+  /// `append(contentsOf:)` and `removeAll(keepingCapacity:)`, about 150 instructions a read).
   private var buffer: [UInt8] = []
+  private var end = 0
   private var frameStart = 0
   private var cursor = 0
   private var state = State.idle
@@ -52,18 +56,28 @@ public struct RESPDecoder: Sendable {
   }
 
   /// Bytes appended and not yet consumed by a returned frame.
-  public var bufferedByteCount: Int { buffer.count - (state == .idle ? cursor : frameStart) }
+  public var bufferedByteCount: Int { end - (state == .idle ? cursor : frameStart) }
 
   /// Appends input bytes (copied into the decoder's buffer).
   public mutating func append(_ bytes: UnsafeRawBufferPointer) {
+    guard let source = bytes.baseAddress, bytes.count > 0 else { return }
     makeRoom(for: bytes.count)
-    buffer.append(contentsOf: bytes)
+    if buffer.count - end < bytes.count {
+      // Grows the room geometrically: the count is the room, and it stays.
+      let missing = bytes.count - (buffer.count - end)
+      buffer.append(contentsOf: repeatElement(0, count: max(missing, buffer.count)))
+    }
+    let start = end
+    buffer.withUnsafeMutableBytes { room in
+      (room.baseAddress! + start).copyMemory(from: source, byteCount: bytes.count)
+    }
+    end += bytes.count
   }
 
   /// Appends input bytes (copied into the decoder's buffer).
   public mutating func append(_ bytes: some Collection<UInt8>) {
-    makeRoom(for: bytes.count)
-    buffer.append(contentsOf: bytes)
+    let copied = Array(bytes)
+    copied.withUnsafeBytes { append($0) }
   }
 
   /// Returns the next complete request, or `nil` when more input is needed.
@@ -79,7 +93,7 @@ public struct RESPDecoder: Sendable {
 
   /// Forgets all buffered input and any error.
   public mutating func reset() {
-    buffer.removeAll(keepingCapacity: true)
+    end = 0
     ranges.removeAll(keepingCapacity: true)
     frameStart = 0
     cursor = 0
@@ -91,7 +105,7 @@ public struct RESPDecoder: Sendable {
     while true {
       switch state {
       case .idle:
-        guard cursor < buffer.count else { return nil }
+        guard cursor < end else { return nil }
         frameStart = cursor
         if !ranges.isEmpty { ranges.removeAll(keepingCapacity: true) }
         if buffer[cursor] == UInt8(ascii: "*") {
@@ -113,7 +127,7 @@ public struct RESPDecoder: Sendable {
         state = .bulkHeader(remaining: count)
 
       case .bulkHeader(let remaining):
-        guard cursor < buffer.count else { return nil }
+        guard cursor < end else { return nil }
         let byte = buffer[cursor]
         guard byte == UInt8(ascii: "$") else {
           throw .protocol("expected '$', got '\(printable(byte))'")
@@ -129,7 +143,7 @@ public struct RESPDecoder: Sendable {
         state = .bulkBody(remaining: remaining, length: length)
 
       case .bulkBody(let remaining, let length):
-        guard buffer.count - cursor >= length + 2 else { return nil }
+        guard end - cursor >= length + 2 else { return nil }
         guard buffer[cursor + length] == 13, buffer[cursor + length + 1] == 10 else {
           throw .protocol("expected CRLF after a bulk string of \(length) bytes")
         }
@@ -143,14 +157,14 @@ public struct RESPDecoder: Sendable {
 
       case .inline(let scan):
         guard let newline = find(10, from: scan) else {
-          if buffer.count - frameStart > maxFrameLength { throw .tooLong }
-          state = .inline(scan: buffer.count)
+          if end - frameStart > maxFrameLength { throw .tooLong }
+          state = .inline(scan: end)
           return nil
         }
         if newline + 1 - frameStart > maxFrameLength { throw .tooLong }
-        var end = newline
-        if end > frameStart && buffer[end - 1] == 13 { end -= 1 }
-        let decoded = try InlineSplitter.split(buffer[frameStart..<end], into: &ranges)
+        var lineEnd = newline
+        if lineEnd > frameStart && buffer[lineEnd - 1] == 13 { lineEnd -= 1 }
+        let decoded = try InlineSplitter.split(buffer[frameStart..<lineEnd], into: &ranges)
         cursor = newline + 1
         state = .idle
         if ranges.isEmpty { continue }
@@ -167,9 +181,10 @@ public struct RESPDecoder: Sendable {
   private mutating func wholeArray() -> Frame? {
     let start = frameStart
     let limit = maxFrameLength
+    let received = end
     guard
       let found = buffer.withUnsafeBufferPointer({
-        Self.shortArray(in: $0, at: start, limit: limit)
+        Self.shortArray(in: UnsafeBufferPointer(rebasing: $0[..<received]), at: start, limit: limit)
       })
     else { return nil }
     cursor = found.end
@@ -224,14 +239,14 @@ public struct RESPDecoder: Sendable {
 
   /// Reads `-?[0-9]+\r\n` at `cursor`; `nil` when incomplete. Advances past the CRLF.
   private mutating func readNumber(_ what: StaticString) throws(FramingError) -> Int? {
-    let limit = min(buffer.count, cursor + 21)
+    let limit = min(end, cursor + 21)
     var carriageReturn = cursor
     while carriageReturn < limit && buffer[carriageReturn] != 13 { carriageReturn += 1 }
     if carriageReturn == limit {
       if limit - cursor >= 21 { throw .protocol("invalid \(what)") }
       return nil
     }
-    guard carriageReturn + 1 < buffer.count else { return nil }
+    guard carriageReturn + 1 < end else { return nil }
     guard buffer[carriageReturn + 1] == 10 else { throw .protocol("expected CRLF after \(what)") }
     var position = cursor
     var negative = false
@@ -254,22 +269,28 @@ public struct RESPDecoder: Sendable {
   }
 
   private func find(_ byte: UInt8, from start: Int) -> Int? {
-    guard start < buffer.count else { return nil }
+    guard start < end else { return nil }
+    let received = end
     return buffer.withUnsafeBytes { bytes -> Int? in
       let base = bytes.baseAddress!
-      guard let hit = memchr(base + start, Int32(byte), bytes.count - start) else { return nil }
+      guard let hit = memchr(base + start, Int32(byte), received - start) else { return nil }
       return base.distance(to: UnsafeRawPointer(hit))
     }
   }
 
   private mutating func makeRoom(for incoming: Int) {
     let keep = state == .idle ? cursor : frameStart
-    if keep == buffer.count {
-      buffer.removeAll(keepingCapacity: true)
+    if keep == end {
+      end = 0
       cursor = 0
       frameStart = 0
-    } else if keep > 0 && buffer.capacity - buffer.count < incoming {
-      buffer.removeSubrange(0..<keep)
+    } else if keep > 0 && buffer.count - end < incoming {
+      let kept = end - keep
+      buffer.withUnsafeMutableBytes { room in
+        let base = room.baseAddress!
+        _ = memmove(base, base + keep, kept)
+      }
+      end = kept
       cursor -= keep
       frameStart -= keep
       for index in ranges.indices {
