@@ -82,6 +82,16 @@ public struct RESPDecoder: Sendable {
 
   /// Returns the next complete request, or `nil` when more input is needed.
   public mutating func next() throws(FramingError) -> Frame? {
+    // The common request, a whole short array at the start of what is buffered, without the
+    // state machine.
+    if state == .idle && failure == nil {
+      guard cursor < end else { return nil }
+      if buffer[cursor] == UInt8(ascii: "*") {
+        frameStart = cursor
+        if !ranges.isEmpty { ranges.removeAll(keepingCapacity: true) }
+        if let frame = wholeArray() { return frame }
+      }
+    }
     if let failure { throw failure }
     do {
       return try step()
@@ -198,43 +208,44 @@ public struct RESPDecoder: Sendable {
   private static func shortArray(
     in bytes: UnsafeBufferPointer<UInt8>, at start: Int, limit: Int
   ) -> (end: Int, count: Int, parts: (Range<Int>, Range<Int>, Range<Int>))? {
+    guard let base = bytes.baseAddress else { return nil }
     let end = bytes.count
-    guard end - start >= 4, bytes[start + 2] == 13, bytes[start + 3] == 10 else { return nil }
-    let count = Int(bytes[start + 1] &- UInt8(ascii: "0"))
+    guard end &- start >= 4, base[start &+ 2] == 13, base[start &+ 3] == 10 else { return nil }
+    let count = Int(base[start &+ 1] &- UInt8(ascii: "0"))
     // Each argument needs at least 6 bytes: "$0\r\n\r\n".
-    guard count >= 1 && count <= 3, count <= (limit - 4) / 6 else { return nil }
+    guard count >= 1 && count <= 3, count &* 6 <= limit &- 4 else { return nil }
     // Wrapping arithmetic: positions are below the buffer's size and lengths below 10^9.
-    var parts = (0..<0, 0..<0, 0..<0)
     var position = start &+ 4
-    for part in 0..<count {
-      // "$", at least one digit, CRLF.
-      guard end &- position >= 4, bytes[position] == UInt8(ascii: "$") else { return nil }
+    /// The part at `position` (`$`, one to nine digits, CRLF, the bytes, CRLF), with
+    /// `following` parts of at least 6 bytes still to come within the limit; moves past it.
+    func part(following: Int) -> Range<Int>? {
+      guard end &- position >= 4, base[position] == UInt8(ascii: "$") else { return nil }
       let digitsStart = position &+ 1
       let digitsEnd = min(end, digitsStart &+ 9)
       var index = digitsStart
       var length = 0
       while index < digitsEnd {
-        let digit = bytes[index] &- UInt8(ascii: "0")
+        let digit = base[index] &- UInt8(ascii: "0")
         if digit >= 10 { break }
         length = length &* 10 &+ Int(digit)
         index &+= 1
       }
-      guard index > digitsStart, end &- index >= 2, bytes[index] == 13, bytes[index &+ 1] == 10
+      guard index > digitsStart, end &- index >= 2, base[index] == 13, base[index &+ 1] == 10
       else { return nil }
       let data = index &+ 2
       let after = data &+ length &+ 2
-      guard after &- start &+ (count &- part &- 1) &* 6 <= limit, after <= end,
-        bytes[after &- 2] == 13, bytes[after &- 1] == 10
+      guard after &- start &+ following &* 6 <= limit, after <= end,
+        base[after &- 2] == 13, base[after &- 1] == 10
       else { return nil }
-      let range = Range(uncheckedBounds: (data, data &+ length))
-      switch part {
-      case 0: parts.0 = range
-      case 1: parts.1 = range
-      default: parts.2 = range
-      }
       position = after
+      return Range(uncheckedBounds: (data, data &+ length))
     }
-    return (position, count, parts)
+    guard let first = part(following: count &- 1) else { return nil }
+    guard count > 1 else { return (position, 1, (first, 0..<0, 0..<0)) }
+    guard let second = part(following: count &- 2) else { return nil }
+    guard count > 2 else { return (position, 2, (first, second, 0..<0)) }
+    guard let third = part(following: 0) else { return nil }
+    return (position, 3, (first, second, third))
   }
 
   /// Reads `-?[0-9]+\r\n` at `cursor`; `nil` when incomplete. Advances past the CRLF.
