@@ -177,18 +177,21 @@ extension ControlServer {
       index += 2
     }
     // As Redis: visit COUNT buckets at a time until about COUNT names are found, or ten
-    // times COUNT buckets were visited, or the iteration ended.
+    // times COUNT buckets were visited, or the iteration ended; and never more than
+    // `scanVisitLimit` buckets in one call, whatever COUNT says.
     var names: [String] = []
     var next = cursor
     var visited = 0
+    let visitLimit = min(10 * count, Self.scanVisitLimit)
     repeat {
-      next = host.scanMachines(from: next, count: count) { machine in
+      let step = min(count, visitLimit - visited)
+      next = host.scanMachines(from: next, count: step) { machine in
         if let kind, machine.kind != kind { return }
         if let pattern, !pattern.matches(machine.name) { return }
         names.append(machine.name)
       }
-      visited += count
-    } while next != 0 && names.count < count && visited < 10 * count
+      visited += step
+    } while next != 0 && names.count < count && visited < visitLimit
     session.reply { writer in
       writer.arrayHeader(2)
       writer.bulkString(String(next))
@@ -196,8 +199,13 @@ extension ControlServer {
     }
   }
 
-  /// The most buckets one `SCAN` call visits, whatever its `COUNT` (a call stays short).
-  static let scanCountLimit = 100_000
+  /// The most names one `SCAN` step looks for, whatever its `COUNT`, and the most buckets
+  /// one call visits: a call stays within a few milliseconds of the loop at a million
+  /// machines (`COUNT 100000` with a `MATCH` that matched nothing visited a million buckets
+  /// in 487 ms; a step of 100,000 names took 210 ms; about 0.5 µs a bucket visited and 2 µs a
+  /// name answered). The cursor carries on where the call stopped.
+  static let scanCountLimit = 1_000
+  static let scanVisitLimit = 4_096
 
   /// The word at `index` if it is a valid name; otherwise answers the error (in `slot` when
   /// one was reserved) and returns nil.
