@@ -65,4 +65,21 @@ struct FairnessTests {
     #expect(replies.count == sends)
     #expect(replies.last?.strings == ["\(sends - 1)", "\(sends)"])
   }
+
+  @Test("a transaction of more than 1,000 commands is refused whole: it would hold the loop")
+  func transactionLimit() throws {
+    let daemon = try DaemonProcess().start()
+    let client = try daemon.client()
+    try client.send(["SPAWN", "counter", "c"])
+    #expect(try client.read() == .simple("OK"))
+    try client.sendRaw(
+      request(["MULTI"]) + (0..<1_001).flatMap { _ in request(["SEND", "c", "inc"]) }
+        + request(["EXEC"]))
+    #expect(try client.read() == .simple("OK"))
+    for _ in 0..<1_000 { #expect(try client.read() == .simple("QUEUED")) }
+    let refused = try client.read()
+    #expect(refused.errorCode == "ERR" && "\(refused)".contains("at most 1000"), "\(refused)")
+    #expect(try client.read().errorCode == "EXECABORT")
+    #expect(try client.call("STATE", "c") == .bulk("0"))
+  }
 }
