@@ -20,10 +20,14 @@ extension ControlServer {
       let (rounds, batch) =
         inExec
         ? (Self.execRoomRounds, Self.execDispatchBatch) : (Self.roomRounds, Self.roomBatch)
-      for _ in 0..<rounds {
-        guard host.runtime.dispatch(limit: batch) > 0 else { break }
-        result = post(frame, session, ticket)
-        guard case .failure(let again) = result, again.code == .busy else { break }
+      // Replies of other connections' SENDs (durability none answers them at once) go out
+      // once per connection when the batch ends, not one write each.
+      session.connection.loop.batchWrites {
+        for _ in 0..<rounds {
+          guard host.runtime.dispatch(limit: batch) > 0 else { break }
+          result = post(frame, session, ticket)
+          guard case .failure(let again) = result, again.code == .busy else { break }
+        }
       }
     }
     switch result {
