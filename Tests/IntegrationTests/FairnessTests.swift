@@ -16,12 +16,18 @@ struct FairnessTests {
       .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) }
   }
 
+  /// A fresh daemon with the counter `c` spawned, and the client that spawned it.
+  static func daemonWithCounter() throws -> (DaemonProcess, ControlClient) {
+    let daemon = try DaemonProcess().start()
+    let client = try daemon.client()
+    try client.send(["SPAWN", "counter", "c"])
+    #expect(try client.read() == .simple("OK"))
+    return (daemon, client)
+  }
+
   @Test("a bystander is answered before the last of 10,000 pipelined requests runs")
   func bystanderBetweenSlices() throws {
-    let daemon = try DaemonProcess().start()
-    let pipeliner = try daemon.client()
-    try pipeliner.send(["SPAWN", "counter", "c"])
-    #expect(try pipeliner.read() == .simple("OK"))
+    let (daemon, pipeliner) = try Self.daemonWithCounter()
     let before = try #require(try Self.commandsProcessed(daemon))
     let count = 10_000
     // One write: the daemon finds thousands of requests buffered at once.
@@ -38,11 +44,8 @@ struct FairnessTests {
 
   @Test("MULTI/EXEC of 600 SENDs, longer than a slice, stays atomic for another client")
   func transactionAcrossSlicesStaysAtomic() throws {
-    let daemon = try DaemonProcess().start()
-    let writer = try daemon.client()
+    let (daemon, writer) = try Self.daemonWithCounter()
     let reader = try daemon.client()
-    try writer.send(["SPAWN", "counter", "c"])
-    #expect(try writer.read() == .simple("OK"))
     let sends = 600
     try writer.sendRaw(
       request(["MULTI"]) + (0..<sends).flatMap { _ in request(["SEND", "c", "inc"]) }
@@ -64,14 +67,12 @@ struct FairnessTests {
     }
     #expect(replies.count == sends)
     #expect(replies.last?.strings == ["\(sends - 1)", "\(sends)"])
+    #expect(daemon.isRunning)
   }
 
   @Test("a transaction of more than 1,000 commands is refused whole: it would hold the loop")
   func transactionLimit() throws {
-    let daemon = try DaemonProcess().start()
-    let client = try daemon.client()
-    try client.send(["SPAWN", "counter", "c"])
-    #expect(try client.read() == .simple("OK"))
+    let (daemon, client) = try Self.daemonWithCounter()
     try client.sendRaw(
       request(["MULTI"]) + (0..<1_001).flatMap { _ in request(["SEND", "c", "inc"]) }
         + request(["EXEC"]))
@@ -81,5 +82,6 @@ struct FairnessTests {
     #expect(refused.errorCode == "ERR" && "\(refused)".contains("at most 1000"), "\(refused)")
     #expect(try client.read().errorCode == "EXECABORT")
     #expect(try client.call("STATE", "c") == .bulk("0"))
+    #expect(daemon.isRunning)
   }
 }
