@@ -188,7 +188,7 @@ public final class Daemon {
     logger.info("serving (durability \(config.durability.rawValue))")
     loop.run()
 
-    let kept = host.persistAll()
+    let kept = host.closeStore()
     host.removeAll()
     for signal in signals { signal.close() }
     monitor?.close()

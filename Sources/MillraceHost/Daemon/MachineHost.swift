@@ -216,6 +216,17 @@ public final class MachineHost {
   public func spawn(kind kindName: String, name: String, state: String?) -> Result<
     HostedMachine, HostFailure
   > {
+    place(kind: kindName, name: name, state: state).map { id in
+      markChanged(id.index)
+      return HostedMachine(host: self, id: id, name: name, kind: kindName)
+    }
+  }
+
+  /// Spawns `name` of `kind` in `state` (initial when nil) and enters it in the directory,
+  /// without marking it changed (a restored machine is stored already).
+  func place(kind kindName: String, name: String, state: String?) -> Result<
+    MachineID, HostFailure
+  > {
     guard directory.slot(of: name) == nil else {
       return .failure(.init(.exists, "machine \(name) exists"))
     }
@@ -228,8 +239,7 @@ public final class MachineHost {
       directory.insert(name, id: id, kind: index)
       kind.machines += 1
       if !deleted.isEmpty { deleted.remove(name) }
-      markChanged(id.index)
-      return .success(HostedMachine(host: self, id: id, name: name, kind: kindName))
+      return .success(id)
     case .failure(.unknownState(let state)):
       return .failure(.init(.nostate, "kind \(kindName) has no state \(state)"))
     case .failure(.full):
