@@ -37,7 +37,15 @@ extension MachineHost {
     // What this restore spawned, to take back if it is refused.
     var spawned: [UInt32] = []
     let now = clock()
+    // Into an empty host, the stored names (unique in the store) need no lookup, and the name
+    // index is made for all of them at once.
+    let isEmpty = machineCount == 0
     do {
+      if isEmpty {
+        let stored = try store.count()
+        directory.reserve(names: stored)
+        spawned.reserveCapacity(min(stored, room.machines))
+      }
       try store.forEach { row in
         var record = row.machine
         switch check.map(&record) {
@@ -54,7 +62,7 @@ extension MachineHost {
           refusing = true
         }
         guard !refusing else { return }
-        switch place(kind: record.kind, name: record.name, state: record.state) {
+        switch place(kind: record.kind, name: record.name, state: record.state, isNew: isEmpty) {
         case .success(let id):
           spawned.append(id.index)
           guard !record.timers.isEmpty else { return }

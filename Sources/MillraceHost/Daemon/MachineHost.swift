@@ -223,11 +223,13 @@ public final class MachineHost {
   }
 
   /// Spawns `name` of `kind` in `state` (initial when nil) and enters it in the directory,
-  /// without marking it changed (a restored machine is stored already).
-  func place(kind kindName: String, name: String, state: String?) -> Result<
-    MachineID, HostFailure
-  > {
-    guard directory.slot(of: name) == nil else {
+  /// without marking it changed (a restored machine is stored already). `isNew` says the
+  /// caller knows no machine has the name (a restore into an empty host: stored names are
+  /// unique), which spares the lookup.
+  func place(kind kindName: String, name: String, state: String?, isNew: Bool = false)
+    -> Result<MachineID, HostFailure>
+  {
+    guard isNew || directory.slot(of: name) == nil else {
       return .failure(.init(.exists, "machine \(name) exists"))
     }
     guard let index = kindsByName[kindName] else {
