@@ -67,6 +67,9 @@ public final class Daemon {
         a clean stop (SIGTERM) rebuilds the store from memory
         """)
     }
+    store?.onCheckpointFailure = { [logger] error in
+      logger.error("store checkpoint failed (changes stay in the journal): \(error)")
+    }
     let loop: EventLoop
     do {
       loop = try EventLoop()

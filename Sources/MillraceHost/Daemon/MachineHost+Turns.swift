@@ -128,12 +128,8 @@ extension MachineHost {
           return time
         }
       }
-      let failedBefore = store.checkpointFailure != nil
       try store.commit()
       commitCount += 1
-      if !failedBefore, let failure = store.checkpointFailure {
-        logger.error("store checkpoint failed (changes stay in the journal): \(failure)")
-      }
       return true
     } catch {
       for index in dirty where directory.entry(index).pointee.isTaken {
