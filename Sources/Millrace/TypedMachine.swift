@@ -354,12 +354,7 @@ struct TypedMachine<M: Machine> {
         let effect = (storage + index).move()
         index += 1
         guard isAlive else { continue }
-        // `send` inline: the effect of a machine that feeds itself, the one on the input path.
-        if case .send(let input) = effect {
-          enqueue(input, token: 0, source: .send)
-        } else {
-          apply(effect)
-        }
+        apply(effect)
       }
     case .rejected:
       state.pointee = from
@@ -379,11 +374,13 @@ struct TypedMachine<M: Machine> {
     .replied(reply, tag: tag)
   }
 
-  /// Applies one recorded effect (`resolve` enqueues a `send` itself, inline, and comes here
-  /// for the others; `send` stays here so that this applies any effect).
+  /// Applies one recorded effect, consuming it (its payload moves on; nothing of it is
+  /// copied and destroyed). Inlined into `resolve`: `send`, the effect of a machine that feeds
+  /// itself, is on the input path.
   @inlinable
-  func apply(_ effect: Effect<M.Input, M.Output>) {
-    switch effect {
+  @inline(__always)
+  func apply(_ effect: consuming Effect<M.Input, M.Output>) {
+    switch consume effect {
     case .send(let input):
       enqueue(input, token: 0, source: .send)
     case .emit(let output):
@@ -454,7 +451,9 @@ struct TypedMachine<M: Machine> {
     slot.pointee.id = effectID
     slot.pointee.span = span
     slot.pointee.input = input
-    slot.pointee.job = job
+    // A new slot holds no job: only a `run` effect's is stored (storing nil over nil still
+    // releases the old value).
+    if job != nil { slot.pointee.job = job }
     slot.pointee.phase = waits ? .waiting : .running
     effects.append(index, toWaiting: waits, of: queueIndex)
     if !waits { launch(index) }
