@@ -295,13 +295,24 @@ struct TypedMachine<M: Machine> {
   @inline(__always)
   func resolveNext() {
     while let queued = popFirst() {
-      if queued.token != 0 && !claimDelivery(queued.token) {
+      if queued.token != 0 && !TypedMachine.claimDelivery(queued.token, of: index, in: table) {
         withRuntime { $0.counters.discarded &+= 1 }
         continue
       }
       resolve(queued.input, tag: queued.tag)
       return
     }
+  }
+
+  /// `claimDelivery(_:)` of the machine in slot `index`, out of line with its arguments in
+  /// registers: the input path then keeps its view of the machine in registers too (a call
+  /// that takes the view makes the caller write it to memory first, on every input).
+  @inlinable
+  @inline(never)
+  static func claimDelivery(
+    _ token: UInt64, of index: UInt32, in table: Unmanaged<MachineTable>
+  ) -> Bool {
+    table._withUnsafeGuaranteedRef { TypedMachine(table: $0, index: index) }.claimDelivery(token)
   }
 
   /// Checks that the effect behind a delivery is still live and, for the last delivery of a
