@@ -197,12 +197,12 @@ struct TypedMachine<M: Machine> {
     guard let cell = pool.pointee.take(as: InputCell<M.Input>.self) else { return false }
     let pointer = UnsafeMutableRawPointer(TypedMachine.inputCell(pool, cell)).bindMemory(
       to: InputCell<M.Input>.self, capacity: 1)
-    pointer.initialize(to: InputCell(queued))
+    // The newest cell links to the oldest: itself when the queue was empty.
     if count == 0 {
-      pointer.pointee.next = cell
+      pointer.initialize(to: InputCell(queued, next: cell))
     } else {
       let tail = TypedMachine.inputCell(pool, record.pointee.inputTail)
-      pointer.pointee.next = tail.pointee.next
+      pointer.initialize(to: InputCell(queued, next: tail.pointee.next))
       tail.pointee.next = cell
     }
     record.pointee.inputTail = cell
@@ -365,7 +365,11 @@ struct TypedMachine<M: Machine> {
         let effect = (storage + index).move()
         index += 1
         guard isAlive else { continue }
-        apply(effect)
+        // `send` inline: the effect of a machine that feeds itself, the one on the input path.
+        switch consume effect {
+        case .send(let input): enqueue(input, token: 0, source: .send)
+        case let other: apply(other)
+        }
       }
     case .rejected:
       state.pointee = from
@@ -386,10 +390,9 @@ struct TypedMachine<M: Machine> {
   }
 
   /// Applies one recorded effect, consuming it (its payload moves on; nothing of it is
-  /// copied and destroyed). Inlined into `resolve`: `send`, the effect of a machine that feeds
-  /// itself, is on the input path.
+  /// copied and destroyed). `resolve` enqueues a `send` itself, inline, and comes here for the
+  /// others; `send` stays here so that this applies any effect.
   @inlinable
-  @inline(__always)
   func apply(_ effect: consuming Effect<M.Input, M.Output>) {
     switch consume effect {
     case .send(let input):
