@@ -365,11 +365,7 @@ struct TypedMachine<M: Machine> {
         let effect = (storage + index).move()
         index += 1
         guard isAlive else { continue }
-        // `send` inline: the effect of a machine that feeds itself, the one on the input path.
-        switch consume effect {
-        case .send(let input): enqueue(input, token: 0, source: .send)
-        case let other: apply(other)
-        }
+        apply(effect)
       }
     case .rejected:
       state.pointee = from
@@ -390,9 +386,10 @@ struct TypedMachine<M: Machine> {
   }
 
   /// Applies one recorded effect, consuming it (its payload moves on; nothing of it is
-  /// copied and destroyed). `resolve` enqueues a `send` itself, inline, and comes here for the
-  /// others; `send` stays here so that this applies any effect.
+  /// copied and destroyed). Inlined into `resolve`: `send`, the effect of a machine that feeds
+  /// itself, is on the input path, and starting or cancelling an effect pays no call.
   @inlinable
+  @inline(__always)
   func apply(_ effect: consuming Effect<M.Input, M.Output>) {
     switch consume effect {
     case .send(let input):
