@@ -134,7 +134,9 @@ public final class Runtime {
   ) -> MachineHandle<M>? {
     guard table.hasFreeSlot,
       let kind = kind(of: type, queues: queues),
-      kinds[Int(kind)].blocks.canTake(from: blockArena),
+      table.kinds[Int(kind)].kind._withUnsafeGuaranteedRef({
+        $0.blocks.canTake(from: blockArena)
+      }),
       let index = table.takeFreeSlot()
     else {
       counters.spawnsRefused &+= 1
@@ -170,8 +172,13 @@ public final class Runtime {
   @inlinable
   func kind<M: Machine>(of type: M.Type, queues: [QueuePolicy]?) -> UInt16? {
     let type = TypedMachineKind<M>.type
-    if queues == nil, let index = kinds.firstIndex(where: { $0.type == type && $0.isDefault }) {
-      return UInt16(truncatingIfNeeded: index)
+    if queues == nil {
+      // Through the table's unretained entries: no reference counting per kind looked at.
+      let entries = table.kinds
+      for index in 0..<kinds.count
+      where entries[index].kind._withUnsafeGuaranteedRef({ $0.type == type && $0.isDefault }) {
+        return UInt16(truncatingIfNeeded: index)
+      }
     }
     return kind(of: type, queues: queues, policies: queues ?? M.queues) {
       TypedMachineKind<M>(policies: $0, effectCapacity: $1)

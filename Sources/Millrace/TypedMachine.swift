@@ -156,7 +156,9 @@ struct TypedMachine<M: Machine> {
     precondition(
       layout.pointee.extraOffset == extraOffset, "the block layout and the typed offsets disagree")
     let record = runtime.table.records + Int(index)
-    let block = entry.pointee.kind.takeUnretainedValue().blocks.take(from: &runtime.blockArena)
+    let block = entry.pointee.kind._withUnsafeGuaranteedRef {
+      $0.blocks.take(from: &runtime.blockArena)
+    }
     block.bindMemory(to: M.State.self, capacity: 1).initialize(to: state)
     (block + layout.pointee.extraOffset).bindMemory(to: M.Extra.self, capacity: 1).initialize(
       to: extra)
