@@ -307,13 +307,25 @@ public final class MachineHost {
     case .accepted:
       _ = awaiting.insert(Waiter(machine: id, requester: requester, ticket: ticket))
       return .success(())
-    case .busy: return .failure(.init(.busy, "queue of \(entry.name) is full"))
+    case .busy: return .failure(.init(.busy, busyText(entry.name, id: id, kind: entry.pointee.kind)))
     case .unknownInput:
       let input = String(decoding: input, as: UTF8.self)
       let kind = slot(entry.pointee.kind).kind.name
       return .failure(.init(.noinput, "kind \(kind) has no input \(input)"))
     case .noMachine: return .failure(.init(.nomachine, "no machine \(entry.name)"))
     }
+  }
+
+  /// Why an input was refused for want of room: the machine's own queue at its limit, or the
+  /// runtime's pool of queued inputs, which every machine shares, used up.
+  private func busyText(_ name: String, id: MachineID, kind: UInt16) -> String {
+    let queued = withOperations(of: kind) { $0.queuedInputs(id) }
+    let capacity = runtime.capacity
+    guard queued < capacity.inputsPerMachine else {
+      return "queue of \(name) is full (\(queued) inputs)"
+    }
+    return "the input pool is full: all \(capacity.inputs) queued-input cells are taken "
+      + "(--max-inputs), \(queued) of them by \(name)"
   }
 
   /// Removes every machine from the runtime (not from the store); for shutdown.
