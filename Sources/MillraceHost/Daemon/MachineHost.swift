@@ -307,7 +307,8 @@ public final class MachineHost {
     case .accepted:
       _ = awaiting.insert(Waiter(machine: id, requester: requester, ticket: ticket))
       return .success(())
-    case .busy: return .failure(.init(.busy, busyText(entry.name, id: id, kind: entry.pointee.kind)))
+    case .busy:
+      return .failure(.init(.busy, busyText(entry.name, id: id, kind: entry.pointee.kind)))
     case .unknownInput:
       let input = String(decoding: input, as: UTF8.self)
       let kind = slot(entry.pointee.kind).kind.name
