@@ -38,7 +38,11 @@ public struct RESPDecoder: Sendable {
     case inline(scan: Int)
   }
 
+  /// The bytes received are `buffer[0..<end]`; beyond `end` is room already allocated (the
+  /// array never shrinks its count, so an append is a copy, not `Array`'s generic
+  /// `append(contentsOf:)` and `removeAll(keepingCapacity:)`, about 150 instructions a read).
   private var buffer: [UInt8] = []
+  private var end = 0
   private var frameStart = 0
   private var cursor = 0
   private var state = State.idle
@@ -52,22 +56,55 @@ public struct RESPDecoder: Sendable {
   }
 
   /// Bytes appended and not yet consumed by a returned frame.
-  public var bufferedByteCount: Int { buffer.count - (state == .idle ? cursor : frameStart) }
+  public var bufferedByteCount: Int { end - (state == .idle ? cursor : frameStart) }
 
   /// Appends input bytes (copied into the decoder's buffer).
   public mutating func append(_ bytes: UnsafeRawBufferPointer) {
+    guard let source = bytes.baseAddress, bytes.count > 0 else { return }
     makeRoom(for: bytes.count)
-    buffer.append(contentsOf: bytes)
+    if buffer.count - end < bytes.count { grow(toHold: end + bytes.count) }
+    let start = end
+    buffer.withUnsafeMutableBytes { room in
+      (room.baseAddress! + start).copyMemory(from: source, byteCount: bytes.count)
+    }
+    end += bytes.count
+  }
+
+  /// Replaces the buffer by one of at least `count` bytes, and twice the old one, holding its
+  /// received bytes: the count is the room, and it stays. `memcpy` and `memset`, not a generic
+  /// append of zeros (in a debug build, a loop of protocol calls per byte: 30-50 ms for a
+  /// 64 KiB read, long enough to hold every other client).
+  private mutating func grow(toHold count: Int) {
+    let size = max(count, buffer.count * 2)
+    let kept = end
+    buffer = buffer.withUnsafeBytes { old in
+      [UInt8](unsafeUninitializedCapacity: size) { room, initialized in
+        let base = UnsafeMutableRawPointer(room.baseAddress!)
+        if kept > 0 { memcpy(base, old.baseAddress!, kept) }
+        memset(base + kept, 0, size - kept)
+        initialized = size
+      }
+    }
   }
 
   /// Appends input bytes (copied into the decoder's buffer).
   public mutating func append(_ bytes: some Collection<UInt8>) {
-    makeRoom(for: bytes.count)
-    buffer.append(contentsOf: bytes)
+    let copied = Array(bytes)
+    copied.withUnsafeBytes { append($0) }
   }
 
   /// Returns the next complete request, or `nil` when more input is needed.
   public mutating func next() throws(FramingError) -> Frame? {
+    // The common request, a whole short array at the start of what is buffered, without the
+    // state machine.
+    if state == .idle && failure == nil {
+      guard cursor < end else { return nil }
+      if buffer[cursor] == UInt8(ascii: "*") {
+        frameStart = cursor
+        if !ranges.isEmpty { ranges.removeAll(keepingCapacity: true) }
+        if let frame = wholeArray() { return frame }
+      }
+    }
     if let failure { throw failure }
     do {
       return try step()
@@ -79,7 +116,7 @@ public struct RESPDecoder: Sendable {
 
   /// Forgets all buffered input and any error.
   public mutating func reset() {
-    buffer.removeAll(keepingCapacity: true)
+    end = 0
     ranges.removeAll(keepingCapacity: true)
     frameStart = 0
     cursor = 0
@@ -91,7 +128,7 @@ public struct RESPDecoder: Sendable {
     while true {
       switch state {
       case .idle:
-        guard cursor < buffer.count else { return nil }
+        guard cursor < end else { return nil }
         frameStart = cursor
         if !ranges.isEmpty { ranges.removeAll(keepingCapacity: true) }
         if buffer[cursor] == UInt8(ascii: "*") {
@@ -113,7 +150,7 @@ public struct RESPDecoder: Sendable {
         state = .bulkHeader(remaining: count)
 
       case .bulkHeader(let remaining):
-        guard cursor < buffer.count else { return nil }
+        guard cursor < end else { return nil }
         let byte = buffer[cursor]
         guard byte == UInt8(ascii: "$") else {
           throw .protocol("expected '$', got '\(printable(byte))'")
@@ -129,7 +166,7 @@ public struct RESPDecoder: Sendable {
         state = .bulkBody(remaining: remaining, length: length)
 
       case .bulkBody(let remaining, let length):
-        guard buffer.count - cursor >= length + 2 else { return nil }
+        guard end - cursor >= length + 2 else { return nil }
         guard buffer[cursor + length] == 13, buffer[cursor + length + 1] == 10 else {
           throw .protocol("expected CRLF after a bulk string of \(length) bytes")
         }
@@ -143,14 +180,14 @@ public struct RESPDecoder: Sendable {
 
       case .inline(let scan):
         guard let newline = find(10, from: scan) else {
-          if buffer.count - frameStart > maxFrameLength { throw .tooLong }
-          state = .inline(scan: buffer.count)
+          if end - frameStart > maxFrameLength { throw .tooLong }
+          state = .inline(scan: end)
           return nil
         }
         if newline + 1 - frameStart > maxFrameLength { throw .tooLong }
-        var end = newline
-        if end > frameStart && buffer[end - 1] == 13 { end -= 1 }
-        let decoded = try InlineSplitter.split(buffer[frameStart..<end], into: &ranges)
+        var lineEnd = newline
+        if lineEnd > frameStart && buffer[lineEnd - 1] == 13 { lineEnd -= 1 }
+        let decoded = try InlineSplitter.split(buffer[frameStart..<lineEnd], into: &ranges)
         cursor = newline + 1
         state = .idle
         if ranges.isEmpty { continue }
@@ -167,9 +204,10 @@ public struct RESPDecoder: Sendable {
   private mutating func wholeArray() -> Frame? {
     let start = frameStart
     let limit = maxFrameLength
+    let received = end
     guard
       let found = buffer.withUnsafeBufferPointer({
-        Self.shortArray(in: $0, at: start, limit: limit)
+        Self.shortArray(in: UnsafeBufferPointer(rebasing: $0[..<received]), at: start, limit: limit)
       })
     else { return nil }
     cursor = found.end
@@ -183,55 +221,56 @@ public struct RESPDecoder: Sendable {
   private static func shortArray(
     in bytes: UnsafeBufferPointer<UInt8>, at start: Int, limit: Int
   ) -> (end: Int, count: Int, parts: (Range<Int>, Range<Int>, Range<Int>))? {
+    guard let base = bytes.baseAddress else { return nil }
     let end = bytes.count
-    guard end - start >= 4, bytes[start + 2] == 13, bytes[start + 3] == 10 else { return nil }
-    let count = Int(bytes[start + 1] &- UInt8(ascii: "0"))
+    guard end &- start >= 4, base[start &+ 2] == 13, base[start &+ 3] == 10 else { return nil }
+    let count = Int(base[start &+ 1] &- UInt8(ascii: "0"))
     // Each argument needs at least 6 bytes: "$0\r\n\r\n".
-    guard count >= 1 && count <= 3, count <= (limit - 4) / 6 else { return nil }
+    guard count >= 1 && count <= 3, count &* 6 <= limit &- 4 else { return nil }
     // Wrapping arithmetic: positions are below the buffer's size and lengths below 10^9.
-    var parts = (0..<0, 0..<0, 0..<0)
     var position = start &+ 4
-    for part in 0..<count {
-      // "$", at least one digit, CRLF.
-      guard end &- position >= 4, bytes[position] == UInt8(ascii: "$") else { return nil }
+    /// The part at `position` (`$`, one to nine digits, CRLF, the bytes, CRLF), with
+    /// `following` parts of at least 6 bytes still to come within the limit; moves past it.
+    func part(following: Int) -> Range<Int>? {
+      guard end &- position >= 4, base[position] == UInt8(ascii: "$") else { return nil }
       let digitsStart = position &+ 1
       let digitsEnd = min(end, digitsStart &+ 9)
       var index = digitsStart
       var length = 0
       while index < digitsEnd {
-        let digit = bytes[index] &- UInt8(ascii: "0")
+        let digit = base[index] &- UInt8(ascii: "0")
         if digit >= 10 { break }
         length = length &* 10 &+ Int(digit)
         index &+= 1
       }
-      guard index > digitsStart, end &- index >= 2, bytes[index] == 13, bytes[index &+ 1] == 10
+      guard index > digitsStart, end &- index >= 2, base[index] == 13, base[index &+ 1] == 10
       else { return nil }
       let data = index &+ 2
       let after = data &+ length &+ 2
-      guard after &- start &+ (count &- part &- 1) &* 6 <= limit, after <= end,
-        bytes[after &- 2] == 13, bytes[after &- 1] == 10
+      guard after &- start &+ following &* 6 <= limit, after <= end,
+        base[after &- 2] == 13, base[after &- 1] == 10
       else { return nil }
-      let range = Range(uncheckedBounds: (data, data &+ length))
-      switch part {
-      case 0: parts.0 = range
-      case 1: parts.1 = range
-      default: parts.2 = range
-      }
       position = after
+      return Range(uncheckedBounds: (data, data &+ length))
     }
-    return (position, count, parts)
+    guard let first = part(following: count &- 1) else { return nil }
+    guard count > 1 else { return (position, 1, (first, 0..<0, 0..<0)) }
+    guard let second = part(following: count &- 2) else { return nil }
+    guard count > 2 else { return (position, 2, (first, second, 0..<0)) }
+    guard let third = part(following: 0) else { return nil }
+    return (position, 3, (first, second, third))
   }
 
   /// Reads `-?[0-9]+\r\n` at `cursor`; `nil` when incomplete. Advances past the CRLF.
   private mutating func readNumber(_ what: StaticString) throws(FramingError) -> Int? {
-    let limit = min(buffer.count, cursor + 21)
+    let limit = min(end, cursor + 21)
     var carriageReturn = cursor
     while carriageReturn < limit && buffer[carriageReturn] != 13 { carriageReturn += 1 }
     if carriageReturn == limit {
       if limit - cursor >= 21 { throw .protocol("invalid \(what)") }
       return nil
     }
-    guard carriageReturn + 1 < buffer.count else { return nil }
+    guard carriageReturn + 1 < end else { return nil }
     guard buffer[carriageReturn + 1] == 10 else { throw .protocol("expected CRLF after \(what)") }
     var position = cursor
     var negative = false
@@ -254,22 +293,28 @@ public struct RESPDecoder: Sendable {
   }
 
   private func find(_ byte: UInt8, from start: Int) -> Int? {
-    guard start < buffer.count else { return nil }
+    guard start < end else { return nil }
+    let received = end
     return buffer.withUnsafeBytes { bytes -> Int? in
       let base = bytes.baseAddress!
-      guard let hit = memchr(base + start, Int32(byte), bytes.count - start) else { return nil }
+      guard let hit = memchr(base + start, Int32(byte), received - start) else { return nil }
       return base.distance(to: UnsafeRawPointer(hit))
     }
   }
 
   private mutating func makeRoom(for incoming: Int) {
     let keep = state == .idle ? cursor : frameStart
-    if keep == buffer.count {
-      buffer.removeAll(keepingCapacity: true)
+    if keep == end {
+      end = 0
       cursor = 0
       frameStart = 0
-    } else if keep > 0 && buffer.capacity - buffer.count < incoming {
-      buffer.removeSubrange(0..<keep)
+    } else if keep > 0 && buffer.count - end < incoming {
+      let kept = end - keep
+      buffer.withUnsafeMutableBytes { room in
+        let base = room.baseAddress!
+        _ = memmove(base, base + keep, kept)
+      }
+      end = kept
       cursor -= keep
       frameStart -= keep
       for index in ranges.indices {

@@ -76,6 +76,24 @@ public struct RESPWriter {
   /// `$length\r\nbytes\r\n`.
   @inlinable
   public mutating func bulkString(_ data: some Collection<UInt8>) {
+    let buffer = self.buffer
+    // Most replies' strings (states, inputs, names) are short and contiguous: one room check
+    // and one pass instead of five appends.
+    let written: Bool? = data.withContiguousStorageIfAvailable { bytes in
+      let count = bytes.count
+      guard count < 10, let source = bytes.baseAddress else { return false }
+      buffer.append(length: count &+ 6) { target in
+        target[0] = UInt8(ascii: "$")
+        target[1] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: count)
+        target[2] = 13
+        target[3] = 10
+        (target + 4).update(from: source, count: count)
+        target[count &+ 4] = 13
+        target[count &+ 5] = 10
+      }
+      return true
+    }
+    guard written != true else { return }
     buffer.append(UInt8(ascii: "$"))
     decimal(data.count)
     crlf()

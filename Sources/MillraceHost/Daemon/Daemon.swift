@@ -125,6 +125,9 @@ public final class Daemon {
       control.retryBlocked()
       let outcome = host.finishTurn()
       control.turnEnded(outcome)
+      // Only a turn that removed machines touches the captured counter (each access to it is
+      // checked for exclusivity at run time: about 110 instructions).
+      guard outcome.removedMachines > 0 else { return }
       removedSinceTrim += outcome.removedMachines
       if removedSinceTrim >= Self.trimAfterRemovals && !trimmer.isActive {
         trimmer.start(after: .seconds(1))

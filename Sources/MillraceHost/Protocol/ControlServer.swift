@@ -156,6 +156,12 @@ public final class ControlServer {
       guard !entry.flags.contains(.noMulti) else {
         return refuse(.generic("Command not allowed inside a transaction"), session)
       }
+      guard session.transaction!.requests.count < Self.transactionLimit else {
+        return refuse(
+          .generic(
+            "a transaction holds at most \(Self.transactionLimit) commands (EXEC runs them with nothing else in between): split it"
+          ), session)
+      }
       session.transaction?.requests.append(frame)
       return session.reply { $0.simpleString("QUEUED") }
     }
@@ -313,6 +319,11 @@ public final class ControlServer {
     heldMessages.removeAll(keepingCapacityUpTo: keep)
     heldBytes.removeAll(keepingCapacityUpTo: Self.keptByteCapacity)
   }
+
+  /// The most commands one `MULTI` queues: `EXEC` runs them all in one go, with no other
+  /// request, timer or turn in between, so a longer transaction would hold the loop (a
+  /// thousand SENDs take a few milliseconds). One more is refused and dooms the `EXEC`.
+  static let transactionLimit = 1_000
 
   /// Bytes of held replies and messages kept room for between turns.
   static let keptByteCapacity = 64 * 1024

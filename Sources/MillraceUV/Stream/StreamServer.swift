@@ -20,6 +20,8 @@ import MillraceWire
 ///   back-pressure (see `Connection`). Memory per connection is bounded by `maxFrameLength`,
 ///   one read chunk (64 KiB, shared by the server) and `writeBufferLimit`; at most
 ///   `maxConnections` connections are kept, others are accepted and closed at once.
+/// - Fairness: a connection hands out at most `requestsPerSlice` requests per loop iteration;
+///   what it buffered beyond waits, in order, for the next iterations (see `Connection`).
 /// - `onFrame` gets every complete request in order. `onFramingError` gets an over-long or
 ///   malformed request once; after it returns, the connection writes what is queued and closes
 ///   (the other connections carry on). `onClose` runs exactly once per connection, last.
@@ -52,6 +54,12 @@ public final class StreamServer: LoopResource, ClosableHandleOwner {
     public var socketMode: mode_t = 0o600
     /// Disable Nagle's algorithm on TCP connections (lower latency). Default `true`.
     public var noDelay = true
+    /// The most requests one connection hands out in one loop iteration (at least 1). A
+    /// connection with more buffered stops reading its socket and hands out the rest in the
+    /// following iterations (`Connection`), so a client that pipelines thousands of requests
+    /// cannot hold the loop: every other connection, timer and turn gets its share between two
+    /// slices. Default 128.
+    public var requestsPerSlice = 128
 
     /// The defaults.
     public init() {}
