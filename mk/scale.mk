@@ -25,7 +25,7 @@ SCALEGEN := .build/scale/scalegen
 scale-deps:
 	@$(call install_missing,$(SCALE_PACKAGES))
 
-$(SCALEGEN): Bench/scale/scalegen.c | scale-deps
+$(SCALEGEN): Bench/scale/scalegen.c Bench/C/resp_len.h | scale-deps
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -O2 -Wall -Wextra -o $@ $<
 

@@ -30,6 +30,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "resp_len.h"
+
 static char rbuf[1 << 20];
 static size_t rlen;
 
@@ -37,37 +39,6 @@ static uint64_t now_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* Length of the complete RESP2 reply at p[0..n), 0 if incomplete, -1 if malformed. */
-static long reply_len(const char *p, size_t n, int depth) {
-  if (n == 0) return 0;
-  if (depth > 32) return -1;
-  const char *nl = memchr(p, '\n', n);
-  if (!nl) return 0;
-  long head = (nl - p) + 1;
-  switch (p[0]) {
-  case '+': case '-': case ':':
-    return head;
-  case '$': {
-    long len = strtol(p + 1, NULL, 10);
-    if (len < 0) return head;
-    if ((size_t)head + (size_t)len + 2 > n) return 0;
-    return head + len + 2;
-  }
-  case '*': {
-    long count = strtol(p + 1, NULL, 10);
-    long off = head;
-    for (long i = 0; i < count; i++) {
-      long k = reply_len(p + off, n - (size_t)off, depth + 1);
-      if (k <= 0) return k;
-      off += k;
-    }
-    return off;
-  }
-  default:
-    return -1;
-  }
 }
 
 /* Sends req, reads one complete reply. Returns 1 if it was an error reply, 0 if not. */
@@ -80,7 +51,7 @@ static int round_trip(int fd, const char *req, size_t reqlen) {
     sent += (size_t)k;
   }
   for (;;) {
-    long k = reply_len(rbuf, rlen, 0);
+    long k = resp_len(rbuf, rlen, 0);
     if (k < 0) { fprintf(stderr, "rtt: malformed reply\n"); exit(2); }
     if (k > 0) {
       int err = rbuf[0] == '-';

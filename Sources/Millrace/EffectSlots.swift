@@ -178,7 +178,10 @@ struct EffectSlots<Input> {
     if link != CellPool.none { self.slot(link).pointee.before = before }
     var generation = slot.pointee.generation &+ 1
     if generation == 0 { generation = 1 }
-    slot.deinitialize(count: 1)
+    // The slot's references go; the plain data left is overwritten by the next `allocate`.
+    // (Field by field: destroying the whole slot goes through its type's value witnesses.)
+    if slot.pointee.job != nil { slot.pointee.job = nil }
+    if !_isPOD(Input.self) { slot.pointee.input = nil }
     let cell = UnsafeMutableRawPointer(slot)
     cell.storeBytes(
       of: generation, toByteOffset: EffectSlot<Input>.generationOffset, as: UInt32.self)

@@ -14,7 +14,8 @@ public protocol Machine {
   associatedtype Extra = Void
 
   /// The machine's effect queues: queue `n` has policy `queues[n]`; queue 0 is the default.
-  /// An empty array means a single `merge` queue. Read once, when the machine is spawned.
+  /// An empty array means a single `merge` queue. A runtime reads it when it first spawns the
+  /// type without queues named, and keeps using the kind it made from them.
   static var queues: [QueuePolicy] { get }
 
   /// Resolves one input: either handles it (possibly changing `state` and recording

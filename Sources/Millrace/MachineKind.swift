@@ -101,8 +101,8 @@ struct CellShape: Hashable {
 ///
 /// `dispatch` and `perform` are closures formed where the machine's type is known, so they run
 /// specialized code: `dispatch` is the input path alone, one call with no operation to switch
-/// on; `perform` does everything else. Instances are `TypedMachineKind<M>`, which is how
-/// `matches` tells types apart without metatypes (which Embedded Swift lacks).
+/// on; `perform` does everything else. Instances are `TypedMachineKind<M>`, whose class
+/// names the type (`type`).
 @usableFromInline
 class MachineKind {
   /// Takes at most `limit` (at least one) turns of the machine in a slot, popped from the
@@ -115,8 +115,9 @@ class MachineKind {
   @usableFromInline
   let layoutStorage: UnsafeMutablePointer<BlockLayout>
 
-  /// The blocks of this kind's machines.
+  /// The blocks of this kind's machines (no exclusivity checks: no access calls out).
   @usableFromInline
+  @exclusivity(unchecked)
   var blocks: BlockPool
   /// The cells its queued inputs and in-flight effects take, and the runtime's pools of such
   /// cells (set when the runtime adopts the kind).
@@ -127,16 +128,22 @@ class MachineKind {
   /// The observer of every machine of the kind's type (`Runtime.observeAll`): an
   /// `ObserverBox` of the typed event with the machine's id, which the runtime keeps.
   @usableFromInline var observer: UnsafeMutableRawPointer?
+  /// The machine type (`TypedMachineKind.type`): the same for every kind of one type.
+  @usableFromInline let type: UInt
+  /// Whether spawns that name no queues use this kind: its queues are the type's own
+  /// (`Machine.queues`), read when the runtime first spawned the type without queues.
+  @usableFromInline @exclusivity(unchecked) var isDefault = false
 
   @usableFromInline
   var layout: BlockLayout { layoutStorage.pointee }
 
   @usableFromInline
   init(
-    layout: BlockLayout, inputShape: CellShape, effectShape: CellShape,
+    type: UInt, layout: BlockLayout, inputShape: CellShape, effectShape: CellShape,
     dispatch: @escaping (MachineTable, UInt32, Int) -> Int,
     perform: @escaping (MachineTable, UInt32, CellOperation) -> Void
   ) {
+    self.type = type
     layoutStorage = .allocate(capacity: 1)
     layoutStorage.initialize(to: layout)
     blocks = BlockPool(blockBytes: layout.blockBytes, alignment: layout.alignment)
@@ -154,26 +161,19 @@ class MachineKind {
     layoutStorage.deallocate()
   }
 
-  /// Whether `other` is for the same machine type (the same `TypedMachineKind<M>` class,
-  /// compared by the type pointer every Swift object starts with), queues and capacities.
-  /// (Input limits are per machine, in its record, and do not make kinds.)
+  /// Whether this kind is for machines of `type` (`TypedMachineKind.type`) with `policies`
+  /// (as `BlockLayout` keeps them: at most 256, none meaning one `merge` queue) and
+  /// `effectCapacity`. (Input limits are per machine, in its record, and do not make kinds.)
   @usableFromInline
-  func matches(_ other: MachineKind) -> Bool {
-    guard typeWord == other.typeWord,
-      layout.queueCount == other.layout.queueCount,
-      layout.effectCapacity == other.layout.effectCapacity
-    else { return false }
-    for index in 0..<layout.queueCount
-    where layout.queues[index].policy != other.layout.queues[index].policy {
+  func matches(type: UInt, policies: [QueuePolicy], effectCapacity: Int) -> Bool {
+    guard self.type == type, layout.effectCapacity == effectCapacity else { return false }
+    let count = policies.count < 256 ? policies.count : 256
+    guard count > 0 else { return layout.queueCount == 1 && layout.queues[0].policy == .merge }
+    guard layout.queueCount == count else { return false }
+    for index in 0..<count where layout.queues[index].policy != policies[index] {
       return false
     }
     return true
-  }
-
-  /// The type pointer the object starts with: the same for every kind of one machine type.
-  @usableFromInline
-  var typeWord: UInt {
-    UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque()).load(as: UInt.self)
   }
 }
 
@@ -200,9 +200,16 @@ struct KindEntry {
 /// The kind of machines of type `M`: its class identifies the type.
 @usableFromInline
 final class TypedMachineKind<M: Machine>: MachineKind {
+  /// The machine type `M` as a number: the identity of this class, one per machine type, the
+  /// same in every runtime for the life of the process. Reads no object (Embedded Swift lacks
+  /// metatypes of value types, but has those of classes).
+  @inlinable
+  static var type: UInt { UInt(bitPattern: ObjectIdentifier(TypedMachineKind<M>.self)) }
+
   @inlinable
   init(policies: [QueuePolicy], effectCapacity: Int) {
     super.init(
+      type: TypedMachineKind.type,
       layout: BlockLayout(
         policies: policies, effectCapacity: effectCapacity,
         parts: [

@@ -12,14 +12,14 @@
 public struct MachineLookup<M: Machine> {
   @usableFromInline
   let table: MachineTable
-  /// The type word of `M`'s kinds (`MachineKind.typeWord`).
+  /// `M` as its kinds name it (`TypedMachineKind.type`).
   @usableFromInline
-  let typeWord: UInt
+  let type: UInt
 
   @usableFromInline
-  init(table: MachineTable, typeWord: UInt) {
+  init(table: MachineTable, type: UInt) {
     self.table = table
-    self.typeWord = typeWord
+    self.type = type
   }
 
   /// A handle to the live machine `id` names, when it is of type `M`; nil otherwise.
@@ -42,16 +42,15 @@ public struct MachineLookup<M: Machine> {
   func holds(_ id: MachineID) -> Bool {
     guard let record = table.liveRecord(id) else { return false }
     return table.kinds[Int(record.pointee.kind)].kind._withUnsafeGuaranteedRef {
-      $0.typeWord == typeWord
+      $0.type == type
     }
   }
 }
 
 extension Runtime {
   /// A lookup of typed handles to this runtime's machines of type `M` by their ids. Make it
-  /// once and keep it (making one allocates).
+  /// once and keep it.
   public func lookup<M: Machine>(_ type: M.Type) -> MachineLookup<M> {
-    MachineLookup(
-      table: table, typeWord: TypedMachineKind<M>(policies: [], effectCapacity: 1).typeWord)
+    MachineLookup(table: table, type: TypedMachineKind<M>.type)
   }
 }

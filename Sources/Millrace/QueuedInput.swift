@@ -30,8 +30,8 @@ struct InputCell<Input> {
   var next: UInt32
 
   @inlinable
-  init(_ queued: QueuedInput<Input>) {
+  init(_ queued: QueuedInput<Input>, next: UInt32) {
     self.queued = queued
-    next = CellPool.none
+    self.next = next
   }
 }

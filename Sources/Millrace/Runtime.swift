@@ -40,17 +40,21 @@ public final class Runtime {
   /// The machine kinds in use: one per machine type and queue layout, kept for the runtime's
   /// life. Records name them by index into the table's `kinds`, which
   /// mirrors this array unretained so that dispatch reaches a kind without retaining it.
+  /// Spawns read it and no access to it calls out of the runtime, so it skips exclusivity
+  /// checks, as `blockArena` does (a spawn paid more for the checks than for the rest).
   @usableFromInline
+  @exclusivity(unchecked)
   var kinds: [MachineKind] = []
   /// The bytes reserved for machine blocks (`capacity.blockBytes`), if any.
   @usableFromInline
+  @exclusivity(unchecked)
   var blockArena: BlockArena
   /// The input and effect pools, one per cell shape, made when a kind first needs one; kinds
   /// point into them.
   @usableFromInline
   var pools: [(shape: CellShape, inputs: Bool, pool: UnsafeMutablePointer<CellPool>)] = []
   /// The observers of whole machine types (`observeAll`), the latest of a type last: the type
-  /// (`MachineKind.typeWord`), the box its kinds point to, and how to release the box.
+  /// (`MachineKind.type`), the box its kinds point to, and how to release the box.
   @usableFromInline
   var observedTypes: [(type: UInt, box: UnsafeMutableRawPointer, release: () -> Void)] = []
   /// The slot being dispatched, whose release waits until its dispatch returns.
@@ -129,10 +133,10 @@ public final class Runtime {
     inputCapacity: Int? = nil
   ) -> MachineHandle<M>? {
     guard table.hasFreeSlot,
-      let kind = kind(
-        like: TypedMachineKind<M>(
-          policies: queues ?? M.queues, effectCapacity: capacity.effectsPerMachine)),
-      kinds[Int(kind)].blocks.canTake(from: blockArena),
+      let kind = kind(of: type, queues: queues),
+      table.kinds[Int(kind)].kind._withUnsafeGuaranteedRef({
+        $0.blocks.canTake(from: blockArena)
+      }),
       let index = table.takeFreeSlot()
     else {
       counters.spawnsRefused &+= 1
@@ -161,18 +165,48 @@ public final class Runtime {
     spawn(type, state: state, extra: (), queues: queues, inputCapacity: inputCapacity)
   }
 
-  /// The index of the kind in use that `candidate` matches, or of `candidate`, now in use;
-  /// nil when a new kind is needed and the kind table is full.
+  /// The index of the kind in use for machines of type `M` with `queues` (`M.queues` when
+  /// nil), made now if there is none; nil when a new kind is needed and the kind table is
+  /// full. Builds nothing when the kind exists: a spawn costs a scan of the kinds, not a
+  /// kind. `M.queues` is read only until a kind of `M` without queues of its own exists.
+  @inlinable
+  func kind<M: Machine>(of type: M.Type, queues: [QueuePolicy]?) -> UInt16? {
+    let type = TypedMachineKind<M>.type
+    if queues == nil {
+      // Through the table's unretained entries: no reference counting per kind looked at.
+      let entries = table.kinds
+      for index in 0..<kinds.count
+      where entries[index].kind._withUnsafeGuaranteedRef({ $0.type == type && $0.isDefault }) {
+        return UInt16(truncatingIfNeeded: index)
+      }
+    }
+    return kind(of: type, queues: queues, policies: queues ?? M.queues) {
+      TypedMachineKind<M>(policies: $0, effectCapacity: $1)
+    }
+  }
+
+  /// `kind(of:queues:)` past the kinds marked default: the kind of `type` with `policies`,
+  /// or one `make` builds (from the policies and the effect capacity), now in use.
   @usableFromInline
-  func kind(like candidate: MachineKind) -> UInt16? {
-    for (index, kind) in kinds.enumerated() where kind.matches(candidate) {
-      return UInt16(index)
+  func kind(
+    of type: UInt, queues: [QueuePolicy]?, policies: [QueuePolicy],
+    make: ([QueuePolicy], Int) -> MachineKind
+  ) -> UInt16? {
+    let effectCapacity = capacity.effectsPerMachine
+    let found = kinds.firstIndex {
+      $0.matches(type: type, policies: policies, effectCapacity: effectCapacity)
+    }
+    if let found {
+      if queues == nil { kinds[found].isDefault = true }
+      return UInt16(truncatingIfNeeded: found)
     }
     guard kinds.count < RuntimeCapacity.maxKinds else { return nil }
-    candidate.inputPool = pool(candidate.inputShape, inputs: true)
-    candidate.effectPool = pool(candidate.effectShape, inputs: false)
-    candidate.observer = observedTypes.last { $0.type == candidate.typeWord }?.box
-    kinds.append(candidate)
+    let kind = make(policies, effectCapacity)
+    kind.isDefault = queues == nil
+    kind.inputPool = pool(kind.inputShape, inputs: true)
+    kind.effectPool = pool(kind.effectShape, inputs: false)
+    kind.observer = observedTypes.last { $0.type == type }?.box
+    kinds.append(kind)
     rebuildKindEntries()
     return UInt16(kinds.count - 1)
   }
@@ -274,8 +308,8 @@ public final class Runtime {
   ) {
     let box = Unmanaged.passRetained(
       ObserverBox<TypedMachine<M>.KindEvent> { observer($0.0, $0.1) })
-    let type = TypedMachineKind<M>(policies: [], effectCapacity: 1).typeWord
-    for kind in kinds where kind.typeWord == type { kind.observer = box.toOpaque() }
+    let type = TypedMachineKind<M>.type
+    for kind in kinds where kind.type == type { kind.observer = box.toOpaque() }
     rebuildKindEntries()
     // A replaced observer is kept while `dispatch` runs: a view made before the call (an
     // observer may call this) still reaches it. Outside `dispatch` no view is alive, and the

@@ -178,54 +178,79 @@ struct TimerHeap {
     restore(position)
   }
 
+  /// Puts `node` at `position` of `heap` and tells its entry. Static, over the tables' base
+  /// addresses held in locals by the sifts: as stored properties they would be reloaded after
+  /// every store through them (the compiler cannot rule out that a store moved them).
+  @inlinable
+  @inline(__always)
+  static func place(
+    _ node: Node, at position: Int, heap: UnsafeMutablePointer<Node>,
+    entries: UnsafeMutablePointer<Entry>
+  ) {
+    heap[position] = node
+    entries[Int(node.handle)].position = Int32(truncatingIfNeeded: position)
+  }
+
   /// Puts `node` at `position` and tells its entry.
   @inlinable
   mutating func place(_ node: Node, at position: Int) {
-    heap[position] = node
-    entries[Int(node.handle)].position = Int32(position)
+    TimerHeap.place(node, at: position, heap: heap, entries: entries)
   }
 
   /// Moves the node at `position`, whose key changed, up or down to where it belongs.
   @inlinable
   mutating func restore(_ position: Int) {
-    if position > 0 && heap[position].precedes(heap[(position - 1) / TimerHeap.arity]) {
+    if position > 0 && heap[position].precedes(heap[TimerHeap.parent(of: position)]) {
       siftUp(position)
     } else {
       siftDown(position)
     }
   }
 
+  /// The parent of the node at `position` (> 0).
+  @inlinable
+  static func parent(of position: Int) -> Int { (position &- 1) / TimerHeap.arity }
+
   @inlinable
   mutating func siftUp(_ start: Int) {
+    let (heap, entries) = (self.heap, self.entries)
     var position = start
     let node = heap[position]
     while position > 0 {
-      let parent = (position - 1) / TimerHeap.arity
+      let parent = TimerHeap.parent(of: position)
       guard node.precedes(heap[parent]) else { break }
-      place(heap[parent], at: position)
+      TimerHeap.place(heap[parent], at: position, heap: heap, entries: entries)
       position = parent
     }
-    place(node, at: position)
+    TimerHeap.place(node, at: position, heap: heap, entries: entries)
   }
 
   @inlinable
   mutating func siftDown(_ start: Int) {
+    let (heap, entries, count) = (self.heap, self.entries, self.count)
     var position = start
     let node = heap[position]
     while true {
-      let first = TimerHeap.arity * position + 1
+      let first = TimerHeap.arity &* position &+ 1
       guard first < count else { break }
-      let end = min(first + TimerHeap.arity, count)
       var best = first
-      var child = first + 1
-      while child < end {
-        if heap[child].precedes(heap[best]) { best = child }
-        child += 1
+      if first &+ 3 < count {
+        // Four children: the earlier of each pair, then of the two (keys are unique: the
+        // arming sequence breaks deadline ties, so this is the scan's choice).
+        let left = heap[first &+ 1].precedes(heap[first]) ? first &+ 1 : first
+        let right = heap[first &+ 3].precedes(heap[first &+ 2]) ? first &+ 3 : first &+ 2
+        best = heap[right].precedes(heap[left]) ? right : left
+      } else {
+        var child = first &+ 1
+        while child < count {
+          if heap[child].precedes(heap[best]) { best = child }
+          child &+= 1
+        }
       }
       guard heap[best].precedes(node) else { break }
-      place(heap[best], at: position)
+      TimerHeap.place(heap[best], at: position, heap: heap, entries: entries)
       position = best
     }
-    place(node, at: position)
+    TimerHeap.place(node, at: position, heap: heap, entries: entries)
   }
 }

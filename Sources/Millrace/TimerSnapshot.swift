@@ -17,6 +17,7 @@ public struct TimerSnapshot<Input> {
   public var id: EffectID
 
   /// Creates a snapshot.
+  @inlinable
   public init(
     repeats: Bool, span: TimeSpan, input: Input, deadline: Instant?, queue: EffectQueue,
     id: EffectID
@@ -35,6 +36,7 @@ extension MachineHandle {
   /// waiting ones in queue order. A one-shot timer that
   /// fired but whose input is still queued is reported as due now. Allocates; not for the hot
   /// path.
+  @inlinable
   public var timers: [TimerSnapshot<M.Input>] {
     // Without effects in flight there is nothing to list (and no generic code to run).
     guard let machine, machine.record.pointee.effectsInFlight > 0 else { return [] }
@@ -67,6 +69,7 @@ extension Runtime {
   /// once if already past); one without waits on its queue (or, on a `merge` queue, where
   /// nothing waits, runs and fires now). Returns false, and reports a
   /// diagnostic, when no effect slot or timer is free.
+  @inlinable
   @discardableResult
   public func restore<M: Machine>(_ timer: TimerSnapshot<M.Input>, into handle: MachineHandle<M>)
     -> Bool

@@ -156,7 +156,9 @@ struct TypedMachine<M: Machine> {
     precondition(
       layout.pointee.extraOffset == extraOffset, "the block layout and the typed offsets disagree")
     let record = runtime.table.records + Int(index)
-    let block = entry.pointee.kind.takeUnretainedValue().blocks.take(from: &runtime.blockArena)
+    let block = entry.pointee.kind._withUnsafeGuaranteedRef {
+      $0.blocks.take(from: &runtime.blockArena)
+    }
     block.bindMemory(to: M.State.self, capacity: 1).initialize(to: state)
     (block + layout.pointee.extraOffset).bindMemory(to: M.Extra.self, capacity: 1).initialize(
       to: extra)
@@ -197,12 +199,12 @@ struct TypedMachine<M: Machine> {
     guard let cell = pool.pointee.take(as: InputCell<M.Input>.self) else { return false }
     let pointer = UnsafeMutableRawPointer(TypedMachine.inputCell(pool, cell)).bindMemory(
       to: InputCell<M.Input>.self, capacity: 1)
-    pointer.initialize(to: InputCell(queued))
+    // The newest cell links to the oldest: itself when the queue was empty.
     if count == 0 {
-      pointer.pointee.next = cell
+      pointer.initialize(to: InputCell(queued, next: cell))
     } else {
       let tail = TypedMachine.inputCell(pool, record.pointee.inputTail)
-      pointer.pointee.next = tail.pointee.next
+      pointer.initialize(to: InputCell(queued, next: tail.pointee.next))
       tail.pointee.next = cell
     }
     record.pointee.inputTail = cell
@@ -295,13 +297,24 @@ struct TypedMachine<M: Machine> {
   @inline(__always)
   func resolveNext() {
     while let queued = popFirst() {
-      if queued.token != 0 && !claimDelivery(queued.token) {
+      if queued.token != 0 && !TypedMachine.claimDelivery(queued.token, of: index, in: table) {
         withRuntime { $0.counters.discarded &+= 1 }
         continue
       }
       resolve(queued.input, tag: queued.tag)
       return
     }
+  }
+
+  /// `claimDelivery(_:)` of the machine in slot `index`, out of line with its arguments in
+  /// registers: the input path then keeps its view of the machine in registers too (a call
+  /// that takes the view makes the caller write it to memory first, on every input).
+  @inlinable
+  @inline(never)
+  static func claimDelivery(
+    _ token: UInt64, of index: UInt32, in table: Unmanaged<MachineTable>
+  ) -> Bool {
+    table._withUnsafeGuaranteedRef { TypedMachine(table: $0, index: index) }.claimDelivery(token)
   }
 
   /// Checks that the effect behind a delivery is still live and, for the last delivery of a
@@ -354,12 +367,7 @@ struct TypedMachine<M: Machine> {
         let effect = (storage + index).move()
         index += 1
         guard isAlive else { continue }
-        // `send` inline: the effect of a machine that feeds itself, the one on the input path.
-        if case .send(let input) = effect {
-          enqueue(input, token: 0, source: .send)
-        } else {
-          apply(effect)
-        }
+        apply(effect)
       }
     case .rejected:
       state.pointee = from
@@ -379,11 +387,13 @@ struct TypedMachine<M: Machine> {
     .replied(reply, tag: tag)
   }
 
-  /// Applies one recorded effect (`resolve` enqueues a `send` itself, inline, and comes here
-  /// for the others; `send` stays here so that this applies any effect).
+  /// Applies one recorded effect, consuming it (its payload moves on; nothing of it is
+  /// copied and destroyed). Inlined into `resolve`: `send`, the effect of a machine that feeds
+  /// itself, is on the input path, and starting or cancelling an effect pays no call.
   @inlinable
-  func apply(_ effect: Effect<M.Input, M.Output>) {
-    switch effect {
+  @inline(__always)
+  func apply(_ effect: consuming Effect<M.Input, M.Output>) {
+    switch consume effect {
     case .send(let input):
       enqueue(input, token: 0, source: .send)
     case .emit(let output):
@@ -454,7 +464,9 @@ struct TypedMachine<M: Machine> {
     slot.pointee.id = effectID
     slot.pointee.span = span
     slot.pointee.input = input
-    slot.pointee.job = job
+    // A new slot holds no job: only a `run` effect's is stored (storing nil over nil still
+    // releases the old value).
+    if job != nil { slot.pointee.job = job }
     slot.pointee.phase = waits ? .waiting : .running
     effects.append(index, toWaiting: waits, of: queueIndex)
     if !waits { launch(index) }

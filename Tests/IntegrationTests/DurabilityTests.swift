@@ -212,10 +212,10 @@ struct DurabilityTests {
     for index in 0..<count { batch += request(["SPAWN", "counter", "c\(index)"]) }
     try client.sendRaw(batch)
     for _ in 0..<count { #expect(try client.read() == .simple("OK")) }
-    // The checkpoint fails on the store's worker; a commit learns it, and the daemon logs it.
-    _ = try untilCheckpointed(daemon, client) { _ in
-      daemon.logText.contains("store checkpoint failed")
-    }
+    // The checkpoint fails on the store's worker, and the daemon logs it within a second or
+    // so, though nothing more is committed (the store monitor collects it).
+    for _ in 0..<500 where !daemon.logText.contains("store checkpoint failed") { usleep(10_000) }
+    #expect(daemon.logText.contains("store checkpoint failed"))
     var stats = try daemon.stats(on: client)
     #expect(stats["store_checkpoints"] == "0")
     #expect(stats["commit_failures"] == "0")

@@ -5,10 +5,10 @@
  * the ones it frees. Machines of one kind take their blocks from chunks of 1, 2, 4, ... up
  * to 64 blocks, so it spawns a first machine (untracked: the kind and its first chunk) and
  * then SPAWNS more, which fill the chunks of 2 to 32 blocks exactly, and divides. Spawning
- * with a longer input ring, more effect slots, or more queues shows which part grows with
- * which, so every part is named by measurement, not by reading the code. Runtime tables
- * sized per machine slot are measured the same way, by creating runtimes of 8 and 16
- * machine slots. */
+ * with more queues shows what they add, so every part is named by measurement, not by reading
+ * the code. Runtime tables sized per machine slot are measured the same way, by creating
+ * runtimes of 8 and 16 machine slots, and the cells of the runtime-wide input and effect
+ * pools by a first spawn into runtimes whose pools differ by 64 cells. */
 #define _GNU_SOURCE
 #include <malloc.h>
 #include <stdbool.h>
@@ -195,6 +195,25 @@ static size_t measure_reserved_spawns(uint32_t inputs, uint32_t effects, size_t 
     return refused == 0 ? bytes : (size_t)-1;
 }
 
+/* The bytes a runtime allocates from its creation through its first spawn (which makes the
+ * kind and the pools of queued inputs and in-flight effects), with pools of `inputs` and
+ * `effects` cells. */
+static size_t measure_first_spawn(uint32_t inputs, uint32_t effects) {
+    const millrace_capacity_t capacity = {.machines = 8, .inputs = inputs, .effects = effects};
+    const millrace_machine_config_t config = {.resolve = idle};
+    millrace_runtime_t *runtime = NULL;
+    millrace_machine_t machine;
+    size_t bytes;
+
+    track(true);
+    millrace_create(&capacity, &runtime);
+    millrace_spawn(runtime, &config, &machine);
+    track(false);
+    bytes = total(&tracked);
+    millrace_destroy(runtime);
+    return bytes;
+}
+
 /* The bytes a runtime keeps at creation with `machines` machine slots. */
 static size_t measure_create(uint32_t machines) {
     const millrace_capacity_t capacity = {.machines = machines};
@@ -211,59 +230,59 @@ static size_t measure_create(uint32_t machines) {
 
 int main(void) {
     enum { INPUTS = 8, EFFECTS = 4 };
+    enum { CELLS = 64 };
     struct blocks base = measure_spawns(INPUTS, EFFECTS, 0, false);
-    struct blocks inputs = measure_spawns(2 * INPUTS, EFFECTS, 0, false);
-    struct blocks effects = measure_spawns(INPUTS, 2 * EFFECTS, 0, false);
+    struct blocks longer = measure_spawns(2 * INPUTS, 2 * EFFECTS, 0, false);
     struct blocks bounded = measure_spawns(INPUTS, EFFECTS, 1, false);
     struct blocks observed = measure_spawns(INPUTS, EFFECTS, 0, true);
     size_t record = (measure_create(16) - measure_create(8)) / 8;
+    size_t first = measure_first_spawn(CELLS, CELLS);
+    size_t per_input = (measure_first_spawn(2 * CELLS, CELLS) - first) / CELLS;
+    size_t per_effect = (measure_first_spawn(CELLS, 2 * CELLS) - first) / CELLS;
     /* Each chunk after a kind's first ends with one pointer linking the chunks. */
     size_t links = base.count * sizeof(void *);
-    size_t block, per_input, per_effect, per_bounded, own, reserved, kind;
+    size_t block, per_bounded, reserved, kind;
     double chunk_overhead, framework;
 
-    if (base.count != inputs.count || base.count != effects.count ||
-        base.count != bounded.count) {
-        printf("footprint: the spawns kept different numbers of chunks\n");
+    if (base.count != bounded.count || total(&base) != total(&longer)) {
+        printf("footprint: a machine's block changed with its queue limits, or the spawns kept"
+               " different numbers of chunks\n");
         return 1;
     }
     block = (total(&base) - links) / SPAWNS;
-    per_input = (total(&inputs) - total(&base)) / (SPAWNS * INPUTS);
-    per_effect = (total(&effects) - total(&base)) / (SPAWNS * EFFECTS);
     per_bounded = (total(&bounded) - total(&base)) / SPAWNS;
-    own = block - INPUTS * per_input - EFFECTS * per_effect;
     /* What the chunks cost beyond their blocks: the links, and glibc's header and rounding. */
     chunk_overhead = (double)(base.heap - SPAWNS * block) / SPAWNS;
     framework = (double)record + chunk_overhead;
 
     printf("RAM per machine (Embedded Swift build; method: the allocator is wrapped and the bytes\n"
            "a runtime keeps per machine slot and %d spawns of one kind keep are measured;\n"
-           "spawning with a longer ring, more effect slots or a bounded queue tells the parts of\n"
-           "the block apart; sizes are the bytes requested, unless marked glibc):\n",
+           "spawning with a bounded queue, or into pools of more cells, tells the parts\n"
+           "apart; sizes are the bytes requested, unless marked glibc):\n",
            SPAWNS);
     printf("  machine record, reserved at create per machine slot: %zu bytes\n", record);
-    printf("  %d spawns (input ring %d, effect slots %d, one merge queue) keep %zu chunks,"
-           " %zu bytes (%zu as glibc sets them aside): a block of %zu bytes each:\n",
-           SPAWNS, INPUTS, EFFECTS, base.count, total(&base), base.heap, block);
-    printf("    %5zu  input ring    (%zu bytes per queued input)\n", INPUTS * per_input, per_input);
-    printf("    %5zu  effect slots  (%zu bytes per in-flight effect)\n", EFFECTS * per_effect,
-           per_effect);
-    printf("    %5zu  the machine's own data: its int32 state and its extra (resolver and"
-           " context pointers), with alignment\n",
-           own);
+    printf("  queued inputs and in-flight effects are cells of runtime-wide pools"
+           " (capacity.inputs,\n  capacity.effects), made at a kind's first spawn: %zu bytes"
+           " per input cell, %zu per effect\n  cell; an idle machine holds none, and its"
+           " per-machine limits (%d inputs, %d effects)\n  reserve nothing\n",
+           per_input, per_effect, INPUTS, EFFECTS);
+    printf("  %d spawns (one merge queue) keep %zu chunks, %zu bytes (%zu as glibc sets them"
+           " aside):\n  a block of %zu bytes each, the machine's own data: its int32 state and"
+           " its extra (resolver\n  and context pointers), with alignment\n",
+           SPAWNS, base.count, total(&base), base.heap, block);
     printf("  each latest/oldest queue adds %zu bytes of lists to the block (merge queues none)\n",
            per_bounded);
     printf("  millrace_observe() adds %zu bytes in %zu blocks (only for observed machines)\n",
            total(&observed), observed.count);
     printf("  the chunks' links, glibc headers and rounding: %.1f bytes per machine\n",
            chunk_overhead);
-    printf("  per machine beyond its queue slots and its own data: %.1f bytes"
+    printf("  per machine beyond its own data: %.1f bytes"
            " (record %zu + %.1f of chunk overhead)\n",
            framework, record, chunk_overhead);
     printf("  a kind's first machine has a chunk of its own: record %zu + glibc's header %zu"
            " (+ 0 to 15 of rounding, by slot counts)\n",
            record, sizeof(size_t));
-    printf("  with its own data: %.1f bytes\n", framework + (double)own);
+    printf("  with its own data: %.1f bytes\n", framework + (double)block);
     reserved = measure_reserved_spawns(INPUTS, EFFECTS, &kind);
     if (reserved == (size_t)-1) {
         printf("footprint: spawns into reserved block bytes were refused\n");

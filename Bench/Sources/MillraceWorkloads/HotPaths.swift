@@ -47,6 +47,8 @@ public enum HotPaths {
     ("timer:arm", { TimerArmPath() }),
     ("timer:cancel", { TimerCancelPath() }),
     ("timer:fire-1M", { TimerFirePath() }),
+    ("spawn:code", { SpawnCodePath() }),
+    ("spawn:table", { SpawnTablePath() }),
   ]
 
   /// The hot path called `name`, set up; nil for an unknown name.
@@ -156,8 +158,8 @@ public final class AuthTablePath: HotPath {
   let login: FileMachine.Input
   let logout: FileMachine.Input
 
-  /// The machine file below, loaded and spawned, observed by a `ReplySink`.
-  public init() {
+  /// The auth machine as a machine file (also spawned by `spawn:table`).
+  static var definition: KindDefinition {
     let json = """
       {"kind": "auth", "initial": "loggedOut",
        "states": ["loggedOut", "loggingIn", "loggedIn", "loggingOut"],
@@ -168,7 +170,12 @@ public final class AuthTablePath: HotPath {
          {"on": "logoutOK", "from": "loggingOut", "to": "loggedOut"},
          {"on": "forceLogout", "from": ["loggingIn", "loggedIn"], "to": "loggingOut"}]}
       """
-    let definition = try! KindDefinition(json: Data(json.utf8), file: "auth.json")
+    return try! KindDefinition(json: Data(json.utf8), file: "auth.json")
+  }
+
+  /// The machine file above, loaded and spawned, observed by a `ReplySink`.
+  public init() {
+    let definition = AuthTablePath.definition
     let kind = FileKind(definition)
     login = definition.inputs.index(of: "login")!
     logout = definition.inputs.index(of: "logout")!
@@ -478,4 +485,64 @@ public final class TimerFirePath: HotPath {
 
   /// Every timer fired.
   public func finish() { precondition(runtime.statistics.timers == 0) }
+}
+
+// MARK: spawn
+
+/// Spawns measured alone: `measured()` spawns `operations` machines into a runtime that
+/// already has their kind, `finish()` removes them. Blocks come from bytes the runtime
+/// reserved (`RuntimeCapacity.blockBytes`), so no spawn allocates after the warm-up. No
+/// budget of its own (DESIGN.md §6 budgets the daemon's 1,000,000 spawns in time); shown.
+public class SpawnRig<M: Machine> {
+  /// Spawns per run.
+  public let operations = BenchConfig.batch
+  let runtime: Runtime
+  let spawn: (Runtime) -> MachineHandle<M>?
+  @exclusivity(unchecked) var handles: [MachineHandle<M>] = []
+
+  init(_ spawn: @escaping (Runtime) -> MachineHandle<M>?) {
+    runtime = Runtime(
+      capacity: RuntimeCapacity(machines: 2 * BenchConfig.batch, blockBytes: 256 << 10))
+    self.spawn = spawn
+    handles.reserveCapacity(operations)
+  }
+
+  /// `operations` spawns.
+  public func measured() {
+    let runtime = self.runtime
+    for _ in 0..<operations { handles.append(spawn(runtime)!) }
+  }
+
+  /// Removes them.
+  public func finish() {
+    for handle in handles { runtime.remove(handle) }
+    handles.removeAll(keepingCapacity: true)
+    precondition(runtime.statistics.machines == 0)
+  }
+}
+
+/// `spawn:code`: spawn a counter (a code machine, its type's own queues).
+public final class SpawnCodePath: SpawnRig<CounterMachine>, HotPath {
+  /// The benchmark's name.
+  public let name = "spawn:code"
+
+  /// A runtime with room for two batches of counters.
+  public init() { super.init { $0.spawn(CounterMachine.self, state: 0) } }
+}
+
+/// `spawn:table`: spawn the auth machine of a machine file, with the kind's queues named at
+/// each spawn as the daemon does.
+public final class SpawnTablePath: SpawnRig<FileMachine>, HotPath {
+  /// The benchmark's name.
+  public let name = "spawn:table"
+
+  /// A runtime with room for two batches of file machines.
+  public init() {
+    let definition = AuthTablePath.definition
+    let kind = FileKind(definition)
+    let queues = kind.queues
+    super.init {
+      $0.spawn(FileMachine.self, state: definition.initial, extra: kind, queues: queues)
+    }
+  }
 }

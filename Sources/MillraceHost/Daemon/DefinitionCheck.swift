@@ -29,7 +29,30 @@ struct DefinitionCheck {
     var missing: Missing
   }
 
-  private let kinds: [String: HostKind]
+  /// What a check reads of a kind's schema, behind one reference: looking up a record's kind
+  /// retains the box once, where copying a `HostKind` or a `KindSchema` out (even to borrow
+  /// it) retains each of their closures and tables, which a million records would spend most
+  /// of a restore on.
+  private final class SchemaBox {
+    let hasState: (String) -> Bool
+    let hasInput: (String) -> Bool
+    let queueCount: Int
+    let states: [String: String]
+    let inputs: [String: String]
+
+    init(_ schema: KindSchema) {
+      hasState = schema.hasState
+      hasInput = schema.hasInput
+      queueCount = schema.queueCount
+      states = schema.migration.states
+      inputs = schema.migration.inputs
+    }
+  }
+
+  /// The kinds with a schema.
+  private let schemas: [String: SchemaBox]
+  /// The kinds without one (anything fits them).
+  private let open: Set<String>
   private let dropping: Bool
   private var problemSamples: [Key: NameSample] = [:]
   private var problemOrder: [Key] = []
@@ -41,7 +64,8 @@ struct DefinitionCheck {
   /// A check against `kinds` (by name); `dropping` drops what cannot be mapped instead of
   /// refusing it.
   init(kinds: [String: HostKind], dropping: Bool) {
-    self.kinds = kinds
+    schemas = kinds.compactMapValues { $0.schema.map(SchemaBox.init) }
+    open = Set(kinds.keys.filter { kinds[$0]?.schema == nil })
     self.dropping = dropping
   }
 
@@ -53,12 +77,16 @@ struct DefinitionCheck {
   /// Maps `record` to the names of its kind; see `Outcome`. A refused record is counted
   /// under each name it misses.
   mutating func map(_ record: inout StoredMachine) -> Outcome {
-    guard let kind = kinds[record.kind] else { return refuse(record, .kind) }
-    guard let schema = kind.schema else { return .unchanged }
+    if let schema = schemas[record.kind] { return map(&record, to: schema) }
+    return open.contains(record.kind) ? .unchanged : refuse(record, .kind)
+  }
+
+  /// `map(_:)` for a kind with a schema.
+  private mutating func map(_ record: inout StoredMachine, to schema: SchemaBox) -> Outcome {
     var changed = false
     var missing: [Missing] = []
     if !schema.hasState(record.state) {
-      if let state = schema.migration.states[record.state] {
+      if let state = schema.states[record.state] {
         record.state = state
         changed = true
       } else if dropping {
@@ -89,14 +117,14 @@ struct DefinitionCheck {
   }
 
   /// Maps a timer's input through `migrate`; returns what the kind lacks for it, if anything.
-  private static func map(_ timer: inout StoredTimer, to schema: KindSchema, changed: inout Bool)
+  private static func map(_ timer: inout StoredTimer, to schema: SchemaBox, changed: inout Bool)
     -> Missing?
   {
     guard Int(timer.queue) < schema.queueCount else {
       return .queue(timer.queue, count: schema.queueCount)
     }
     guard !schema.hasInput(timer.input) else { return nil }
-    guard let input = schema.migration.inputs[timer.input] else { return .input(timer.input) }
+    guard let input = schema.inputs[timer.input] else { return .input(timer.input) }
     timer.input = input
     changed = true
     return nil

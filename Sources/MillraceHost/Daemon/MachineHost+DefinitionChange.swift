@@ -5,16 +5,6 @@ import Millrace
 /// (`DefinitionCheck`) and refused as a whole, naming the kind, the machines and what is
 /// missing, unless `migrate` maps the old names (or, at start, the drop flag drops them).
 extension MachineHost {
-  /// What `planRestore` decided before anything was spawned.
-  struct RestorePlan {
-    /// Machines whose stored records were mapped (to be saved once restored).
-    var rewritten: [String] = []
-    /// Machines to delete from the store.
-    var dropped: [String] = []
-    /// What the caller should log: one summary line per kind of change.
-    var notes: [String] = []
-  }
-
   /// The advice of a refused start.
   static let startAdvice =
     "Map the old names with \"migrate\" in the kind's machine file, start with the old "
@@ -29,76 +19,6 @@ extension MachineHost {
   /// How many rounds of dispatch a reload takes at most to empty the queues of the machines
   /// it moves.
   static let settleRounds = 16
-
-  /// Maps `records` to the current kinds in place (dropped ones removed when
-  /// `droppingUnmappable`) and checks the runtime's capacity; throws, before anything is
-  /// spawned, when a record does not fit or there is not room for all.
-  func planRestore(_ records: inout [StoredMachine], droppingUnmappable: Bool)
-    throws(RestoreRefusal) -> RestorePlan
-  {
-    var check = DefinitionCheck(kinds: registeredKinds, dropping: droppingUnmappable)
-    var plan = RestorePlan()
-    var timers = 0
-    var kept = 0
-    for index in records.indices {
-      var record = records[index]
-      switch check.map(&record) {
-      case .dropped:
-        plan.dropped.append(record.name)
-        continue
-      case .changed: plan.rewritten.append(record.name)
-      case .unchanged, .refused: break
-      }
-      timers += record.timers.count
-      records[kept] = record
-      kept += 1
-    }
-    records.removeLast(records.count - kept)
-    let problems = check.problems
-    guard problems.isEmpty else {
-      throw .definitions(DefinitionChangeError(problems, advice: Self.startAdvice))
-    }
-    let capacity = runtime.capacity
-    guard records.count <= capacity.machines - machineCount else {
-      throw .tooManyMachines(stored: records.count, limit: capacity.machines)
-    }
-    guard timers <= capacity.timers - runtime.statistics.timers else {
-      throw .tooManyTimers(stored: timers, limit: capacity.timers)
-    }
-    // Each restored timer is an in-flight effect too: a cell of the effect pool (every armed
-    // timer holds one, so the cells in use are at least the timers armed).
-    guard timers <= capacity.effects - runtime.statistics.timers else {
-      throw .tooManyEffects(stored: timers, limit: capacity.effects)
-    }
-    if !plan.rewritten.isEmpty {
-      var mapped = NameSample()
-      for name in plan.rewritten { mapped.add(name) }
-      plan.notes.append("mapped to the machine files' names through \"migrate\": \(mapped)")
-    }
-    if check.droppedMachines.count > 0 || check.droppedTimers.count > 0 {
-      let timers = check.droppedTimers
-      plan.notes.append(
-        "--drop-unmappable: dropped \(check.droppedMachines) (kind or state gone) and "
-          + "\(timers.count) timers (input or queue gone) of \(timers.first.joined(separator: ", "))"
-      )
-    }
-    return plan
-  }
-
-  /// Saves what `planRestore` changed once the machines are restored: mapped records
-  /// rewritten, dropped ones deleted. A failed commit leaves them for the next commit.
-  func saveRestored(_ plan: RestorePlan) -> [String] {
-    guard let store, !plan.rewritten.isEmpty || !plan.dropped.isEmpty else { return [] }
-    deleted.formUnion(plan.dropped)
-    let changed = plan.rewritten.compactMap { directory.slot(of: $0) }
-    guard persist(into: store, slots: changed, onlyChanged: false) else {
-      for index in changed { markChanged(index) }
-      return ["the mapped and dropped machines are not saved yet (retried at the next commit)"]
-    }
-    deleted.removeAll()
-    forgetChanges(keepingCapacityUpTo: 0)
-    return []
-  }
 
   /// Replaces the file-defined kinds (`source` not `built-in`) with `newKinds`, or throws and
   /// changes nothing.

@@ -16,8 +16,9 @@ extension MachineHost {
     observedTypes[key] = { [unowned runtime] in runtime.observeAll(type) { _, _ in } }
   }
 
-  /// One event of the machine `id`: marks it changed (a handled input, with a store), and
-  /// prints it only when a waiting `SEND` or `onEvent` needs the text.
+  /// One event of the machine `id`: marks it changed (with a store: an input handled, or one
+  /// refused that a timer or effect posted), and prints it only when a waiting `SEND` or
+  /// `onEvent` needs the text.
   @inline(__always)
   private func deliver<Input, State, Output>(
     _ event: MachineEvent<Input, State, Output>, of id: MachineID
@@ -27,8 +28,15 @@ extension MachineHost {
     switch event {
     case .replied(let reply, let replyTag):
       tag = replyTag
-      // Only a store needs to know what changed.
-      if store != nil, case .success = reply { markChanged(id.index) }
+      // Only a store needs to know what changed. An input refused changes nothing, unless no
+      // `SEND` posted it: then a timer (or an effect) did, and the machine's timers changed
+      // (an `after` fired, an `every` ticked), which its record must say.
+      if store != nil {
+        switch reply {
+        case .success: markChanged(id.index)
+        case .failure: if replyTag == .none { markChanged(id.index) }
+        }
+      }
     case .emitted:
       tag = .none
     }

@@ -57,21 +57,26 @@ extension MachineHost {
   /// Entries the per-turn containers keep room for between turns.
   static let keptCapacity = 1024
 
-  /// Saves every machine (fresh timer deadlines), commits and checkpoints the journal into the
-  /// snapshot; for shutdown. A store found unusable (`MachineStore.verify()`) is rebuilt from
-  /// memory at its directory instead (`StoreRebuild`). Returns whether every machine is kept.
+  /// Ends the store's work for a clean stop, after the last turn's `finishTurn()`: commits
+  /// what a failed commit left, then closes the store (`MachineStore.close()`: every committed
+  /// change is in its snapshot). No machine is saved again: each one's record is the one of its
+  /// last change, timers included, since a machine whose timers change is saved in that turn
+  /// (`deliver`). A store found unusable (`MachineStore.verify()`) is rebuilt from memory at
+  /// its directory instead (`StoreRebuild`). Returns whether every machine is kept.
   @discardableResult
-  public func persistAll() -> Bool {
+  public func closeStore() -> Bool {
     guard let store else { return true }
     store.verify()
-    var kept =
-      store.failure == nil && persist(into: store, slots: directory.allSlots, onlyChanged: false)
+    var kept = store.failure == nil
+    if kept && (!dirty.isEmpty || !deleted.isEmpty) {
+      kept = persist(into: store, slots: dirty, onlyChanged: true)
+    }
     if let failure = store.failure {
       kept = rebuild(
         store, failure: failure, machines: directory.allSlots.map(reference), clock: clock())
     } else if kept {
       do {
-        try store.checkpoint()
+        try store.close()
       } catch {
         logger.warning("store checkpoint at shutdown failed (the journal keeps it): \(error)")
       }
@@ -123,12 +128,8 @@ extension MachineHost {
           return time
         }
       }
-      let failedBefore = store.checkpointFailure != nil
       try store.commit()
       commitCount += 1
-      if !failedBefore, let failure = store.checkpointFailure {
-        logger.error("store checkpoint failed (changes stay in the journal): \(failure)")
-      }
       return true
     } catch {
       for index in dirty where directory.entry(index).pointee.isTaken {
@@ -138,34 +139,5 @@ extension MachineHost {
       logger.error("store commit failed: \(error)")
       return false
     }
-  }
-
-  /// Restores every stored machine, or throws before spawning any: when the store cannot be
-  /// read, when the machines or their timers exceed the runtime's capacity, or when stored
-  /// machines need a kind, state, input or queue the kinds lack and no `migrate` maps it
-  /// (see `DefinitionCheck`). With `droppingUnmappable` such machines and timers are dropped
-  /// from the store instead. Returns what the caller should log (a summary of what was
-  /// mapped or dropped; timers that could not be re-armed).
-  public func restore(droppingUnmappable: Bool = false) throws(RestoreRefusal) -> [String] {
-    guard let store else { return [] }
-    var records: [StoredMachine]
-    do {
-      records = try store.loadAll()
-    } catch {
-      throw .unreadable("\(error)")
-    }
-    let plan = try planRestore(&records, droppingUnmappable: droppingUnmappable)
-    var problems = plan.notes
-    let now = clock()
-    for record in records {
-      switch spawn(kind: record.kind, name: record.name, state: record.state) {
-      case .success(let machine):
-        if !record.timers.isEmpty { problems += machine.restore(record.timers, clock: now) }
-      case .failure(let failure):
-        problems.append("\(record.name): not restored: \(failure.text)")
-      }
-    }
-    forgetChanges(keepingCapacityUpTo: 0)
-    return problems + saveRestored(plan)
   }
 }

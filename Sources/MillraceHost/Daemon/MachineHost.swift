@@ -180,18 +180,13 @@ public final class MachineHost {
   /// Machine names, sorted, optionally of one kind.
   public func machineNames(kind: String? = nil) -> [String] {
     var names: [String] = []
-    // The kind's slot number, compared per machine (a name comparison per machine made
-    // `LIST kind` walk a million machines in tens of milliseconds).
-    let wanted: UInt16?
-    if let kind {
-      guard let index = kindsByName[kind] else { return [] }
-      wanted = index
-    } else {
-      wanted = nil
-    }
+    // Which kind slots are the kind's (machines started under a definition since replaced
+    // keep its slot), looked up per machine by number: a name comparison per machine made
+    // `LIST kind` walk a million machines in tens of milliseconds.
+    let wanted = kind.map { kind in kindSlots.map { $0?.kind.name == kind } }
     directory.forEachSlot { index in
       let entry = directory.entry(index)
-      if let wanted, entry.pointee.kind != wanted { return }
+      if let wanted, !wanted[Int(entry.pointee.kind)] { return }
       names.append(entry.name)
     }
     return names.sorted()
@@ -225,7 +220,20 @@ public final class MachineHost {
   public func spawn(kind kindName: String, name: String, state: String?) -> Result<
     HostedMachine, HostFailure
   > {
-    guard directory.slot(of: name) == nil else {
+    place(kind: kindName, name: name, state: state).map { id in
+      markChanged(id.index)
+      return HostedMachine(host: self, id: id, name: name, kind: kindName)
+    }
+  }
+
+  /// Spawns `name` of `kind` in `state` (initial when nil) and enters it in the directory,
+  /// without marking it changed (a restored machine is stored already). `isNew` says the
+  /// caller knows no machine has the name (a restore into an empty host: stored names are
+  /// unique), which spares the lookup.
+  func place(kind kindName: String, name: String, state: String?, isNew: Bool = false)
+    -> Result<MachineID, HostFailure>
+  {
+    guard isNew || directory.slot(of: name) == nil else {
       return .failure(.init(.exists, "machine \(name) exists"))
     }
     guard let index = kindsByName[kindName] else {
@@ -237,8 +245,7 @@ public final class MachineHost {
       directory.insert(name, id: id, kind: index)
       kind.machines += 1
       if !deleted.isEmpty { deleted.remove(name) }
-      markChanged(id.index)
-      return .success(HostedMachine(host: self, id: id, name: name, kind: kindName))
+      return .success(id)
     case .failure(.unknownState(let state)):
       return .failure(.init(.nostate, "kind \(kindName) has no state \(state)"))
     case .failure(.full):
@@ -304,13 +311,26 @@ public final class MachineHost {
     case .accepted:
       _ = awaiting.insert(Waiter(machine: id, requester: requester, ticket: ticket))
       return .success(())
-    case .busy: return .failure(.init(.busy, "queue of \(entry.name) is full"))
+    case .busy:
+      return .failure(.init(.busy, busyText(entry.name, id: id, kind: entry.pointee.kind)))
     case .unknownInput:
       let input = String(decoding: input, as: UTF8.self)
       let kind = slot(entry.pointee.kind).kind.name
       return .failure(.init(.noinput, "kind \(kind) has no input \(input)"))
     case .noMachine: return .failure(.init(.nomachine, "no machine \(entry.name)"))
     }
+  }
+
+  /// Why an input was refused for want of room: the machine's own queue at its limit, or the
+  /// runtime's pool of queued inputs, which every machine shares, used up.
+  private func busyText(_ name: String, id: MachineID, kind: UInt16) -> String {
+    let queued = withOperations(of: kind) { $0.queuedInputs(id) }
+    let capacity = runtime.capacity
+    guard queued < capacity.inputsPerMachine else {
+      return "queue of \(name) is full (\(queued) inputs)"
+    }
+    return "the input pool is full: all \(capacity.inputs) queued-input cells are taken "
+      + "(--max-inputs), \(queued) of them by \(name)"
   }
 
   /// Removes every machine from the runtime (not from the store); for shutdown.

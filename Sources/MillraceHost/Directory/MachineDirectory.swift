@@ -105,6 +105,12 @@ final class MachineDirectory {
     name.withUTF8Bytes { insert(name: $0, id: id, kind: kind) }
   }
 
+  /// Makes the name index ready for `names` machines (at most the capacity) when it holds
+  /// none, so that filing them runs no resize (`NameBuckets.reserve`).
+  func reserve(names: Int) {
+    buckets.reserve(min(names, capacity))
+  }
+
   /// Takes the machine in `slot` out (its entry freed, its name's heap bytes too).
   func remove(_ slot: UInt32) {
     let entry = entries + Int(slot)

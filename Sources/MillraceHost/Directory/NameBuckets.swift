@@ -124,6 +124,17 @@ struct NameBuckets {
     count += 1
   }
 
+  /// Makes room for `names` names when the index holds none (a store of known size about to
+  /// be restored): one array with a bucket per name, so that no resize runs while they are
+  /// inserted. Does nothing when names are held or the array is large enough already.
+  mutating func reserve(_ names: Int) {
+    guard count == 0, !isResizing, names > main.count else { return }
+    var buckets = Self.minimumBuckets
+    while buckets < names { buckets *= 2 }
+    main.release()
+    main = .make(buckets)
+  }
+
   /// Unlinks the entry in `slot`, which must be linked; shrinks once few buckets are used, and
   /// frees the arrays when it was the last name.
   mutating func remove(_ slot: UInt32, in entries: UnsafeMutablePointer<DirectoryEntry>) {

@@ -91,6 +91,11 @@ public final class MachineStore {
   /// The error of the last checkpoint that failed (the commits held: their changes are in the
   /// journal), or nil once one succeeds. Learnt at the first commit after the worker ended it.
   public var checkpointFailure: StoreError? { lastCheckpointFailure }
+  /// Called, on the loop thread, when a checkpoint fails after the last one succeeded: once
+  /// per run of failures (the journals keep every change meanwhile, and the checkpoint is
+  /// retried a journal's worth later). Learnt at the next commit, or at
+  /// `collectCheckpoint()` on an idle store.
+  public var onCheckpointFailure: ((StoreError) -> Void)?
   @exclusivity(unchecked) private var lastCheckpointFailure: StoreError?
   /// Checkpoints completed since opening (ones that had something to do), counted when the
   /// loop learns of them (at a commit, or when it waits for one).
@@ -292,6 +297,14 @@ public final class MachineStore {
     if !checkpointInFlight { checkpointEnded(job()) }
   }
 
+  /// Takes the outcome of a checkpoint the worker has finished, if one is in flight, without
+  /// waiting: what every commit does, for a store that commits nothing for a while
+  /// (`StoreMonitor` calls it every second), so that a failed checkpoint is reported then too.
+  public func collectCheckpoint() {
+    guard checkpointInFlight, worker.isFinished else { return }
+    finishCheckpoint()
+  }
+
   /// Takes the outcome of the checkpoint in flight, which finished.
   private func finishCheckpoint() {
     checkpointInFlight = false
@@ -316,9 +329,11 @@ public final class MachineStore {
   /// journal grew by another `checkpointBytes`.
   private func checkpointFailed(_ error: StoreError) {
     verify()
+    let first = lastCheckpointFailure == nil
     lastCheckpointFailure = error
     retryingCheckpoint = true
     checkpointAt = journal.length + Self.checkpointBytes
+    if first { onCheckpointFailure?(error) }
   }
 
   /// Waits for the checkpoint in flight, if any, and takes its outcome: the snapshot is the

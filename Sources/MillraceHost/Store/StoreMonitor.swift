@@ -2,7 +2,7 @@ import MillraceUV
 
 /// Watches a store's data directory while the daemon runs, so that a store whose files were
 /// deleted, replaced or made unwritable is found out (`MachineStore.verify()`) within moments,
-/// not at the next restart.
+/// not at the next restart; and so that a checkpoint that failed on an idle store is reported.
 ///
 /// Guarantees:
 /// - A check runs at each change the system reports in the directory (a `PathWatcher`) other
@@ -47,8 +47,10 @@ public final class StoreMonitor {
     close()
   }
 
-  /// Checks the store now; once it failed, stops watching.
+  /// Checks the store now, and takes the outcome of a checkpoint that finished meanwhile
+  /// (`MachineStore.collectCheckpoint()`); once the store failed, stops watching.
   private func check() {
+    store.collectCheckpoint()
     guard store.verify() != nil else { return }
     close()
   }

@@ -202,6 +202,7 @@ final class TurnJournal {
     epoch = next
     version = JournalFormat.version
     length = JournalFormat.headerSize
+    releaseOlderPages()
     guard shrinking, capacity > 4 * Self.growth else { return }
     // What is left beyond is of older epochs; the file only gives back the room.
     unmap()
@@ -209,6 +210,18 @@ final class TurnJournal {
     remap()
     if sync { try flush() }
   }
+
+  /// Takes the mapped pages after the header's out of the process's memory: they hold older
+  /// epochs' records, never read again. Their bytes stay in the file (and the page cache), and
+  /// the next appends map them back as they reach them, so a journal that grew under a burst
+  /// of changes does not keep that much resident memory afterwards.
+  private func releaseOlderPages() {
+    guard let mapping, mappedBytes > Self.pageSize else { return }
+    _ = madvise(mapping + Self.pageSize, mappedBytes - Self.pageSize, MADV_DONTNEED)
+  }
+
+  /// The system's page size.
+  private static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
 
   private func writeHeader(epoch: UInt64, version: Int = JournalFormat.version)
     throws(StoreError)

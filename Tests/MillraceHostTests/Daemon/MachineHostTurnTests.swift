@@ -126,6 +126,32 @@ final class MachineHostTurnTests {
     func sendFinished(ticket: UInt64, _ outcome: SendOutcome) { answers.append((ticket, outcome)) }
   }
 
+  @Test("a full queue and a full input pool are told apart")
+  func busyTexts() throws {
+    let runtime = Runtime(capacity: RuntimeCapacity(inputsPerMachine: 2, inputs: 3))
+    let host = MachineHost(runtime: runtime, store: nil, logger: Logger(label: "test")) {
+      HostClock(monotonic: .zero, wallNanoseconds: 0)
+    }
+    host.register([Counter.kind])
+    for name in ["a", "b"] { _ = try host.spawn(kind: "counter", name: name, state: nil).get() }
+    let requester = Requester()
+    func send(to name: String) -> HostFailure? {
+      guard case .failure(let failure) = host.send("inc", to: name, requester: requester, ticket: 0)
+      else { return nil }
+      return failure
+    }
+    #expect(send(to: "a") == nil)
+    #expect(send(to: "a") == nil)
+    #expect(send(to: "a") == HostFailure(.busy, "queue of a is full (2 inputs)"))
+    #expect(send(to: "b") == nil)
+    #expect(
+      send(to: "b")
+        == HostFailure(
+          .busy,
+          "the input pool is full: all 3 queued-input cells are taken (--max-inputs), 1 of them by b"
+        ))
+  }
+
   @Test("every accepted send is answered once: processed, rejected, or its machine killed")
   func sendsAreAnswered() throws {
     _ = try host.spawn(kind: "counter", name: "c", state: nil).get()

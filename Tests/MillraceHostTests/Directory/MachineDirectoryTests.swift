@@ -90,6 +90,21 @@ import Testing
     }
   }
 
+  @Test func aReservedIndexTakesItsNamesWithoutResizing() {
+    let directory = MachineDirectory(capacity: 5_000, seed: 11)
+    directory.reserve(names: 3_000)
+    #expect(directory.bucketCount == 4_096)
+    for slot in 0..<3_000 {
+      Self.insert(directory, Self.name(slot), slot: UInt32(slot))
+      #expect(!directory.isResizing)
+    }
+    #expect(directory.bucketCount == 4_096)
+    #expect((0..<3_000).allSatisfy { directory.slot(of: Self.name($0)) == UInt32($0) })
+    // Only an empty index is reserved: one that holds names keeps its size.
+    directory.reserve(names: 5_000)
+    #expect(directory.bucketCount == 4_096)
+  }
+
   @Test func aResizeEndsWithinTheOperationsBeforeTheNextOne() {
     // Only inserts, no turns: each doubling must be over before the next is due.
     let directory = MachineDirectory(capacity: 1 << 16, seed: 3)

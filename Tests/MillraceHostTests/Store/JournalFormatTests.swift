@@ -247,4 +247,42 @@ struct TurnJournalTests {
     #expect(reopened.recoveredChanges() == changes)
     #expect(reopened.length == bytes.withUnsafeBytes { JournalFormat.decode($0, epoch: 1) }.length)
   }
+
+  /// Kilobytes of this process's memory mapping `path` that are resident (`/proc/self/smaps`).
+  static func residentKilobytes(of path: String) throws -> Int {
+    // Read to the end: a /proc file's size reads as 0, which whole-file readers trust.
+    let handle = try #require(FileHandle(forReadingAtPath: "/proc/self/smaps"))
+    let smaps = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
+    var inMapping = false
+    var total = 0
+    for line in smaps.split(separator: "\n") {
+      if let first = line.first, first.isHexDigit, line.contains("-") {
+        inMapping = line.hasSuffix(path)
+      } else if inMapping, line.hasPrefix("Rss:") {
+        total += Int(line.split(separator: " ", omittingEmptySubsequences: true)[1]) ?? 0
+      }
+    }
+    return total
+  }
+
+  @Test("a new epoch takes the older records' pages out of the process's memory")
+  func resetReleasesResidentPages() throws {
+    let path = NSTemporaryDirectory() + "millrace-journal-\(UUID().uuidString)"
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let journal = try TurnJournal(path: path, sync: false)
+    let records = ByteBuffer()
+    let state = String(repeating: "y", count: 600 * 1024)
+    JournalFormat.append(
+      .save(StoredMachine(name: "a", kind: "k", state: state)), epoch: journal.epoch, to: records)
+    try journal.append(records)
+    #expect(try Self.residentKilobytes(of: path) >= 600)
+    try journal.reset(epoch: journal.epoch + 1, shrinking: false)
+    #expect(try Self.residentKilobytes(of: path) <= 8)
+    // What follows still appends and reads back.
+    let next = ByteBuffer()
+    let change = JournalChange.save(StoredMachine(name: "b", kind: "k", state: "on"))
+    JournalFormat.append(change, epoch: journal.epoch, to: next)
+    try journal.append(next)
+    #expect(journal.withRecords { JournalFormat.latestChanges($0) } == [change])
+  }
 }

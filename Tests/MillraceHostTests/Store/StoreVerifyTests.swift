@@ -58,7 +58,7 @@ final class StoreVerifyTests {
     #expect(host.unstoredChanges == 1)
     #expect(!FileManager.default.fileExists(atPath: directory))
     // The stop writes both machines into a new store at the same path.
-    #expect(host.persistAll())
+    #expect(host.closeStore())
     let rebuilt = try MachineStore(directory: directory, durability: .batched)
     #expect(try rebuilt.loadAll().map { "\($0.name)=\($0.state)" } == ["c=5", "d=0"])
   }
@@ -72,7 +72,7 @@ final class StoreVerifyTests {
     try FileManager.default.removeItem(atPath: parent)
     try "a file".write(toFile: parent, atomically: false, encoding: .utf8)
     #expect(store.verify() != nil)
-    #expect(!host.persistAll())
+    #expect(!host.closeStore())
   }
 
   @Test func anUnusableDirectoryIsOneSentence() throws {

@@ -1,0 +1,131 @@
+import Millrace
+
+/// Restoring the stored machines at start (DESIGN §4.4): one pass over the store's rows
+/// (`MachineStore.forEach`), each checked against the kinds (`DefinitionCheck`), spawned and its
+/// timers re-armed as it is read; nothing is loaded into memory beyond the row at hand, so a
+/// million stored machines cost their place in the runtime and the directory only.
+extension MachineHost {
+  /// What a restore changed in the stored records, to save once the machines run.
+  struct RestorePlan {
+    /// Machines whose stored records were mapped (to be saved once restored).
+    var rewritten: [String] = []
+    /// Machines to delete from the store.
+    var dropped: [String] = []
+  }
+
+  /// Restores every stored machine, or throws and leaves none spawned: when the store cannot
+  /// be read, when the machines or their timers exceed the runtime's capacity, or when stored
+  /// machines need a kind, state, input or queue the kinds lack and no `migrate` maps it
+  /// (see `DefinitionCheck`). With `droppingUnmappable` such machines and timers are dropped
+  /// from the store instead. A refusal reads the whole store first, so that it names every
+  /// problem and the full counts. Returns what the caller should log (a summary of what was
+  /// mapped or dropped; machines and timers that could not be restored).
+  public func restore(droppingUnmappable: Bool = false) throws(RestoreRefusal) -> [String] {
+    guard let store else { return [] }
+    var check = DefinitionCheck(kinds: registeredKinds, dropping: droppingUnmappable)
+    var plan = RestorePlan()
+    var problems: [String] = []
+    let capacity = runtime.capacity
+    let timersArmed = runtime.statistics.timers
+    let room = (machines: capacity.machines - machineCount, timers: capacity.timers - timersArmed)
+    // Each restored timer is an in-flight effect too: a cell of the effect pool (every armed
+    // timer holds one, so the cells in use are at least the timers armed).
+    let effectRoom = capacity.effects - timersArmed
+    var machines = 0
+    var timers = 0
+    var refusing = false
+    // What this restore spawned, to take back if it is refused.
+    var spawned: [UInt32] = []
+    let now = clock()
+    // Into an empty host, the stored names (unique in the store) need no lookup, and the name
+    // index is made for all of them at once.
+    let isEmpty = machineCount == 0
+    do {
+      if isEmpty {
+        let stored = try store.count()
+        directory.reserve(names: stored)
+        spawned.reserveCapacity(min(stored, room.machines))
+      }
+      try store.forEach { row in
+        var record = row.machine
+        switch check.map(&record) {
+        case .dropped:
+          plan.dropped.append(record.name)
+          return
+        case .refused: refusing = true
+        case .changed: plan.rewritten.append(record.name)
+        case .unchanged: break
+        }
+        machines += 1
+        timers += record.timers.count
+        if machines > room.machines || timers > room.timers || timers > effectRoom {
+          refusing = true
+        }
+        guard !refusing else { return }
+        switch place(kind: record.kind, name: record.name, state: record.state, isNew: isEmpty) {
+        case .success(let id):
+          spawned.append(id.index)
+          guard !record.timers.isEmpty else { return }
+          let kind = slot(directory.entry(id.index).pointee.kind)
+          problems += kind.operations.restore(id, record.name, record.kind, record.timers, now)
+        case .failure(let failure):
+          problems.append("\(record.name): not restored: \(failure.text)")
+        }
+      }
+    } catch {
+      takeBack(spawned)
+      throw .unreadable("\(error)")
+    }
+    guard !refusing else {
+      takeBack(spawned)
+      let definitionProblems = check.problems
+      if !definitionProblems.isEmpty {
+        throw .definitions(DefinitionChangeError(definitionProblems, advice: Self.startAdvice))
+      }
+      if machines > room.machines {
+        throw .tooManyMachines(stored: machines, limit: capacity.machines)
+      }
+      if timers > room.timers { throw .tooManyTimers(stored: timers, limit: capacity.timers) }
+      throw .tooManyEffects(stored: timers, limit: capacity.effects)
+    }
+    return notes(of: plan, check) + problems + saveRestored(plan)
+  }
+
+  /// Removes the machines a refused restore spawned.
+  private func takeBack(_ spawned: [UInt32]) {
+    for index in spawned { removeMachine(index) }
+  }
+
+  /// One summary line per kind of change a restore made to the stored records.
+  private func notes(of plan: RestorePlan, _ check: DefinitionCheck) -> [String] {
+    var notes: [String] = []
+    if !plan.rewritten.isEmpty {
+      var mapped = NameSample()
+      for name in plan.rewritten { mapped.add(name) }
+      notes.append("mapped to the machine files' names through \"migrate\": \(mapped)")
+    }
+    if check.droppedMachines.count > 0 || check.droppedTimers.count > 0 {
+      let timers = check.droppedTimers
+      notes.append(
+        "--drop-unmappable: dropped \(check.droppedMachines) (kind or state gone) and "
+          + "\(timers.count) timers (input or queue gone) of \(timers.first.joined(separator: ", "))"
+      )
+    }
+    return notes
+  }
+
+  /// Saves what the restore changed once the machines are restored: mapped records
+  /// rewritten, dropped ones deleted. A failed commit leaves them for the next commit.
+  private func saveRestored(_ plan: RestorePlan) -> [String] {
+    guard let store, !plan.rewritten.isEmpty || !plan.dropped.isEmpty else { return [] }
+    deleted.formUnion(plan.dropped)
+    let changed = plan.rewritten.compactMap { directory.slot(of: $0) }
+    guard persist(into: store, slots: changed, onlyChanged: false) else {
+      for index in changed { markChanged(index) }
+      return ["the mapped and dropped machines are not saved yet (retried at the next commit)"]
+    }
+    deleted.removeAll()
+    forgetChanges(keepingCapacityUpTo: 0)
+    return []
+  }
+}

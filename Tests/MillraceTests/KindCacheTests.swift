@@ -1,0 +1,144 @@
+import Testing
+
+@testable import Millrace
+
+/// How a spawn finds its machine's kind: by the type's identity and the queue layout, without
+/// building a kind to compare (`Runtime.kind(of:queues:)`).
+@Suite("Kind cache")
+struct KindCacheTests {
+  /// Counts how often the runtime reads its queues.
+  enum Counted: Machine {
+    nonisolated(unsafe) static var queueReads = 0
+    static var queues: [QueuePolicy] {
+      queueReads += 1
+      return [.merge, .latest(max: 1)]
+    }
+
+    static func resolve(
+      _ input: Int, state: inout Int, extra: Void, effects: inout Effects<Int, Never>
+    ) -> Resolution {
+      state += input
+      return .handled
+    }
+  }
+
+  /// Another type of the same shape as `Counted`.
+  enum Other: Machine {
+    static func resolve(
+      _ input: Int, state: inout Int, extra: Void, effects: inout Effects<Int, Never>
+    ) -> Resolution {
+      state -= input
+      return .handled
+    }
+  }
+
+  /// The kind index of the machine `handle` names.
+  func kind<M>(of handle: MachineHandle<M>) -> UInt16 {
+    handle.table.records[Int(handle.id.index)].kind
+  }
+
+  @Test("a type's kind is found again without building one, and its queues are read once")
+  func queuesAreReadOnce() throws {
+    let runtime = Runtime()
+    let reads = Counted.queueReads
+    let first = try #require(runtime.spawn(Counted.self, state: 0))
+    for _ in 0..<3 { _ = try #require(runtime.spawn(Counted.self, state: 0)) }
+    #expect(Counted.queueReads == reads + 1)
+    #expect(runtime.kinds.count == 1)
+    #expect(runtime.kinds[0].type == TypedMachineKind<Counted>.type)
+    #expect(runtime.kinds[0].layout.queueCount == 2)
+    _ = first.post(2)
+    runtime.dispatch()
+    #expect(first.state == 2)
+  }
+
+  @Test("two types of one shape get a kind each, whatever order they are spawned in")
+  func twoTypes() throws {
+    let runtime = Runtime()
+    var counted: [MachineHandle<Counted>] = []
+    var others: [MachineHandle<Other>] = []
+    for _ in 0..<3 {
+      counted.append(try #require(runtime.spawn(Counted.self, state: 0, queues: [.merge])))
+      others.append(try #require(runtime.spawn(Other.self, state: 0)))
+    }
+    #expect(runtime.kinds.count == 2)
+    #expect(Set(counted.map(kind(of:))) == [0])
+    #expect(Set(others.map(kind(of:))) == [1])
+    #expect(TypedMachineKind<Counted>.type != TypedMachineKind<Other>.type)
+    for handle in counted { _ = handle.post(5) }
+    for handle in others { _ = handle.post(5) }
+    runtime.dispatch()
+    #expect(counted.map { $0.state } == [5, 5, 5])
+    #expect(others.map { $0.state } == [-5, -5, -5])
+    #expect(runtime.lookup(Other.self).handle(counted[0].id) == nil)
+    #expect(runtime.lookup(Other.self).handle(others[0].id)?.state == -5)
+  }
+
+  @Test("queues named at spawn share the kind of the type's own when they are the same")
+  func namedQueuesMatchTheTypesOwn() throws {
+    let runtime = Runtime()
+    let named = try #require(
+      runtime.spawn(Counted.self, state: 0, queues: [.merge, .latest(max: 1)]))
+    let own = try #require(runtime.spawn(Counted.self, state: 0))
+    #expect(runtime.kinds.count == 1)
+    #expect(kind(of: named) == kind(of: own))
+    // None and one merge queue are the same layout.
+    let none = try #require(runtime.spawn(Other.self, state: 0, queues: []))
+    let merge = try #require(runtime.spawn(Other.self, state: 0, queues: [.merge]))
+    let typesOwn = try #require(runtime.spawn(Other.self, state: 0))
+    #expect(runtime.kinds.count == 2)
+    #expect(Set([none, merge, typesOwn].map(kind(of:))) == [1])
+  }
+
+  @Test("a type spawned with other queues (a replaced definition) gets a kind per layout")
+  func replacedLayouts() throws {
+    let runtime = Runtime()
+    let layouts: [[QueuePolicy]] = [
+      [.merge], [.merge, .latest(max: 1)], [.merge, .latest(max: 2)],
+      [.merge, .oldest(max: 1, .suspendNew)], [.merge, .oldest(max: 1, .discardNew)],
+    ]
+    var handles: [MachineHandle<Other>] = []
+    for layout in layouts + layouts {
+      handles.append(try #require(runtime.spawn(Other.self, state: 0, queues: layout)))
+    }
+    #expect(runtime.kinds.count == layouts.count)
+    #expect(handles.map(kind(of:)) == [0, 1, 2, 3, 4, 0, 1, 2, 3, 4])
+    // The machines of a replaced layout keep working beside the new ones.
+    for handle in handles { _ = handle.post(1) }
+    runtime.dispatch()
+    #expect(handles.allSatisfy { $0.state == -1 })
+  }
+
+  @Test("a spawn after the kind table grew finds the kinds made before it grew")
+  func spawnAfterGrowth() throws {
+    let runtime = Runtime()
+    let first = try #require(runtime.spawn(Counted.self, state: 0))
+    for limit in 1...9 {
+      _ = try #require(runtime.spawn(Other.self, state: 0, queues: [.latest(max: limit)]))
+    }
+    #expect(runtime.kinds.count == 10)
+    let again = try #require(runtime.spawn(Counted.self, state: 10))
+    let other = try #require(runtime.spawn(Other.self, state: 0, queues: [.latest(max: 9)]))
+    #expect(runtime.kinds.count == 10)
+    #expect(kind(of: again) == kind(of: first))
+    #expect(kind(of: other) == 9)
+    #expect(again.post(1) == .accepted && other.post(1) == .accepted)
+    #expect(runtime.dispatch() == 2)
+    #expect(again.state == 11 && other.state == -1)
+  }
+
+  @Test("observeAll reaches machines of kinds made before and after it")
+  func observeAllAcrossKinds() throws {
+    let runtime = Runtime()
+    var seen: [Int] = []
+    let before = try #require(runtime.spawn(Other.self, state: 0))
+    runtime.observeAll(Other.self) { _, event in
+      if case .replied(.success(let input, _, _), _) = event { seen.append(input) }
+    }
+    let after = try #require(runtime.spawn(Other.self, state: 0, queues: [.latest(max: 1)]))
+    _ = before.post(1)
+    _ = after.post(2)
+    runtime.dispatch()
+    #expect(seen == [1, 2])
+  }
+}
