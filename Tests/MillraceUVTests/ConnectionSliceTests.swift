@@ -110,7 +110,8 @@ struct ConnectionSliceTests {
   @Test func pausingInsideASliceHandsEveryRequestOutOnceInOrder() throws {
     let recorder = try Recorder(slice: 4)
     var resumes = 0
-    recorder.onRequest = { connection, number in
+    // unowned: the recorder holds this closure (a strong capture would leak both).
+    recorder.onRequest = { [unowned recorder] connection, number in
       // Pause in the middle of slices; resume from a timer, sometimes twice.
       guard number % 7 == 3 else { return }
       connection.pauseReading()
