@@ -104,17 +104,15 @@ final class CheckpointWorker: @unchecked Sendable {
   /// The thread's loop: a job at a time until `stop()`.
   private func work() {
     // SCHED_BATCH (3; glibc declares it only under _GNU_SOURCE): woken by `submit`, the worker
-    // does not preempt the loop thread that woke it, it waits for its turn. Nice 5 (weight
-    // 335 against the loop's 1024): on a CPU it shares with the loop (a daemon pinned to
-    // one), the loop keeps three quarters of the CPU while a checkpoint runs. Measured with
-    // 100,000 machines, SEND to random ones 50 x 16 deep and a bystander PING every ms, all on
-    // one CPU: nice 0, bystander p99 8.9-9.3 ms and 220-240 k SEND/s; nice 5, 4.9-5.1 ms and
-    // 280-330 k/s; nice 10 or 19, the checkpoints fall behind until the journal reaches
-    // `journalLimit` and a commit waits for one: 220-460 ms stalls. Raising nice needs no
-    // privilege; lowering it again would.
+    // does not preempt the loop thread that woke it, it waits for its turn. Its nice value
+    // stays the loop's: with the daemon pinned to one CPU, nice 5 helped at 100,000 machines
+    // (bystander p99 4.9-5.1 ms against 8.9-9.3, 100,000 SENDs to random ones 50 x 16 deep),
+    // but at 1,000,000, where a checkpoint costs more, its checkpoints fell behind until the
+    // journal reached `journalLimit` and a commit waited for one (300-600 ms stalls in every
+    // step of `make scale`), and the one checkpoint of a million records left ~70 MB in the
+    // worker's heap after KILL of every machine. Nice 10 or 19 stall at 100,000 already.
     var batch = sched_param()
     pthread_setschedparam(pthread_self(), 3, &batch)
-    _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 5)  // 0: this thread (Linux)
     pthread_mutex_lock(lock)
     while true {
       while job == nil && !stopping { pthread_cond_wait(changed, lock) }
