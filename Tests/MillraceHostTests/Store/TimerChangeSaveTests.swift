@@ -133,17 +133,45 @@ struct TimerChangeSaveTests {
     #expect(host.machine("a")?.stateText == "arm")
   }
 
+  /// Writes machines `m0` ... `m<count - 1>` of `alarm`, idle, and closes the store.
+  func storeIdleAlarms(_ count: Int, plus extra: [StoredMachine] = []) throws {
+    let store = try MachineStore(directory: directory, durability: .batched)
+    for index in 0..<count {
+      try store.save(StoredMachine(name: "m\(index)", kind: "alarm", state: "idle"))
+    }
+    for machine in extra { try store.save(machine) }
+    try store.commit()
+    try store.close()
+  }
+
+  @Test("a restore over --max-machines takes back what it spawned and names the full count")
+  func restoreOverCapacitySpawnsNothing() throws {
+    try storeIdleAlarms(5)
+    let store = try MachineStore(directory: directory, durability: .batched)
+    let host = MachineHost(
+      runtime: Runtime(capacity: RuntimeCapacity(machines: 3)), store: store,
+      logger: Logger(label: "test")
+    ) { HostClock(monotonic: .zero, wallNanoseconds: 0) }
+    host.register([Self.kind])
+    #expect(throws: RestoreRefusal.tooManyMachines(stored: 5, limit: 3)) { try host.restore() }
+    #expect(host.machineCount == 0)
+    #expect(host.runtime.statistics.machines == 0)
+  }
+
+  @Test("a restore into a host that has a stored name already restores the others and says so")
+  func restoreIntoAHostWithMachines() throws {
+    try storeIdleAlarms(2)
+    let store = try MachineStore(directory: directory, durability: .batched)
+    let (host, _) = host(store)
+    _ = try host.spawn(kind: "alarm", name: "m0", state: "arm").get()
+    #expect(try host.restore() == ["m0: not restored: machine m0 exists"])
+    #expect(host.machineNames() == ["m0", "m1"])
+    #expect(host.machine("m0")?.stateText == "arm")
+  }
+
   @Test("a refused restore takes back every machine it spawned")
   func refusedRestoreSpawnsNothing() throws {
-    do {
-      let store = try MachineStore(directory: directory, durability: .batched)
-      for index in 0..<5 {
-        try store.save(StoredMachine(name: "m\(index)", kind: "alarm", state: "idle"))
-      }
-      try store.save(StoredMachine(name: "z", kind: "gone", state: "idle"))
-      try store.commit()
-      try store.close()
-    }
+    try storeIdleAlarms(5, plus: [StoredMachine(name: "z", kind: "gone", state: "idle")])
     let store = try MachineStore(directory: directory, durability: .batched)
     let (host, _) = host(store)
     #expect {
