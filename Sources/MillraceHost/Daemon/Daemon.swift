@@ -52,6 +52,7 @@ public final class Daemon {
   public func run() throws(StartupError) -> Bool {
     Self.unblockSignals()
     Self.ignoreFileSizeLimitSignal()
+    HeapRelease.configure()
     let config = configuration
     if let listen = config.listen, !isLoopback(listen), config.token == nil {
       throw StartupError(
@@ -119,7 +120,7 @@ public final class Daemon {
     var removedSinceTrim = 0
     let trimmer = LoopTimer(loop: loop) { _ in
       removedSinceTrim = 0
-      Self.releaseFreeMemory()
+      HeapRelease.releaseFreePages()
     }
     driver.onTurnEnd = {
       control.retryBlocked()
@@ -270,15 +271,6 @@ public final class Daemon {
 
   /// Machines removed since the last trim that make the next one due.
   static let trimAfterRemovals = 10_000
-
-  /// Returns free heap pages to the system with glibc's `malloc_trim`; a no-op where the C
-  /// library has none (looked up at run time: Glibc's module map does not export it).
-  static func releaseFreeMemory() {
-    typealias Trim = @convention(c) (Int) -> Int32
-    // RTLD_DEFAULT (a null handle): the symbol as the program already links it.
-    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") else { return }
-    _ = unsafeBitCast(symbol, to: Trim.self)(0)
-  }
 
   /// Millrace's version, as `HELLO` and `INFO` report it.
   public static let version = "0.2.0"

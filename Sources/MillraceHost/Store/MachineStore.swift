@@ -311,10 +311,12 @@ public final class MachineStore {
     checkpointEnded(worker.takeOutcome())
   }
 
-  /// Notes how the checkpoint of the sealed spare ended: with `error`, or freeing the spare.
+  /// Notes how the checkpoint of the sealed spare ended: with `error`, or freeing the spare
+  /// (its records, now in the snapshot, leave the process's memory).
   private func checkpointEnded(_ error: StoreError?) {
     if let error { return checkpointFailed(error) }
     spareSealed = false
+    spare.releaseOlderPages()
     checkpointSucceeded()
   }
 

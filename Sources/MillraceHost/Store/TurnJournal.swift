@@ -211,11 +211,12 @@ final class TurnJournal {
     if sync { try flush() }
   }
 
-  /// Takes the mapped pages after the header's out of the process's memory: they hold older
-  /// epochs' records, never read again. Their bytes stay in the file (and the page cache), and
-  /// the next appends map them back as they reach them, so a journal that grew under a burst
-  /// of changes does not keep that much resident memory afterwards.
-  private func releaseOlderPages() {
+  /// Takes the mapped pages after the header's out of the process's memory: call it when
+  /// their records are in the snapshot (or of older epochs), never read again. Their bytes
+  /// stay in the file (and the page cache), and the next appends map them back as they reach
+  /// them, so a journal that grew under a burst of changes does not keep that much resident
+  /// memory afterwards.
+  func releaseOlderPages() {
     guard let mapping, mappedBytes > Self.pageSize else { return }
     _ = madvise(mapping + Self.pageSize, mappedBytes - Self.pageSize, MADV_DONTNEED)
   }

@@ -178,6 +178,20 @@ struct StoreCheckpointTests {
     #expect(try store.loadAll().count == MachineStore.checkpointRecords + 101)
   }
 
+  @Test("a checkpoint that succeeded takes its journal's records out of the process's memory")
+  func checkpointReleasesJournalPages() throws {
+    let store = try MachineStore(directory: directory, durability: .batched)
+    // `checkpointRecords` records of about 730 bytes: the last seals the first journal (within
+    // its first MiB) for a checkpoint, whose outcome the loop takes at `settle`.
+    try commit(batch("m"), state: String(repeating: "z", count: 700), to: store)
+    let first = "\(directory)/\(MachineStore.journalNames[0])"
+    #expect(try TurnJournalTests.residentKilobytes(of: first) >= 700)
+    store.settle()
+    #expect(store.checkpoints == 1)
+    #expect(try TurnJournalTests.residentKilobytes(of: first) <= 8)
+    #expect(try store.loadAll().count == MachineStore.checkpointRecords)
+  }
+
   @Test("a failed checkpoint fails no commit, keeps its journal, and is retried a journal later")
   func failedCheckpointIsRetried() throws {
     let store = try MachineStore(directory: directory, durability: .batched)
