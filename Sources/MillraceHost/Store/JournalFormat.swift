@@ -188,83 +188,6 @@ enum JournalFormat {
     return (offset, rest.count < recordHeaderSize && rest.contains { $0 != 0 })
   }
 
-  /// Calls `body` with the latest record of each machine among the records after the header
-  /// (version 3), in the order they were written, or with `byName` in the order of their names'
-  /// bytes (SQLite's: a checkpoint's writes then walk the table from start to end, which takes
-  /// a batch of random machines a third of the time): for a checkpoint of records already known
-  /// whole (decoded or written by this process). Only each record's name is looked at until
-  /// the last of each name is known (an open-addressing table over the names' bytes: no
-  /// `String`, no SipHash per record). Stops at the first record that does not fit; skips one
-  /// whose payload does not parse.
-  static func forEachLatest<Failure: Error>(
-    _ bytes: UnsafeRawBufferPointer, byName: Bool = false,
-    _ body: (JournalRecord) throws(Failure) -> Void
-  ) throws(Failure) {
-    // A payload starts with its tag (1 byte) and its name (UInt32 length, bytes).
-    var records: [(payload: Range<Int>, name: Range<Int>)] = []
-    var offset = headerSize
-    while bytes.count - offset >= recordHeaderSize + 5 {
-      let length = Int(bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self).littleEndian)
-      let payloadStart = offset + recordHeaderSize
-      let nameLength = Int(
-        bytes.loadUnaligned(fromByteOffset: payloadStart + 1, as: UInt32.self).littleEndian)
-      guard length <= bytes.count - payloadStart, nameLength <= length - 5 else { break }
-      records.append(
-        (payloadStart..<payloadStart + length, payloadStart + 5..<payloadStart + 5 + nameLength))
-      offset = payloadStart + length
-    }
-    func name(_ record: Int) -> UnsafeRawBufferPointer {
-      UnsafeRawBufferPointer(rebasing: bytes[records[record].name])
-    }
-    // Each slot holds the latest record of one name; a later record of the name replaces it.
-    var size = 16
-    while size < 2 * records.count { size *= 2 }
-    var latest = [Int](repeating: -1, count: size)
-    for record in records.indices {
-      var slot = Int(fnv1a(name(record))) & (size - 1)
-      while latest[slot] >= 0, !name(latest[slot]).elementsEqual(name(record)) {
-        slot = (slot + 1) & (size - 1)
-      }
-      latest[slot] = record
-    }
-    var order = latest.filter { $0 >= 0 }
-    if byName {
-      order = sortedByName(order, name: name)
-    } else {
-      order.sort()
-    }
-    for record in order {
-      if let parsed = self.record(UnsafeRawBufferPointer(rebasing: bytes[records[record].payload]))
-      {
-        try body(parsed)
-      }
-    }
-  }
-
-  /// `records` ordered by `name(record)`'s bytes (SQLite's order of the names): by their first
-  /// 16 bytes as two integers (which settles it for most names), then by all of them.
-  private static func sortedByName(
-    _ records: [Int], name: (Int) -> UnsafeRawBufferPointer
-  ) -> [Int] {
-    func word(_ bytes: UnsafeRawBufferPointer, _ start: Int) -> UInt64 {
-      var word: UInt64 = 0
-      for index in start..<start + 8 {
-        word = word << 8 | UInt64(index < bytes.count ? bytes[index] : 0)
-      }
-      return word
-    }
-    var keyed = records.map { record in
-      let bytes = name(record)
-      return (high: word(bytes, 0), low: word(bytes, 8), record: record)
-    }
-    keyed.sort { left, right in
-      if left.high != right.high { return left.high < right.high }
-      if left.low != right.low { return left.low < right.low }
-      return name(left.record).lexicographicallyPrecedes(name(right.record))
-    }
-    return keyed.map(\.record)
-  }
-
   /// The latest change of each machine among the records after the header (version 3), in
   /// the order written: `forEachLatest`'s records, decoded (those that do not decode are left
   /// out).
@@ -278,7 +201,7 @@ enum JournalFormat {
 
   /// The parts of a version 3 payload, in place; nil when it is not exactly one save or one
   /// delete (its texts and timers are not checked: `JournalRecord.change` does).
-  private static func record(_ payload: UnsafeRawBufferPointer) -> JournalRecord? {
+  static func record(_ payload: UnsafeRawBufferPointer) -> JournalRecord? {
     var reader = Reader(bytes: payload)
     guard let tag = reader.integer(UInt8.self), let name = reader.slice() else { return nil }
     let none = UnsafeRawBufferPointer(start: nil, count: 0)

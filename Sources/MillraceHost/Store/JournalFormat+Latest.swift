@@ -1,0 +1,157 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
+
+extension JournalFormat {
+  /// Calls `body` with the latest record of each machine among the records after the header
+  /// (version 3), in the order they were written, or with `byName` in the order of their names'
+  /// bytes (SQLite's: a checkpoint's writes then walk the table from start to end, which takes
+  /// a batch of random machines a third of the time): for a checkpoint of records already known
+  /// whole (decoded or written by this process). Only each record's name is looked at until
+  /// the last of each name is known (an open-addressing table over the names' hashes and bytes:
+  /// no `String`, no SipHash per record, and one `memcmp` per match). Stops at the first record
+  /// that does not fit; skips one whose payload does not parse.
+  ///
+  /// Memory: 24 bytes per record and 4 per slot of the table (two per record, rounded up to a
+  /// power of two), freed before it returns.
+  static func forEachLatest<Failure: Error>(
+    _ bytes: UnsafeRawBufferPointer, byName: Bool = false,
+    _ body: (JournalRecord) throws(Failure) -> Void
+  ) throws(Failure) {
+    let entries = LatestEntries(bytes)
+    defer { entries.deallocate() }
+    if byName { entries.sortByName(bytes) }
+    for entry in entries.kept {
+      let payload = UnsafeRawBufferPointer(
+        start: bytes.baseAddress! + Int(entry.payload), count: Int(entry.payloadLength))
+      if let parsed = record(payload) { try body(parsed) }
+    }
+  }
+}
+
+/// One record of a journal, as `forEachLatest` keeps it: where its payload and name are, the
+/// name's hash, and the name's first 16 bytes as two big-endian integers (its sort key).
+private struct LatestEntry {
+  var payload: UInt32
+  var payloadLength: UInt32
+  var hash: UInt32
+  var nameLength: UInt32
+  var high: UInt64
+  var low: UInt64
+
+  /// The name's bytes within the journal's `bytes`.
+  func name(in bytes: UnsafeRawBufferPointer) -> UnsafeRawPointer {
+    bytes.baseAddress! + Int(payload) + 5
+  }
+}
+
+/// The latest record of each name among a journal's records, found in one pass: the records
+/// in a buffer, then an open-addressing table of record numbers (hash, length, then the bytes
+/// compared) in which a later record of a name takes its slot.
+private struct LatestEntries {
+  private let storage: UnsafeMutableBufferPointer<LatestEntry>
+  /// The entries kept: the latest of each name, in the order written (or by name once sorted).
+  private(set) var kept: UnsafeMutableBufferPointer<LatestEntry>
+
+  init(_ bytes: UnsafeRawBufferPointer) {
+    // Count first: the buffer is allocated once, at its size.
+    var count = 0
+    var offset = JournalFormat.headerSize
+    while let (_, next) = Self.record(at: offset, in: bytes) {
+      count += 1
+      offset = next
+    }
+    storage = .allocate(capacity: max(count, 1))
+    offset = JournalFormat.headerSize
+    for index in 0..<count {
+      let (entry, next) = Self.record(at: offset, in: bytes)!
+      storage.initializeElement(at: index, to: entry)
+      offset = next
+    }
+    var size = 16
+    while size < 2 * count { size *= 2 }
+    let slots = UnsafeMutableBufferPointer<Int32>.allocate(capacity: size)
+    defer { slots.deallocate() }
+    slots.initialize(repeating: -1)
+    let mask = size - 1
+    for index in 0..<count {
+      let entry = storage[index]
+      var slot = Int(entry.hash) & mask
+      while true {
+        let held = Int(slots[slot])
+        if held < 0 || Self.sameName(storage[held], entry, in: bytes) { break }
+        slot = (slot + 1) & mask
+      }
+      slots[slot] = Int32(index)
+    }
+    // A record is kept when its slot still holds it: the last of its name. Kept entries move
+    // to the front, in the order written.
+    var kept = 0
+    for slot in slots where slot >= 0 {
+      storage[Int(slot)].hash = Self.keptMark  // the hashes are not needed again
+    }
+    for index in 0..<count where storage[index].hash == Self.keptMark {
+      storage[kept] = storage[index]
+      kept += 1
+    }
+    self.kept = UnsafeMutableBufferPointer(rebasing: storage[0..<kept])
+  }
+
+  func deallocate() { storage.deallocate() }
+
+  /// The hash that marks an entry kept, once the table is built; no name hashes to it.
+  private static let keptMark = UInt32.max
+
+  /// Orders the kept entries by their names' bytes: by the first 16 as two integers (which
+  /// settles it for most names), then by all of them.
+  func sortByName(_ bytes: UnsafeRawBufferPointer) {
+    var kept = kept
+    kept.sort { left, right in
+      if left.high != right.high { return left.high < right.high }
+      if left.low != right.low { return left.low < right.low }
+      let common = Int(min(left.nameLength, right.nameLength))
+      let order = memcmp(left.name(in: bytes), right.name(in: bytes), common)
+      return order != 0 ? order < 0 : left.nameLength < right.nameLength
+    }
+  }
+
+  private static func sameName(
+    _ left: LatestEntry, _ right: LatestEntry, in bytes: UnsafeRawBufferPointer
+  ) -> Bool {
+    left.hash == right.hash && left.nameLength == right.nameLength
+      && memcmp(left.name(in: bytes), right.name(in: bytes), Int(left.nameLength)) == 0
+  }
+
+  /// The record at `offset` and the offset after it; nil when no whole record starts there.
+  /// A payload starts with its tag (1 byte) and its name (UInt32 length, bytes).
+  private static func record(at offset: Int, in bytes: UnsafeRawBufferPointer)
+    -> (LatestEntry, next: Int)?
+  {
+    guard bytes.count - offset >= JournalFormat.recordHeaderSize + 5 else { return nil }
+    let length = Int(bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self).littleEndian)
+    let payload = offset + JournalFormat.recordHeaderSize
+    let nameLength = Int(
+      bytes.loadUnaligned(fromByteOffset: payload + 1, as: UInt32.self).littleEndian)
+    guard length <= bytes.count - payload, nameLength <= length - 5 else { return nil }
+    let name = UnsafeRawBufferPointer(start: bytes.baseAddress! + payload + 5, count: nameLength)
+    let entry = LatestEntry(
+      payload: UInt32(payload), payloadLength: UInt32(length),
+      hash: min(JournalFormat.fnv1a(name), keptMark - 1),
+      nameLength: UInt32(nameLength), high: word(name, 0), low: word(name, 8))
+    return (entry, payload + length)
+  }
+
+  /// Bytes `start..<start + 8` of `name` as a big-endian integer, zeros past its end.
+  private static func word(_ name: UnsafeRawBufferPointer, _ start: Int) -> UInt64 {
+    if name.count >= start + 8 {
+      return UInt64(bigEndian: name.loadUnaligned(fromByteOffset: start, as: UInt64.self))
+    }
+    var word: UInt64 = 0
+    for index in start..<start + 8 {
+      word = word << 8 | UInt64(index < name.count ? name[index] : 0)
+    }
+    return word
+  }
+}
