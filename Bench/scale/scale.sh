@@ -486,14 +486,23 @@ mark redis spawn end
 sleep 1
 RLOADED=$(rss "$RPID")
 fact redis.load.rss_1s "$RLOADED"
+# HSET to random keys: all N against the first 1,000 (redis-server's own N-to-1,000 ratio, beside
+# the daemon's), rounds interleaved as the daemon's are
+redis_send_round() { # KEY RANGE
+  local before out
+  before=$(cpu_ticks "$RPID")
+  out="$(gen run -s "$RSOCK" -c "$SEND_CONNS" -d "$SEND_DEPTH" -D "$SEND_SECONDS" -r "$2" \
+    -S "$RANDOM" -e int -T "$RUN_TIMEOUT" -- HSET 'dev:%r' state on)" || true
+  fact "$1.cpu_ticks" "$(($(cpu_ticks "$RPID") - before))"
+  fact "$1" "${out:-null}"
+  log "$1: $out"
+}
 mark redis send begin
-before=$(cpu_ticks "$RPID")
-out="$(gen run -s "$RSOCK" -c "$SEND_CONNS" -d "$SEND_DEPTH" -D "$SEND_SECONDS" -r "$N" \
-  -e int -T "$RUN_TIMEOUT" -- HSET 'dev:%r' state on)" || true
-fact redis.send.cpu_ticks "$(($(cpu_ticks "$RPID") - before))"
+for round in $(seq 1 "$ROUNDS"); do
+  redis_send_round "redis.send.small.$round" "$SMALL"
+  redis_send_round "redis.send.big.$round" "$N"
+done
 mark redis send end
-fact redis.send "${out:-null}"
-log "redis.send: $out"
 # RDB: SAVE, then a restart from it
 t0="$(now_ns)"
 timeout 600 redis-cli -s "$RSOCK" SAVE >/dev/null
