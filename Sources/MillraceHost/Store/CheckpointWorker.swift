@@ -29,6 +29,9 @@ final class CheckpointWorker: @unchecked Sendable {
   private var stopping = false
   private var thread: pthread_t?
 
+  /// How much nicer than the thread that starts it the worker runs.
+  static let niceIncrement: Int32 = 10
+
   init() {
     lock = .allocate(capacity: 1)
     changed = .allocate(capacity: 1)
@@ -90,6 +93,20 @@ final class CheckpointWorker: @unchecked Sendable {
     pthread_mutex_unlock(lock)
   }
 
+  /// Waits until the job in flight, if any, finished, or `nanoseconds` passed (at least that
+  /// long unless it finished first); returns whether no job is running.
+  func wait(upTo nanoseconds: Int) -> Bool {
+    var deadline = timespec()
+    clock_gettime(CLOCK_REALTIME, &deadline)
+    let end = deadline.tv_nsec + nanoseconds
+    deadline.tv_sec += end / 1_000_000_000
+    deadline.tv_nsec = end % 1_000_000_000
+    pthread_mutex_lock(lock)
+    defer { pthread_mutex_unlock(lock) }
+    while running, pthread_cond_timedwait(changed, lock, &deadline) == 0 {}
+    return !running
+  }
+
   /// Lets the job in flight finish, then ends the thread and waits for it. Idempotent.
   func stop() {
     pthread_mutex_lock(lock)
@@ -101,18 +118,29 @@ final class CheckpointWorker: @unchecked Sendable {
     if let thread { pthread_join(thread, nil) }
   }
 
+  /// Makes the calling thread `niceIncrement` nicer (Linux: `PRIO_PROCESS` with id 0 is the
+  /// calling thread alone).
+  private static func lowerThisThreadsPriority() {
+    #if canImport(Glibc)
+      let thisThread = __priority_which_t(PRIO_PROCESS.rawValue)
+    #else
+      let thisThread = PRIO_PROCESS
+    #endif
+    errno = 0
+    let nice = getpriority(thisThread, 0)
+    if errno == 0 { setpriority(thisThread, 0, nice + niceIncrement) }
+  }
+
   /// The thread's loop: a job at a time until `stop()`.
   private func work() {
     // SCHED_BATCH (3; glibc declares it only under _GNU_SOURCE): woken by `submit`, the worker
-    // does not preempt the loop thread that woke it, it waits for its turn. Its nice value
-    // stays the loop's: with the daemon pinned to one CPU, nice 5 helped at 100,000 machines
-    // (bystander p99 4.9-5.1 ms against 8.9-9.3, 100,000 SENDs to random ones 50 x 16 deep),
-    // but at 1,000,000, where a checkpoint costs more, its checkpoints fell behind until the
-    // journal reached `journalLimit` and a commit waited for one (300-600 ms stalls in every
-    // step of `make scale`), and the one checkpoint of a million records left ~70 MB in the
-    // worker's heap after KILL of every machine. Nice 10 or 19 stall at 100,000 already.
+    // does not preempt the loop thread that woke it. And `niceIncrement` lower in priority:
+    // where the two share a CPU, the loop's wake-ups take it back at once and the worker gets a
+    // small share of it, unless the loop lends it more (`MachineStore`'s lending, as the
+    // journal's backlog grows); against any other process it still gets a share, never none.
     var batch = sched_param()
     pthread_setschedparam(pthread_self(), 3, &batch)
+    Self.lowerThisThreadsPriority()
     pthread_mutex_lock(lock)
     while true {
       while job == nil && !stopping { pthread_cond_wait(changed, lock) }

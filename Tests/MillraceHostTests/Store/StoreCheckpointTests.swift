@@ -151,6 +151,65 @@ struct StoreCheckpointTests {
     #expect(store.checkpoints >= 1)
   }
 
+  @Test("a backlog lends the worker the loop's CPU in bounded waits, long before the limit")
+  func backlogLendsToTheWorker() throws {
+    let store = try MachineStore(directory: directory, durability: .batched)
+    let gate = Gate()
+    store.checkpointHook = { gate.pass() }
+    defer {
+      gate.open()
+      store.settle()
+    }
+    try commit(batch("m"), to: store)
+    // Held: the other journal grows to twice `lendingLength` (4 × `lendingStep` lent then).
+    let big = String(repeating: "s", count: 64 * 1024)
+    for index in 0..<(2 * MachineStore.lendingLength / big.utf8.count + 1) {
+      try store.save(StoredMachine(name: "big\(index)", kind: "toggle", state: big))
+      try store.commit()
+    }
+    // Past the period since the last lending: the next commit lends again, waits for the held
+    // worker up to its bound, and returns with the checkpoint still in flight.
+    usleep(UInt32(MachineStore.lendingPeriod / 1000))
+    let start = DispatchTime.now().uptimeNanoseconds
+    try store.save(StoredMachine(name: "one more", kind: "toggle", state: "on"))
+    try store.commit()
+    let took = Int(DispatchTime.now().uptimeNanoseconds - start)
+    #expect(took >= 4 * MachineStore.lendingStep)
+    #expect(took < 1_000_000_000)
+    #expect(store.checkpoints == 0)
+  }
+
+  @Test("the worker waits up to a time for the job in flight, and says whether it finished")
+  func workerWaitsUpTo() {
+    let worker = CheckpointWorker()
+    defer { worker.stop() }
+    let gate = Gate()
+    #expect(worker.submit { gate.pass() })
+    let start = DispatchTime.now().uptimeNanoseconds
+    #expect(!worker.wait(upTo: 2_000_000))
+    #expect(DispatchTime.now().uptimeNanoseconds - start >= 2_000_000)
+    gate.open()
+    #expect(worker.wait(upTo: 10_000_000_000))
+    _ = worker.takeOutcome()
+  }
+
+  @Test("the worker runs nicer than the thread that started it")
+  func workerIsNicer() throws {
+    let worker = CheckpointWorker()
+    defer { worker.stop() }
+    let niceSeen = Atomic<Int>(-100)
+    #expect(
+      worker.submit {
+        niceSeen.store(
+          Int(getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)), ordering: .relaxed)
+        return nil
+      })
+    worker.wait()
+    let here = Int(getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0))
+    #expect(
+      niceSeen.load(ordering: .relaxed) == min(here + Int(CheckpointWorker.niceIncrement), 19))
+  }
+
   @Test("close gives back the room a backlog of checkpoints grew the journals to")
   func closeShrinksJournals() throws {
     let store = try MachineStore(directory: directory, durability: .batched)
