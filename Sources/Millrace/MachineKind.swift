@@ -32,8 +32,10 @@ struct QueueLayout {
 /// kind for each operation, so that the hot path reads it without reference counting.
 @usableFromInline
 struct BlockLayout {
-  /// Byte offsets in the block: state at 0, then extra, then queue lists (state and extra at
-  /// offsets that depend on the types alone; see `TypedMachine.extraOffset`).
+  /// Byte offsets in the block: state at 0, then the inline input, then extra, then queue
+  /// lists (state, inline input and extra at offsets that depend on the types alone; see
+  /// `TypedMachine.inputOffset` and `TypedMachine.extraOffset`).
+  @usableFromInline let inputOffset: Int
   @usableFromInline let extraOffset: Int
   @usableFromInline let listsOffset: Int
   /// The most effects one machine may have in flight.
@@ -66,18 +68,20 @@ struct BlockLayout {
     queueCount = layouts.count
     listCount = lists
     self.effectCapacity = effectCapacity
-    // Parts: state, extra, a pair of lists (times listCount); each starts at its alignment.
+    // Parts: state, inline input, extra, a pair of lists (times listCount); each starts at
+    // its alignment.
     var offsets: [Int] = []
     var offset = 0
     var alignment = 1
-    for (part, count) in zip(parts, [1, 1, lists]) {
+    for (part, count) in zip(parts, [1, 1, 1, lists]) {
       offset = (offset + part.alignment - 1) / part.alignment * part.alignment
       offsets.append(offset)
       offset += part.size * count
       if part.alignment > alignment { alignment = part.alignment }
     }
-    extraOffset = offsets[1]
-    listsOffset = offsets[2]
+    inputOffset = offsets[1]
+    extraOffset = offsets[2]
+    listsOffset = offsets[3]
     blockBytes = offset
     self.alignment = alignment
   }
@@ -213,9 +217,10 @@ final class TypedMachineKind<M: Machine>: MachineKind {
       layout: BlockLayout(
         policies: policies, effectCapacity: effectCapacity,
         parts: [
-          // One state and one extra: their sizes (a stride only matters between array
-          // elements, and a `Void` extra then takes no room at all).
+          // One state, the inline input and one extra: their sizes (a stride only matters
+          // between array elements, and a `Void` extra then takes no room at all).
           (MemoryLayout<M.State>.size, MemoryLayout<M.State>.alignment),
+          (TypedMachine<M>.inlineInputSize, TypedMachine<M>.inlineInputAlignment),
           (MemoryLayout<M.Extra>.size, MemoryLayout<M.Extra>.alignment),
           (2 * MemoryLayout<SlotList>.stride, MemoryLayout<SlotList>.alignment),
         ]),

@@ -55,7 +55,7 @@ final class MachineTable {
 
   @usableFromInline
   init(capacity: Int) {
-    self.capacity = min(max(capacity, 1), Int(MachineRecord.last))
+    self.capacity = min(max(capacity, 1), Int(MachineRecord.running))
     records = .allocate(capacity: self.capacity)
     freeHead = MachineRecord.none
     kinds = .allocate(capacity: 1)
@@ -214,9 +214,10 @@ final class MachineTable {
     readyTail = index
   }
 
-  /// Removes the first slot of the ready list, no longer scheduled, or nil.
+  /// Removes the first slot of the ready list and marks it running (`MachineRecord.running`),
+  /// or answers nil when the list is empty.
   @inlinable
-  func popReady() -> UInt32? {
+  func takeReady() -> UInt32? {
     let index = readyHead
     guard index != MachineRecord.none else { return nil }
     let next = records[Int(index)].next
@@ -226,7 +227,7 @@ final class MachineTable {
     } else {
       readyHead = next
     }
-    records[Int(index)].next = MachineRecord.none
+    records[Int(index)].next = MachineRecord.running
     return index
   }
 }

@@ -57,13 +57,6 @@ public final class Runtime {
   /// (`MachineKind.type`), the box its kinds point to, and how to release the box.
   @usableFromInline
   var observedTypes: [(type: UInt, box: UnsafeMutableRawPointer, release: () -> Void)] = []
-  /// The slot being dispatched, whose release waits until its dispatch returns.
-  @usableFromInline
-  @exclusivity(unchecked)
-  var dispatchingIndex = -1
-  @usableFromInline
-  @exclusivity(unchecked)
-  var releaseAfterDispatch = false
   @usableFromInline
   @exclusivity(unchecked)
   var timers: TimerHeap
@@ -260,7 +253,8 @@ public final class Runtime {
     terminate(handle.id.index)
   }
 
-  /// Removes the live machine in slot `index`.
+  /// Removes the live machine in slot `index`. Its block and slot are freed now, or, while
+  /// it is in the ready list or being dispatched, by `dispatch` when it takes the slot off.
   @usableFromInline
   func terminate(_ index: UInt32) {
     perform(.terminate, on: index)
@@ -268,14 +262,9 @@ public final class Runtime {
     if !table.records[Int(index)].isScheduled { releaseIndex(index) }
   }
 
-  /// Frees a dead machine's block and slot; deferred while the slot is being dispatched (and,
-  /// by the caller, while it is in the ready list).
+  /// Frees a dead machine's block and slot (neither in the ready list nor being dispatched).
   @usableFromInline
   func releaseIndex(_ index: UInt32) {
-    if Int(index) == dispatchingIndex {
-      releaseAfterDispatch = true
-      return
-    }
     perform(.destroy, on: index)
     table.freeSlot(index)
   }
@@ -375,6 +364,10 @@ public final class Runtime {
 
   /// Resolves queued inputs, one per machine turn, until none are left or `limit` turns were
   /// taken; returns the number of turns. Re-entrant calls (from an observer) return 0.
+  ///
+  /// A machine taken off the ready list is marked running and handed to its kind, which
+  /// takes its turns and puts it back on the list if it yields with inputs left; a machine
+  /// removed meanwhile is freed here, once its kind has returned.
   @discardableResult
   @inlinable
   public func dispatch(limit: Int = .max) -> Int {
@@ -382,22 +375,16 @@ public final class Runtime {
     isDispatching = true
     defer { isDispatching = false }
     var turns = 0
-    while turns < limit, let index = table.popReady() {
+    while turns < limit, let index = table.takeReady() {
       let record = table.records + Int(index)
-      guard record.pointee.isAlive else {
-        releaseIndex(index)
-        continue
+      if record.pointee.isAlive {
+        let left = limit &- turns
+        turns &+= table.kinds[Int(record.pointee.kind)].kind._withUnsafeGuaranteedRef {
+          $0.dispatch(table, index, left)
+        }
+        if record.pointee.isAlive { continue }
       }
-      dispatchingIndex = Int(index)
-      let left = limit &- turns
-      turns &+= table.kinds[Int(record.pointee.kind)].kind._withUnsafeGuaranteedRef {
-        $0.dispatch(table, index, left)
-      }
-      dispatchingIndex = -1
-      if releaseAfterDispatch {
-        releaseAfterDispatch = false
-        if !record.pointee.isScheduled { releaseIndex(index) }
-      }
+      releaseIndex(index)
     }
     return turns
   }
