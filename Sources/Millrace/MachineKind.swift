@@ -109,10 +109,17 @@ struct CellShape: Hashable {
 /// names the type (`type`).
 @usableFromInline
 class MachineKind {
-  /// Takes at most `limit` (at least one) turns of the machine in a slot, popped from the
-  /// ready list, and returns how many it took (`TypedMachine.dispatch(in:limit:)`).
+  /// Takes at most `limit` (at least one) turns of the machine in a slot, taken off the
+  /// ready list, and returns how many it took (`TypedMachine.dispatch(in:limit:)`). Given
+  /// the runtime, its table, the slot, its record and its kind's entry, which the caller
+  /// has at hand, so that the input path looks none of them up again.
   @usableFromInline
-  let dispatch: (MachineTable, UInt32, Int) -> Int
+  let dispatch:
+    (
+      Runtime, MachineTable, UInt32, UnsafeMutablePointer<MachineRecord>, UnsafePointer<KindEntry>,
+      Int
+    )
+      -> Int
   @usableFromInline
   let perform: (MachineTable, UInt32, CellOperation) -> Void
   /// The block layout, in storage the kind owns so that views point to it instead of copying.
@@ -144,7 +151,11 @@ class MachineKind {
   @usableFromInline
   init(
     type: UInt, layout: BlockLayout, inputShape: CellShape, effectShape: CellShape,
-    dispatch: @escaping (MachineTable, UInt32, Int) -> Int,
+    dispatch:
+      @escaping (
+        Runtime, MachineTable, UInt32, UnsafeMutablePointer<MachineRecord>,
+        UnsafePointer<KindEntry>, Int
+      ) -> Int,
     perform: @escaping (MachineTable, UInt32, CellOperation) -> Void
   ) {
     self.type = type
@@ -230,8 +241,9 @@ final class TypedMachineKind<M: Machine>: MachineKind {
       effectShape: CellShape(
         stride: MemoryLayout<EffectSlot<M.Input>>.stride,
         alignment: MemoryLayout<EffectSlot<M.Input>>.alignment),
-      dispatch: { table, index, limit in
-        TypedMachine<M>(table: table, index: index).dispatch(in: table, limit: limit)
+      dispatch: { runtime, table, index, record, entry, limit in
+        TypedMachine<M>(runtime: runtime, table: table, index: index, record: record, entry: entry)
+          .dispatch(in: table, limit: limit)
       },
       perform: { table, index, operation in
         TypedMachine<M>(table: table, index: index).perform(operation)

@@ -202,10 +202,11 @@ final class MachineTable {
   @inlinable
   var hasReady: Bool { readyHead != MachineRecord.none }
 
-  /// Appends slot `index` to the ready list and marks it scheduled.
+  /// Appends slot `index`, whose record is `record`, to the ready list and marks it
+  /// scheduled.
   @inlinable
-  func schedule(_ index: UInt32) {
-    records[Int(index)].next = MachineRecord.last
+  func schedule(_ index: UInt32, _ record: UnsafeMutablePointer<MachineRecord>) {
+    record.pointee.next = MachineRecord.last
     if readyTail == MachineRecord.none {
       readyHead = index
     } else {

@@ -375,12 +375,13 @@ public final class Runtime {
     isDispatching = true
     defer { isDispatching = false }
     var turns = 0
+    let table = self.table
     while turns < limit, let index = table.takeReady() {
       let record = table.records + Int(index)
       if record.pointee.isAlive {
-        let left = limit &- turns
-        turns &+= table.kinds[Int(record.pointee.kind)].kind._withUnsafeGuaranteedRef {
-          $0.dispatch(table, index, left)
+        let entry = table.kinds + Int(record.pointee.kind)
+        turns &+= entry.pointee.kind._withUnsafeGuaranteedRef {
+          $0.dispatch(self, table, index, record, entry, limit &- turns)
         }
         if record.pointee.isAlive { continue }
       }

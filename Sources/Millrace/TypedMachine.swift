@@ -38,11 +38,23 @@ struct TypedMachine<M: Machine> {
   /// The machine in slot `index` of `table`, which must hold one (alive or awaiting release).
   @inlinable
   init(table: MachineTable, index: UInt32) {
-    runtime = table.owner.unsafelyUnwrapped
+    let record = table.records + Int(index)
+    self.init(
+      runtime: table.owner.unsafelyUnwrapped.takeUnretainedValue(), table: table, index: index,
+      record: record, entry: UnsafePointer(table.kinds + Int(record.pointee.kind)))
+  }
+
+  /// The machine in slot `index` of `runtime`'s `table`, with its record and kind entry.
+  @inlinable
+  init(
+    runtime: Runtime, table: MachineTable, index: UInt32,
+    record: UnsafeMutablePointer<MachineRecord>, entry: UnsafePointer<KindEntry>
+  ) {
+    self.runtime = Unmanaged.passUnretained(runtime)
     self.table = Unmanaged.passUnretained(table)
     self.index = index
-    record = table.records + Int(index)
-    entry = UnsafePointer(table.kinds + Int(record.pointee.kind))
+    self.record = record
+    self.entry = entry
   }
 
   /// The kind's layout (read only where effects need it: the input path does not).
@@ -244,13 +256,14 @@ struct TypedMachine<M: Machine> {
   @inlinable
   func append(_ input: M.Input, tag: PostTag, token: UInt64) -> Bool {
     let count = record.pointee.inputCount
-    guard count < record.pointee.inputCapacity else { return false }
+    // Into an empty queue: the limit is at least one.
     if TypedMachine.hasInlineSlot && count == 0 && tag.rawValue == 0 && token == 0 {
       inlineInput.initialize(to: input)
       record.pointee.hasInlineInput = true
       record.pointee.inputCount = 1
       return true
     }
+    guard count < record.pointee.inputCapacity else { return false }
     let pool = inputPool
     guard let cell = pool.pointee.take(as: InputCell<M.Input>.self) else { return false }
     let pointer = UnsafeMutableRawPointer(TypedMachine.inputCell(pool, cell)).bindMemory(
@@ -342,7 +355,9 @@ struct TypedMachine<M: Machine> {
     if record.pointee.inputCount > record.pointee.queueHighWater {
       record.pointee.queueHighWater = record.pointee.inputCount
     }
-    if !record.pointee.isScheduled { table._withUnsafeGuaranteedRef { $0.schedule(index) } }
+    if !record.pointee.isScheduled {
+      table._withUnsafeGuaranteedRef { $0.schedule(index, record) }
+    }
   }
 
   // MARK: Dispatch
@@ -358,18 +373,18 @@ struct TypedMachine<M: Machine> {
   @inlinable
   @inline(__always)
   func dispatch(in table: MachineTable, limit: Int) -> Int {
-    var turns = 0
+    var left = limit
     while true {
-      turns &+= 1
+      left &-= 1
       resolveNext()
       // A machine removed during its turn has no inputs left (`terminate`).
       guard record.pointee.inputCount > 0 else {
         record.pointee.next = MachineRecord.none
-        return turns
+        return limit &- left
       }
-      if turns >= limit || table.hasReady {
-        table.schedule(index)
-        return turns
+      if left <= 0 || table.hasReady {
+        table.schedule(index, record)
+        return limit &- left
       }
     }
   }
