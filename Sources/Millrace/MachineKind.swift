@@ -100,6 +100,14 @@ struct CellShape: Hashable {
   }
 }
 
+/// A kind's input path: given the machine's table, slot, record and kind entry, which the
+/// runtime's loop has at hand (so that the input path looks none of them up again), and the
+/// most turns to take.
+@usableFromInline
+typealias Dispatch = (
+  MachineTable, UInt32, UnsafeMutablePointer<MachineRecord>, UnsafePointer<KindEntry>, Int
+) -> Int
+
 /// The code and block layout shared by every machine of one type, queue layout and input
 /// capacity in a runtime: the per-type function table of an embedded active-object framework.
 ///
@@ -110,16 +118,9 @@ struct CellShape: Hashable {
 @usableFromInline
 class MachineKind {
   /// Takes at most `limit` (at least one) turns of the machine in a slot, taken off the
-  /// ready list, and returns how many it took (`TypedMachine.dispatch(in:limit:)`). Given
-  /// the runtime, its table, the slot, its record and its kind's entry, which the caller
-  /// has at hand, so that the input path looks none of them up again.
+  /// ready list, and returns how many it took (`TypedMachine.dispatch(in:limit:)`).
   @usableFromInline
-  let dispatch:
-    (
-      Runtime, MachineTable, UInt32, UnsafeMutablePointer<MachineRecord>, UnsafePointer<KindEntry>,
-      Int
-    )
-      -> Int
+  let dispatch: Dispatch
   @usableFromInline
   let perform: (MachineTable, UInt32, CellOperation) -> Void
   /// The block layout, in storage the kind owns so that views point to it instead of copying.
@@ -151,11 +152,7 @@ class MachineKind {
   @usableFromInline
   init(
     type: UInt, layout: BlockLayout, inputShape: CellShape, effectShape: CellShape,
-    dispatch:
-      @escaping (
-        Runtime, MachineTable, UInt32, UnsafeMutablePointer<MachineRecord>,
-        UnsafePointer<KindEntry>, Int
-      ) -> Int,
+    dispatch: @escaping Dispatch,
     perform: @escaping (MachineTable, UInt32, CellOperation) -> Void
   ) {
     self.type = type
@@ -241,8 +238,8 @@ final class TypedMachineKind<M: Machine>: MachineKind {
       effectShape: CellShape(
         stride: MemoryLayout<EffectSlot<M.Input>>.stride,
         alignment: MemoryLayout<EffectSlot<M.Input>>.alignment),
-      dispatch: { runtime, table, index, record, entry, limit in
-        TypedMachine<M>(runtime: runtime, table: table, index: index, record: record, entry: entry)
+      dispatch: { table, index, record, entry, limit in
+        TypedMachine<M>(table: table, index: index, record: record, entry: entry)
           .dispatch(in: table, limit: limit)
       },
       perform: { table, index, operation in

@@ -33,9 +33,11 @@ final class MachineTable {
   @usableFromInline
   @exclusivity(unchecked)
   var freeHead: UInt32
+  /// The first slot of the ready list, `MachineRecord.none` when the list is empty.
   @usableFromInline
   @exclusivity(unchecked)
   var readyHead = MachineRecord.none
+  /// The last slot of the ready list; meaningful only while `readyHead` is not `none`.
   @usableFromInline
   @exclusivity(unchecked)
   var readyTail = MachineRecord.none
@@ -207,7 +209,7 @@ final class MachineTable {
   @inlinable
   func schedule(_ index: UInt32, _ record: UnsafeMutablePointer<MachineRecord>) {
     record.pointee.next = MachineRecord.last
-    if readyTail == MachineRecord.none {
+    if readyHead == MachineRecord.none {
       readyHead = index
     } else {
       records[Int(readyTail)].next = index
@@ -215,20 +217,16 @@ final class MachineTable {
     readyTail = index
   }
 
-  /// Removes the first slot of the ready list and marks it running (`MachineRecord.running`),
-  /// or answers nil when the list is empty.
+  /// Removes the first slot of the ready list and marks it running (`MachineRecord.running`);
+  /// answers it with its record, or nil when the list is empty.
   @inlinable
-  func takeReady() -> UInt32? {
+  func takeReady() -> (index: UInt32, record: UnsafeMutablePointer<MachineRecord>)? {
     let index = readyHead
     guard index != MachineRecord.none else { return nil }
-    let next = records[Int(index)].next
-    if next == MachineRecord.last {
-      readyHead = MachineRecord.none
-      readyTail = MachineRecord.none
-    } else {
-      readyHead = next
-    }
-    records[Int(index)].next = MachineRecord.running
-    return index
+    let record = records + Int(index)
+    let next = record.pointee.next
+    readyHead = next == MachineRecord.last ? MachineRecord.none : next
+    record.pointee.next = MachineRecord.running
+    return (index, record)
   }
 }

@@ -376,12 +376,11 @@ public final class Runtime {
     defer { isDispatching = false }
     var turns = 0
     let table = self.table
-    while turns < limit, let index = table.takeReady() {
-      let record = table.records + Int(index)
+    while turns < limit, let (index, record) = table.takeReady() {
       if record.pointee.isAlive {
         let entry = table.kinds + Int(record.pointee.kind)
         turns &+= entry.pointee.kind._withUnsafeGuaranteedRef {
-          $0.dispatch(self, table, index, record, entry, limit &- turns)
+          $0.dispatch(table, index, record, entry, limit &- turns)
         }
         if record.pointee.isAlive { continue }
       }

@@ -14,9 +14,11 @@ struct TypedMachine<M: Machine> {
   typealias KindEvent = (MachineID, Event)
 
   /// The runtime, unretained: it outlives every use of a view (it removes its machines before
-  /// it goes away). Borrowed through `withRuntime`, never retained.
-  @usableFromInline
-  let runtime: Unmanaged<Runtime>
+  /// it goes away). Borrowed through `withRuntime`, never retained. Read from the table
+  /// rather than kept in the view: a view of four words travels in registers to the
+  /// out-of-line effect paths, where one of five is written to memory on every dispatch.
+  @inlinable
+  var runtime: Unmanaged<Runtime> { table._withUnsafeGuaranteedRef { $0.owner.unsafelyUnwrapped } }
   /// The runtime's machine table, unretained (the runtime and every handle hold it): posts and
   /// sends schedule through it directly, not through `runtime.table`, a load fewer on the way.
   @usableFromInline
@@ -40,17 +42,16 @@ struct TypedMachine<M: Machine> {
   init(table: MachineTable, index: UInt32) {
     let record = table.records + Int(index)
     self.init(
-      runtime: table.owner.unsafelyUnwrapped.takeUnretainedValue(), table: table, index: index,
-      record: record, entry: UnsafePointer(table.kinds + Int(record.pointee.kind)))
+      table: table, index: index, record: record,
+      entry: UnsafePointer(table.kinds + Int(record.pointee.kind)))
   }
 
-  /// The machine in slot `index` of `runtime`'s `table`, with its record and kind entry.
+  /// The machine in slot `index` of `table`, with its record and kind entry.
   @inlinable
   init(
-    runtime: Runtime, table: MachineTable, index: UInt32,
-    record: UnsafeMutablePointer<MachineRecord>, entry: UnsafePointer<KindEntry>
+    table: MachineTable, index: UInt32, record: UnsafeMutablePointer<MachineRecord>,
+    entry: UnsafePointer<KindEntry>
   ) {
-    self.runtime = Unmanaged.passUnretained(runtime)
     self.table = Unmanaged.passUnretained(table)
     self.index = index
     self.record = record
