@@ -101,12 +101,11 @@ struct CellShape: Hashable {
 }
 
 /// A kind's input path: given the machine's table, slot, record and kind entry, which the
-/// runtime's loop has at hand (so that the input path looks none of them up again), and the
-/// most turns to take.
+/// runtime's loop has at hand (so that the input path looks none of them up again).
 @usableFromInline
 typealias Dispatch = (
-  MachineTable, UInt32, UnsafeMutablePointer<MachineRecord>, UnsafePointer<KindEntry>, Int
-) -> Int
+  MachineTable, UInt32, UnsafeMutablePointer<MachineRecord>, UnsafePointer<KindEntry>
+) -> Void
 
 /// The code and block layout shared by every machine of one type, queue layout and input
 /// capacity in a runtime: the per-type function table of an embedded active-object framework.
@@ -117,8 +116,8 @@ typealias Dispatch = (
 /// names the type (`type`).
 @usableFromInline
 class MachineKind {
-  /// Takes at most `limit` (at least one) turns of the machine in a slot, taken off the
-  /// ready list, and returns how many it took (`TypedMachine.dispatch(in:limit:)`).
+  /// Takes turns of the machine in a slot, taken off the ready list, at least one and at
+  /// most the table's `turnsLeft` (`TypedMachine.dispatch(in:)`).
   @usableFromInline
   let dispatch: Dispatch
   @usableFromInline
@@ -238,9 +237,9 @@ final class TypedMachineKind<M: Machine>: MachineKind {
       effectShape: CellShape(
         stride: MemoryLayout<EffectSlot<M.Input>>.stride,
         alignment: MemoryLayout<EffectSlot<M.Input>>.alignment),
-      dispatch: { table, index, record, entry, limit in
+      dispatch: { table, index, record, entry in
         TypedMachine<M>(table: table, index: index, record: record, entry: entry)
-          .dispatch(in: table, limit: limit)
+          .dispatch(in: table)
       },
       perform: { table, index, operation in
         TypedMachine<M>(table: table, index: index).perform(operation)

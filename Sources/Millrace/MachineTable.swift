@@ -41,6 +41,11 @@ final class MachineTable {
   @usableFromInline
   @exclusivity(unchecked)
   var readyTail = MachineRecord.none
+  /// Turns the running `Runtime.dispatch` may still take (meaningless outside it): machines'
+  /// input paths count their turns down here, where the runtime's loop reads them back.
+  @usableFromInline
+  @exclusivity(unchecked)
+  var turnsLeft = 0
   /// Records written so far (`0..<initialized`); the others were never handed out.
   @usableFromInline
   @exclusivity(unchecked)

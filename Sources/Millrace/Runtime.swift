@@ -69,6 +69,11 @@ public final class Runtime {
   @usableFromInline
   @exclusivity(unchecked)
   var isDispatching = false
+  /// The turn limit of the running `dispatch` (its turns taken so far are this minus
+  /// `table.turnsLeft`).
+  @usableFromInline
+  @exclusivity(unchecked)
+  var dispatchLimit = 0
 
   /// Reserves every runtime-wide pool at the given capacities.
   public init(capacity: RuntimeCapacity = RuntimeCapacity()) {
@@ -106,7 +111,14 @@ public final class Runtime {
   public var now: Instant { currentTime }
 
   /// A snapshot of the runtime's counters and high-water marks.
-  public var statistics: RuntimeStatistics { counters }
+  public var statistics: RuntimeStatistics {
+    var statistics = counters
+    // Turns of the running dispatch are added to the counters when it returns.
+    if isDispatching {
+      statistics.dispatched &+= UInt64(truncatingIfNeeded: dispatchLimit &- table.turnsLeft)
+    }
+    return statistics
+  }
 
   // MARK: Machines
 
@@ -366,26 +378,31 @@ public final class Runtime {
   /// taken; returns the number of turns. Re-entrant calls (from an observer) return 0.
   ///
   /// A machine taken off the ready list is marked running and handed to its kind, which
-  /// takes its turns and puts it back on the list if it yields with inputs left; a machine
-  /// removed meanwhile is freed here, once its kind has returned.
+  /// takes its turns, counting them down in `table.turnsLeft`, and puts it back on the list
+  /// if it yields with inputs left; a machine removed meanwhile is freed here, once its kind
+  /// has returned. `counters.dispatched` counts the turns when it returns (`statistics` adds
+  /// those of a dispatch in progress).
   @discardableResult
   @inlinable
   public func dispatch(limit: Int = .max) -> Int {
-    guard !isDispatching else { return 0 }
+    guard !isDispatching, limit > 0 else { return 0 }
     isDispatching = true
-    defer { isDispatching = false }
-    var turns = 0
+    dispatchLimit = limit
     let table = self.table
-    while turns < limit, let (index, record) = table.takeReady() {
+    table.turnsLeft = limit
+    while table.turnsLeft > 0, let (index, record) = table.takeReady() {
       if record.pointee.isAlive {
         let entry = table.kinds + Int(record.pointee.kind)
-        turns &+= entry.pointee.kind._withUnsafeGuaranteedRef {
-          $0.dispatch(table, index, record, entry, limit &- turns)
+        entry.pointee.kind._withUnsafeGuaranteedRef {
+          $0.dispatch(table, index, record, entry)
         }
         if record.pointee.isAlive { continue }
       }
       releaseIndex(index)
     }
+    let turns = limit &- table.turnsLeft
+    counters.dispatched &+= UInt64(truncatingIfNeeded: turns)
+    isDispatching = false
     return turns
   }
 

@@ -364,33 +364,36 @@ struct TypedMachine<M: Machine> {
   // MARK: Dispatch
 
   /// Takes turns of this machine (marked running by `MachineTable.takeReady`), one queued
-  /// input each, while it has inputs, no other machine is ready and fewer than `limit` turns
-  /// were taken; returns the turns taken (at least one). Inputs queued to it meanwhile (its
-  /// own `send`, an observer's post) do not schedule it: when it yields with inputs left it
-  /// goes to the back of the ready list, behind every machine scheduled during its turns,
-  /// and otherwise it is left unscheduled. Taking the next turn at once when no other
-  /// machine is ready is what the ready list would do, minus the trip through it. Inlined
-  /// with `resolve` into the kind's `dispatch` closure: the input path is one call.
+  /// input each, while it has inputs, no other machine is ready and the running dispatch has
+  /// turns left (`MachineTable.turnsLeft`, counted down here, at least one taken). Inputs
+  /// queued to it meanwhile (its own `send`, an observer's post) do not schedule it: when it
+  /// yields with inputs left it goes to the back of the ready list, behind every machine
+  /// scheduled during its turns, and otherwise it is left unscheduled. Taking the next turn
+  /// at once when no other machine is ready is what the ready list would do, minus the trip
+  /// through it. Inlined with `resolve` into the kind's `dispatch` closure: the input path
+  /// is one call.
   @inlinable
   @inline(__always)
-  func dispatch(in table: MachineTable, limit: Int) -> Int {
-    var left = limit
+  func dispatch(in table: MachineTable) {
     while true {
-      left &-= 1
+      // Counted before the input is resolved, as `statistics.dispatched` shows it to the
+      // observers of its reply.
+      table.turnsLeft &-= 1
       resolveNext()
       // A machine removed during its turn has no inputs left (`terminate`).
       guard record.pointee.inputCount > 0 else {
         record.pointee.next = MachineRecord.none
-        return limit &- left
+        return
       }
-      if left <= 0 || table.hasReady {
+      if table.turnsLeft == 0 || table.hasReady {
         table.schedule(index, record)
-        return limit &- left
+        return
       }
     }
   }
 
-  /// Resolves the next queued input whose effect (if any) was not cancelled meanwhile.
+  /// Resolves the next queued input whose effect (if any) was not cancelled meanwhile; when
+  /// every one left was, the turn resolves none and is not counted as dispatched.
   @inlinable
   @inline(__always)
   func resolveNext() {
@@ -406,6 +409,7 @@ struct TypedMachine<M: Machine> {
       resolve(queued.input, tag: queued.tag)
       return
     }
+    withRuntime { $0.counters.dispatched &-= 1 }
   }
 
   /// `claimDelivery(_:)` of the machine in slot `index`, out of line with its arguments in
@@ -442,7 +446,6 @@ struct TypedMachine<M: Machine> {
   @inline(__always)
   func resolve(_ input: M.Input, tag: PostTag) {
     let (storage, capacity) = withRuntime { runtime in
-      runtime.counters.dispatched &+= 1
       let capacity = runtime.capacity.effectsPerResolution
       return (
         runtime.scratch.bindMemory(to: Effect<M.Input, M.Output>.self, capacity: capacity),

@@ -163,9 +163,11 @@ struct InputQueueTests {
     runtime.advance(to: runtime.now.advanced(by: .seconds(1)))
     #expect(machine.queuedInputs == 2)
     #expect(cellsInUse(runtime) == 1)
-    runtime.dispatch()
+    // Two turns, one input resolved: the second turn finds only the cancelled delivery.
+    #expect(runtime.dispatch() == 2)
     #expect(outputs.isEmpty)
     #expect(runtime.statistics.discarded == 1)
+    #expect(runtime.statistics.dispatched == 2)
     #expect(machine.statistics.handled == 2)
   }
 
