@@ -33,11 +33,12 @@ final class MachineTable {
   @usableFromInline
   @exclusivity(unchecked)
   var freeHead: UInt32
-  /// The first slot of the ready list, `MachineRecord.none` when the list is empty.
+  /// The first slot of the ready list; `MachineRecord.last` or `MachineRecord.none` when
+  /// the list is empty (a pop copies the popped record's link here as it is, `last` too).
   @usableFromInline
   @exclusivity(unchecked)
   var readyHead = MachineRecord.none
-  /// The last slot of the ready list; meaningful only while `readyHead` is not `none`.
+  /// The last slot of the ready list; meaningful only while the list is not empty.
   @usableFromInline
   @exclusivity(unchecked)
   var readyTail = MachineRecord.none
@@ -207,14 +208,14 @@ final class MachineTable {
 
   /// Whether any slot is in the ready list.
   @inlinable
-  var hasReady: Bool { readyHead != MachineRecord.none }
+  var hasReady: Bool { readyHead < MachineRecord.last }
 
   /// Appends slot `index`, whose record is `record`, to the ready list and marks it
   /// scheduled.
   @inlinable
   func schedule(_ index: UInt32, _ record: UnsafeMutablePointer<MachineRecord>) {
     record.pointee.next = MachineRecord.last
-    if readyHead == MachineRecord.none {
+    if readyHead >= MachineRecord.last {
       readyHead = index
     } else {
       records[Int(readyTail)].next = index
@@ -227,10 +228,9 @@ final class MachineTable {
   @inlinable
   func takeReady() -> (index: UInt32, record: UnsafeMutablePointer<MachineRecord>)? {
     let index = readyHead
-    guard index != MachineRecord.none else { return nil }
+    guard index < MachineRecord.last else { return nil }
     let record = records + Int(index)
-    let next = record.pointee.next
-    readyHead = next == MachineRecord.last ? MachineRecord.none : next
+    readyHead = record.pointee.next
     record.pointee.next = MachineRecord.running
     return (index, record)
   }
