@@ -26,8 +26,8 @@ struct MachineRecord {
   @usableFromInline var dropped: UInt32 = 0
   /// The queued inputs in cells of the kind's input pool, in a circular list, each linked to
   /// the next newer one and the newest to the oldest; this is the newest (`CellPool.none`
-  /// when no cell is queued). The oldest input may instead wait in the block
-  /// (`hasInlineInput`), ahead of every cell.
+  /// when no input is queued), or `MachineRecord.inputInBlock` when the only queued input
+  /// waits in the machine's block (`TypedMachine.inlineInput`).
   @usableFromInline var inputTail: UInt32 = CellPool.none
   /// The in-flight effects: cells of the kind's effect pool, linked newest first.
   @usableFromInline var effectHead: UInt32 = CellPool.none
@@ -40,8 +40,8 @@ struct MachineRecord {
   @usableFromInline var queueHighWater: UInt16 = 0
   @usableFromInline var effectsHighWater: UInt16 = 0
   @usableFromInline var effectsInFlight: UInt16 = 0
-  /// The machine's kind (its index in the runtime's kind table) in the low 14 bits, the
-  /// inline-input flag and the alive flag.
+  /// The machine's kind (its index in the runtime's kind table) in the low 14 bits, and the
+  /// alive flag.
   @usableFromInline var kindAndFlags: UInt16 = 0
 
   /// No slot (end of a list; in `next` of a live machine: not in the ready list).
@@ -53,8 +53,9 @@ struct MachineRecord {
   @usableFromInline static let running = UInt32.max - 2
   /// Flag: the machine is alive.
   @usableFromInline static let alive: UInt16 = 1 << 15
-  /// Flag: the oldest queued input waits in the machine's block, not in a pool cell.
-  @usableFromInline static let inlineInput: UInt16 = 1 << 14
+  /// In `inputTail`: the machine's only queued input waits in its block, not in a pool cell
+  /// (no cell index is this high: `RuntimeCapacity.maxPoolCells`).
+  @usableFromInline static let inputInBlock = UInt32.max - 1
   /// The bits of `kindAndFlags` that hold the kind.
   @usableFromInline static let kindMask: UInt16 = (1 << 14) - 1
 
@@ -75,13 +76,6 @@ struct MachineRecord {
   var isAlive: Bool {
     get { kindAndFlags & MachineRecord.alive != 0 }
     set { setFlag(MachineRecord.alive, newValue) }
-  }
-
-  /// Whether the oldest queued input waits in the block (`TypedMachine.inlineInput`).
-  @inlinable
-  var hasInlineInput: Bool {
-    get { kindAndFlags & MachineRecord.inlineInput != 0 }
-    set { setFlag(MachineRecord.inlineInput, newValue) }
   }
 
   /// Whether the slot is in the ready list or being dispatched (meaningful while the machine

@@ -132,9 +132,9 @@ struct TypedMachine<M: Machine> {
     (block + TypedMachine.extraOffset).assumingMemoryBound(to: M.Extra.self)
   }
 
-  /// The block's slot for the machine's oldest queued input, when that input is small,
+  /// The block's slot for the machine's only queued input, when that input is small,
   /// untagged and no effect's delivery (`append`): while it is there
-  /// (`MachineRecord.hasInlineInput`), queuing and dispatching it take no pool cell.
+  /// (`MachineRecord.inputInBlock`), queuing and dispatching it take no pool cell.
   @inlinable
   var inlineInput: UnsafeMutablePointer<M.Input> {
     (block + TypedMachine.inputOffset).assumingMemoryBound(to: M.Input.self)
@@ -250,28 +250,44 @@ struct TypedMachine<M: Machine> {
   // MARK: Inputs
 
   /// Appends an input to the machine's queue; false when the machine has `inputCapacity`
-  /// inputs queued or the input needs a pool cell and the pool is exhausted. Into an empty
-  /// queue, a small input without tag or token goes to the block (`inlineInput`), which
-  /// always holds the oldest input when it holds one; every other input takes a cell of the
-  /// kind's input pool.
+  /// inputs queued or the pool has no cell for it. Into an empty queue, a small input
+  /// without tag or token goes to the block (`inlineInput`); every other input takes a cell
+  /// of the kind's input pool, and so does the one in the block when another joins it (the
+  /// block holds an input only while it is the only one queued).
   @inlinable
+  @inline(__always)
   func append(_ input: M.Input, tag: PostTag, token: UInt64) -> Bool {
-    let count = record.pointee.inputCount
     // Into an empty queue: the limit is at least one.
-    if TypedMachine.hasInlineSlot && count == 0 && tag.rawValue == 0 && token == 0 {
+    if TypedMachine.hasInlineSlot && record.pointee.inputCount == 0 && tag.rawValue == 0
+      && token == 0
+    {
       inlineInput.initialize(to: input)
-      record.pointee.hasInlineInput = true
+      record.pointee.inputTail = MachineRecord.inputInBlock
       record.pointee.inputCount = 1
       return true
     }
+    return appendCell(input, tag: tag, token: token)
+  }
+
+  /// `append` into a cell.
+  @inlinable
+  func appendCell(_ input: M.Input, tag: PostTag, token: UInt64) -> Bool {
+    let count = record.pointee.inputCount
     guard count < record.pointee.inputCapacity else { return false }
     let pool = inputPool
     guard let cell = pool.pointee.take(as: InputCell<M.Input>.self) else { return false }
+    var tail = record.pointee.inputTail
+    if TypedMachine.hasInlineSlot && tail == MachineRecord.inputInBlock {
+      guard let first = TypedMachine.moveInlineInput(from: inlineInput, to: pool) else {
+        pool.pointee.give(cell, as: InputCell<M.Input>.self)
+        return false
+      }
+      tail = first
+    }
     let pointer = UnsafeMutableRawPointer(TypedMachine.inputCell(pool, cell)).bindMemory(
       to: InputCell<M.Input>.self, capacity: 1)
     let queued = QueuedInput(input: input, tag: tag, token: token)
     // The newest cell links to the oldest: itself when no cell was queued.
-    let tail = record.pointee.inputTail
     if tail == CellPool.none {
       pointer.initialize(to: InputCell(queued, next: cell))
     } else {
@@ -284,6 +300,21 @@ struct TypedMachine<M: Machine> {
     return true
   }
 
+  /// Moves the input waiting in the block at `slot` into a cell of `pool`, linked to itself
+  /// (the queue's only cell); answers the cell, or nil (the input stays) when the pool has
+  /// none. Out of line: the input path's common case does not pay for it.
+  @inlinable
+  @inline(never)
+  static func moveInlineInput(
+    from slot: UnsafeMutablePointer<M.Input>, to pool: UnsafeMutablePointer<CellPool>
+  ) -> UInt32? {
+    guard let cell = pool.pointee.take(as: InputCell<M.Input>.self) else { return nil }
+    UnsafeMutableRawPointer(inputCell(pool, cell)).bindMemory(
+      to: InputCell<M.Input>.self, capacity: 1
+    ).initialize(to: InputCell(QueuedInput(input: slot.move(), tag: .none, token: 0), next: cell))
+    return cell
+  }
+
   /// Takes the oldest queued input (from the block or a cell, which goes back to the pool),
   /// or nil.
   @inlinable
@@ -292,13 +323,14 @@ struct TypedMachine<M: Machine> {
     return popCell()
   }
 
-  /// Takes the input waiting in the block, if one does (it is then the oldest).
+  /// Takes the input waiting in the block, if one does (it is then the only one queued).
   @inlinable
   @inline(__always)
   func popInline() -> M.Input? {
-    guard TypedMachine.hasInlineSlot && record.pointee.hasInlineInput else { return nil }
-    record.pointee.hasInlineInput = false
-    record.pointee.inputCount &-= 1
+    guard TypedMachine.hasInlineSlot && record.pointee.inputTail == MachineRecord.inputInBlock
+    else { return nil }
+    record.pointee.inputTail = CellPool.none
+    record.pointee.inputCount = 0
     return inlineInput.move()
   }
 

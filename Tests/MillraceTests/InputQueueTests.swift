@@ -2,10 +2,10 @@ import Testing
 
 @testable import Millrace
 
-/// A machine's input queue (DESIGN §2.4): its oldest input may wait in the machine's block
-/// (when the input fits in the block's padding), every other one in a cell of the runtime's
-/// input pool; inputs a machine gets while it is being dispatched do not go through the
-/// ready list.
+/// A machine's input queue (DESIGN §2.4): an input alone in its queue may wait in the
+/// machine's block (when the input fits in the block's padding), every other one in a cell of
+/// the runtime's input pool; inputs a machine gets while it is being dispatched do not go
+/// through the ready list.
 @Suite("Input queue")
 struct InputQueueTests {
   /// Logs its inputs; `send` feeds `n - 1` back and emits it while `n` is above 100.
@@ -67,8 +67,8 @@ struct InputQueueTests {
     #expect(runtime.kinds.map(\.blocks.stride) == [32, 8])
   }
 
-  @Test("the first input waits in the block, the rest in cells, and all resolve in order")
-  func firstInBlockRestInCells() throws {
+  @Test("an input alone waits in the block; when others join, all take cells, in order")
+  func aloneInBlockOthersInCells() throws {
     let runtime = Runtime()
     let log = Tiny.Log()
     let machine = try #require(runtime.spawn(Tiny.self, state: 0, extra: ("a", log)))
@@ -76,13 +76,14 @@ struct InputQueueTests {
     machine.observe { if case .replied(_, let tag) = $0 { tags.append(tag.rawValue) } }
     #expect(machine.post(1) == .accepted)
     #expect(cellsInUse(runtime) == 0)
+    // The second input moves the first into a cell ahead of it.
     #expect(machine.post(2, tag: PostTag(7)) == .accepted)
+    #expect(cellsInUse(runtime) == 2)
     for input: UInt8 in 3...5 { #expect(machine.post(input) == .accepted) }
-    #expect(cellsInUse(runtime) == 4)
+    #expect(cellsInUse(runtime) == 5)
     #expect(machine.queuedInputs == 5)
     runtime.dispatch(limit: 2)
     #expect(log.entries == ["a1", "a2"])
-    // The queue is not empty: the next input takes a cell, behind the others.
     #expect(machine.post(6) == .accepted)
     runtime.dispatch()
     #expect(log.entries == ["a1", "a2", "a3", "a4", "a5", "a6"])
@@ -122,20 +123,26 @@ struct InputQueueTests {
     #expect(log.entries == ["a1", "a2"])
   }
 
-  @Test("the pool limit holds for every input after a machine's first")
-  func poolLimitAfterTheFirst() throws {
-    let runtime = Runtime(capacity: RuntimeCapacity(machines: 2, inputs: 1))
+  @Test("the pool limit counts every input of a queue of two or more, the one it moves too")
+  func poolLimitForQueuesOfTwo() throws {
+    let runtime = Runtime(capacity: RuntimeCapacity(machines: 2, inputs: 2))
     let log = Tiny.Log()
     let a = try #require(runtime.spawn(Tiny.self, state: 0, extra: ("a", log)))
     let b = try #require(runtime.spawn(Tiny.self, state: 0, extra: ("b", log)))
     #expect((1...3).map { a.post($0) } == [.accepted, .accepted, .queueFull])
+    // b's input alone needs no cell; a second would need two, and none is free.
     #expect((1...2).map { b.post($0) } == [.accepted, .queueFull])
+    #expect(cellsInUse(runtime) == 2)
+    runtime.dispatch(limit: 1)
+    // One cell free: not enough to move b's input and queue another, which is refused and
+    // leaves b's input where it was.
+    #expect(b.post(2) == .queueFull)
+    #expect(b.queuedInputs == 1)
     #expect(a.statistics.dropped == 1)
-    #expect(b.statistics.dropped == 1)
+    #expect(b.statistics.dropped == 2)
     runtime.dispatch()
     #expect(log.entries == ["a1", "b1", "a2"])
-    #expect(b.post(2) == .accepted)
-    #expect(b.post(3) == .accepted)
+    #expect((2...3).map { b.post($0) } == [.accepted, .accepted])
     runtime.dispatch()
     #expect(log.entries == ["a1", "b1", "a2", "b2", "b3"])
   }
@@ -150,7 +157,7 @@ struct InputQueueTests {
     #expect(machine.state == 5)
   }
 
-  @Test("a timer's delivery takes a cell behind the input in the block, and a cancel still wins")
+  @Test("a timer's delivery moves the input in the block to a cell, and a cancel still wins")
   func cancelledDeliveryBehindBlockInput() throws {
     let runtime = Runtime()
     let machine = try #require(runtime.spawn(Timed.self, state: 0))
@@ -162,7 +169,7 @@ struct InputQueueTests {
     #expect(cellsInUse(runtime) == 0)
     runtime.advance(to: runtime.now.advanced(by: .seconds(1)))
     #expect(machine.queuedInputs == 2)
-    #expect(cellsInUse(runtime) == 1)
+    #expect(cellsInUse(runtime) == 2)
     // Two turns, one input resolved: the second turn finds only the cancelled delivery.
     #expect(runtime.dispatch() == 2)
     #expect(outputs.isEmpty)
