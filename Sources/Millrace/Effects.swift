@@ -23,11 +23,11 @@ public struct Effects<Input, Output> {
   @inlinable
   public var overflow: Int { dropped }
 
-  /// A buffer of `capacity` (at least one) effects at `storage`.
+  /// A buffer of `lastIndex + 1` effects at `storage`.
   @usableFromInline
-  init(storage: UnsafeMutablePointer<Effect<Input, Output>>, capacity: Int) {
+  init(storage: UnsafeMutablePointer<Effect<Input, Output>>, lastIndex: UInt) {
     self.storage = storage
-    lastIndex = UInt(truncatingIfNeeded: capacity > 1 ? capacity - 1 : 0)
+    self.lastIndex = lastIndex
   }
 
   /// Records `effect`; returns false (and counts it) when the buffer is full.

@@ -66,6 +66,10 @@ public final class Runtime {
   @usableFromInline
   @exclusivity(unchecked)
   var scratchBytes: Int
+  /// The index of the last effect a resolution may record (`capacity.effectsPerResolution`
+  /// less one): what `Effects` compares with, ready-made for every resolution.
+  @usableFromInline
+  let lastEffectIndex: UInt
   @usableFromInline
   @exclusivity(unchecked)
   var isDispatching = false
@@ -87,6 +91,7 @@ public final class Runtime {
     blockArena = BlockArena(bytes: capacity.blockBytes)
     timers = TimerHeap(capacity: capacity.timers)
     scratchBytes = 64 * capacity.effectsPerResolution
+    lastEffectIndex = UInt(capacity.effectsPerResolution - 1)
     scratch = .allocate(byteCount: scratchBytes, alignment: 16)
     table.owner = Unmanaged.passUnretained(self)
   }

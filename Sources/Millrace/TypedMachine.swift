@@ -477,14 +477,15 @@ struct TypedMachine<M: Machine> {
   @inlinable
   @inline(__always)
   func resolve(_ input: M.Input, tag: PostTag) {
-    let (storage, capacity) = withRuntime { runtime in
-      let capacity = runtime.capacity.effectsPerResolution
-      return (
-        runtime.scratch.bindMemory(to: Effect<M.Input, M.Output>.self, capacity: capacity),
-        capacity
+    let (storage, lastIndex) = withRuntime { runtime in
+      (
+        runtime.scratch.bindMemory(
+          to: Effect<M.Input, M.Output>.self,
+          capacity: Int(truncatingIfNeeded: runtime.lastEffectIndex) &+ 1),
+        runtime.lastEffectIndex
       )
     }
-    var recorded = Effects<M.Input, M.Output>(storage: storage, capacity: capacity)
+    var recorded = Effects<M.Input, M.Output>(storage: storage, lastIndex: lastIndex)
     let from = state.pointee
     let resolution = M.resolve(
       input, state: &state.pointee, extra: extra.pointee, effects: &recorded)
