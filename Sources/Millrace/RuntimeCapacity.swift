@@ -7,7 +7,7 @@
 /// limit for fairness (`inputsPerMachine`, `effectsPerMachine`): an idle machine holds none.
 /// One exception: when a machine's input type fits in the padding of its block, the block
 /// keeps a slot for one input, and an untagged input posted or sent into its empty queue
-/// waits there instead of in a cell.
+/// waits there instead of in a cell, for as long as it is the only one queued.
 /// Every table and pool is reserved when the runtime is created (a pool of a new cell size
 /// when the first kind needing it is spawned) and first written as it fills, so on a system
 /// with virtual memory it costs what it holds, not what it could hold. After that, nothing on
@@ -30,8 +30,8 @@ public struct RuntimeCapacity: Hashable, Sendable {
   /// bytes are used up (a removed machine's block is reused by the next spawn of its kind).
   public var blockBytes: Int
   /// How many inputs can wait in pool cells at once across all machines (per pool: machines
-  /// whose queued inputs have the same cell size share one). An input waiting in its
-  /// machine's block takes no cell.
+  /// whose queued inputs have the same cell size share one). An input alone in its
+  /// machine's queue may wait in the machine's block and take no cell.
   public var inputs: Int
   /// How many effects can be in flight at once across all machines (per pool, like
   /// `inputs`).

@@ -28,14 +28,7 @@ struct InputQueueTests {
   }
 
   /// An `Int` input and state: the input does not fit in the padding of the block.
-  enum Wide: Machine {
-    static func resolve(
-      _ input: Int, state: inout Int, extra: Void, effects: inout Effects<Int, Never>
-    ) -> Resolution {
-      state = input
-      return .handled
-    }
-  }
+  typealias Wide = FootprintTests.Echo
 
   /// `arm` starts `after(1 s, done)` with id `t`, `disarm` cancels it, `done` emits 1.
   enum Timed: Machine {
