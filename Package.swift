@@ -47,8 +47,10 @@ let package = Package(
       swiftSettings: strict),
     .target(
       name: "MillraceHost",
+      // Millrace itself too, not only through MillraceUV: the host inlines and specializes
+      // the core's code (FileMachine's dispatch), so a change of the core alone must rebuild it.
       dependencies: [
-        "MillraceUV", "MillraceWire", "CSQLite", "CHeap",
+        "Millrace", "MillraceUV", "MillraceWire", "CSQLite", "CHeap",
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),

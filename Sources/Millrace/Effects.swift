@@ -7,8 +7,10 @@
 public struct Effects<Input, Output> {
   @usableFromInline
   let storage: UnsafeMutablePointer<Effect<Input, Output>>
+  /// The index of the buffer's last slot (it holds at least one): unsigned, so that the
+  /// compiler knows a resolution's first effect fits without looking.
   @usableFromInline
-  let capacity: Int
+  let lastIndex: UInt
   @usableFromInline
   var recorded: Int = 0
   @usableFromInline
@@ -21,17 +23,18 @@ public struct Effects<Input, Output> {
   @inlinable
   public var overflow: Int { dropped }
 
+  /// A buffer of `lastIndex + 1` effects at `storage`.
   @usableFromInline
-  init(storage: UnsafeMutablePointer<Effect<Input, Output>>, capacity: Int) {
+  init(storage: UnsafeMutablePointer<Effect<Input, Output>>, lastIndex: UInt) {
     self.storage = storage
-    self.capacity = capacity
+    self.lastIndex = lastIndex
   }
 
   /// Records `effect`; returns false (and counts it) when the buffer is full.
   @inlinable
   @discardableResult
   public mutating func record(_ effect: Effect<Input, Output>) -> Bool {
-    guard recorded < capacity else {
+    guard UInt(truncatingIfNeeded: recorded) <= lastIndex else {
       dropped &+= 1
       return false
     }

@@ -32,8 +32,10 @@ struct QueueLayout {
 /// kind for each operation, so that the hot path reads it without reference counting.
 @usableFromInline
 struct BlockLayout {
-  /// Byte offsets in the block: state at 0, then extra, then queue lists (state and extra at
-  /// offsets that depend on the types alone; see `TypedMachine.extraOffset`).
+  /// Byte offsets in the block: state at 0, then the inline input, then extra, then queue
+  /// lists (state, inline input and extra at offsets that depend on the types alone; see
+  /// `TypedMachine.inputOffset` and `TypedMachine.extraOffset`).
+  @usableFromInline let inputOffset: Int
   @usableFromInline let extraOffset: Int
   @usableFromInline let listsOffset: Int
   /// The most effects one machine may have in flight.
@@ -66,18 +68,20 @@ struct BlockLayout {
     queueCount = layouts.count
     listCount = lists
     self.effectCapacity = effectCapacity
-    // Parts: state, extra, a pair of lists (times listCount); each starts at its alignment.
+    // Parts: state, inline input, extra, a pair of lists (times listCount); each starts at
+    // its alignment.
     var offsets: [Int] = []
     var offset = 0
     var alignment = 1
-    for (part, count) in zip(parts, [1, 1, lists]) {
+    for (part, count) in zip(parts, [1, 1, 1, lists]) {
       offset = (offset + part.alignment - 1) / part.alignment * part.alignment
       offsets.append(offset)
       offset += part.size * count
       if part.alignment > alignment { alignment = part.alignment }
     }
-    extraOffset = offsets[1]
-    listsOffset = offsets[2]
+    inputOffset = offsets[1]
+    extraOffset = offsets[2]
+    listsOffset = offsets[3]
     blockBytes = offset
     self.alignment = alignment
   }
@@ -96,6 +100,13 @@ struct CellShape: Hashable {
   }
 }
 
+/// A kind's input path: given the machine's table, slot, record and kind entry, which the
+/// runtime's loop has at hand (so that the input path looks none of them up again).
+@usableFromInline
+typealias Dispatch = (
+  MachineTable, UInt32, UnsafeMutablePointer<MachineRecord>, UnsafePointer<KindEntry>
+) -> Void
+
 /// The code and block layout shared by every machine of one type, queue layout and input
 /// capacity in a runtime: the per-type function table of an embedded active-object framework.
 ///
@@ -105,10 +116,10 @@ struct CellShape: Hashable {
 /// names the type (`type`).
 @usableFromInline
 class MachineKind {
-  /// Takes at most `limit` (at least one) turns of the machine in a slot, popped from the
-  /// ready list, and returns how many it took (`TypedMachine.dispatch(in:limit:)`).
+  /// Takes turns of the machine in a slot, taken off the ready list, at least one and at
+  /// most the table's `turnsLeft` (`TypedMachine.dispatch(in:)`).
   @usableFromInline
-  let dispatch: (MachineTable, UInt32, Int) -> Int
+  let dispatch: Dispatch
   @usableFromInline
   let perform: (MachineTable, UInt32, CellOperation) -> Void
   /// The block layout, in storage the kind owns so that views point to it instead of copying.
@@ -140,7 +151,7 @@ class MachineKind {
   @usableFromInline
   init(
     type: UInt, layout: BlockLayout, inputShape: CellShape, effectShape: CellShape,
-    dispatch: @escaping (MachineTable, UInt32, Int) -> Int,
+    dispatch: @escaping Dispatch,
     perform: @escaping (MachineTable, UInt32, CellOperation) -> Void
   ) {
     self.type = type
@@ -213,9 +224,10 @@ final class TypedMachineKind<M: Machine>: MachineKind {
       layout: BlockLayout(
         policies: policies, effectCapacity: effectCapacity,
         parts: [
-          // One state and one extra: their sizes (a stride only matters between array
-          // elements, and a `Void` extra then takes no room at all).
+          // One state, the inline input and one extra: their sizes (a stride only matters
+          // between array elements, and a `Void` extra then takes no room at all).
           (MemoryLayout<M.State>.size, MemoryLayout<M.State>.alignment),
+          (TypedMachine<M>.inlineInputSize, TypedMachine<M>.inlineInputAlignment),
           (MemoryLayout<M.Extra>.size, MemoryLayout<M.Extra>.alignment),
           (2 * MemoryLayout<SlotList>.stride, MemoryLayout<SlotList>.alignment),
         ]),
@@ -225,8 +237,9 @@ final class TypedMachineKind<M: Machine>: MachineKind {
       effectShape: CellShape(
         stride: MemoryLayout<EffectSlot<M.Input>>.stride,
         alignment: MemoryLayout<EffectSlot<M.Input>>.alignment),
-      dispatch: { table, index, limit in
-        TypedMachine<M>(table: table, index: index).dispatch(in: table, limit: limit)
+      dispatch: { table, index, record, entry in
+        TypedMachine<M>(table: table, index: index, record: record, entry: entry)
+          .dispatch(in: table)
       },
       perform: { table, index, operation in
         TypedMachine<M>(table: table, index: index).perform(operation)

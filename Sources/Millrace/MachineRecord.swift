@@ -14,17 +14,20 @@ struct MachineRecord {
   /// Distinguishes machines that used this slot at different times.
   @usableFromInline var generation: UInt32 = 1
   /// While the machine is in the ready list, the next slot in it (`MachineRecord.last` for
-  /// the last one); `MachineRecord.none` while it is not. While the slot is free, the next
-  /// slot in the free list. Scheduling is read from here rather than from a flag, so that
-  /// posting and dispatching only store to it and never read-modify-write a shared word.
+  /// the last one); `MachineRecord.running` while its inputs are being dispatched (it is then
+  /// off the list, and its dispatch puts it back if it yields with inputs left);
+  /// `MachineRecord.none` otherwise. While the slot is free, the next slot in the free list.
+  /// Scheduling is read from here rather than from a flag, so that posting and dispatching
+  /// only store to it and never read-modify-write a shared word.
   @usableFromInline var next: UInt32 = MachineRecord.none
   @usableFromInline var posted: UInt32 = 0
   @usableFromInline var handled: UInt32 = 0
   @usableFromInline var rejected: UInt32 = 0
   @usableFromInline var dropped: UInt32 = 0
-  /// The queued inputs: cells of the kind's input pool in a circular list, each linked to the
-  /// next newer one and the newest to the oldest; this is the newest (`CellPool.none` when
-  /// empty).
+  /// The queued inputs in cells of the kind's input pool, in a circular list, each linked to
+  /// the next newer one and the newest to the oldest; this is the newest (`CellPool.none`
+  /// when no input is queued), or `MachineRecord.inputInBlock` when the only queued input
+  /// waits in the machine's block (`TypedMachine.inlineInput`).
   @usableFromInline var inputTail: UInt32 = CellPool.none
   /// The in-flight effects: cells of the kind's effect pool, linked newest first.
   @usableFromInline var effectHead: UInt32 = CellPool.none
@@ -45,8 +48,14 @@ struct MachineRecord {
   @usableFromInline static let none = UInt32.max
   /// In `next`: the last slot of the ready list.
   @usableFromInline static let last = UInt32.max - 1
+  /// In `next`: the machine is being dispatched (off the ready list, yet scheduled: inputs
+  /// queued meanwhile are taken by its dispatch, or put it back on the list when it yields).
+  @usableFromInline static let running = UInt32.max - 2
   /// Flag: the machine is alive.
   @usableFromInline static let alive: UInt16 = 1 << 15
+  /// In `inputTail`: the machine's only queued input waits in its block, not in a pool cell
+  /// (no cell index is this high: `RuntimeCapacity.maxPoolCells`).
+  @usableFromInline static let inputInBlock = UInt32.max - 1
   /// The bits of `kindAndFlags` that hold the kind.
   @usableFromInline static let kindMask: UInt16 = (1 << 14) - 1
 
@@ -69,7 +78,9 @@ struct MachineRecord {
     set { setFlag(MachineRecord.alive, newValue) }
   }
 
-  /// Whether the slot is in the ready list (meaningful while the machine has a block).
+  /// Whether the slot is in the ready list or being dispatched (meaningful while the machine
+  /// has a block): a post then needs not schedule it, and a removal leaves its slot to the
+  /// dispatch that will take it off.
   @inlinable
   var isScheduled: Bool { next != MachineRecord.none }
 

@@ -33,12 +33,20 @@ final class MachineTable {
   @usableFromInline
   @exclusivity(unchecked)
   var freeHead: UInt32
+  /// The first slot of the ready list; `MachineRecord.last` or `MachineRecord.none` when
+  /// the list is empty (a pop copies the popped record's link here as it is, `last` too).
   @usableFromInline
   @exclusivity(unchecked)
   var readyHead = MachineRecord.none
+  /// The last slot of the ready list; meaningful only while the list is not empty.
   @usableFromInline
   @exclusivity(unchecked)
   var readyTail = MachineRecord.none
+  /// Turns the running `Runtime.dispatch` may still take (meaningless outside it): machines'
+  /// input paths count their turns down here, where the runtime's loop reads them back.
+  @usableFromInline
+  @exclusivity(unchecked)
+  var turnsLeft = 0
   /// Records written so far (`0..<initialized`); the others were never handed out.
   @usableFromInline
   @exclusivity(unchecked)
@@ -55,7 +63,7 @@ final class MachineTable {
 
   @usableFromInline
   init(capacity: Int) {
-    self.capacity = min(max(capacity, 1), Int(MachineRecord.last))
+    self.capacity = min(max(capacity, 1), Int(MachineRecord.running))
     records = .allocate(capacity: self.capacity)
     freeHead = MachineRecord.none
     kinds = .allocate(capacity: 1)
@@ -200,13 +208,14 @@ final class MachineTable {
 
   /// Whether any slot is in the ready list.
   @inlinable
-  var hasReady: Bool { readyHead != MachineRecord.none }
+  var hasReady: Bool { readyHead < MachineRecord.last }
 
-  /// Appends slot `index` to the ready list and marks it scheduled.
+  /// Appends slot `index`, whose record is `record`, to the ready list and marks it
+  /// scheduled.
   @inlinable
-  func schedule(_ index: UInt32) {
-    records[Int(index)].next = MachineRecord.last
-    if readyTail == MachineRecord.none {
+  func schedule(_ index: UInt32, _ record: UnsafeMutablePointer<MachineRecord>) {
+    record.pointee.next = MachineRecord.last
+    if readyHead >= MachineRecord.last {
       readyHead = index
     } else {
       records[Int(readyTail)].next = index
@@ -214,19 +223,15 @@ final class MachineTable {
     readyTail = index
   }
 
-  /// Removes the first slot of the ready list, no longer scheduled, or nil.
+  /// Removes the first slot of the ready list and marks it running (`MachineRecord.running`);
+  /// answers it with its record, or nil when the list is empty.
   @inlinable
-  func popReady() -> UInt32? {
+  func takeReady() -> (index: UInt32, record: UnsafeMutablePointer<MachineRecord>)? {
     let index = readyHead
-    guard index != MachineRecord.none else { return nil }
-    let next = records[Int(index)].next
-    if next == MachineRecord.last {
-      readyHead = MachineRecord.none
-      readyTail = MachineRecord.none
-    } else {
-      readyHead = next
-    }
-    records[Int(index)].next = MachineRecord.none
-    return index
+    guard index < MachineRecord.last else { return nil }
+    let record = records + Int(index)
+    readyHead = record.pointee.next
+    record.pointee.next = MachineRecord.running
+    return (index, record)
   }
 }

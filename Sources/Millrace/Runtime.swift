@@ -57,13 +57,6 @@ public final class Runtime {
   /// (`MachineKind.type`), the box its kinds point to, and how to release the box.
   @usableFromInline
   var observedTypes: [(type: UInt, box: UnsafeMutableRawPointer, release: () -> Void)] = []
-  /// The slot being dispatched, whose release waits until its dispatch returns.
-  @usableFromInline
-  @exclusivity(unchecked)
-  var dispatchingIndex = -1
-  @usableFromInline
-  @exclusivity(unchecked)
-  var releaseAfterDispatch = false
   @usableFromInline
   @exclusivity(unchecked)
   var timers: TimerHeap
@@ -73,9 +66,18 @@ public final class Runtime {
   @usableFromInline
   @exclusivity(unchecked)
   var scratchBytes: Int
+  /// The index of the last effect a resolution may record (`capacity.effectsPerResolution`
+  /// less one): what `Effects` compares with, ready-made for every resolution.
+  @usableFromInline
+  let lastEffectIndex: UInt
   @usableFromInline
   @exclusivity(unchecked)
   var isDispatching = false
+  /// The turn limit of the running `dispatch` (its turns taken so far are this minus
+  /// `table.turnsLeft`).
+  @usableFromInline
+  @exclusivity(unchecked)
+  var dispatchLimit = 0
 
   /// Reserves every runtime-wide pool at the given capacities.
   public init(capacity: RuntimeCapacity = RuntimeCapacity()) {
@@ -89,6 +91,7 @@ public final class Runtime {
     blockArena = BlockArena(bytes: capacity.blockBytes)
     timers = TimerHeap(capacity: capacity.timers)
     scratchBytes = 64 * capacity.effectsPerResolution
+    lastEffectIndex = UInt(capacity.effectsPerResolution - 1)
     scratch = .allocate(byteCount: scratchBytes, alignment: 16)
     table.owner = Unmanaged.passUnretained(self)
   }
@@ -113,7 +116,14 @@ public final class Runtime {
   public var now: Instant { currentTime }
 
   /// A snapshot of the runtime's counters and high-water marks.
-  public var statistics: RuntimeStatistics { counters }
+  public var statistics: RuntimeStatistics {
+    var statistics = counters
+    // Turns of the running dispatch are added to the counters when it returns.
+    if isDispatching {
+      statistics.dispatched &+= UInt64(truncatingIfNeeded: dispatchLimit &- table.turnsLeft)
+    }
+    return statistics
+  }
 
   // MARK: Machines
 
@@ -260,7 +270,8 @@ public final class Runtime {
     terminate(handle.id.index)
   }
 
-  /// Removes the live machine in slot `index`.
+  /// Removes the live machine in slot `index`. Its block and slot are freed now, or, while
+  /// it is in the ready list or being dispatched, by `dispatch` when it takes the slot off.
   @usableFromInline
   func terminate(_ index: UInt32) {
     perform(.terminate, on: index)
@@ -268,14 +279,9 @@ public final class Runtime {
     if !table.records[Int(index)].isScheduled { releaseIndex(index) }
   }
 
-  /// Frees a dead machine's block and slot; deferred while the slot is being dispatched (and,
-  /// by the caller, while it is in the ready list).
+  /// Frees a dead machine's block and slot (neither in the ready list nor being dispatched).
   @usableFromInline
   func releaseIndex(_ index: UInt32) {
-    if Int(index) == dispatchingIndex {
-      releaseAfterDispatch = true
-      return
-    }
     perform(.destroy, on: index)
     table.freeSlot(index)
   }
@@ -375,30 +381,33 @@ public final class Runtime {
 
   /// Resolves queued inputs, one per machine turn, until none are left or `limit` turns were
   /// taken; returns the number of turns. Re-entrant calls (from an observer) return 0.
+  ///
+  /// A machine taken off the ready list is marked running and handed to its kind, which
+  /// takes its turns, counting them down in `table.turnsLeft`, and puts it back on the list
+  /// if it yields with inputs left; a machine removed meanwhile is freed here, once its kind
+  /// has returned. `counters.dispatched` counts the turns when it returns (`statistics` adds
+  /// those of a dispatch in progress).
   @discardableResult
   @inlinable
   public func dispatch(limit: Int = .max) -> Int {
-    guard !isDispatching else { return 0 }
+    guard !isDispatching, limit > 0 else { return 0 }
     isDispatching = true
-    defer { isDispatching = false }
-    var turns = 0
-    while turns < limit, let index = table.popReady() {
-      let record = table.records + Int(index)
-      guard record.pointee.isAlive else {
-        releaseIndex(index)
-        continue
+    dispatchLimit = limit
+    let table = self.table
+    table.turnsLeft = limit
+    while table.turnsLeft > 0, let (index, record) = table.takeReady() {
+      if record.pointee.isAlive {
+        let entry = table.kinds + Int(record.pointee.kind)
+        entry.pointee.kind._withUnsafeGuaranteedRef {
+          $0.dispatch(table, index, record, entry)
+        }
+        if record.pointee.isAlive { continue }
       }
-      dispatchingIndex = Int(index)
-      let left = limit &- turns
-      turns &+= table.kinds[Int(record.pointee.kind)].kind._withUnsafeGuaranteedRef {
-        $0.dispatch(table, index, left)
-      }
-      dispatchingIndex = -1
-      if releaseAfterDispatch {
-        releaseAfterDispatch = false
-        if !record.pointee.isScheduled { releaseIndex(index) }
-      }
+      releaseIndex(index)
     }
+    let turns = limit &- table.turnsLeft
+    counters.dispatched &+= UInt64(truncatingIfNeeded: turns)
+    isDispatching = false
     return turns
   }
 

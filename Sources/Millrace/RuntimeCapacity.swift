@@ -1,10 +1,13 @@
 /// The fixed capacities of a runtime, set when it is created.
 ///
-/// A machine costs its 64-byte record and its block (its state, extra and the lists of its
+/// A machine costs its 56-byte record and its block (its state, extra and the lists of its
 /// bounded effect queues), taken at `spawn` from `blockBytes` when set, else from its kind's
 /// chunks on the heap. Its queued inputs and in-flight effects are cells of runtime-wide
 /// pools (`inputs`, `effects`), one pool per cell size, drawn as needed with a per-machine
 /// limit for fairness (`inputsPerMachine`, `effectsPerMachine`): an idle machine holds none.
+/// One exception: when a machine's input type fits in the padding of its block, the block
+/// keeps a slot for one input, and an untagged input posted or sent into its empty queue
+/// waits there instead of in a cell, for as long as it is the only one queued.
 /// Every table and pool is reserved when the runtime is created (a pool of a new cell size
 /// when the first kind needing it is spawned) and first written as it fills, so on a system
 /// with virtual memory it costs what it holds, not what it could hold. After that, nothing on
@@ -26,8 +29,9 @@ public struct RuntimeCapacity: Hashable, Sendable {
   /// heap at spawn instead. When set, `spawn` never allocates a block and refuses once these
   /// bytes are used up (a removed machine's block is reused by the next spawn of its kind).
   public var blockBytes: Int
-  /// How many inputs can be queued at once across all machines (per pool: machines whose
-  /// queued inputs have the same cell size share one).
+  /// How many inputs can wait in pool cells at once across all machines (per pool: machines
+  /// whose queued inputs have the same cell size share one). An input alone in its
+  /// machine's queue may wait in the machine's block and take no cell.
   public var inputs: Int
   /// How many effects can be in flight at once across all machines (per pool, like
   /// `inputs`).

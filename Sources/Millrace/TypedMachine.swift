@@ -14,9 +14,11 @@ struct TypedMachine<M: Machine> {
   typealias KindEvent = (MachineID, Event)
 
   /// The runtime, unretained: it outlives every use of a view (it removes its machines before
-  /// it goes away). Borrowed through `withRuntime`, never retained.
-  @usableFromInline
-  let runtime: Unmanaged<Runtime>
+  /// it goes away). Borrowed through `withRuntime`, never retained. Read from the table
+  /// rather than kept in the view: a view of four words travels in registers to the
+  /// out-of-line effect paths, where one of five is written to memory on every dispatch.
+  @inlinable
+  var runtime: Unmanaged<Runtime> { table._withUnsafeGuaranteedRef { $0.owner.unsafelyUnwrapped } }
   /// The runtime's machine table, unretained (the runtime and every handle hold it): posts and
   /// sends schedule through it directly, not through `runtime.table`, a load fewer on the way.
   @usableFromInline
@@ -38,11 +40,22 @@ struct TypedMachine<M: Machine> {
   /// The machine in slot `index` of `table`, which must hold one (alive or awaiting release).
   @inlinable
   init(table: MachineTable, index: UInt32) {
-    runtime = table.owner.unsafelyUnwrapped
+    let record = table.records + Int(index)
+    self.init(
+      table: table, index: index, record: record,
+      entry: UnsafePointer(table.kinds + Int(record.pointee.kind)))
+  }
+
+  /// The machine in slot `index` of `table`, with its record and kind entry.
+  @inlinable
+  init(
+    table: MachineTable, index: UInt32, record: UnsafeMutablePointer<MachineRecord>,
+    entry: UnsafePointer<KindEntry>
+  ) {
     self.table = Unmanaged.passUnretained(table)
     self.index = index
-    record = table.records + Int(index)
-    entry = UnsafePointer(table.kinds + Int(record.pointee.kind))
+    self.record = record
+    self.entry = entry
   }
 
   /// The kind's layout (read only where effects need it: the input path does not).
@@ -53,12 +66,50 @@ struct TypedMachine<M: Machine> {
   @inlinable
   var inputPool: UnsafeMutablePointer<CellPool> { entry.pointee.inputs }
 
-  /// Where the extra is in the block: after the state, at an offset the types alone decide (a
-  /// constant in specialized code), as `BlockLayout` lays it out.
+  /// Whether the block holds a slot for one queued input (`inlineInput`): when the input
+  /// fits in the padding of a block of the state and extra alone (a block is at least a
+  /// pointer and a whole number of its alignment, `BlockPool`), so that the slot never makes
+  /// a machine bigger. A constant in specialized code.
+  @inlinable
+  static var hasInlineSlot: Bool {
+    let (state, input, extra) = (
+      MemoryLayout<M.State>.self, MemoryLayout<M.Input>.self, MemoryLayout<M.Extra>.self
+    )
+    guard input.size <= 8 else { return false }
+    let slotEnd = roundUp(state.size, to: input.alignment) + input.size
+    let with = roundUp(slotEnd, to: extra.alignment) + extra.size
+    let without = roundUp(state.size, to: extra.alignment) + extra.size
+    let alignment = max(MemoryLayout<UnsafeRawPointer>.alignment, state.alignment, extra.alignment)
+    // An input of at most 8 bytes is aligned to at most a pointer: `alignment` holds it.
+    return roundUp(max(with, MemoryLayout<UnsafeRawPointer>.size), to: alignment)
+      == roundUp(max(without, MemoryLayout<UnsafeRawPointer>.size), to: alignment)
+  }
+
+  /// `value` rounded up to a multiple of `alignment`.
+  @inlinable
+  static func roundUp(_ value: Int, to alignment: Int) -> Int {
+    (value + alignment - 1) / alignment * alignment
+  }
+
+  /// The bytes the block reserves for the inline input (0 without an inline slot).
+  @inlinable
+  static var inlineInputSize: Int { hasInlineSlot ? MemoryLayout<M.Input>.size : 0 }
+
+  /// The alignment of the inline input (1 without an inline slot, so that it adds no padding).
+  @inlinable
+  static var inlineInputAlignment: Int { hasInlineSlot ? MemoryLayout<M.Input>.alignment : 1 }
+
+  /// Where the inline input is in the block: after the state, at an offset the types alone
+  /// decide (a constant in specialized code), as `BlockLayout` lays it out.
+  @inlinable
+  static var inputOffset: Int {
+    roundUp(MemoryLayout<M.State>.size, to: inlineInputAlignment)
+  }
+
+  /// Where the extra is in the block: after the inline input, as `BlockLayout` lays it out.
   @inlinable
   static var extraOffset: Int {
-    let alignment = MemoryLayout<M.Extra>.alignment
-    return (MemoryLayout<M.State>.size + alignment - 1) / alignment * alignment
+    roundUp(inputOffset + inlineInputSize, to: MemoryLayout<M.Extra>.alignment)
   }
 
   /// Runs `body` with the runtime borrowed, not retained.
@@ -79,6 +130,14 @@ struct TypedMachine<M: Machine> {
   @inlinable
   var extra: UnsafeMutablePointer<M.Extra> {
     (block + TypedMachine.extraOffset).assumingMemoryBound(to: M.Extra.self)
+  }
+
+  /// The block's slot for the machine's only queued input, when that input is small,
+  /// untagged and no effect's delivery (`append`): while it is there
+  /// (`MachineRecord.inputInBlock`), queuing and dispatching it take no pool cell.
+  @inlinable
+  var inlineInput: UnsafeMutablePointer<M.Input> {
+    (block + TypedMachine.inputOffset).assumingMemoryBound(to: M.Input.self)
   }
 
   /// The input cell `index` of `pool` (whose cells are `InputCell<M.Input>`: a constant
@@ -154,7 +213,8 @@ struct TypedMachine<M: Machine> {
     let entry = runtime.table.kinds + Int(kindIndex)
     let layout = entry.pointee.layout
     precondition(
-      layout.pointee.extraOffset == extraOffset, "the block layout and the typed offsets disagree")
+      layout.pointee.inputOffset == inputOffset && layout.pointee.extraOffset == extraOffset,
+      "the block layout and the typed offsets disagree")
     let record = runtime.table.records + Int(index)
     let block = entry.pointee.kind._withUnsafeGuaranteedRef {
       $0.blocks.take(from: &runtime.blockArena)
@@ -189,21 +249,49 @@ struct TypedMachine<M: Machine> {
 
   // MARK: Inputs
 
-  /// Appends to the machine's queue a cell of its kind's input pool; false when the machine
-  /// has `inputCapacity` inputs queued or the pool is exhausted.
+  /// Appends an input to the machine's queue; false when the machine has `inputCapacity`
+  /// inputs queued or the pool has no cell for it. Into an empty queue, a small input
+  /// without tag or token goes to the block (`inlineInput`); every other input takes a cell
+  /// of the kind's input pool, and so does the one in the block when another joins it (the
+  /// block holds an input only while it is the only one queued).
   @inlinable
-  func append(_ queued: QueuedInput<M.Input>) -> Bool {
+  @inline(__always)
+  func append(_ input: M.Input, tag: PostTag, token: UInt64) -> Bool {
+    // Into an empty queue: the limit is at least one.
+    if TypedMachine.hasInlineSlot && record.pointee.inputCount == 0 && tag.rawValue == 0
+      && token == 0
+    {
+      inlineInput.initialize(to: input)
+      record.pointee.inputTail = MachineRecord.inputInBlock
+      record.pointee.inputCount = 1
+      return true
+    }
+    return appendCell(input, tag: tag, token: token)
+  }
+
+  /// `append` into a cell.
+  @inlinable
+  func appendCell(_ input: M.Input, tag: PostTag, token: UInt64) -> Bool {
     let count = record.pointee.inputCount
     guard count < record.pointee.inputCapacity else { return false }
     let pool = inputPool
     guard let cell = pool.pointee.take(as: InputCell<M.Input>.self) else { return false }
+    var tail = record.pointee.inputTail
+    if TypedMachine.hasInlineSlot && tail == MachineRecord.inputInBlock {
+      guard let first = TypedMachine.moveInlineInput(from: inlineInput, to: pool) else {
+        pool.pointee.give(cell, as: InputCell<M.Input>.self)
+        return false
+      }
+      tail = first
+    }
     let pointer = UnsafeMutableRawPointer(TypedMachine.inputCell(pool, cell)).bindMemory(
       to: InputCell<M.Input>.self, capacity: 1)
-    // The newest cell links to the oldest: itself when the queue was empty.
-    if count == 0 {
+    let queued = QueuedInput(input: input, tag: tag, token: token)
+    // The newest cell links to the oldest: itself when no cell was queued.
+    if tail == CellPool.none {
       pointer.initialize(to: InputCell(queued, next: cell))
     } else {
-      let tail = TypedMachine.inputCell(pool, record.pointee.inputTail)
+      let tail = TypedMachine.inputCell(pool, tail)
       pointer.initialize(to: InputCell(queued, next: tail.pointee.next))
       tail.pointee.next = cell
     }
@@ -212,15 +300,55 @@ struct TypedMachine<M: Machine> {
     return true
   }
 
-  /// Takes the oldest queued input (its cell goes back to the pool), or nil.
+  /// Moves the input waiting in the block at `slot` into a cell of `pool`, linked to itself
+  /// (the queue's only cell); answers the cell, or nil (the input stays) when the pool has
+  /// none. Out of line: the input path's common case does not pay for it.
+  @inlinable
+  @inline(never)
+  static func moveInlineInput(
+    from slot: UnsafeMutablePointer<M.Input>, to pool: UnsafeMutablePointer<CellPool>
+  ) -> UInt32? {
+    guard let cell = pool.pointee.take(as: InputCell<M.Input>.self) else { return nil }
+    UnsafeMutableRawPointer(inputCell(pool, cell)).bindMemory(
+      to: InputCell<M.Input>.self, capacity: 1
+    ).initialize(to: InputCell(QueuedInput(input: slot.move(), tag: .none, token: 0), next: cell))
+    return cell
+  }
+
+  /// Takes the oldest queued input (from the block or a cell, which goes back to the pool),
+  /// or nil.
   @inlinable
   func popFirst() -> QueuedInput<M.Input>? {
-    guard record.pointee.inputCount > 0 else { return nil }
+    if let input = popInline() { return QueuedInput(input: input, tag: .none, token: 0) }
+    return popCell()
+  }
+
+  /// Takes the input waiting in the block, if one does (it is then the only one queued).
+  @inlinable
+  @inline(__always)
+  func popInline() -> M.Input? {
+    guard TypedMachine.hasInlineSlot && record.pointee.inputTail == MachineRecord.inputInBlock
+    else { return nil }
+    record.pointee.inputTail = CellPool.none
+    record.pointee.inputCount = 0
+    return inlineInput.move()
+  }
+
+  /// Takes the oldest input queued in a cell, giving the cell back to the pool, or nil; call
+  /// it when no input waits in the block (`popInline`).
+  @inlinable
+  func popCell() -> QueuedInput<M.Input>? {
+    let last = record.pointee.inputTail
+    guard last != CellPool.none else { return nil }
     let pool = inputPool
-    let tail = TypedMachine.inputCell(pool, record.pointee.inputTail)
+    let tail = TypedMachine.inputCell(pool, last)
     let head = tail.pointee.next
     let cell = TypedMachine.inputCell(pool, head).move()
-    if head != record.pointee.inputTail { tail.pointee.next = cell.next }
+    if head == last {
+      record.pointee.inputTail = CellPool.none
+    } else {
+      tail.pointee.next = cell.next
+    }
     pool.pointee.give(head, as: InputCell<M.Input>.self)
     record.pointee.inputCount &-= 1
     return cell.queued
@@ -231,7 +359,7 @@ struct TypedMachine<M: Machine> {
   func post(_ input: M.Input, tag: PostTag) -> PostResult {
     // The view came from a live id (`MachineHandle.machine`): a removed machine's slot has
     // another generation, so this machine is alive.
-    guard append(QueuedInput(input: input, tag: tag, token: 0)) else {
+    guard append(input, tag: tag, token: 0) else {
       record.pointee.dropped &+= 1
       return .queueFull
     }
@@ -244,7 +372,7 @@ struct TypedMachine<M: Machine> {
   @discardableResult
   func enqueue(_ input: M.Input, token: UInt64, source: InputSource) -> Bool {
     guard isAlive else { return false }
-    guard append(QueuedInput(input: input, tag: .none, token: token)) else {
+    guard append(input, tag: .none, token: token) else {
       record.pointee.dropped &+= 1
       let id = self.id
       withRuntime { $0.report(.inputQueueFull(id, source)) }
@@ -260,43 +388,52 @@ struct TypedMachine<M: Machine> {
     if record.pointee.inputCount > record.pointee.queueHighWater {
       record.pointee.queueHighWater = record.pointee.inputCount
     }
-    if !record.pointee.isScheduled { table._withUnsafeGuaranteedRef { $0.schedule(index) } }
+    if !record.pointee.isScheduled {
+      table._withUnsafeGuaranteedRef { $0.schedule(index, record) }
+    }
   }
 
   // MARK: Dispatch
 
-  /// Takes turns of this machine, one queued input each, while it has inputs, no other
-  /// machine is ready and fewer than `limit` turns were taken; returns the turns taken (at
-  /// least one) and leaves the machine scheduled if it still has inputs. Taking the next turn
+  /// Takes turns of this machine (marked running by `MachineTable.takeReady`), one queued
+  /// input each, while it has inputs, no other machine is ready and the running dispatch has
+  /// turns left (`MachineTable.turnsLeft`, counted down here, at least one taken). Inputs
+  /// queued to it meanwhile (its own `send`, an observer's post) do not schedule it: when it
+  /// yields with inputs left it goes to the back of the ready list, behind every machine
+  /// scheduled during its turns, and otherwise it is left unscheduled. Taking the next turn
   /// at once when no other machine is ready is what the ready list would do, minus the trip
   /// through it. Inlined with `resolve` into the kind's `dispatch` closure: the input path
   /// is one call.
   @inlinable
   @inline(__always)
-  func dispatch(in table: MachineTable, limit: Int) -> Int {
-    var turns = 0
+  func dispatch(in table: MachineTable) {
     while true {
-      turns &+= 1
+      // Counted before the input is resolved, as `statistics.dispatched` shows it to the
+      // observers of its reply.
+      table.turnsLeft &-= 1
       resolveNext()
-      guard isAlive && record.pointee.inputCount > 0 else { return turns }
-      if record.pointee.isScheduled {
-        // Scheduled by its own effect or an observer during the turn: go on only when it
-        // is the sole ready machine, taking it off the list again.
-        guard turns < limit, table.readyHead == index, record.pointee.next == MachineRecord.last
-        else { return turns }
-        _ = table.popReady()
-      } else if turns >= limit || table.hasReady {
-        table.schedule(index)
-        return turns
+      // A machine removed during its turn has no inputs left (`terminate`).
+      guard record.pointee.inputCount > 0 else {
+        record.pointee.next = MachineRecord.none
+        return
+      }
+      if table.turnsLeft == 0 || table.hasReady {
+        table.schedule(index, record)
+        return
       }
     }
   }
 
-  /// Resolves the next queued input whose effect (if any) was not cancelled meanwhile.
+  /// Resolves the next queued input whose effect (if any) was not cancelled meanwhile; when
+  /// every one left was, the turn resolves none and is not counted as dispatched.
   @inlinable
   @inline(__always)
   func resolveNext() {
-    while let queued = popFirst() {
+    if let input = popInline() {
+      resolve(input, tag: .none)
+      return
+    }
+    while let queued = popCell() {
       if queued.token != 0 && !TypedMachine.claimDelivery(queued.token, of: index, in: table) {
         withRuntime { $0.counters.discarded &+= 1 }
         continue
@@ -304,6 +441,7 @@ struct TypedMachine<M: Machine> {
       resolve(queued.input, tag: queued.tag)
       return
     }
+    withRuntime { $0.counters.dispatched &-= 1 }
   }
 
   /// `claimDelivery(_:)` of the machine in slot `index`, out of line with its arguments in
@@ -339,15 +477,15 @@ struct TypedMachine<M: Machine> {
   @inlinable
   @inline(__always)
   func resolve(_ input: M.Input, tag: PostTag) {
-    let (storage, capacity) = withRuntime { runtime in
-      runtime.counters.dispatched &+= 1
-      let capacity = runtime.capacity.effectsPerResolution
-      return (
-        runtime.scratch.bindMemory(to: Effect<M.Input, M.Output>.self, capacity: capacity),
-        capacity
+    let (storage, lastIndex) = withRuntime { runtime in
+      (
+        runtime.scratch.bindMemory(
+          to: Effect<M.Input, M.Output>.self,
+          capacity: Int(truncatingIfNeeded: runtime.lastEffectIndex) &+ 1),
+        runtime.lastEffectIndex
       )
     }
-    var recorded = Effects<M.Input, M.Output>(storage: storage, capacity: capacity)
+    var recorded = Effects<M.Input, M.Output>(storage: storage, lastIndex: lastIndex)
     let from = state.pointee
     let resolution = M.resolve(
       input, state: &state.pointee, extra: extra.pointee, effects: &recorded)

@@ -234,4 +234,19 @@ struct SchedulingTests {
     runtime.dispatch()
     #expect(tags == [PostTag(7), .none])
   }
+
+  @Test("statistics count each resolved input, also when an observer reads them mid-dispatch")
+  func dispatchedCountsDuringDispatch() throws {
+    let (runtime, _, a, b) = try countdownAndLogger()
+    var seen: [UInt64] = []
+    a.observe { [unowned runtime] _ in seen.append(runtime.statistics.dispatched) }
+    _ = a.post(2)
+    _ = b.post(1)
+    #expect(runtime.dispatch(limit: 2) == 2)
+    #expect(seen == [1])
+    #expect(runtime.statistics.dispatched == 2)
+    #expect(runtime.dispatch() == 2)
+    #expect(seen == [1, 3, 4])
+    #expect(runtime.statistics.dispatched == 4)
+  }
 }

@@ -261,14 +261,15 @@ int main(void) {
            "apart; sizes are the bytes requested, unless marked glibc):\n",
            SPAWNS);
     printf("  machine record, reserved at create per machine slot: %zu bytes\n", record);
-    printf("  queued inputs and in-flight effects are cells of runtime-wide pools"
-           " (capacity.inputs,\n  capacity.effects), made at a kind's first spawn: %zu bytes"
-           " per input cell, %zu per effect\n  cell; an idle machine holds none, and its"
-           " per-machine limits (%d inputs, %d effects)\n  reserve nothing\n",
+    printf("  queued inputs (but one alone in its queue, which waits in the block) and in-flight\n"
+           "  effects are cells of runtime-wide pools (capacity.inputs, capacity.effects), made at\n"
+           "  a kind's first spawn: %zu bytes per input cell, %zu per effect cell; an idle machine\n"
+           "  holds none, and its per-machine limits (%d inputs, %d effects) reserve nothing\n",
            per_input, per_effect, INPUTS, EFFECTS);
     printf("  %d spawns (one merge queue) keep %zu chunks, %zu bytes (%zu as glibc sets them"
-           " aside):\n  a block of %zu bytes each, the machine's own data: its int32 state and"
-           " its extra (resolver\n  and context pointers), with alignment\n",
+           " aside):\n  a block of %zu bytes each, the machine's own data: its int32 state, a slot"
+           " for one\n  queued input (in the padding) and its extra (resolver and context"
+           " pointers), with alignment\n",
            SPAWNS, base.count, total(&base), base.heap, block);
     printf("  each latest/oldest queue adds %zu bytes of lists to the block (merge queues none)\n",
            per_bounded);
