@@ -93,10 +93,10 @@ public final class MachineStore {
   public static let lendingLength = journalLimit / 8
   /// The longest a commit lends the worker with a backlog of one `lendingLength` (n of them:
   /// n² times that), and the most in all, in nanoseconds.
-  static let lendingStep = 250_000
-  static let lendingMost = 4_000_000
+  static let lendingStep = 125_000
+  static let lendingMost = 2_000_000
   /// The least time the loop keeps between two lendings, in nanoseconds.
-  static let lendingPeriod = 1_000_000
+  static let lendingPeriod = 500_000
   /// The journal files' names in the data directory.
   static let journalNames = ["machines.journal", "machines.journal-2"]
 
