@@ -36,7 +36,13 @@ final class CheckpointWorker: @unchecked Sendable {
     lock = .allocate(capacity: 1)
     changed = .allocate(capacity: 1)
     precondition(pthread_mutex_init(lock, nil) == 0, "pthread_mutex_init failed")
-    precondition(pthread_cond_init(changed, nil) == 0, "pthread_cond_init failed")
+    // Timed waits (`wait(upTo:)`) count on the monotonic clock: a step of the wall clock
+    // neither lengthens nor cuts them.
+    var attributes = pthread_condattr_t()
+    pthread_condattr_init(&attributes)
+    pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+    precondition(pthread_cond_init(changed, &attributes) == 0, "pthread_cond_init failed")
+    pthread_condattr_destroy(&attributes)
   }
 
   deinit {
@@ -97,7 +103,7 @@ final class CheckpointWorker: @unchecked Sendable {
   /// long unless it finished first); returns whether no job is running.
   func wait(upTo nanoseconds: Int) -> Bool {
     var deadline = timespec()
-    clock_gettime(CLOCK_REALTIME, &deadline)
+    clock_gettime(CLOCK_MONOTONIC, &deadline)
     let end = deadline.tv_nsec + nanoseconds
     deadline.tv_sec += end / 1_000_000_000
     deadline.tv_nsec = end % 1_000_000_000
