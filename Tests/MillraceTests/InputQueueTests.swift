@@ -12,8 +12,7 @@ struct InputQueueTests {
   /// A byte of state and of input before an 8-byte extra: the input fits in the block's
   /// padding, so the block holds a slot for it.
   enum Tiny: Machine {
-    final class Log { var entries: [String] = [] }
-    typealias Extra = (name: String, log: Log)
+    typealias Extra = (name: String, log: Logger.Log)
     static func resolve(
       _ input: UInt8, state: inout UInt8, extra: Extra, effects: inout Effects<UInt8, UInt8>
     ) -> Resolution {
@@ -55,7 +54,7 @@ struct InputQueueTests {
     #expect(TypedMachine<Timed>.hasInlineSlot)
     #expect(!TypedMachine<Wide>.hasInlineSlot)
     let runtime = Runtime()
-    _ = try #require(runtime.spawn(Tiny.self, state: 0, extra: ("a", Tiny.Log())))
+    _ = try #require(runtime.spawn(Tiny.self, state: 0, extra: ("a", Logger.Log())))
     _ = try #require(runtime.spawn(Wide.self, state: 0))
     #expect(runtime.kinds.map(\.blocks.stride) == [32, 8])
   }
@@ -63,7 +62,7 @@ struct InputQueueTests {
   @Test("an input alone waits in the block; when others join, all take cells, in order")
   func aloneInBlockOthersInCells() throws {
     let runtime = Runtime()
-    let log = Tiny.Log()
+    let log = Logger.Log()
     let machine = try #require(runtime.spawn(Tiny.self, state: 0, extra: ("a", log)))
     var tags: [UInt64] = []
     machine.observe { if case .replied(_, let tag) = $0 { tags.append(tag.rawValue) } }
@@ -92,7 +91,7 @@ struct InputQueueTests {
   @Test("a tagged input takes a cell even into an empty queue, and its reply keeps the tag")
   func taggedInputTakesACell() throws {
     let runtime = Runtime()
-    let machine = try #require(runtime.spawn(Tiny.self, state: 0, extra: ("a", Tiny.Log())))
+    let machine = try #require(runtime.spawn(Tiny.self, state: 0, extra: ("a", Logger.Log())))
     var tags: [UInt64] = []
     machine.observe { if case .replied(_, let tag) = $0 { tags.append(tag.rawValue) } }
     #expect(machine.post(1, tag: PostTag(9)) == .accepted)
@@ -106,7 +105,7 @@ struct InputQueueTests {
   @Test("the input in the block counts toward the machine's queue limit")
   func blockInputCountsTowardTheLimit() throws {
     let runtime = Runtime()
-    let log = Tiny.Log()
+    let log = Logger.Log()
     let machine = try #require(
       runtime.spawn(Tiny.self, state: 0, extra: ("a", log), inputCapacity: 2))
     #expect((1...3).map { machine.post($0) } == [.accepted, .accepted, .queueFull])
@@ -119,7 +118,7 @@ struct InputQueueTests {
   @Test("the pool limit counts every input of a queue of two or more, the one it moves too")
   func poolLimitForQueuesOfTwo() throws {
     let runtime = Runtime(capacity: RuntimeCapacity(machines: 2, inputs: 2))
-    let log = Tiny.Log()
+    let log = Logger.Log()
     let a = try #require(runtime.spawn(Tiny.self, state: 0, extra: ("a", log)))
     let b = try #require(runtime.spawn(Tiny.self, state: 0, extra: ("b", log)))
     #expect((1...3).map { a.post($0) } == [.accepted, .accepted, .queueFull])
@@ -174,7 +173,7 @@ struct InputQueueTests {
   @Test("inputs a machine gets during its turn put it behind machines scheduled meanwhile")
   func runningMachineYieldsBehindOthers() throws {
     let runtime = Runtime()
-    let log = Tiny.Log()
+    let log = Logger.Log()
     let a = try #require(runtime.spawn(Tiny.self, state: 0, extra: ("a", log)))
     let b = try #require(runtime.spawn(Tiny.self, state: 0, extra: ("b", log)))
     // Each turn of a above 100 sends a `n - 1` and then emits it, which the route posts to b
@@ -189,7 +188,7 @@ struct InputQueueTests {
   @Test("a machine that feeds itself, alone, takes its turns in one dispatch off the ready list")
   func selfFeedingMachineStaysOffTheReadyList() throws {
     let runtime = Runtime()
-    let log = Tiny.Log()
+    let log = Logger.Log()
     let a = try #require(runtime.spawn(Tiny.self, state: 0, extra: ("a", log)))
     // Each output is emitted after the input the same turn sent.
     var pendingAtOutput: [Bool] = []
@@ -207,7 +206,7 @@ struct InputQueueTests {
   @Test("a machine removed during its own turn keeps its slot until the turn is over")
   func removalDuringTheTurnWaitsForItsEnd() throws {
     let runtime = Runtime(capacity: RuntimeCapacity(machines: 2))
-    let log = Tiny.Log()
+    let log = Logger.Log()
     let a = try #require(runtime.spawn(Tiny.self, state: 0, extra: ("a", log)))
     _ = try #require(runtime.spawn(Tiny.self, state: 0, extra: ("b", log)))
     var spawnedDuringTurn: MachineHandle<Tiny>?
