@@ -32,9 +32,9 @@ struct DispatchTableTests {
         let expected =
           row.map { row in
             TableStep(
-              to: definition.rows[row].to.map(Int32.init) ?? TableStep.stay,
-              effectStart: definition.rows[row].effects.lowerBound,
-              effectEnd: definition.rows[row].effects.upperBound)
+              // A row that stays goes to the state it is in.
+              to: definition.rows[row].to.map(Int32.init) ?? Int32(state),
+              effects: definition.rows[row].effects)
           } ?? .rejected
         #expect(dense.step(input: input, state: state) == expected)
         #expect(scanning.step(input: input, state: state) == expected)

@@ -27,13 +27,8 @@ public enum FileMachine: Machine {
   ) -> Resolution {
     let step = kind.step(input: input, state: state)
     guard step.isHandled else { return .rejected }
-    if step.to != TableStep.stay { state = UInt16(truncatingIfNeeded: step.to) }
-    var effect = Int(step.effectStart)
-    let end = Int(step.effectEnd)
-    while effect < end {
-      kind.table.effects[effect].record(into: &effects)
-      effect += 1
-    }
+    state = UInt16(truncatingIfNeeded: step.to)
+    effects.record(kind.table.effects, from: step.effectStart, count: Int(step.effectCount))
     return .handled
   }
 }
