@@ -34,13 +34,14 @@ run: build
 	$(SWIFT) run millraced
 
 # Everything CI runs: unit and integration tests, the client matrix (real Redis clients against
-# the daemon), the Embedded build, the C library's example (embedded and on libuv) and its API
-# tests.
+# the daemon), the Embedded build (on the host, and on Cortex-M under QEMU), the C library's
+# example (embedded and on libuv) and its API tests.
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test
 	$(MAKE) clients
 	$(MAKE) embedded
+	$(MAKE) embedded-arm
 	$(MAKE) c-tests c-example-uv
 
 # The core built a second time as Embedded Swift: a check program linked with libc alone, the
@@ -84,6 +85,8 @@ clean:
 	rm -rf .build .build-asan .build-tsan Bench/.build
 
 include mk/c.mk
+# `make embedded-arm` (mk/arm.mk): the core and the C API on Cortex-M under QEMU, RISC-V 32 sized.
+include mk/arm.mk
 include mk/reliability.mk
 include mk/clients.mk
 # `make scale` (mk/scale.mk): a million machines on the release daemon against redis-server on

@@ -45,7 +45,8 @@ struct CellPool {
     self.stride =
       (max(stride, MemoryLayout<UInt32>.size) + self.alignment - 1)
       / self.alignment * self.alignment
-    self.capacity = min(max(capacity, 1), Int(UInt32.max - 1))
+    // Below `none`; on a 32-bit target every `Int` is.
+    self.capacity = min(max(capacity, 1), Int(exactly: UInt32.max - 1) ?? Int.max)
     base = .allocate(byteCount: self.stride * self.capacity, alignment: self.alignment)
   }
 

@@ -63,7 +63,8 @@ final class MachineTable {
 
   @usableFromInline
   init(capacity: Int) {
-    self.capacity = min(max(capacity, 1), Int(MachineRecord.running))
+    // Below the slot sentinels; on a 32-bit target every `Int` is.
+    self.capacity = min(max(capacity, 1), Int(exactly: MachineRecord.running) ?? Int.max)
     records = .allocate(capacity: self.capacity)
     freeHead = MachineRecord.none
     kinds = .allocate(capacity: 1)

@@ -9,6 +9,12 @@ func capacityValue(_ value: UInt32, default fallback: Int) -> Int? {
   return value <= MILLRACE_CAPACITY_MAX ? Int(value) : nil
 }
 
+/// `a × b`, or nil where it does not fit an `Int` (32 bits on a microcontroller).
+func checkedProduct(_ a: Int, _ b: Int) -> Int? {
+  let (value, overflow) = a.multipliedReportingOverflow(by: b)
+  return overflow ? nil : value
+}
+
 extension RuntimeCapacity {
   /// Capacities from a `millrace_capacity_t` (0 fields take the core's defaults).
   init?(c given: millrace_capacity_t) {
@@ -21,12 +27,16 @@ extension RuntimeCapacity {
       let timers = capacityValue(given.timers, default: defaults.timers),
       let perResolution = capacityValue(
         given.effects_per_resolution, default: defaults.effectsPerResolution),
-      let inputPool = capacityValue(given.inputs, default: machines * inputs),
-      let effectPool = capacityValue(given.effects, default: machines * effects)
+      let inputProduct = checkedProduct(machines, inputs),
+      let effectProduct = checkedProduct(machines, effects),
+      let inputPool = capacityValue(given.inputs, default: inputProduct),
+      let effectPool = capacityValue(given.effects, default: effectProduct),
+      // `uint32_t` beyond `Int.max` on a 32-bit target.
+      let blockBytes = Int(exactly: given.block_bytes)
     else { return nil }
     self.init(
       machines: machines, inputsPerMachine: inputs, effectsPerMachine: effects, timers: timers,
-      effectsPerResolution: perResolution, blockBytes: Int(given.block_bytes),
+      effectsPerResolution: perResolution, blockBytes: blockBytes,
       inputs: inputPool, effects: effectPool)
   }
 }
@@ -34,8 +44,9 @@ extension RuntimeCapacity {
 extension QueuePolicy {
   /// The policy of a `millrace_queue_t`, or nil for an unknown policy or a bad maximum.
   init?(c queue: millrace_queue_t) {
-    let max = Int(queue.max)
     let bounded = queue.max >= 1 && queue.max <= MILLRACE_CAPACITY_MAX
+    // Converted only in range: a `uint32_t` from 2^31 up does not fit a 32-bit `Int`.
+    let max = bounded ? Int(queue.max) : 0
     switch queue.policy {
     case Int32(MILLRACE_MERGE.rawValue): self = .merge
     case Int32(MILLRACE_LATEST.rawValue) where bounded: self = .latest(max: max)

@@ -185,6 +185,18 @@ static void test_bad_arguments(void) {
         check(millrace_create(&many_effects, &runtime) == MILLRACE_INVALID && runtime == NULL,
               "create with effect slots over MILLRACE_EFFECTS_MAX: invalid");
     }
+#if UINTPTR_MAX == 0xFFFFFFFFu
+    {
+        /* On a 32-bit target: sizes that do not fit its int are refused, not a trap. */
+        const millrace_capacity_t huge_blocks = {.block_bytes = 0x80000000u};
+        const millrace_capacity_t huge_pool = {.machines = MILLRACE_CAPACITY_MAX,
+                                               .inputs_per_machine = MILLRACE_INPUTS_MAX};
+        check(millrace_create(&huge_blocks, &runtime) == MILLRACE_INVALID && runtime == NULL,
+              "create with block_bytes of 2^31 on a 32-bit target: invalid");
+        check(millrace_create(&huge_pool, &runtime) == MILLRACE_INVALID && runtime == NULL,
+              "create with an input pool over 2^31 on a 32-bit target: invalid");
+    }
+#endif
     check(millrace_create(NULL, &runtime) == MILLRACE_OK, "create with NULL capacity: defaults");
     check(millrace_spawn(NULL, &config, &machine) == MILLRACE_INVALID, "spawn on NULL runtime");
     check(millrace_spawn(runtime, NULL, &machine) == MILLRACE_INVALID, "spawn with NULL config");
@@ -199,6 +211,10 @@ static void test_bad_arguments(void) {
     config.queues = &queue;
     check(millrace_spawn(runtime, &config, &machine) == MILLRACE_INVALID,
           "spawn with a latest queue of max 0");
+    /* From 2^31 up a maximum does not fit a 32-bit int: refused, not a trap. */
+    queue = (millrace_queue_t){.policy = MILLRACE_LATEST, .max = 0x80000000u};
+    check(millrace_spawn(runtime, &config, &machine) == MILLRACE_INVALID,
+          "spawn with a latest queue of max 2^31");
     queue = (millrace_queue_t){.policy = 42, .max = 1};
     check(millrace_spawn(runtime, &config, &machine) == MILLRACE_INVALID,
           "spawn with an unknown policy");
