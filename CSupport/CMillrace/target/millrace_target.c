@@ -59,31 +59,29 @@ void __atomic_store_4(volatile void *address, uint32_t value, int order) {
     interrupts_restore(saved);
 }
 
-uint32_t __atomic_exchange_4(volatile void *address, uint32_t value, int order) {
+/* `*address = update(old)` with interrupts masked: `add` is added to the old value, or
+ * replaces it when `replace` is set. Returns the old value. */
+static uint32_t update(volatile void *address, uint32_t add, bool replace) {
     uint32_t saved = interrupts_off();
     uint32_t old = *(volatile uint32_t *)address;
-    (void)order;
-    *(volatile uint32_t *)address = value;
+    *(volatile uint32_t *)address = replace ? add : old + add;
     interrupts_restore(saved);
     return old;
+}
+
+uint32_t __atomic_exchange_4(volatile void *address, uint32_t value, int order) {
+    (void)order;
+    return update(address, value, true);
 }
 
 uint32_t __atomic_fetch_add_4(volatile void *address, uint32_t value, int order) {
-    uint32_t saved = interrupts_off();
-    uint32_t old = *(volatile uint32_t *)address;
     (void)order;
-    *(volatile uint32_t *)address = old + value;
-    interrupts_restore(saved);
-    return old;
+    return update(address, value, false);
 }
 
 uint32_t __atomic_fetch_sub_4(volatile void *address, uint32_t value, int order) {
-    uint32_t saved = interrupts_off();
-    uint32_t old = *(volatile uint32_t *)address;
     (void)order;
-    *(volatile uint32_t *)address = old - value;
-    interrupts_restore(saved);
-    return old;
+    return update(address, 0u - value, false);
 }
 
 bool __atomic_compare_exchange_4(volatile void *address, void *expected, uint32_t desired,
