@@ -107,13 +107,15 @@ $(ARM_DIR)/%/check.elf: examples/embedded/main.swift $(ARM_DIR)/%/libmillrace.a 
 	  -T examples/arm/$(ARM_BOARD_$*).ld -o $@
 
 # Runs a program under QEMU: semihosting for its console and exit status, a time limit, and
-# its output checked for a failed check as well as its status.
+# its output checked for a failed check as well as its status; a run that does not end with
+# its "N passed, 0 failed" summary (it stopped early, or checked nothing) fails too.
 define ARM_RUN
 @echo "== $(2) on $(ARM_BOARD_$(1)) (qemu-system-arm, $(ARM_TIMEOUT) s at most)"
 @out=$$(timeout $(ARM_TIMEOUT) qemu-system-arm -M $(ARM_BOARD_$(1)) -nographic -monitor none \
   -serial none -semihosting-config enable=on,target=native -kernel $(2) 2>&1); status=$$?; \
 echo "$$out"; \
-if [ $$status -ne 0 ] || echo "$$out" | grep -q '^FAIL'; then \
+if [ $$status -ne 0 ] || echo "$$out" | grep -q '^FAIL' || \
+  ! echo "$$out" | grep -Eq '^[1-9][0-9]* passed, 0 failed$$'; then \
   echo "$(2): FAILED (exit status $$status)"; exit 1; fi
 endef
 
