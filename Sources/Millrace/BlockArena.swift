@@ -12,11 +12,16 @@ struct BlockArena {
   /// Bytes carved so far (with alignment padding).
   @usableFromInline private(set) var used = 0
 
-  /// Reserves `bytes` (none for 0).
+  /// Reserves `bytes` (none for 0), or nil when they cannot be allocated.
   @usableFromInline
-  init(bytes: Int) {
+  init?(bytes: Int) {
     size = max(0, bytes)
-    base = size > 0 ? .allocate(byteCount: size, alignment: 16) : nil
+    if size > 0 {
+      guard let base = Memory.allocate(bytes: size, alignment: 16) else { return nil }
+      self.base = base
+    } else {
+      base = nil
+    }
   }
 
   /// Whether blocks come from here rather than from the heap.

@@ -2,7 +2,7 @@
 /// machine's block carries no allocator header or rounding of its own.
 ///
 /// Guarantees:
-/// - `take(from:)` allocates only when every block of every chunk is in use; the chunks grow
+/// - `reserve(from:)` allocates only when every block of every chunk is in use; the chunks grow
 ///   1, 2, 4, ... blocks up to 64 blocks (or 256 KiB) each, so a kind of one machine costs a
 ///   single block and a kind of many pays one allocator header and link per up to 64
 ///   machines.
@@ -39,33 +39,32 @@ struct BlockPool {
     maxChunkBlocks = max(1, min(64, (256 << 10) / stride))
   }
 
-  /// Whether `take(from: arena)` has a block to give: a free one, room in a reserved
-  /// `arena`, or (with none reserved) the heap.
+  /// Makes sure `take()` has a block to give: a free one, else one carved from `arena` when
+  /// it has bytes reserved, else a new chunk's. False when there is none: the reserved bytes
+  /// are used up, or the chunk cannot be allocated.
   @usableFromInline
-  func canTake(from arena: BlockArena) -> Bool {
-    free != nil || !arena.isReserved || arena.fits(stride, alignment: alignment)
+  mutating func reserve(from arena: inout BlockArena) -> Bool {
+    guard free == nil else { return true }
+    if arena.isReserved {
+      guard arena.fits(stride, alignment: alignment) else { return false }
+      let block = arena.carve(stride, alignment: alignment)
+      block.storeBytes(of: nil, as: UnsafeMutableRawPointer?.self)
+      free = block
+      return true
+    }
+    return addChunk()
   }
 
-  /// An uninitialized block (raw memory of `stride` bytes): a free one, else one carved from
-  /// `arena` when it has bytes reserved (check `canTake` first), else from a new chunk.
+  /// An uninitialized block (raw memory of `stride` bytes), after `reserve` answered true.
   @usableFromInline
-  mutating func take(from arena: inout BlockArena) -> UnsafeMutableRawPointer {
-    if free == nil {
-      if arena.isReserved {
-        let block = arena.carve(stride, alignment: alignment)
-        block.storeBytes(of: nil, as: UnsafeMutableRawPointer?.self)
-        free = block
-      } else {
-        addChunk()
-      }
-    }
+  mutating func take() -> UnsafeMutableRawPointer {
     let block = free.unsafelyUnwrapped
     free = block.load(as: UnsafeMutableRawPointer?.self)
     live += 1
     return block
   }
 
-  /// Gives back a block from `take(from:)` whose contents were deinitialized.
+  /// Gives back a block from `take()` whose contents were deinitialized.
   @usableFromInline
   mutating func give(_ block: UnsafeMutableRawPointer) {
     live -= 1
@@ -93,12 +92,13 @@ struct BlockPool {
     free = nil
   }
 
-  private mutating func addChunk() {
+  /// Allocates the next chunk and frees its blocks; false when it cannot be allocated.
+  private mutating func addChunk() -> Bool {
     let blocks = blocks(inChunk: chunkCount)
     // The first chunk (one block) has no link: a kind of one machine costs one plain block.
     let linkBytes = chunkCount == 0 ? 0 : MemoryLayout<UnsafeMutableRawPointer>.size
-    let chunk = UnsafeMutableRawPointer.allocate(
-      byteCount: blocks * stride + linkBytes, alignment: alignment)
+    guard let chunk = Memory.allocate(bytes: blocks * stride + linkBytes, alignment: alignment)
+    else { return false }
     if linkBytes > 0 {
       link(of: chunk, blocks: blocks).storeBytes(
         of: lastChunk, as: UnsafeMutableRawPointer?.self)
@@ -113,6 +113,7 @@ struct BlockPool {
       block.storeBytes(of: free, as: UnsafeMutableRawPointer?.self)
       free = block
     }
+    return true
   }
 
   /// Where a chunk of `blocks` blocks keeps its link, after its blocks.

@@ -38,16 +38,22 @@ struct CellPool {
   @inlinable
   static var none: UInt32 { UInt32.max }
 
-  /// Reserves `capacity` cells of `stride` bytes aligned to `alignment`.
+  /// Reserves `capacity` cells of `stride` bytes aligned to `alignment`, or nil when the
+  /// memory cannot be allocated (or its size overflows `Int`).
   @usableFromInline
-  init(stride: Int, alignment: Int, capacity: Int) {
-    self.alignment = max(alignment, MemoryLayout<UInt32>.alignment)
-    self.stride =
-      (max(stride, MemoryLayout<UInt32>.size) + self.alignment - 1)
-      / self.alignment * self.alignment
+  init?(stride: Int, alignment: Int, capacity: Int) {
+    let alignment = max(alignment, MemoryLayout<UInt32>.alignment)
+    let stride = (max(stride, MemoryLayout<UInt32>.size) + alignment - 1) / alignment * alignment
     // Below `none`; on a 32-bit target every `Int` is.
-    self.capacity = min(max(capacity, 1), Int(exactly: UInt32.max - 1) ?? Int.max)
-    base = .allocate(byteCount: self.stride * self.capacity, alignment: self.alignment)
+    let capacity = min(max(capacity, 1), Int(exactly: UInt32.max - 1) ?? Int.max)
+    let (bytes, overflow) = stride.multipliedReportingOverflow(by: capacity)
+    guard !overflow, let base = Memory.allocate(bytes: bytes, alignment: alignment) else {
+      return nil
+    }
+    self.alignment = alignment
+    self.stride = stride
+    self.capacity = capacity
+    self.base = base
   }
 
   /// The address of cell `index`.
@@ -121,9 +127,11 @@ struct CellPool {
   /// hot path.
   @usableFromInline
   mutating func releaseMemory(above threshold: Int) -> Bool {
-    guard live == 0, touchedBytes > threshold else { return false }
+    guard live == 0, touchedBytes > threshold,
+      let fresh = Memory.allocate(bytes: stride * capacity, alignment: alignment)
+    else { return false }
     base.deallocate()
-    base = .allocate(byteCount: stride * capacity, alignment: alignment)
+    base = fresh
     touched = 0
     free = CellPool.none
     return true

@@ -57,8 +57,14 @@ public struct MachineHandle<M: Machine> {
   /// runtime (or anything that owns it) strongly forms a reference cycle through the machine,
   /// so capture the runtime `unowned` (or remove the machine before dropping the runtime).
   /// Handles may be captured freely: they hold the machine table, not the runtime.
-  public func observe(_ observer: @escaping (MachineEvent<M.Input, M.State, M.Output>) -> Void) {
-    machine?.makeSide().pointee.observers.append(observer)
+  ///
+  /// Returns false, registering nothing, when the machine was removed or (Embedded Swift) the
+  /// memory for the registration cannot be allocated.
+  @discardableResult
+  public func observe(
+    _ observer: @escaping (MachineEvent<M.Input, M.State, M.Output>) -> Void
+  ) -> Bool {
+    machine?.makeSide()?.pointee.observers.append(observer) ?? false
   }
 
   /// An input port that posts to this machine.

@@ -61,13 +61,26 @@ final class MachineTable {
   @exclusivity(unchecked)
   var generationFloor: UInt32 = 1
 
+  /// Reserves `capacity` records (at least 1), or nil when the memory cannot be allocated.
   @usableFromInline
-  init(capacity: Int) {
+  init?(capacity: Int) {
     // Below the slot sentinels; on a 32-bit target every `Int` is.
-    self.capacity = min(max(capacity, 1), Int(exactly: MachineRecord.running) ?? Int.max)
-    records = .allocate(capacity: self.capacity)
+    let capacity = min(max(capacity, 1), Int(exactly: MachineRecord.running) ?? Int.max)
+    guard let records = Memory.allocate(MachineRecord.self, count: capacity) else { return nil }
+    guard let kinds = Memory.allocate(KindEntry.self, count: 1) else {
+      records.deallocate()
+      return nil
+    }
+    guard let sides = Memory.allocate(UnsafeMutableRawPointer?.self, count: 1) else {
+      records.deallocate()
+      kinds.deallocate()
+      return nil
+    }
+    self.capacity = capacity
+    self.records = records
+    self.kinds = kinds
+    self.sides = sides
     freeHead = MachineRecord.none
-    kinds = .allocate(capacity: 1)
   }
 
   deinit {
@@ -78,16 +91,25 @@ final class MachineTable {
     sides.deallocate()
   }
 
-  /// Writes the entry of kind `index` (the next index, or one written before).
+  /// Makes room for the entry of kind `index` (the next index, or one written before);
+  /// false when the table must grow and the memory cannot be allocated.
   @usableFromInline
-  func setKind(_ entry: KindEntry, at index: Int) {
+  func reserveKind(at index: Int) -> Bool {
     if index == kindCapacity {
-      let grown = UnsafeMutablePointer<KindEntry>.allocate(capacity: 2 * kindCapacity)
+      guard let grown = Memory.allocate(KindEntry.self, count: 2 * kindCapacity) else {
+        return false
+      }
       grown.initialize(from: kinds, count: kindCapacity)
       retiredKinds.append(kinds)
       kinds = grown
       kindCapacity *= 2
     }
+    return true
+  }
+
+  /// Writes the entry of kind `index`, for which `reserveKind` made room.
+  @usableFromInline
+  func setKind(_ entry: KindEntry, at index: Int) {
     (kinds + index).initialize(to: entry)
   }
 
@@ -156,23 +178,28 @@ final class MachineTable {
   /// the records' memory and reserves it afresh, untouched; returns whether it did.
   @usableFromInline
   func releaseMemory(above threshold: Int) -> Bool {
-    guard inUse == 0, touchedBytes > threshold else { return false }
+    guard inUse == 0, touchedBytes > threshold,
+      let fresh = Memory.allocate(MachineRecord.self, count: capacity)
+    else { return false }
     records.deinitialize(count: Int(initialized))
     records.deallocate()
-    records = .allocate(capacity: capacity)
+    records = fresh
     initialized = 0
     freeHead = MachineRecord.none
     return true
   }
 
   /// The side records of machines that have one (`MachineRecord.side` indexes this; entry 0
-  /// is unused), and the free entries. Grows only when a side record is made.
+  /// is unused). A free entry holds the index of the next free one, shifted left and tagged
+  /// with 1 (no side record's address is odd), so that removing a side record never
+  /// allocates. Grows only when a side record is made.
   @usableFromInline
   @exclusivity(unchecked)
-  private(set) var sides: UnsafeMutablePointer<UnsafeMutableRawPointer?> = .allocate(capacity: 1)
+  private(set) var sides: UnsafeMutablePointer<UnsafeMutableRawPointer?>
   private var sideCapacity = 1
   private var sideCount = 1
-  private var freeSides: [UInt32] = []
+  /// The first free entry, or 0.
+  private var freeSide: UInt32 = 0
 
   /// The side record at `index` (non-zero).
   @inlinable
@@ -180,16 +207,19 @@ final class MachineTable {
     sides[Int(index)].unsafelyUnwrapped
   }
 
-  /// Adds `side` to the side list; returns its index.
+  /// Adds `side` to the side list; returns its index, or nil when the list must grow and the
+  /// memory cannot be allocated.
   @usableFromInline
-  func addSide(_ side: UnsafeMutableRawPointer) -> UInt32 {
-    if let index = freeSides.popLast() {
+  func addSide(_ side: UnsafeMutableRawPointer) -> UInt32? {
+    if freeSide != 0 {
+      let index = freeSide
+      freeSide = UInt32(truncatingIfNeeded: UInt(bitPattern: sides[Int(index)]) >> 1)
       sides[Int(index)] = side
       return index
     }
     if sideCount == sideCapacity {
-      let grown = UnsafeMutablePointer<UnsafeMutableRawPointer?>.allocate(
-        capacity: sideCapacity * 2)
+      guard let grown = Memory.allocate(UnsafeMutableRawPointer?.self, count: sideCapacity * 2)
+      else { return nil }
       grown.moveInitialize(from: sides, count: sideCount)
       sides.deallocate()
       sides = grown
@@ -203,8 +233,8 @@ final class MachineTable {
   /// Frees entry `index` of the side list.
   @usableFromInline
   func removeSide(_ index: UInt32) {
-    sides[Int(index)] = nil
-    freeSides.append(index)
+    sides[Int(index)] = UnsafeMutableRawPointer(bitPattern: UInt(freeSide) << 1 | 1)
+    freeSide = index
   }
 
   /// Whether any slot is in the ready list.

@@ -32,12 +32,15 @@ struct ObserverList<Event> {
   @usableFromInline
   init() {}
 
-  /// Adds an observer at the end.
+  /// Adds an observer at the end; false when the list must grow and the memory cannot be
+  /// allocated (`Memory`).
   @usableFromInline
-  mutating func append(_ observer: @escaping (Event) -> Void) {
+  mutating func append(_ observer: @escaping (Event) -> Void) -> Bool {
     if count == capacity {
-      let grown = UnsafeMutablePointer<Unmanaged<ObserverBox<Event>>>.allocate(
-        capacity: max(2, capacity * 2))
+      guard
+        let grown = Memory.allocate(
+          Unmanaged<ObserverBox<Event>>.self, count: max(2, capacity * 2))
+      else { return false }
       if let storage {
         grown.moveInitialize(from: storage, count: count)
         storage.deallocate()
@@ -48,6 +51,7 @@ struct ObserverList<Event> {
     (storage! + count).initialize(to: Unmanaged.passRetained(ObserverBox(observer)))
     if count == 0 { first = storage![0] }
     count += 1
+    return true
   }
 
   /// Forgets every observer and frees the storage.

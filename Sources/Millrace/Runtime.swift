@@ -79,20 +79,39 @@ public final class Runtime {
   @exclusivity(unchecked)
   var dispatchLimit = 0
 
-  /// Reserves every runtime-wide pool at the given capacities.
-  public init(capacity: RuntimeCapacity = RuntimeCapacity()) {
+  /// Reserves every runtime-wide pool at the given capacities; stops the program when they
+  /// cannot be allocated (`init(reserving:)` answers nil instead).
+  public convenience init(capacity: RuntimeCapacity = RuntimeCapacity()) {
+    self.init(reserving: capacity)!
+  }
+
+  /// Reserves every runtime-wide pool at the given capacities, or nil when the memory cannot
+  /// be allocated (Embedded Swift; the full Swift runtime stops the program instead).
+  public init?(reserving capacity: RuntimeCapacity) {
     var capacity = capacity
     capacity.inputsPerMachine = RuntimeCapacity.clamp(
       capacity.inputsPerMachine, to: RuntimeCapacity.maxInputs)
     capacity.effectsPerMachine = RuntimeCapacity.clamp(
       capacity.effectsPerMachine, to: RuntimeCapacity.maxEffects)
+    let scratchBytes = 64 * capacity.effectsPerResolution
+    guard let table = MachineTable(capacity: capacity.machines) else { return nil }
+    guard let timers = TimerHeap(capacity: capacity.timers) else { return nil }
+    guard let blockArena = BlockArena(bytes: capacity.blockBytes) else {
+      timers.deallocate()
+      return nil
+    }
+    guard let scratch = Memory.allocate(bytes: scratchBytes, alignment: 16) else {
+      timers.deallocate()
+      blockArena.deallocate()
+      return nil
+    }
     self.capacity = capacity
-    table = MachineTable(capacity: capacity.machines)
-    blockArena = BlockArena(bytes: capacity.blockBytes)
-    timers = TimerHeap(capacity: capacity.timers)
-    scratchBytes = 64 * capacity.effectsPerResolution
+    self.table = table
+    self.blockArena = blockArena
+    self.timers = timers
+    self.scratchBytes = scratchBytes
+    self.scratch = scratch
     lastEffectIndex = UInt(capacity.effectsPerResolution - 1)
-    scratch = .allocate(byteCount: scratchBytes, alignment: 16)
     table.owner = Unmanaged.passUnretained(self)
   }
 
@@ -135,8 +154,9 @@ public final class Runtime {
   /// `capacity.inputsPerMachine`, at most `RuntimeCapacity.maxInputs`), drawn from the
   /// runtime's input pool as they come. `queues` overrides `M.queues`. Returns nil (and
   /// counts it) when every machine slot is taken, when the reserved block bytes are used up,
-  /// or when the runtime already has `RuntimeCapacity.maxKinds` kinds (machine type and queue
-  /// layout combinations) and this would be a new one.
+  /// when the runtime already has `RuntimeCapacity.maxKinds` kinds (machine type and queue
+  /// layout combinations) and this would be a new one, or (Embedded Swift) when the memory
+  /// for a new kind, its pools or a chunk of blocks cannot be allocated.
   @inlinable
   public func spawn<M: Machine>(
     _ type: M.Type, state: M.State, extra: M.Extra, queues: [QueuePolicy]? = nil,
@@ -145,16 +165,16 @@ public final class Runtime {
     guard table.hasFreeSlot,
       let kind = kind(of: type, queues: queues),
       table.kinds[Int(kind)].kind._withUnsafeGuaranteedRef({
-        $0.blocks.canTake(from: blockArena)
+        $0.blocks.reserve(from: &blockArena)
       }),
+      reserveScratch(
+        bytes: MemoryLayout<Effect<M.Input, M.Output>>.stride * capacity.effectsPerResolution,
+        alignment: MemoryLayout<Effect<M.Input, M.Output>>.alignment),
       let index = table.takeFreeSlot()
     else {
       counters.spawnsRefused &+= 1
       return nil
     }
-    reserveScratch(
-      bytes: MemoryLayout<Effect<M.Input, M.Output>>.stride * capacity.effectsPerResolution,
-      alignment: MemoryLayout<Effect<M.Input, M.Output>>.alignment)
     TypedMachine<M>.spawn(
       runtime: self, index: index, kind: kind, state: state, extra: extra,
       inputCapacity: RuntimeCapacity.clamp(
@@ -210,11 +230,16 @@ public final class Runtime {
       if queues == nil { kinds[found].isDefault = true }
       return UInt16(truncatingIfNeeded: found)
     }
-    guard kinds.count < RuntimeCapacity.maxKinds else { return nil }
+    guard kinds.count < RuntimeCapacity.maxKinds, table.reserveKind(at: kinds.count) else {
+      return nil
+    }
     let kind = make(policies, effectCapacity)
+    guard let inputPool = pool(kind.inputShape, inputs: true),
+      let effectPool = pool(kind.effectShape, inputs: false)
+    else { return nil }
     kind.isDefault = queues == nil
-    kind.inputPool = pool(kind.inputShape, inputs: true)
-    kind.effectPool = pool(kind.effectShape, inputs: false)
+    kind.inputPool = inputPool
+    kind.effectPool = effectPool
     kind.observer = observedTypes.last { $0.type == type }?.box
     kinds.append(kind)
     rebuildKindEntries()
@@ -227,17 +252,23 @@ public final class Runtime {
     for (index, kind) in kinds.enumerated() { table.setKind(KindEntry(kind), at: index) }
   }
 
-  /// The pool of cells of `shape` (input or effect cells), made now if there is none.
+  /// The pool of cells of `shape` (input or effect cells), made now if there is none; nil
+  /// when its memory cannot be allocated.
   @usableFromInline
-  func pool(_ shape: CellShape, inputs: Bool) -> UnsafeMutablePointer<CellPool> {
+  func pool(_ shape: CellShape, inputs: Bool) -> UnsafeMutablePointer<CellPool>? {
     if let found = pools.first(where: { $0.shape == shape && $0.inputs == inputs }) {
       return found.pool
     }
-    let pool = UnsafeMutablePointer<CellPool>.allocate(capacity: 1)
-    pool.initialize(
-      to: CellPool(
+    guard
+      let cells = CellPool(
         stride: shape.stride, alignment: shape.alignment,
-        capacity: inputs ? capacity.inputs : capacity.effects))
+        capacity: inputs ? capacity.inputs : capacity.effects)
+    else { return nil }
+    guard let pool = Memory.allocate(CellPool.self, count: 1) else {
+      cells.deallocate()
+      return nil
+    }
+    pool.initialize(to: cells)
     pools.append((shape, inputs, pool))
     return pool
   }
@@ -335,12 +366,18 @@ public final class Runtime {
     return MachineHandle(table: table, id: id)
   }
 
+  /// Makes the effect buffer hold `bytes` aligned to `alignment`; false when it must grow
+  /// and the memory cannot be allocated.
   @usableFromInline
-  func reserveScratch(bytes: Int, alignment: Int) {
-    guard bytes > scratchBytes || alignment > 16 else { return }
+  func reserveScratch(bytes: Int, alignment: Int) -> Bool {
+    guard bytes > scratchBytes || alignment > 16 else { return true }
+    let grown = bytes > scratchBytes ? bytes : scratchBytes
+    guard let fresh = Memory.allocate(bytes: grown, alignment: alignment > 16 ? alignment : 16)
+    else { return false }
     scratch.deallocate()
-    scratchBytes = bytes > scratchBytes ? bytes : scratchBytes
-    scratch = .allocate(byteCount: scratchBytes, alignment: alignment > 16 ? alignment : 16)
+    scratch = fresh
+    scratchBytes = grown
+    return true
   }
 
   // MARK: Driving

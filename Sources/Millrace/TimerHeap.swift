@@ -80,11 +80,25 @@ struct TimerHeap {
   @usableFromInline
   static let none = UInt32.max
 
+  /// Reserves `capacity` timers (at least 1), or nil when the memory cannot be allocated.
   @usableFromInline
-  init(capacity: Int) {
-    self.capacity = capacity < 1 ? 1 : min(capacity, Int(Int32.max))
-    entries = .allocate(capacity: self.capacity)
-    heap = .allocate(capacity: self.capacity)
+  init?(capacity: Int) {
+    let capacity = capacity < 1 ? 1 : min(capacity, Int(Int32.max))
+    guard let tables = TimerHeap.allocateTables(capacity) else { return nil }
+    self.capacity = capacity
+    (entries, heap) = tables
+  }
+
+  /// Both tables for `capacity` timers, or nil (and neither) when they cannot be allocated.
+  private static func allocateTables(
+    _ capacity: Int
+  ) -> (UnsafeMutablePointer<Entry>, UnsafeMutablePointer<Node>)? {
+    guard let entries = Memory.allocate(Entry.self, count: capacity) else { return nil }
+    guard let heap = Memory.allocate(Node.self, count: capacity) else {
+      entries.deallocate()
+      return nil
+    }
+    return (entries, heap)
   }
 
   @usableFromInline
@@ -103,10 +117,11 @@ struct TimerHeap {
   /// and reserves them afresh, untouched; returns whether it did.
   @usableFromInline
   mutating func releaseMemory(above threshold: Int) -> Bool {
-    guard count == 0, touchedBytes > threshold else { return false }
+    guard count == 0, touchedBytes > threshold,
+      let tables = TimerHeap.allocateTables(capacity)
+    else { return false }
     deallocate()
-    entries = .allocate(capacity: capacity)
-    heap = .allocate(capacity: capacity)
+    (entries, heap) = tables
     touched = 0
     freeHead = -1
     return true

@@ -165,15 +165,20 @@ struct TypedMachine<M: Machine> {
       to: MachineSide<M>.self)
   }
 
-  /// The side record, made now if there is none yet (not for the hot path).
+  /// The side record, made now if there is none yet (not for the hot path); nil when the
+  /// memory for it cannot be allocated (`Memory`).
   @usableFromInline
-  func makeSide() -> UnsafeMutablePointer<MachineSide<M>> {
+  func makeSide() -> UnsafeMutablePointer<MachineSide<M>>? {
     if let side { return side }
-    let side = UnsafeMutablePointer<MachineSide<M>>.allocate(capacity: 1)
-    side.initialize(to: MachineSide())
-    record.pointee.side = table._withUnsafeGuaranteedRef {
-      $0.addSide(UnsafeMutableRawPointer(side))
+    guard let side = Memory.allocate(MachineSide<M>.self, count: 1) else { return nil }
+    guard
+      let index = table._withUnsafeGuaranteedRef({ $0.addSide(UnsafeMutableRawPointer(side)) })
+    else {
+      side.deallocate()
+      return nil
     }
+    side.initialize(to: MachineSide())
+    record.pointee.side = index
     return side
   }
 
@@ -216,9 +221,7 @@ struct TypedMachine<M: Machine> {
       layout.pointee.inputOffset == inputOffset && layout.pointee.extraOffset == extraOffset,
       "the block layout and the typed offsets disagree")
     let record = runtime.table.records + Int(index)
-    let block = entry.pointee.kind._withUnsafeGuaranteedRef {
-      $0.blocks.take(from: &runtime.blockArena)
-    }
+    let block = entry.pointee.kind._withUnsafeGuaranteedRef { $0.blocks.take() }
     block.bindMemory(to: M.State.self, capacity: 1).initialize(to: state)
     (block + layout.pointee.extraOffset).bindMemory(to: M.Extra.self, capacity: 1).initialize(
       to: extra)

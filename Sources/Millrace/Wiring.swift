@@ -3,21 +3,27 @@
 /// `Diagnostic.inputQueueFull(target, .route)`.
 extension Runtime {
   /// Routes each output of `source` to zero or more inputs of `target`: `map` calls `send`
-  /// once per input to deliver.
+  /// once per input to deliver. Returns false, routing nothing, when `source` was removed or
+  /// (Embedded Swift) the memory for its side record cannot be allocated.
+  @discardableResult
   public func outward<Source: Machine, Target: Machine>(
     from source: MachineHandle<Source>, to target: MachineHandle<Target>,
     _ map: @escaping (Source.Output, (Target.Input) -> Void) -> Void
-  ) {
-    source.machine?.makeSide().pointee.routes.append { output in
+  ) -> Bool {
+    guard let side = source.machine?.makeSide() else { return false }
+    side.pointee.routes.append { output in
       map(output) { input in target.machine?.enqueue(input, token: 0, source: .route) }
     }
+    return true
   }
 
-  /// Routes each output of `source` to at most one input of `target` (nil: nothing).
+  /// Routes each output of `source` to at most one input of `target` (nil: nothing). Returns
+  /// false as the other `outward` does.
+  @discardableResult
   public func outward<Source: Machine, Target: Machine>(
     from source: MachineHandle<Source>, to target: MachineHandle<Target>,
     _ map: @escaping (Source.Output) -> Target.Input?
-  ) {
+  ) -> Bool {
     outward(from: source, to: target) { output, send in
       if let input = map(output) { send(input) }
     }
@@ -25,10 +31,14 @@ extension Runtime {
 
   /// Maps each output of `handle` back into its own inputs (`.back`), or lets it pass up to
   /// observers and outward routes (`.pass`). A later call replaces the earlier redirect.
+  /// Returns false as `outward` does.
+  @discardableResult
   public func redirect<M: Machine>(
     _ handle: MachineHandle<M>, _ map: @escaping (M.Output) -> Redirection<M.Input>
-  ) {
-    handle.machine?.makeSide().pointee.redirect = map
+  ) -> Bool {
+    guard let side = handle.machine?.makeSide() else { return false }
+    side.pointee.redirect = map
+    return true
   }
 
   /// A port that maps outer inputs to inputs of `target`; an input that maps to nil is

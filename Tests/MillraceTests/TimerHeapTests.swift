@@ -11,7 +11,7 @@ struct TimerHeapTests {
     var model: [UInt32: (deadline: UInt64, order: Int)] = [:]
     var armings = 0
 
-    init(capacity: Int) { heap = TimerHeap(capacity: capacity) }
+    init(capacity: Int) { heap = TimerHeap(capacity: capacity)! }
 
     deinit { heap.deallocate() }
 

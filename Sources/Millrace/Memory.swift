@@ -1,0 +1,33 @@
+/// The core's allocations of raw memory that grow with a runtime's capacities or machines:
+/// one place, so that running out of memory is an answer (nil), checked where it happens.
+///
+/// Guarantees:
+/// - Embedded Swift (the C library, microcontrollers): nil when the allocator refuses, which
+///   the caller turns into a refused operation (`Runtime(reserving:)` nil, a spawn or an
+///   observer refused), never a write through a null pointer. Embedded Swift's own
+///   `allocate(capacity:)` does not check.
+/// - With the full Swift runtime, which stops the program when it cannot allocate, never nil.
+@usableFromInline
+enum Memory {
+  /// `count` uninitialized `T`s (at least one), or nil when the allocator refuses or the
+  /// byte count overflows `Int`.
+  @inlinable
+  static func allocate<T>(_ type: T.Type, count: Int) -> UnsafeMutablePointer<T>? {
+    let (bytes, overflow) = MemoryLayout<T>.stride.multipliedReportingOverflow(by: max(count, 1))
+    guard !overflow else { return nil }
+    return allocate(bytes: bytes, alignment: MemoryLayout<T>.alignment)?
+      .bindMemory(to: T.self, capacity: max(count, 1))
+  }
+
+  /// `bytes` uninitialized bytes aligned to `alignment` (a power of two), or nil when the
+  /// allocator refuses.
+  @usableFromInline
+  static func allocate(bytes: Int, alignment: Int) -> UnsafeMutableRawPointer? {
+    #if hasFeature(Embedded)
+      // Embedded Swift's allocator entry answers nil where `allocate` would not look.
+      return swift_slowAlloc(max(bytes, 1), max(alignment, 1) - 1)
+    #else
+      return UnsafeMutableRawPointer.allocate(byteCount: max(bytes, 1), alignment: alignment)
+    #endif
+  }
+}
