@@ -71,15 +71,19 @@ arm-packages:
 	fi
 
 # The core and the C API, one Embedded Swift object per cpu, plus the target support.
-$(ARM_DIR)/%/libmillrace.a: $(C_SWIFT_SOURCES) $(C_API_INCLUDE)/millrace.h \
+$(ARM_DIR)/%/libmillrace.a: $(C_SWIFT_SOURCES) $(wildcard $(C_API_INCLUDE)/*) $(C_MEMORY_SOURCES) \
 		CSupport/CMillrace/target/millrace_target.c | arm-packages
 	@mkdir -p $(dir $@)
 	$(SWIFTC) $(ARM_SWIFT_TARGET_$*) $(ARM_SWIFT_FLAGS) $(C_SWIFT_MODULE) \
 	  -c $(C_SWIFT_SOURCES) -o $(dir $@)millrace-c.o
-	$(ARM_CC) $(ARM_GCC_CPU_$*) $(ARM_CFLAGS) -c CSupport/CMillrace/target/millrace_target.c \
-	  -o $(dir $@)millrace_target.o
+	arm-none-eabi-objcopy $(C_MEMORY_RENAME) $(dir $@)millrace-c.o
+	for source in CSupport/CMillrace/target/millrace_target.c $(C_MEMORY_SOURCES); do \
+	  $(ARM_CC) $(ARM_GCC_CPU_$*) $(ARM_CFLAGS) -c $$source \
+	    -o $(dir $@)$$(basename $$source .c).o || exit 1; \
+	done
 	rm -f $@
-	arm-none-eabi-ar rcs $@ $(dir $@)millrace-c.o $(dir $@)millrace_target.o
+	arm-none-eabi-ar rcs $@ $(dir $@)millrace-c.o $(dir $@)millrace_target.o \
+	  $(dir $@)millrace_memory.o $(dir $@)millrace_heap.o
 
 # The C auth example on the simulated clock (the same sources as `make c-example`).
 $(ARM_DIR)/%/auth.elf: $(ARM_EXAMPLE_SOURCES) $(C_EXAMPLE_HEADERS) $(ARM_DIR)/%/libmillrace.a \
@@ -88,9 +92,9 @@ $(ARM_DIR)/%/auth.elf: $(ARM_EXAMPLE_SOURCES) $(C_EXAMPLE_HEADERS) $(ARM_DIR)/%/
 	  $(ARM_LDFLAGS) -T examples/arm/$(ARM_BOARD_$*).ld -o $@
 
 # The C API's error-case tests (the same as `make c-tests`): 32-bit sizes and traps.
-$(ARM_DIR)/%/api-test.elf: $(C_EXAMPLE_DIR)/api_test.c $(C_EXAMPLE_DIR)/check.c \
+$(ARM_DIR)/%/api-test.elf: $(C_API_TEST_SOURCES) \
 		$(C_EXAMPLE_HEADERS) examples/arm/startup.c $(ARM_DIR)/%/libmillrace.a examples/arm/sections.ld
-	$(ARM_CC) $(ARM_GCC_CPU_$*) $(ARM_CFLAGS) $(C_EXAMPLE_DIR)/api_test.c $(C_EXAMPLE_DIR)/check.c \
+	$(ARM_CC) $(ARM_GCC_CPU_$*) $(ARM_CFLAGS) $(C_API_TEST_SOURCES) \
 	  examples/arm/startup.c $(ARM_DIR)/$*/libmillrace.a $(ARM_LDFLAGS) \
 	  -T examples/arm/$(ARM_BOARD_$*).ld -o $@
 

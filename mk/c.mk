@@ -32,11 +32,18 @@ C_SANITIZE := -g -O1 -fsanitize=address,undefined -fno-omit-frame-pointer
 C_ALLOCATOR_WRAP := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=posix_memalign,--wrap=aligned_alloc,--wrap=free
 
 LIBMILLRACE := $(EMBEDDED_DIR)/libmillrace.a
+# Where the library's memory comes from (millrace_memory.h): the Swift object's allocator
+# calls are renamed to these, and the heap is its own member, linked only by millrace_create.
+C_MEMORY_SOURCES := $(C_API_DIR)/memory/millrace_memory.c $(C_API_DIR)/memory/millrace_heap.c
+C_MEMORY_OBJECTS := $(EMBEDDED_DIR)/millrace_memory.o $(EMBEDDED_DIR)/millrace_heap.o
+C_MEMORY_RENAME := --redefine-sym posix_memalign=millrace_posix_memalign \
+	--redefine-sym aligned_alloc=millrace_aligned_alloc --redefine-sym free=millrace_free
 LIBMILLRACE_HEADER := $(EMBEDDED_DIR)/include/millrace.h
 C_EXAMPLE_COMMON := $(addprefix $(C_EXAMPLE_DIR)/,scenario.c auth.c check.c)
 C_EXAMPLE_HEADERS := $(wildcard $(C_EXAMPLE_DIR)/*.h)
 C_EXAMPLE := $(EMBEDDED_DIR)/auth-sim
 C_API_TEST := $(EMBEDDED_DIR)/api-test
+C_API_TEST_SOURCES := $(addprefix $(C_EXAMPLE_DIR)/,api_test.c memory_test.c check.c)
 C_FOOTPRINT := $(EMBEDDED_DIR)/footprint
 C_EXAMPLE_UV := $(C_UV_DIR)/auth-uv
 C_UV_OBJECTS := $(addprefix $(C_UV_DIR)/,uv.o scenario.o auth.o check.o millrace_uv.o millrace.o)
@@ -47,12 +54,17 @@ libmillrace: $(LIBMILLRACE) $(LIBMILLRACE_HEADER)
 
 # One whole-module Embedded Swift object: the core and its C API, one section per function
 # so that programs linking it with --gc-sections keep only what they use.
-$(LIBMILLRACE): $(C_SWIFT_SOURCES) $(C_API_INCLUDE)/millrace.h $(C_API_INCLUDE)/module.modulemap
+$(LIBMILLRACE): $(C_SWIFT_SOURCES) $(C_MEMORY_OBJECTS) $(wildcard $(C_API_INCLUDE)/*)
 	@mkdir -p $(EMBEDDED_DIR)
 	$(SWIFTC) $(EMBEDDED_FLAGS) -Xfrontend -function-sections $(C_SWIFT_MODULE) \
 	  -c $(C_SWIFT_SOURCES) -o $(EMBEDDED_DIR)/millrace-c.o
+	objcopy $(C_MEMORY_RENAME) $(EMBEDDED_DIR)/millrace-c.o
 	rm -f $@
-	ar rcs $@ $(EMBEDDED_DIR)/millrace-c.o
+	ar rcs $@ $(EMBEDDED_DIR)/millrace-c.o $(C_MEMORY_OBJECTS)
+
+$(EMBEDDED_DIR)/%.o: $(C_API_DIR)/memory/%.c $(wildcard $(C_API_INCLUDE)/*)
+	@mkdir -p $(EMBEDDED_DIR)
+	$(CC) $(C_CFLAGS) -Os -ffunction-sections -fdata-sections -I $(C_API_INCLUDE) -c $< -o $@
 
 $(LIBMILLRACE_HEADER): $(C_API_INCLUDE)/millrace.h
 	@mkdir -p $(dir $@)
@@ -64,9 +76,8 @@ $(C_EXAMPLE): $(C_EXAMPLE_DIR)/sim.c $(C_EXAMPLE_COMMON) $(C_EXAMPLE_HEADERS) $(
 	  $(C_EMBEDDED_LDFLAGS) -o $@
 	CC="$(CC)" $(C_EXAMPLE_DIR)/libc-only.sh $@
 
-$(C_API_TEST): $(C_EXAMPLE_DIR)/api_test.c $(C_EXAMPLE_DIR)/check.c $(C_EXAMPLE_HEADERS) $(LIBMILLRACE) $(LIBMILLRACE_HEADER)
-	$(CC) $(C_EMBEDDED_CFLAGS) $(C_EXAMPLE_DIR)/api_test.c $(C_EXAMPLE_DIR)/check.c \
-	  $(LIBMILLRACE) $(C_EMBEDDED_LDFLAGS) -o $@
+$(C_API_TEST): $(C_API_TEST_SOURCES) $(C_EXAMPLE_HEADERS) $(LIBMILLRACE) $(LIBMILLRACE_HEADER)
+	$(CC) $(C_EMBEDDED_CFLAGS) $(C_API_TEST_SOURCES) $(LIBMILLRACE) $(C_EMBEDDED_LDFLAGS) -o $@
 	CC="$(CC)" $(C_EXAMPLE_DIR)/libc-only.sh $@
 
 $(C_FOOTPRINT): $(C_EXAMPLE_DIR)/footprint.c $(LIBMILLRACE) $(LIBMILLRACE_HEADER)
@@ -90,8 +101,8 @@ c-example: $(C_EXAMPLE)
 c-tests: $(C_API_TEST)
 	$(C_API_TEST)
 	@echo "api_test and the example again under ASan, LeakSanitizer and UBSan:"
-	$(CC) $(C_CFLAGS) $(C_SANITIZE) -I $(EMBEDDED_DIR)/include $(C_EXAMPLE_DIR)/api_test.c \
-	  $(C_EXAMPLE_DIR)/check.c $(LIBMILLRACE) -o $(C_API_TEST)-asan
+	$(CC) $(C_CFLAGS) $(C_SANITIZE) -I $(EMBEDDED_DIR)/include $(C_API_TEST_SOURCES) \
+	  $(LIBMILLRACE) -o $(C_API_TEST)-asan
 	@out=$$($(C_API_TEST)-asan 2>&1) || { echo "$$out"; exit 1; }; echo "$$out" | tail -n 1
 	$(CC) $(C_CFLAGS) $(C_SANITIZE) -I $(EMBEDDED_DIR)/include $(C_EXAMPLE_DIR)/sim.c \
 	  $(C_EXAMPLE_COMMON) $(LIBMILLRACE) -o $(C_EXAMPLE)-asan

@@ -64,7 +64,10 @@ public struct MachineHandle<M: Machine> {
   public func observe(
     _ observer: @escaping (MachineEvent<M.Input, M.State, M.Output>) -> Void
   ) -> Bool {
-    machine?.makeSide()?.pointee.observers.append(observer) ?? false
+    // The box before the checked allocations (`Memory`): a full allocator refuses one of
+    // those, never the box.
+    let box = ObserverBox(observer)
+    return machine?.makeSide()?.pointee.observers.append(box) ?? false
   }
 
   /// An input port that posts to this machine.

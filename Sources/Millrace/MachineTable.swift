@@ -62,8 +62,11 @@ final class MachineTable {
   var generationFloor: UInt32 = 1
 
   /// Reserves `capacity` records (at least 1), or nil when the memory cannot be allocated.
+  ///
+  /// A convenience initializer, so that nothing is allocated for the table itself unless its
+  /// memory is: Embedded Swift does not free the object of a class initializer that fails.
   @usableFromInline
-  init?(capacity: Int) {
+  convenience init?(capacity: Int) {
     // Below the slot sentinels; on a 32-bit target every `Int` is.
     let capacity = min(max(capacity, 1), Int(exactly: MachineRecord.running) ?? Int.max)
     guard let records = Memory.allocate(MachineRecord.self, count: capacity) else { return nil }
@@ -76,6 +79,13 @@ final class MachineTable {
       kinds.deallocate()
       return nil
     }
+    self.init(capacity: capacity, records: records, kinds: kinds, sides: sides)
+  }
+
+  private init(
+    capacity: Int, records: UnsafeMutablePointer<MachineRecord>,
+    kinds: UnsafeMutablePointer<KindEntry>, sides: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+  ) {
     self.capacity = capacity
     self.records = records
     self.kinds = kinds

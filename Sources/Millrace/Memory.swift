@@ -24,10 +24,19 @@ enum Memory {
   @usableFromInline
   static func allocate(bytes: Int, alignment: Int) -> UnsafeMutableRawPointer? {
     #if hasFeature(Embedded)
-      // Embedded Swift's allocator entry answers nil where `allocate` would not look.
-      return swift_slowAlloc(max(bytes, 1), max(alignment, 1) - 1)
+      // Not the `posix_memalign` Swift's objects come from: the C library tells the two apart
+      // (millrace_memory.h) to keep room for objects, which cannot be refused.
+      return _alignedAlloc(max(alignment, MemoryLayout<UnsafeRawPointer>.size), max(bytes, 1))
     #else
       return UnsafeMutableRawPointer.allocate(byteCount: max(bytes, 1), alignment: alignment)
     #endif
   }
 }
+
+#if hasFeature(Embedded)
+  /// The C library's `aligned_alloc` (C11), declared as Embedded Swift's runtime declares
+  /// the allocator it uses itself.
+  @_silgen_name("aligned_alloc")
+  @usableFromInline
+  func _alignedAlloc(_ alignment: Int, _ size: Int) -> UnsafeMutableRawPointer?
+#endif

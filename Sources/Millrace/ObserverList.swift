@@ -32,10 +32,10 @@ struct ObserverList<Event> {
   @usableFromInline
   init() {}
 
-  /// Adds an observer at the end; false when the list must grow and the memory cannot be
-  /// allocated (`Memory`).
+  /// Adds `box` at the end, retaining it; false when the list must grow and the memory
+  /// cannot be allocated (`Memory`). The box is made by the caller, before this allocation.
   @usableFromInline
-  mutating func append(_ observer: @escaping (Event) -> Void) -> Bool {
+  mutating func append(_ box: ObserverBox<Event>) -> Bool {
     if count == capacity {
       guard
         let grown = Memory.allocate(
@@ -48,7 +48,7 @@ struct ObserverList<Event> {
       storage = grown
       capacity = max(2, capacity * 2)
     }
-    (storage! + count).initialize(to: Unmanaged.passRetained(ObserverBox(observer)))
+    (storage! + count).initialize(to: Unmanaged.passRetained(box))
     if count == 0 { first = storage![0] }
     count += 1
     return true

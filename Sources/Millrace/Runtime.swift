@@ -87,7 +87,10 @@ public final class Runtime {
 
   /// Reserves every runtime-wide pool at the given capacities, or nil when the memory cannot
   /// be allocated (Embedded Swift; the full Swift runtime stops the program instead).
-  public init?(reserving capacity: RuntimeCapacity) {
+  ///
+  /// A convenience initializer, so that the runtime object is allocated only once its pools
+  /// are: Embedded Swift does not free the object of a class initializer that fails.
+  public convenience init?(reserving capacity: RuntimeCapacity) {
     var capacity = capacity
     capacity.inputsPerMachine = RuntimeCapacity.clamp(
       capacity.inputsPerMachine, to: RuntimeCapacity.maxInputs)
@@ -105,6 +108,15 @@ public final class Runtime {
       blockArena.deallocate()
       return nil
     }
+    self.init(
+      capacity: capacity, table: table, timers: timers, blockArena: blockArena,
+      scratch: scratch, scratchBytes: scratchBytes)
+  }
+
+  private init(
+    capacity: RuntimeCapacity, table: MachineTable, timers: TimerHeap, blockArena: BlockArena,
+    scratch: UnsafeMutableRawPointer, scratchBytes: Int
+  ) {
     self.capacity = capacity
     self.table = table
     self.blockArena = blockArena
@@ -230,11 +242,13 @@ public final class Runtime {
       if queues == nil { kinds[found].isDefault = true }
       return UInt16(truncatingIfNeeded: found)
     }
-    guard kinds.count < RuntimeCapacity.maxKinds, table.reserveKind(at: kinds.count) else {
-      return nil
-    }
+    guard kinds.count < RuntimeCapacity.maxKinds else { return nil }
+    // The kind and the arrays' room first, the checked allocations (`Memory`) after them: a
+    // full allocator then refuses a checked one, never one of these (a stop on Embedded Swift).
     let kind = make(policies, effectCapacity)
-    guard let inputPool = pool(kind.inputShape, inputs: true),
+    kinds.reserveCapacity(kinds.count + 1)
+    pools.reserveCapacity(pools.count + 2)
+    guard table.reserveKind(at: kinds.count), let inputPool = pool(kind.inputShape, inputs: true),
       let effectPool = pool(kind.effectShape, inputs: false)
     else { return nil }
     kind.isDefault = queues == nil

@@ -8,13 +8,38 @@ import CMillrace
 final class CRuntime {
   /// The core runtime.
   let runtime: Runtime
+  /// The caller's buffer everything of this runtime is carved from (`millrace_create_in`),
+  /// or nil for the heap.
+  let region: OpaquePointer?
   /// Whether `step` is running: its callbacks must not step, destroy the runtime or replace
   /// the diagnostic observer.
   var isStepping = false
 
-  /// Creates the core runtime, reserving every runtime-wide pool.
-  init(capacity: RuntimeCapacity) {
-    runtime = Runtime(capacity: capacity)
+  private init(runtime: Runtime, region: OpaquePointer?) {
+    self.runtime = runtime
+    self.region = region
+  }
+
+  /// Makes a runtime in `region` (nil: the heap) and hands it to C in `out`, retained; or
+  /// answers `MILLRACE_NO_CAPACITY`, keeping nothing.
+  static func create(
+    capacity: RuntimeCapacity, region: OpaquePointer?,
+    into out: UnsafeMutablePointer<OpaquePointer?>
+  ) -> Int32 {
+    Millrace.withMemory(of: region) {
+      guard Room.has(Room.create), let runtime = Runtime(reserving: capacity) else {
+        return MILLRACE_NO_CAPACITY.code
+      }
+      let made = CRuntime(runtime: runtime, region: region)
+      out.pointee = OpaquePointer(Unmanaged.passRetained(made).toOpaque())
+      return MILLRACE_OK.code
+    }
+  }
+
+  /// Runs `body` with this runtime's memory entered: what it allocates comes from the
+  /// runtime's buffer, or the heap.
+  func withMemory<T>(_ body: () -> T) -> T {
+    Millrace.withMemory(of: region, body)
   }
 
   /// The runtime behind a C pointer, or nil for NULL.

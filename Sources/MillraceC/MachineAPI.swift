@@ -17,21 +17,30 @@ func cSpawn(
       config.input_capacity, default: owner.runtime.capacity.inputsPerMachine),
     inputCapacity <= RuntimeCapacity.maxInputs
   else { return MILLRACE_INVALID.code }
-  var queues: [QueuePolicy] = []
-  queues.reserveCapacity(config.queue_count == 0 ? 1 : Int(config.queue_count))
-  for index in 0..<Int(config.queue_count) {
-    guard let policy = QueuePolicy(c: config.queues[index]) else { return MILLRACE_INVALID.code }
-    queues.append(policy)
+  for index in 0..<Int(config.queue_count) where QueuePolicy(c: config.queues[index]) == nil {
+    return MILLRACE_INVALID.code
   }
-  if queues.isEmpty { queues.append(.merge) }
-  let extra = CResolver(resolve: resolve, context: config.context, queueCount: UInt32(queues.count))
-  guard
-    let handle = owner.runtime.spawn(
-      CMachine.self, state: config.initial_state, extra: extra, queues: queues,
-      inputCapacity: inputCapacity)
-  else { return MILLRACE_NO_CAPACITY.code }
-  machine.pointee = handle.id.c
-  return MILLRACE_OK.code
+  return owner.withMemory {
+    guard Room.has(Room.spawn(queues: Int(config.queue_count))) else {
+      owner.runtime.counters.spawnsRefused &+= 1
+      return MILLRACE_NO_CAPACITY.code
+    }
+    var queues: [QueuePolicy] = []
+    queues.reserveCapacity(config.queue_count == 0 ? 1 : Int(config.queue_count))
+    for index in 0..<Int(config.queue_count) {
+      queues.append(QueuePolicy(c: config.queues[index]).unsafelyUnwrapped)
+    }
+    if queues.isEmpty { queues.append(.merge) }
+    let extra = CResolver(
+      resolve: resolve, context: config.context, queueCount: UInt32(queues.count))
+    guard
+      let handle = owner.runtime.spawn(
+        CMachine.self, state: config.initial_state, extra: extra, queues: queues,
+        inputCapacity: inputCapacity)
+    else { return MILLRACE_NO_CAPACITY.code }
+    machine.pointee = handle.id.c
+    return MILLRACE_OK.code
+  }
 }
 
 /// `millrace_remove`: cancels the machine's timers and forgets it.
@@ -39,7 +48,7 @@ func cSpawn(
 func cRemove(_ pointer: OpaquePointer?, _ machine: millrace_machine_t) -> Int32 {
   guard let owner = CRuntime.from(pointer) else { return MILLRACE_INVALID.code }
   guard let handle = owner.machine(machine) else { return MILLRACE_NO_MACHINE.code }
-  owner.runtime.remove(handle)
+  owner.withMemory { owner.runtime.remove(handle) }
   return MILLRACE_OK.code
 }
 
@@ -79,11 +88,15 @@ func cObserve(
 ) -> Int32 {
   guard let owner = CRuntime.from(pointer), let observer else { return MILLRACE_INVALID.code }
   guard let handle = owner.machine(machine) else { return MILLRACE_NO_MACHINE.code }
-  handle.observe { event in
-    var converted = millrace_event_t(event)
-    observer(context, machine, &converted)
+  return owner.withMemory {
+    guard Room.has(Room.observe),
+      handle.observe({ event in
+        var converted = millrace_event_t(event)
+        observer(context, machine, &converted)
+      })
+    else { return MILLRACE_NO_CAPACITY.code }
+    return MILLRACE_OK.code
   }
-  return MILLRACE_OK.code
 }
 
 /// `millrace_machine_stats`: a snapshot of the machine's counters.

@@ -11,16 +11,22 @@ func cCreate(
 ) -> Int32 {
   guard let runtime, let fixed = RuntimeCapacity(c: capacity?.pointee ?? millrace_capacity_t())
   else { return MILLRACE_INVALID.code }
-  runtime.pointee = OpaquePointer(Unmanaged.passRetained(CRuntime(capacity: fixed)).toOpaque())
-  return MILLRACE_OK.code
+  installHeap()
+  return CRuntime.create(capacity: fixed, region: nil, into: runtime)
 }
 
-/// `millrace_destroy`: releases the runtime, which removes every machine.
+/// `millrace_destroy`: releases the runtime, which removes every machine, then gives its
+/// buffer back when it has one.
 @_cdecl("millrace_destroy")
 func cDestroy(_ pointer: OpaquePointer?) -> Int32 {
-  guard let owner = CRuntime.from(pointer) else { return MILLRACE_OK.code }
-  guard !owner.isStepping else { return MILLRACE_BUSY.code }
-  Unmanaged.passUnretained(owner).release()
+  guard let pointer else { return MILLRACE_OK.code }
+  // Not retained here: the runtime must be gone (its memory back in its buffer) before the
+  // buffer is given back.
+  let owner = Unmanaged<CRuntime>.fromOpaque(UnsafeRawPointer(pointer))
+  let (isStepping, region) = owner._withUnsafeGuaranteedRef { ($0.isStepping, $0.region) }
+  guard !isStepping else { return MILLRACE_BUSY.code }
+  withMemory(of: region) { owner.release() }
+  releaseRegion(region)
   return MILLRACE_OK.code
 }
 
@@ -33,15 +39,18 @@ func cSetDiagnosticObserver(
 ) -> Int32 {
   guard let owner = CRuntime.from(pointer) else { return MILLRACE_INVALID.code }
   guard !owner.isStepping else { return MILLRACE_BUSY.code }
-  guard let observer else {
-    owner.runtime.onDiagnostic = nil
+  return owner.withMemory {
+    guard let observer else {
+      owner.runtime.onDiagnostic = nil
+      return MILLRACE_OK.code
+    }
+    guard Room.has(Room.observer) else { return MILLRACE_NO_CAPACITY.code }
+    owner.runtime.onDiagnostic = { diagnostic in
+      var event = millrace_diagnostic_t(diagnostic)
+      observer(context, &event)
+    }
     return MILLRACE_OK.code
   }
-  owner.runtime.onDiagnostic = { diagnostic in
-    var event = millrace_diagnostic_t(diagnostic)
-    observer(context, &event)
-  }
-  return MILLRACE_OK.code
 }
 
 /// `millrace_step`: `CRuntime.step`, guarded against re-entry from callbacks. A `size_t`
@@ -51,7 +60,7 @@ func cStep(_ pointer: OpaquePointer?, _ now: UInt64, _ budget: Int) -> Int {
   guard let owner = CRuntime.from(pointer), !owner.isStepping else { return 0 }
   owner.isStepping = true
   defer { owner.isStepping = false }
-  return owner.step(to: now, budget: budget <= 0 ? .max : budget)
+  return owner.withMemory { owner.step(to: now, budget: budget <= 0 ? .max : budget) }
 }
 
 /// `millrace_next_deadline`: now when inputs wait, else the earliest timer deadline.

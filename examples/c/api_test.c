@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "memory_test.h"
 #include "millrace.h"
 
 #define MS 1000000ull
@@ -495,5 +496,6 @@ int main(void) {
     test_bad_effects();
     test_cancel();
     test_callbacks();
+    memory_tests();
     return check_summary();
 }

@@ -10,8 +10,8 @@
  * observers, after the state changed and before any of its effects start.
  *
  * Built from the Embedded Swift core into libmillrace.a, which links with libc alone: it
- * references posix_memalign, free, memset, memcmp, arc4random_buf and __stack_chk_fail (a
- * program linked with --gc-sections keeps fewer). The libuv attachment at the end lives in
+ * references posix_memalign and free (only through millrace_create()), memset, memcmp,
+ * arc4random_buf and __stack_chk_fail (a program linked with --gc-sections keeps fewer). The libuv attachment at the end lives in
  * millrace_uv.c, outside the library.
  *
  * Memory. millrace_create() reserves every runtime-wide pool (machine table, ready ring,
@@ -23,10 +23,12 @@
  * machine). millrace_observe() and
  * millrace_set_diagnostic_observer() allocate the observer they register, and
  * millrace_uv_attach() its attachment. Nothing else allocates: posting, stepping, resolving,
- * replying and recording or applying effects never do. Running out of any pool is reported
- * (a result code, a statistic, a diagnostic), never a crash. Running out of heap in one of
- * the allocating calls is not recoverable (Embedded Swift stops the program), so size the
- * heap for the capacities you ask for: `make footprint` shows what a machine takes.
+ * replying and recording or applying effects never do. Running out of any pool, and memory
+ * that cannot be allocated, are reported (a result code, a statistic, a diagnostic), never a
+ * crash. The heap is the C library's (posix_memalign and free) or the allocator given to
+ * millrace_set_allocator(); a runtime made by millrace_create_in() takes everything from the
+ * caller's buffer and never calls an allocator (see "Memory" below). `make footprint` shows
+ * what a machine takes.
  *
  * Threads. A runtime is single-threaded and has no lock: every function taking a runtime,
  * and every callback it makes, runs on the one thread that drives it. Separate runtimes share
@@ -71,6 +73,10 @@ typedef enum millrace_result {
     MILLRACE_INVALID = 4,
     /* Called from inside a callback of the same runtime, where it is not allowed. */
     MILLRACE_BUSY = 5,
+    /* This build of the library cannot do it: millrace_create_in() and
+     * millrace_set_allocator() in a build against the full Swift runtime (the libuv build),
+     * whose objects always come from its own heap. */
+    MILLRACE_UNSUPPORTED = 6,
 } millrace_result_t;
 
 /* What a resolver returns. Any value other than MILLRACE_HANDLED counts as rejected. */
@@ -305,7 +311,8 @@ typedef struct millrace_runtime_stats {
  * Allocates every runtime-wide pool now. The runtime's clock starts at 0 ns.
  * Errors: MILLRACE_INVALID when `runtime` is NULL, a capacity exceeds
  * MILLRACE_CAPACITY_MAX, `inputs_per_machine` exceeds MILLRACE_INPUTS_MAX or
- * `effects_per_machine` exceeds MILLRACE_EFFECTS_MAX. */
+ * `effects_per_machine` exceeds MILLRACE_EFFECTS_MAX; MILLRACE_NO_CAPACITY when the memory
+ * cannot be allocated (nothing is kept). */
 int millrace_create(const millrace_capacity_t *capacity, millrace_runtime_t **runtime);
 
 /* Destroys a runtime: removes every machine (their timers are cancelled, observers see
@@ -316,7 +323,8 @@ int millrace_destroy(millrace_runtime_t *runtime);
 
 /* Sets (or, with a NULL `observer`, clears) the one diagnostic observer of the runtime;
  * `context` is passed to it and owned by the caller. Allocates the registration.
- * Errors: MILLRACE_INVALID when `runtime` is NULL; MILLRACE_BUSY inside a callback. */
+ * Errors: MILLRACE_INVALID when `runtime` is NULL; MILLRACE_BUSY inside a callback;
+ * MILLRACE_NO_CAPACITY when the registration cannot be allocated (the observer is kept). */
 int millrace_set_diagnostic_observer(millrace_runtime_t *runtime,
                                      millrace_diagnostic_fn observer, void *context);
 
@@ -349,6 +357,61 @@ uint64_t millrace_now(const millrace_runtime_t *runtime);
 int millrace_runtime_stats(const millrace_runtime_t *runtime, millrace_runtime_stats_t *stats);
 
 /* ---------------------------------------------------------------------------------------- */
+/* Memory                                                                                   */
+/*                                                                                          */
+/* A runtime takes its memory from the heap (millrace_create) or from one buffer the caller  */
+/* gives (millrace_create_in), the way QP/C and RTOS kernels are used: a static array sized  */
+/* at compile time with MILLRACE_RUNTIME_BYTES(), after which the library never calls an    */
+/* allocator for that runtime - a program that creates its runtimes only so links no malloc. */
+/* Either way, memory that cannot be had is an error code: the call that needed it fails    */
+/* with MILLRACE_NO_CAPACITY and changes nothing. Before an allocating call (create, spawn,  */
+/* observe, set_diagnostic_observer) the library checks that a few hundred bytes can still  */
+/* be had for its small objects (see MILLRACE_RUNTIME_BYTES), and checks every larger one.  */
+/* Neither allocator is thread-safe across runtimes in buffers: their allocating calls     */
+/* (those above, remove, step and destroy) must not run on two threads at once.             */
+
+/* An allocator for the heap. */
+typedef struct millrace_allocator {
+    /* `size` bytes aligned to `alignment` (a power of two, at least sizeof(void *)), or NULL
+     * when there is no such memory. */
+    void *(*allocate)(void *context, size_t size, size_t alignment);
+    /* Frees memory `allocate` returned. */
+    void (*deallocate)(void *context, void *memory);
+    /* Passed to both. */
+    void *context;
+} millrace_allocator_t;
+
+/* Makes `allocator` the heap of every later allocation of heap runtimes (NULL: the C
+ * library's posix_memalign and free, the default). Memory allocated before goes back to the
+ * allocator it came from only if that is still the one set: set it before creating
+ * runtimes, or while none exists.
+ * Errors: MILLRACE_INVALID when a function of `allocator` is NULL; MILLRACE_UNSUPPORTED in
+ * the libuv build. */
+int millrace_set_allocator(const millrace_allocator_t *allocator);
+
+/* millrace_create() in the caller's `buffer` of `size` bytes: the runtime, its pools, its
+ * machines' blocks and kinds, and its observers are all carved from it, and it is the
+ * caller's again after millrace_destroy(). Any alignment works; 16 wastes nothing.
+ * Errors: those of millrace_create(), MILLRACE_INVALID also when `buffer` is NULL;
+ * MILLRACE_NO_CAPACITY when `size` is too small for the capacities; MILLRACE_UNSUPPORTED in
+ * the libuv build. */
+int millrace_create_in(void *buffer, size_t size, const millrace_capacity_t *capacity,
+                       millrace_runtime_t **runtime);
+
+/* How much of a runtime's buffer is in use. */
+typedef struct millrace_memory_stats {
+    /* The buffer's size, the bytes in use now (with the allocator's headers), and the most
+     * ever in use: what a buffer sized for this program needs at least. */
+    size_t size;
+    size_t used;
+    size_t high_water;
+} millrace_memory_stats_t;
+
+/* Writes the buffer use of a runtime made by millrace_create_in() to `*stats`.
+ * Errors: MILLRACE_INVALID when an argument is NULL or the runtime uses the heap. */
+int millrace_memory_stats(const millrace_runtime_t *runtime, millrace_memory_stats_t *stats);
+
+/* ---------------------------------------------------------------------------------------- */
 /* Machines                                                                                 */
 
 /* Spawns a machine as `config` says and stores its id in `*machine`. Fills one of the
@@ -360,8 +423,9 @@ int millrace_runtime_stats(const millrace_runtime_t *runtime, millrace_runtime_s
  * Errors: MILLRACE_INVALID when an argument or `config->resolve` is NULL, `queues` is NULL
  * with a non-zero `queue_count`, `queue_count` exceeds MILLRACE_QUEUES_MAX,
  * `input_capacity` exceeds MILLRACE_INPUTS_MAX, or a queue has an unknown policy or a max
- * outside 1 ... MILLRACE_CAPACITY_MAX; MILLRACE_NO_CAPACITY when every machine slot is taken
- * or the reserved `block_bytes` are used up (counted as spawns_refused). */
+ * outside 1 ... MILLRACE_CAPACITY_MAX; MILLRACE_NO_CAPACITY when every machine slot is taken,
+ * the reserved `block_bytes` are used up, or the memory for a new kind or chunk cannot be
+ * allocated (counted as spawns_refused; nothing changes). */
 int millrace_spawn(millrace_runtime_t *runtime, const millrace_machine_config_t *config,
                    millrace_machine_t *machine);
 
@@ -392,7 +456,8 @@ int millrace_state(const millrace_runtime_t *runtime, millrace_machine_t machine
 /* Registers `observer` for every later reply and output of `machine`, for the machine's
  * lifetime; observers are called in registration order. `context` is passed to it and owned
  * by the caller. Allocates the registration.
- * Errors: MILLRACE_INVALID when `runtime` or `observer` is NULL; MILLRACE_NO_MACHINE. */
+ * Errors: MILLRACE_INVALID when `runtime` or `observer` is NULL; MILLRACE_NO_MACHINE;
+ * MILLRACE_NO_CAPACITY when the registration cannot be allocated (nothing changes). */
 int millrace_observe(millrace_runtime_t *runtime, millrace_machine_t machine,
                      millrace_observer_fn observer, void *context);
 
