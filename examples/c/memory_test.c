@@ -14,7 +14,7 @@
 
 #define MS 1000000ull
 
-enum { MACHINES = 4, BUFFER_BYTES = 16 << 10 };
+enum { MACHINES = 4, MANY = 32, BUFFER_BYTES = 16 << 10 };
 
 static const millrace_capacity_t capacity = {
     .machines = MACHINES, .inputs_per_machine = 4, .effects_per_machine = 2, .timers = 8,
@@ -60,17 +60,18 @@ static void note(struct outcome *outcome, int result) {
     }
 }
 
-/* What a program does with a runtime, then destroys it: a diagnostic observer; machines of
- * two kinds (the second with a latest queue), each observed and posted to; a step through
- * their timers; a remove and a spawn again. Every allocating call may be refused. */
-static void exercise(millrace_runtime_t *runtime, struct outcome *outcome) {
+/* What a program does with a runtime, then destroys it: a diagnostic observer; `count`
+ * machines (at most MANY) of two kinds (the second with a latest queue), each observed and
+ * posted to; a step through their timers; a remove and a spawn again. Every allocating call
+ * may be refused. */
+static void exercise_many(millrace_runtime_t *runtime, int count, struct outcome *outcome) {
     static const millrace_queue_t latest = {.policy = MILLRACE_LATEST, .max = 1};
     millrace_machine_config_t config = {.resolve = ticker_resolve};
-    millrace_machine_t machines[MACHINES] = {0};
+    millrace_machine_t machines[MANY] = {0};
     unsigned diagnostics = 0;
 
     note(outcome, millrace_set_diagnostic_observer(runtime, count_diagnostic, &diagnostics));
-    for (int index = 0; index < MACHINES; index++) {
+    for (int index = 0; index < count && index < MANY; index++) {
         config.queues = index % 2 ? &latest : NULL;
         config.queue_count = index % 2 ? 1 : 0;
         note(outcome, millrace_spawn(runtime, &config, &machines[index]));
@@ -95,6 +96,11 @@ static void exercise(millrace_runtime_t *runtime, struct outcome *outcome) {
     if (millrace_destroy(runtime) != MILLRACE_OK) {
         outcome->unexpected++;
     }
+}
+
+/* `exercise_many` with MACHINES machines, as `capacity` allows. */
+static void exercise(millrace_runtime_t *runtime, struct outcome *outcome) {
+    exercise_many(runtime, MACHINES, outcome);
 }
 
 /* ---- a heap that counts, with a limit on the bytes it lends ---- */
@@ -284,8 +290,39 @@ static void test_heap_that_runs_out(void) {
                        "left)", leaked);
 }
 
+/* MILLRACE_RUNTIME_BYTES holds the runs above, and one of many machines, without being far
+ * above what they need. */
+static void test_runtime_bytes(void) {
+    enum { FEW_BYTES = MILLRACE_RUNTIME_BYTES(MACHINES, 4 * MACHINES, 2 * MACHINES, 8, 4, 2, 1,
+                                              MACHINES + 1),
+           MANY_BYTES = MILLRACE_RUNTIME_BYTES(MANY, 2 * MANY, 2 * MANY, MANY, 4, 2, 1, MANY + 1) };
+    static alignas(16) unsigned char few[FEW_BYTES];
+    static alignas(16) unsigned char many[MANY_BYTES];
+    const millrace_capacity_t many_capacity = {
+        .machines = MANY, .inputs_per_machine = 2, .effects_per_machine = 2, .timers = MANY,
+        .effects_per_resolution = 4};
+    millrace_runtime_t *runtime = NULL;
+    struct outcome outcome = {0};
+    size_t whole = smallest_whole(few);
+
+    check(millrace_create_in(few, sizeof few, &capacity, &runtime) == MILLRACE_OK,
+          "MILLRACE_RUNTIME_BYTES for %d machines: %lu bytes", MACHINES,
+          (unsigned long)sizeof few);
+    exercise(runtime, &outcome);
+    check(outcome.refused == 0 && outcome.unexpected == 0 && sizeof few >= whole &&
+              sizeof few <= 2 * whole,
+          "hold their run, at most twice the %lu bytes it needs", (unsigned long)whole);
+    memset(&outcome, 0, sizeof outcome);
+    check(millrace_create_in(many, sizeof many, &many_capacity, &runtime) == MILLRACE_OK,
+          "MILLRACE_RUNTIME_BYTES for %d machines: %lu bytes", MANY, (unsigned long)sizeof many);
+    exercise_many(runtime, MANY, &outcome);
+    check(outcome.refused == 0 && outcome.unexpected == 0 && outcome.events >= 2 * MANY,
+          "hold a run of %d observed machines with their timers", MANY);
+}
+
 void memory_tests(void) {
     test_create_in_arguments();
     test_buffers_of_every_size();
     test_heap_that_runs_out();
+    test_runtime_bytes();
 }

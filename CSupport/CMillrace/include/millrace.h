@@ -398,6 +398,29 @@ int millrace_set_allocator(const millrace_allocator_t *allocator);
 int millrace_create_in(void *buffer, size_t size, const millrace_capacity_t *capacity,
                        millrace_runtime_t **runtime);
 
+/* A buffer size, in bytes, that holds a runtime made by millrace_create_in() with at most:
+ * `machines` machines alive at once; `inputs` inputs queued and `effects` effects in flight
+ * across them (the capacity's `inputs` and `effects`, by default machines times the
+ * per-machine limits); `timers` timers and `per_resolution` effects per resolution (the
+ * capacity's fields); `kinds` kinds (distinct input capacities and queue arrays spawned) of
+ * at most `queues` queues each; and `observers` observer registrations. A constant
+ * expression, for a static array:
+ *
+ *     static _Alignas(16) unsigned char memory[MILLRACE_RUNTIME_BYTES(4, 16, 8, 8, 4, 1, 1, 4)];
+ *
+ * An upper bound with some slack, for 32- and 64-bit targets alike; millrace_memory_stats()
+ * tells what a program really used (its high-water mark). It includes the room an
+ * allocating call reserves for Swift's small objects (see "Memory" above). */
+#define MILLRACE__WORDS(count) ((size_t)(count) * sizeof(void *))
+#define MILLRACE_RUNTIME_BYTES(machines, inputs, effects, timers, per_resolution, kinds, \
+                               queues, observers)                                        \
+    (MILLRACE__WORDS(448 + 16 * (size_t)(queues)) +                                     \
+     (size_t)(machines) * (64 + MILLRACE__WORDS(12) + 16 * (size_t)(queues)) +           \
+     (size_t)(inputs) * 32 + (size_t)(effects) * (16 + MILLRACE__WORDS(8)) +             \
+     (size_t)(timers) * 64 + (size_t)(per_resolution) * 64 +                             \
+     (size_t)(kinds) * MILLRACE__WORDS(64 + 8 * (size_t)(queues)) +                      \
+     (size_t)(observers) * MILLRACE__WORDS(40))
+
 /* How much of a runtime's buffer is in use. */
 typedef struct millrace_memory_stats {
     /* The buffer's size, the bytes in use now (with the allocator's headers), and the most
