@@ -85,11 +85,12 @@ $(ARM_DIR)/%/libmillrace.a: $(C_SWIFT_SOURCES) $(wildcard $(C_API_INCLUDE)/*) $(
 	arm-none-eabi-ar rcs $@ $(dir $@)millrace-c.o $(dir $@)millrace_target.o \
 	  $(dir $@)millrace_memory.o $(dir $@)millrace_heap.o
 
-# The C auth example on the simulated clock (the same sources as `make c-example`).
+# The C auth example on the simulated clock (the same sources as `make c-example`), its
+# runtime in a static array (MILLRACE_EXAMPLE_STATIC: millrace_create_in, no heap).
 $(ARM_DIR)/%/auth.elf: $(ARM_EXAMPLE_SOURCES) $(C_EXAMPLE_HEADERS) $(ARM_DIR)/%/libmillrace.a \
 		examples/arm/sections.ld
-	$(ARM_CC) $(ARM_GCC_CPU_$*) $(ARM_CFLAGS) $(ARM_EXAMPLE_SOURCES) $(ARM_DIR)/$*/libmillrace.a \
-	  $(ARM_LDFLAGS) -T examples/arm/$(ARM_BOARD_$*).ld -o $@
+	$(ARM_CC) $(ARM_GCC_CPU_$*) $(ARM_CFLAGS) -DMILLRACE_EXAMPLE_STATIC $(ARM_EXAMPLE_SOURCES) \
+	  $(ARM_DIR)/$*/libmillrace.a $(ARM_LDFLAGS) -T examples/arm/$(ARM_BOARD_$*).ld -o $@
 
 # The C API's error-case tests (the same as `make c-tests`): 32-bit sizes and traps.
 $(ARM_DIR)/%/api-test.elf: $(C_API_TEST_SOURCES) \

@@ -42,13 +42,41 @@ static void scenario_observe(void *context, millrace_machine_t machine,
     }
 }
 
+#ifdef MILLRACE_EXAMPLE_STATIC
+/* On a microcontroller (mk/arm.mk builds it so): the runtime in a static array sized at
+ * compile time for the capacities below (4 machines of up to 8 queued inputs and 4 effects,
+ * 8 timers, the default 16 effects per resolution, one kind of 2 queues, one observer), and
+ * a heap that refuses and counts, to show that the library never asks it. */
+static _Alignas(16) unsigned char memory[MILLRACE_RUNTIME_BYTES(4, 32, 16, 8, 16, 1, 2, 1)];
+static unsigned heap_calls;
+
+static void *refuse(void *context, size_t size, size_t alignment) {
+    (void)context;
+    (void)size;
+    (void)alignment;
+    heap_calls++;
+    return NULL;
+}
+
+static void give_back(void *context, void *block) {
+    (void)context;
+    (void)block;
+    heap_calls++;
+}
+#endif
+
 int scenario_start(struct scenario *scenario, uint64_t tick_ns) {
     const millrace_capacity_t capacity = {.machines = 4, .inputs_per_machine = 8,
                                           .effects_per_machine = 4, .timers = 8};
     int result;
 
     *scenario = (struct scenario){.tick_ns = tick_ns};
+#ifdef MILLRACE_EXAMPLE_STATIC
+    millrace_set_allocator(&(millrace_allocator_t){refuse, give_back, NULL});
+    result = millrace_create_in(memory, sizeof memory, &capacity, &scenario->runtime);
+#else
     result = millrace_create(&capacity, &scenario->runtime);
+#endif
     if (result == MILLRACE_OK) {
         result = auth_spawn(scenario->runtime, &scenario->auth, 10 * tick_ns, &scenario->machine);
     }
@@ -137,6 +165,19 @@ int scenario_finish(struct scenario *scenario) {
               "4 timers started, 2 cancelled (latest queue, stop)");
         check(runtime.effects_overflowed == 0, "no effect overflowed");
     }
+#ifdef MILLRACE_EXAMPLE_STATIC
+    {
+        millrace_memory_stats_t stats = {0};
+
+        millrace_memory_stats(scenario->runtime, &stats);
+        check(stats.high_water > 0 && stats.high_water <= stats.size,
+              "the runtime in a static array of %lu bytes: %lu in use at most",
+              (unsigned long)stats.size, (unsigned long)stats.high_water);
+    }
+#endif
     millrace_destroy(scenario->runtime);
+#ifdef MILLRACE_EXAMPLE_STATIC
+    check(heap_calls == 0, "the library never called the heap (%u calls)", heap_calls);
+#endif
     return check_summary();
 }
