@@ -9,6 +9,9 @@
 #                  fails on any failed check, fault or timeout. RISC-V 32 is compiled and
 #                  sized.
 #
+#   footprint-arm  the auth scenario's code and RAM on Cortex-M3 with newlib-nano, its
+#                  runtime in a static array, printed as the table in README.md
+#
 #   cpu   Swift target           board (qemu -M)   memory
 #   m4    armv7em-none-none-eabi mps2-an386        4 MB code, 4 MB SRAM
 #   m3    armv7em, cpu cortex-m3 lm3s6965evb       256 KB flash, 64 KB SRAM
@@ -58,9 +61,9 @@ ARM_RUNS := $(addprefix embedded-arm-,$(ARM_CPUS)) $(addprefix embedded-arm-chec
 	$(addprefix embedded-arm-api-,$(ARM_API_CPUS))
 # Kept between runs (make would delete them as intermediates of the pattern rules).
 .SECONDARY:
-.PHONY: embedded-arm arm-packages embedded-riscv32 $(ARM_RUNS)
+.PHONY: embedded-arm arm-packages embedded-riscv32 footprint-arm $(ARM_RUNS)
 
-embedded-arm: $(ARM_RUNS) embedded-riscv32
+embedded-arm: $(ARM_RUNS) embedded-riscv32 footprint-arm
 
 arm-packages:
 	@missing=$$(for p in $(ARM_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
@@ -111,13 +114,33 @@ $(ARM_DIR)/%/check.elf: examples/embedded/main.swift $(ARM_DIR)/%/libmillrace.a 
 	  $(dir $@)core.o $(ARM_DIR)/$*/libmillrace.a $(ARM_LDFLAGS) \
 	  -T examples/arm/$(ARM_BOARD_$*).ld -o $@
 
+# The footprint of the auth scenario on Cortex-M3 with newlib-nano (examples/arm/footprint.c
+# for the RAM, the link map for the code), as the table README.md shows next to QP/C's.
+$(ARM_DIR)/m3/footprint.elf: examples/arm/footprint.c $(C_EXAMPLE_DIR)/auth.c $(C_EXAMPLE_HEADERS) \
+		examples/arm/startup.c $(ARM_DIR)/m3/libmillrace.a examples/arm/sections.ld
+	$(ARM_CC) $(ARM_GCC_CPU_m3) $(ARM_CFLAGS) -I $(C_EXAMPLE_DIR) examples/arm/footprint.c \
+	  $(C_EXAMPLE_DIR)/auth.c examples/arm/startup.c $(ARM_DIR)/m3/libmillrace.a \
+	  $(subst rdimon.specs,nano.specs --specs=rdimon.specs,$(ARM_LDFLAGS)) \
+	  -T examples/arm/$(ARM_BOARD_m3).ld -Wl,-Map=$(ARM_DIR)/m3/footprint.map -o $@
+
+footprint-arm: $(ARM_DIR)/m3/footprint.elf
+	@echo "== $< on $(ARM_BOARD_m3) (qemu-system-arm, $(ARM_TIMEOUT) s at most)"
+	@$(call ARM_QEMU,m3,$<) > $(ARM_DIR)/m3/footprint.txt 2>&1 && \
+	  grep -q '^1 passed, 0 failed$$' $(ARM_DIR)/m3/footprint.txt || \
+	  { cat $(ARM_DIR)/m3/footprint.txt; echo "$<: FAILED"; exit 1; }
+	@examples/arm/footprint.sh $(ARM_DIR)/m3/footprint.map $(ARM_DIR)/m3/footprint.txt
+
+# qemu-system-arm running program $(2) on the board of cpu $(1), with semihosting for its
+# console and exit status, bounded in time.
+ARM_QEMU = timeout $(ARM_TIMEOUT) qemu-system-arm -M $(ARM_BOARD_$(1)) -nographic -monitor none \
+  -serial none -semihosting-config enable=on,target=native -kernel $(2)
+
 # Runs a program under QEMU: semihosting for its console and exit status, a time limit, and
 # its output checked for a failed check as well as its status; a run that does not end with
 # its "N passed, 0 failed" summary (it stopped early, or checked nothing) fails too.
 define ARM_RUN
 @echo "== $(2) on $(ARM_BOARD_$(1)) (qemu-system-arm, $(ARM_TIMEOUT) s at most)"
-@out=$$(timeout $(ARM_TIMEOUT) qemu-system-arm -M $(ARM_BOARD_$(1)) -nographic -monitor none \
-  -serial none -semihosting-config enable=on,target=native -kernel $(2) 2>&1); status=$$?; \
+@out=$$($(call ARM_QEMU,$(1),$(2)) 2>&1); status=$$?; \
 echo "$$out"; \
 if [ $$status -ne 0 ] || echo "$$out" | grep -q '^FAIL' || \
   ! echo "$$out" | grep -Eq '^[1-9][0-9]* passed, 0 failed$$'; then \
