@@ -25,10 +25,11 @@ ARM_ENCLOSING_DEFAULT_GOAL := $(.DEFAULT_GOAL)
 ARM_DIR := .build/arm
 ARM_PACKAGES := gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm
 ARM_CPUS := m4 m3 m0
-# Where the RAM holds the programs' runtimes: the check program's does not fit the microbit's
-# 16 KB, nor the API tests' (default capacities, about 37 KB) the LM3S6965's 64 KB with its
-# stack. An allocation that fails is not reported yet (issue 24's static-memory mode and
-# checked allocation are still to come): the run faults or hangs until the time limit.
+# Where the RAM holds the programs: the check program's runtime (on the heap, default
+# capacities) does not fit the microbit's 16 KB, nor the API tests (a runtime of default
+# capacities, about 37 KB, and the memory tests' arrays) the LM3S6965's 64 KB. A runtime that
+# does not fit is refused with MILLRACE_NO_CAPACITY (memory_test.c); these programs simply
+# need the room.
 ARM_SWIFT_CPUS := m4 m3
 ARM_API_CPUS := m4
 ARM_CC := arm-none-eabi-gcc
