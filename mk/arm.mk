@@ -66,13 +66,17 @@ ARM_RUNS := $(addprefix embedded-arm-,$(ARM_CPUS)) $(addprefix embedded-arm-chec
 
 embedded-arm: $(ARM_RUNS) embedded-riscv32 footprint-arm
 
-arm-packages:
-	@missing=$$(for p in $(ARM_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+# A recipe line that installs the Debian packages of $(1) that are missing, without the
+# packages they only recommend.
+embedded_packages = missing=$$(for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 	  echo "installing $$missing"; \
 	  $(SUDO) apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
 	fi
+
+arm-packages:
+	@$(call embedded_packages,$(ARM_PACKAGES))
 
 # The core and the C API, one Embedded Swift object per cpu, plus the target support.
 $(ARM_DIR)/%/libmillrace.a: $(C_SWIFT_SOURCES) $(wildcard $(C_API_INCLUDE)/*) $(C_MEMORY_SOURCES) \
@@ -136,17 +140,21 @@ footprint-arm: $(ARM_DIR)/m3/footprint.elf
 ARM_QEMU = timeout $(ARM_TIMEOUT) qemu-system-arm -M $(ARM_BOARD_$(1)) -nographic -monitor none \
   -serial none -semihosting-config enable=on,target=native -kernel $(2)
 
-# Runs a program under QEMU: semihosting for its console and exit status, a time limit, and
-# its output checked for a failed check as well as its status; a run that does not end with
-# its "N passed, 0 failed" summary (it stopped early, or checked nothing) fails too.
-define ARM_RUN
-@echo "== $(2) on $(ARM_BOARD_$(1)) (qemu-system-arm, $(ARM_TIMEOUT) s at most)"
-@out=$$($(call ARM_QEMU,$(1),$(2)) 2>&1); status=$$?; \
+# Runs program $(1) on board $(2) of emulator $(3) with command $(4) (QEMU with semihosting
+# for its console and exit status, bounded in time), and checks its output for a failed
+# check as well as its status; a run that does not end with its "N passed, 0 failed" summary
+# (it stopped early, or checked nothing) fails too. Not tied to a board or an emulator.
+define EMBEDDED_RUN
+@echo "== $(1) on $(2) ($(3), $(ARM_TIMEOUT) s at most)"
+@out=$$($(4) 2>&1); status=$$?; \
 echo "$$out"; \
 if [ $$status -ne 0 ] || echo "$$out" | grep -q '^FAIL' || \
   ! echo "$$out" | grep -Eq '^[1-9][0-9]* passed, 0 failed$$'; then \
-  echo "$(2): FAILED (exit status $$status)"; exit 1; fi
+  echo "$(1): FAILED (exit status $$status)"; exit 1; fi
 endef
+
+# Runs program $(2) on the board of cpu $(1).
+ARM_RUN = $(call EMBEDDED_RUN,$(2),$(ARM_BOARD_$(1)),qemu-system-arm,$(call ARM_QEMU,$(1),$(2)))
 
 $(addprefix embedded-arm-,$(ARM_CPUS)): embedded-arm-%: $(ARM_DIR)/%/auth.elf
 	arm-none-eabi-size $(ARM_DIR)/$*/auth.elf
