@@ -85,8 +85,10 @@ clean:
 	rm -rf .build .build-asan .build-tsan Bench/.build
 
 include mk/c.mk
-# `make embedded-arm` (mk/arm.mk): the core and the C API on Cortex-M under QEMU, RISC-V 32 sized.
+# `make embedded-arm` (mk/arm.mk, mk/riscv.mk): the core and the C API on Cortex-M and on
+# RISC-V 32 under QEMU (`make embedded-riscv32` for RISC-V alone).
 include mk/arm.mk
+include mk/riscv.mk
 include mk/reliability.mk
 include mk/clients.mk
 # `make scale` (mk/scale.mk): a million machines on the release daemon against redis-server on

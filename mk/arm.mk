@@ -6,8 +6,8 @@
 #                  the C auth example, the Embedded Swift check program and (where the RAM
 #                  holds the default capacities) the C API's error-case tests, linked with
 #                  newlib and run under qemu-system-arm with semihosting, bounded in time;
-#                  fails on any failed check, fault or timeout. RISC-V 32 is compiled and
-#                  sized.
+#                  fails on any failed check, fault or timeout. Then RISC-V 32 the same way
+#                  under qemu-system-riscv32 (embedded-riscv32, mk/riscv.mk).
 #
 #   footprint-arm  the auth scenario's code and RAM on Cortex-M3 with newlib-nano, its
 #                  runtime in a static array, printed as the table in README.md
@@ -56,18 +56,17 @@ ARM_CFLAGS := -std=c11 -Os -Wall -Wextra -Werror -ffunction-sections -fdata-sect
 ARM_LDFLAGS := -Lexamples/arm -Wl,--gc-sections,--no-enum-size-warning,--no-warn-execstack \
 	--specs=rdimon.specs
 ARM_EXAMPLE_SOURCES := $(C_EXAMPLE_DIR)/sim.c $(C_EXAMPLE_COMMON) examples/arm/startup.c
-ARM_RISCV_TARGET := -target riscv32-none-none-eabi
 
 ARM_RUNS := $(addprefix embedded-arm-,$(ARM_CPUS)) $(addprefix embedded-arm-check-,$(ARM_SWIFT_CPUS)) \
 	$(addprefix embedded-arm-api-,$(ARM_API_CPUS))
 # Kept between runs (make would delete them as intermediates of the pattern rules).
 .SECONDARY:
-.PHONY: embedded-arm arm-packages embedded-riscv32 footprint-arm $(ARM_RUNS)
+.PHONY: embedded-arm arm-packages footprint-arm $(ARM_RUNS)
 
 embedded-arm: $(ARM_RUNS) embedded-riscv32 footprint-arm
 
 # A recipe line that installs the Debian packages of $(1) that are missing, without the
-# packages they only recommend.
+# packages they only recommend (also for riscv-packages, mk/riscv.mk).
 embedded_packages = missing=$$(for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 	  echo "installing $$missing"; \
@@ -143,7 +142,8 @@ ARM_QEMU = timeout $(ARM_TIMEOUT) qemu-system-arm -M $(ARM_BOARD_$(1)) -nographi
 # Runs program $(1) on board $(2) of emulator $(3) with command $(4) (QEMU with semihosting
 # for its console and exit status, bounded in time), and checks its output for a failed
 # check as well as its status; a run that does not end with its "N passed, 0 failed" summary
-# (it stopped early, or checked nothing) fails too. Not tied to a board or an emulator.
+# (it stopped early, or checked nothing) fails too. For Cortex-M (ARM_RUN) and RISC-V
+# (RISCV_RUN, mk/riscv.mk).
 define EMBEDDED_RUN
 @echo "== $(1) on $(2) ($(3), $(ARM_TIMEOUT) s at most)"
 @out=$$($(4) 2>&1); status=$$?; \
@@ -166,12 +166,5 @@ $(addprefix embedded-arm-check-,$(ARM_SWIFT_CPUS)): embedded-arm-check-%: $(ARM_
 
 $(addprefix embedded-arm-api-,$(ARM_API_CPUS)): embedded-arm-api-%: $(ARM_DIR)/%/api-test.elf
 	$(call ARM_RUN,$*,$(ARM_DIR)/$*/api-test.elf)
-
-# RISC-V 32: compiled and sized (Debian has no bare-metal RISC-V C library to link with).
-embedded-riscv32:
-	@mkdir -p $(ARM_DIR)/riscv32
-	$(SWIFTC) $(ARM_RISCV_TARGET) $(ARM_SWIFT_FLAGS) $(C_SWIFT_MODULE) \
-	  -c $(C_SWIFT_SOURCES) -o $(ARM_DIR)/riscv32/millrace-c.o
-	size $(ARM_DIR)/riscv32/millrace-c.o
 
 .DEFAULT_GOAL := $(ARM_ENCLOSING_DEFAULT_GOAL)

@@ -1,17 +1,22 @@
 /* millrace_target.c - what Embedded Swift needs from a bare-metal target that newlib and the
  * compiler's runtime do not provide, built into the microcontroller builds of libmillrace.a
- * (mk/arm.mk) so that a program needs nothing hand-written:
+ * (mk/arm.mk, mk/riscv.mk) so that a program needs nothing hand-written:
  *
  * - posix_memalign: the Swift runtime allocates with it; newlib declares it but does not
  *   define it. Defined on top of newlib's memalign, weak so that a C library that has one
- *   keeps its own.
+ *   keeps its own. Not with picolibc (the RISC-V builds, mk/riscv.mk), which defines it: its
+ *   own is linked. picolibc has everything else Embedded Swift calls, and RISC-V's A
+ *   extension (rv32imac) has the atomics, so a RISC-V build of this file is empty.
  * - On ARMv6-M (Cortex-M0/M0+/M1), which has no exclusive loads and stores, the 4-byte
  *   atomics that the Swift runtime's reference counting compiles to: each one a few
  *   instructions with interrupts masked, which makes it atomic on a single core. */
 #include <errno.h>
-#include <malloc.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+
+#if !defined(__PICOLIBC__)
+#include <malloc.h>
 
 __attribute__((weak)) int posix_memalign(void **memory, size_t alignment, size_t size) {
     void *block;
@@ -26,6 +31,7 @@ __attribute__((weak)) int posix_memalign(void **memory, size_t alignment, size_t
     *memory = block;
     return 0;
 }
+#endif
 
 #if defined(__ARM_ARCH_6M__)
 #include <stdbool.h>
