@@ -48,41 +48,47 @@ struct BlockLayout {
   @usableFromInline let blockBytes: Int
   @usableFromInline let alignment: Int
 
+  /// A part of the block: its size and alignment.
+  @usableFromInline
+  typealias Part = (size: Int, alignment: Int)
+
+  /// The layout of a block of `state`, `inlineInput`, `extra` and one `listPair` for each
+  /// queue that keeps lists (each part at its alignment), for queues of `policies` (at most
+  /// 256; none means one `merge` queue).
   @usableFromInline
   init(
-    policies: [QueuePolicy], effectCapacity: Int, parts: [(size: Int, alignment: Int)]
+    policies: [QueuePolicy], effectCapacity: Int,
+    state: Part, inlineInput: Part, extra: Part, listPair: Part
   ) {
-    var layouts: [QueueLayout] = []
+    let count = min(policies.count, 256)
+    queueCount = max(count, 1)
+    queues = .allocate(capacity: queueCount)
     var lists = 0
-    for policy in policies.prefix(256) {
+    for index in 0..<queueCount {
+      let policy = index < count ? policies[index] : .merge
       if case .merge = policy {
-        layouts.append(QueueLayout(policy: policy, lists: -1))
+        (queues + index).initialize(to: QueueLayout(policy: policy, lists: -1))
       } else {
-        layouts.append(QueueLayout(policy: policy, lists: lists))
+        (queues + index).initialize(to: QueueLayout(policy: policy, lists: lists))
         lists += 1
       }
     }
-    if layouts.isEmpty { layouts.append(QueueLayout(policy: .merge, lists: -1)) }
-    queues = .allocate(capacity: layouts.count)
-    queues.initialize(from: layouts, count: layouts.count)
-    queueCount = layouts.count
     listCount = lists
     self.effectCapacity = effectCapacity
-    // Parts: state, inline input, extra, a pair of lists (times listCount); each starts at
-    // its alignment.
-    var offsets: [Int] = []
-    var offset = 0
+    var end = 0
     var alignment = 1
-    for (part, count) in zip(parts, [1, 1, 1, lists]) {
-      offset = (offset + part.alignment - 1) / part.alignment * part.alignment
-      offsets.append(offset)
-      offset += part.size * count
-      if part.alignment > alignment { alignment = part.alignment }
+    /// Places `count` of `part` at the end, at its alignment; answers their offset.
+    func place(_ part: Part, count: Int = 1) -> Int {
+      let offset = (end + part.alignment - 1) / part.alignment * part.alignment
+      end = offset + part.size * count
+      alignment = max(alignment, part.alignment)
+      return offset
     }
-    inputOffset = offsets[1]
-    extraOffset = offsets[2]
-    listsOffset = offsets[3]
-    blockBytes = offset
+    _ = place(state)
+    inputOffset = place(inlineInput)
+    extraOffset = place(extra)
+    listsOffset = place(listPair, count: lists)
+    blockBytes = end
     self.alignment = alignment
   }
 }
@@ -223,14 +229,12 @@ final class TypedMachineKind<M: Machine>: MachineKind {
       type: TypedMachineKind.type,
       layout: BlockLayout(
         policies: policies, effectCapacity: effectCapacity,
-        parts: [
-          // One state, the inline input and one extra: their sizes (a stride only matters
-          // between array elements, and a `Void` extra then takes no room at all).
-          (MemoryLayout<M.State>.size, MemoryLayout<M.State>.alignment),
-          (TypedMachine<M>.inlineInputSize, TypedMachine<M>.inlineInputAlignment),
-          (MemoryLayout<M.Extra>.size, MemoryLayout<M.Extra>.alignment),
-          (2 * MemoryLayout<SlotList>.stride, MemoryLayout<SlotList>.alignment),
-        ]),
+        // Sizes, not strides: a stride only matters between array elements, and a `Void`
+        // extra then takes no room at all.
+        state: (MemoryLayout<M.State>.size, MemoryLayout<M.State>.alignment),
+        inlineInput: (TypedMachine<M>.inlineInputSize, TypedMachine<M>.inlineInputAlignment),
+        extra: (MemoryLayout<M.Extra>.size, MemoryLayout<M.Extra>.alignment),
+        listPair: (2 * MemoryLayout<SlotList>.stride, MemoryLayout<SlotList>.alignment)),
       inputShape: CellShape(
         stride: MemoryLayout<InputCell<M.Input>>.stride,
         alignment: MemoryLayout<InputCell<M.Input>>.alignment),
