@@ -96,7 +96,10 @@ public final class Runtime {
       capacity.inputsPerMachine, to: RuntimeCapacity.maxInputs)
     capacity.effectsPerMachine = RuntimeCapacity.clamp(
       capacity.effectsPerMachine, to: RuntimeCapacity.maxEffects)
-    let scratchBytes = 64 * capacity.effectsPerResolution
+    // Room for the effects of integer machines (those of the C API); a kind whose effects are
+    // larger grows it when first spawned (`reserveScratch`).
+    let scratchBytes =
+      MemoryLayout<Effect<Int32, Int32>>.stride * capacity.effectsPerResolution
     guard let table = MachineTable(capacity: capacity.machines) else { return nil }
     guard let timers = TimerHeap(capacity: capacity.timers) else { return nil }
     guard let blockArena = BlockArena(bytes: capacity.blockBytes) else {
