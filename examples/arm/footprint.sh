@@ -1,10 +1,13 @@
 #!/bin/sh
-# footprint.sh MAP REPORT - the footprint report of `make footprint-arm` (mk/arm.mk): the
-# bytes the linker kept from libmillrace.a, by kind, read from the link map MAP, with the
-# RAM figures footprint.c printed (REPORT: its "name value" lines). Prints a Markdown table.
+# footprint.sh MAP REPORT [CEILINGS] - the footprint report of `make footprint-arm`
+# (mk/arm.mk): the bytes the linker kept from libmillrace.a, by kind, read from the link map
+# MAP, with the RAM figures footprint.c printed (REPORT: its "name value" lines). Prints a
+# Markdown table, then fails when a figure is above its ceiling in CEILINGS ("name bytes"
+# lines, # comments): a regression gate, as Bench/budgets.json is for instruction counts.
 set -eu
 map=$1
 report=$2
+ceilings=${3:-}
 
 # Input sections after "Linker script and memory map" (the kept ones) whose file is a member
 # of libmillrace.a: code (.text, .rodata) and RAM (.data, .bss), the Swift runtime and
@@ -54,3 +57,21 @@ echo "| static RAM: the library's own variables | $ram B | | |"
 echo "| static RAM: the runtime's array, used at most (of $buffer B given by MILLRACE_RUNTIME_BYTES) | $runtime B | ≤ 1 KB, no heap | 240 B, no heap |"
 echo "| RAM per machine beyond its queue slots | $machine B | ≤ 48 B | ~ an active object's struct and queue |"
 echo "| heap | none: the library never calls it | none | none |"
+
+[ -n "$ceilings" ] || exit 0
+over=0
+for name in code library_ram runtime_bytes machine_bytes; do
+  case $name in
+    code) measured=$code ;;
+    library_ram) measured=$ram ;;
+    runtime_bytes) measured=$runtime ;;
+    machine_bytes) measured=$machine ;;
+  esac
+  ceiling=$(awk -v key="$name" '$1 == key { print $2 }' "$ceilings")
+  if [ -z "$ceiling" ]; then
+    echo "footprint: $ceilings has no ceiling for $name"; over=1
+  elif [ "$measured" -gt "$ceiling" ]; then
+    echo "footprint: $name is $measured B, above its ceiling of $ceiling B ($ceilings)"; over=1
+  fi
+done
+exit $over
