@@ -66,6 +66,11 @@ public final class Runtime {
   @usableFromInline
   @exclusivity(unchecked)
   var scratchBytes: Int
+  /// Effect buffers that `reserveScratch` replaced during a dispatch, when a resolution in
+  /// progress may still be reading one (a spawn by an observer): freed by the next
+  /// replacement outside a dispatch, or with the runtime.
+  @usableFromInline
+  var retiredScratch: [UnsafeMutableRawPointer] = []
   /// The index of the last effect a resolution may record (`capacity.effectsPerResolution`
   /// less one): what `Effects` compares with, ready-made for every resolution.
   @usableFromInline
@@ -144,6 +149,7 @@ public final class Runtime {
     blockArena.deallocate()
     timers.deallocate()
     scratch.deallocate()
+    for retired in retiredScratch { retired.deallocate() }
   }
 
   /// The latest instant passed to `advance(to:)`.
@@ -384,14 +390,21 @@ public final class Runtime {
   }
 
   /// Makes the effect buffer hold `bytes` aligned to `alignment`; false when it must grow
-  /// and the memory cannot be allocated.
+  /// and the memory cannot be allocated. During a dispatch the buffer it replaces stays
+  /// allocated (`retiredScratch`): the resolution under way records into it.
   @usableFromInline
   func reserveScratch(bytes: Int, alignment: Int) -> Bool {
     guard bytes > scratchBytes || alignment > 16 else { return true }
     let grown = bytes > scratchBytes ? bytes : scratchBytes
     guard let fresh = Memory.allocate(bytes: grown, alignment: alignment > 16 ? alignment : 16)
     else { return false }
-    scratch.deallocate()
+    if isDispatching {
+      retiredScratch.append(scratch)
+    } else {
+      scratch.deallocate()
+      for retired in retiredScratch { retired.deallocate() }
+      retiredScratch.removeAll()
+    }
     scratch = fresh
     scratchBytes = grown
     return true

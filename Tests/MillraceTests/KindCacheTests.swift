@@ -142,3 +142,53 @@ struct KindCacheTests {
     #expect(seen == [1, 2])
   }
 }
+
+/// A spawn made while a resolution is under way (by an observer of its reply or output) may
+/// need a larger effect buffer: the resolution's own effects, still in the old buffer, are
+/// applied all the same.
+@Suite("Effect buffer growth")
+struct EffectBufferGrowthTests {
+  /// Emits its input and the three numbers after it: four effects in the buffer.
+  enum Emitter: Machine {
+    static func resolve(
+      _ input: Int, state: inout Int, extra: Void, effects: inout Effects<Int, Int>
+    ) -> Resolution {
+      for offset in 0..<4 { effects.emit(input + offset) }
+      return .handled
+    }
+  }
+
+  /// A machine whose outputs are large, so that its effects need a larger buffer.
+  enum Large: Machine {
+    typealias Output = (
+      Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int
+    )
+
+    static func resolve(
+      _ input: Int, state: inout Int, extra: Void, effects: inout Effects<Int, Output>
+    ) -> Resolution {
+      .handled
+    }
+  }
+
+  @Test("a kind spawned by an observer mid-resolution grows the buffer; the effects all apply")
+  func growthDuringResolution() throws {
+    let runtime = Runtime()
+    let emitter = try #require(runtime.spawn(Emitter.self, state: 0))
+    var seen: [Int] = []
+    var spawned = 0
+    emitter.observe { event in
+      // The reply comes before the outputs: the resolution's effects are still in the buffer.
+      if event.reply != nil, runtime.spawn(Large.self, state: 0) != nil { spawned += 1 }
+      if let output = event.output { seen.append(output) }
+    }
+    let bytes = runtime.scratchBytes
+    for round in 0..<3 {
+      _ = emitter.post(100 * round)
+      runtime.dispatch()
+    }
+    #expect(spawned == 3)
+    #expect(runtime.scratchBytes > bytes)
+    #expect(seen == [0, 1, 2, 3, 100, 101, 102, 103, 200, 201, 202, 203])
+  }
+}
