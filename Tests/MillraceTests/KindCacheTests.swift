@@ -177,7 +177,8 @@ struct EffectBufferGrowthTests {
     let emitter = try #require(runtime.spawn(Emitter.self, state: 0))
     var seen: [Int] = []
     var spawned = 0
-    emitter.observe { event in
+    // `unowned`: the machine holds its observer, and the runtime its machines.
+    emitter.observe { [unowned runtime] event in
       // The reply comes before the outputs: the resolution's effects are still in the buffer.
       if event.reply != nil, runtime.spawn(Large.self, state: 0) != nil { spawned += 1 }
       if let output = event.output { seen.append(output) }
