@@ -13,7 +13,7 @@ mkdir -p "$work/machines"
 for spec in ticker100:100ms ticker250:250ms ticker1s:1s; do
   kind=${spec%%:*} period=${spec#*:}
   cat >"$work/machines/$kind.json" <<JSON
-{"kind": "$kind", "initial": "idle", "transitions": [
+{"kind": "$kind", "initial": "idle", "final": ["ticking"], "transitions": [
   {"on": "start", "from": "idle", "to": "ticking",
    "effects": [{"every": "$period", "send": "tick", "id": "tick"}]},
   {"on": "tick", "from": "ticking"}]}

@@ -281,7 +281,7 @@ struct DurabilityTests {
     let daemon = try DaemonProcess(machines: machines).start()
     let client = try daemon.client()
     try
-      #"{"kind": "lamp", "initial": "dark", "transitions": [{"on": "switch", "from": "dark", "to": "lit"}]}"#
+      #"{"kind": "lamp", "initial": "dark", "final": ["lit"], "transitions": [{"on": "switch", "from": "dark", "to": "lit"}]}"#
       .write(toFile: machines + "/lamp.json", atomically: true, encoding: .utf8)
     kill(daemon.process!.processIdentifier, SIGHUP)
     #expect(try poll { try client.call("KINDS").strings?.contains("lamp") == true })

@@ -14,13 +14,13 @@ struct IdleDaemonTests {
     let directory = NSTemporaryDirectory() + "mr-idle-\(UUID().uuidString)"
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     try """
-    {"kind": "ticker", "initial": "idle", "transitions": [
+    {"kind": "ticker", "initial": "idle", "final": ["ticking"], "transitions": [
       {"on": "start", "from": "idle", "to": "ticking",
        "effects": [{"every": "\(period)", "send": "tick", "id": "tick"}]},
       {"on": "tick", "from": "ticking"}]}
     """.write(toFile: directory + "/ticker.json", atomically: true, encoding: .utf8)
     try """
-    {"kind": "latch", "initial": "open", "transitions": [
+    {"kind": "latch", "initial": "open", "final": ["fired"], "transitions": [
       {"on": "arm", "from": "open", "to": "armed",
        "effects": [{"after": "\(delay)", "send": "fire"}]},
       {"on": "fire", "from": "armed", "to": "fired"}]}

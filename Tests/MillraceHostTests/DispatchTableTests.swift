@@ -40,7 +40,12 @@ struct DispatchTableTests {
         #expect(scanning.step(input: input, state: state) == expected)
       }
     }
-    let outOfRange = UInt16(definition.inputs.count)
+    // The start input stays and records nothing in a kind without entry effects.
+    let start = definition.startInput
+    let stay = TableStep(to: 0, effects: 0..<0)
+    #expect(dense.step(input: start, state: 0) == stay)
+    #expect(scanning.step(input: start, state: 0) == stay)
+    let outOfRange = start + 1
     #expect(dense.step(input: outOfRange, state: 0) == .rejected)
     #expect(scanning.step(input: outOfRange, state: 0) == .rejected)
   }

@@ -49,7 +49,8 @@ struct TableStep: Equatable, Sendable {
 /// file was compiled). Read-only after `init`; freed by `deallocate()`.
 @usableFromInline
 struct DispatchTable {
-  /// Rows per input, `on` = input or `*`, in file order (see `KindDefinition`).
+  /// Rows per input, `on` = input or `*`, in file order (see `KindDefinition`); the last
+  /// input is the kind's start input, which has none.
   @usableFromInline let candidateStart: UnsafeMutablePointer<Int32>
   @usableFromInline let candidateRows: UnsafeMutablePointer<Int32>
   @usableFromInline let inputCount: Int
@@ -68,8 +69,9 @@ struct DispatchTable {
   @usableFromInline let dense: UnsafeMutablePointer<TableStep>?
   @usableFromInline let stateCount: Int
 
-  /// The most (input, state) pairs a kind's dense table holds (16 bytes each).
-  static let denseLimit = 1 << 16
+  /// The most (input, state) pairs a kind's dense table holds (16 bytes each) unless the kind
+  /// needs one.
+  static let denseLimit = KindDefinition.stepLimit
 
   init(
     _ definition: KindDefinition, effects compiled: [Effect<UInt16, UInt16>],
@@ -92,13 +94,17 @@ struct DispatchTable {
     // Machine files have no `run` effects.
     effects = PrebuiltEffects(compiled)!
     stateCount = definition.states.count
-    if inputCount * stateCount <= denseLimit {
+    // A kind with nested states or entry and exit effects has steps that are not its rows'
+    // (`KindDefinition.steps`, at most `stepLimit` of them): it always takes the dense table.
+    if inputCount * stateCount <= denseLimit || definition.steps != nil {
       var matrix: [TableStep] = []
       matrix.reserveCapacity(inputCount * stateCount)
       for input in 0..<inputCount {
         for state in 0..<stateCount {
-          let row = definition.firstMatch(input: UInt16(input), state: UInt16(state))
-          matrix.append(row.map { rowSteps[$0].resolved(in: UInt16(state)) } ?? .rejected)
+          let step = definition.step(input: UInt16(input), state: UInt16(state)).map {
+            TableStep(to: $0.to.map(Int32.init) ?? TableStep.stay, effects: $0.effects)
+          }
+          matrix.append(step?.resolved(in: UInt16(state)) ?? .rejected)
         }
       }
       dense = copy(matrix)
@@ -129,7 +135,10 @@ struct DispatchTable {
     // input just above), and the product is below `denseLimit`.
     if let dense { return dense[Int(input) &* stateCount &+ Int(state)] }
     let row = firstRow(input: input, state: state)
-    guard row >= 0 else { return .rejected }
+    guard row >= 0 else {
+      // The start input (the last) has no rows: it stays, as the dense table has it.
+      return Int(input) == inputCount - 1 ? TableStep(to: Int32(state), effects: 0..<0) : .rejected
+    }
     return steps[row].resolved(in: state)
   }
 

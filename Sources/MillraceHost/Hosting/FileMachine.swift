@@ -98,14 +98,15 @@ public final class FileKind {
     table.step(input: input, state: state)
   }
 
-  /// Reads and prints the kind's names.
+  /// Reads and prints the kind's names. A state name reads as the leaf a machine enters with
+  /// it (a compound state's initial leaf); the start input prints as `(start)`.
   public var codec: TextCodec<FileMachine> {
     let definition = self.definition
     return TextCodec(
       parseInput: { definition.inputs.index(of: $0) },
       parseInputUTF8: { definition.inputs.index(ofUTF8: $0) },
-      formatInput: { definition.inputs[$0] },
-      parseState: { definition.states.index(of: $0) },
+      formatInput: { $0 == definition.startInput ? "(start)" : definition.inputs[$0] },
+      parseState: { definition.states.index(of: $0).map(definition.tree.initialLeaf(of:)) },
       formatState: { definition.states[$0] },
       formatOutput: { definition.outputs[$0] })
   }

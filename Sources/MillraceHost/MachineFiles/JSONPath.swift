@@ -25,6 +25,16 @@ struct JSONPath: Hashable, Sendable, CustomStringConvertible {
 
   private init() {}
 
+  /// The coding path of this location, for reporting through a decoder at the document root.
+  var codingPath: [any CodingKey] {
+    components.map { component in
+      switch component {
+      case .key(let name): AnyCodingKey(stringValue: name)
+      case .index(let index): AnyCodingKey(intValue: index)
+      }
+    }
+  }
+
   /// This path extended by an object member.
   func key(_ name: String) -> JSONPath {
     var path = self

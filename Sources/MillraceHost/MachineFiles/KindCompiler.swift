@@ -5,7 +5,9 @@
 struct KindCompiler {
   /// A use of a name in the file, and its role there.
   private struct Reference {
-    enum Role { case initial, source, target, handled, sent, emitted, timerID, cancelled, queue }
+    enum Role {
+      case initial, source, target, final, handled, sent, emitted, timerID, cancelled, queue
+    }
     var name: String
     var path: JSONPath
     var role: Role
@@ -33,11 +35,13 @@ struct KindCompiler {
   }
 
   private mutating func compile() throws(MachineFileErrors) -> KindDefinition {
-    let references = self.references()
+    let declared = declaredStates()
+    let references = self.references(declared)
     func uses(_ roles: Reference.Role...) -> [Reference] {
       references.filter { roles.contains($0.role) }
     }
-    let states = table(file.states, "states", uses(.initial, .source, .target))
+    let states = table(
+      declared?.map(\.state.name), "states", uses(.initial, .source, .target))
     let inputs = table(file.inputs, "inputs", uses(.handled, .sent))
     let outputs = table(file.outputs, "outputs", uses(.emitted))
     let effectIDs = table(nil, "ids", uses(.timerID))
@@ -47,7 +51,7 @@ struct KindCompiler {
     for reference in references {
       let (table, noun) =
         switch reference.role {
-        case .initial, .source, .target: (states, "state")
+        case .initial, .source, .target, .final: (states, "state")
         case .handled, .sent: (inputs, "input")
         case .emitted: (outputs, "output")
         case .timerID, .cancelled: (effectIDs, "id")
@@ -63,27 +67,155 @@ struct KindCompiler {
     if file.states == nil { warnAboutTargetOnlyStates(references) }
     if file.inputs == nil { warnAboutUnhandledInputs(references) }
     guard errors.isEmpty else { throw MachineFileErrors(errors) }
+    let tree = stateTree(declared ?? [], states)
+    let hierarchical =
+      !tree.isFlat
+      || (declared ?? []).contains { !$0.state.entry.isEmpty || !$0.state.exit.isEmpty }
+    let pairs = (inputs.count + 1) * states.count
+    if hierarchical && pairs > KindDefinition.stepLimit {
+      error(
+        JSONPath.root.key("states"),
+        "a kind with nested states or entry and exit effects may have at most "
+          + "\(KindDefinition.stepLimit) (inputs + 1) × states; this one has \(pairs)")
+    }
+    guard errors.isEmpty else { throw MachineFileErrors(errors) }
 
     let layout = TableLayout(
       file: file, states: states, inputs: inputs, outputs: outputs, queues: queues,
       effectIDs: effectIDs)
-    return KindDefinition(
-      kind: file.kind, source: source, initial: layout.index(file.initial, in: states),
+    var definition = KindDefinition(
+      kind: file.kind, source: source,
+      initial: tree.initialLeaf(of: layout.index(file.initial, in: states)),
       states: states, inputs: inputs, outputs: outputs, queues: queues,
       queuePolicies: queues.names.map { file.queues[$0]?.policy ?? .merge },
-      migration: file.migrate,
-      effectIDs: effectIDs, rows: layout.rows, effects: layout.effects, warnings: warnings,
+      migration: file.migrate, effectIDs: effectIDs, tree: tree, rows: layout.rows,
+      effects: layout.effects, steps: nil, warnings: warnings,
       stateSetWords: layout.stateSetWords, stateSetStride: layout.stateSetStride,
       candidateStart: layout.candidateStart, candidateRows: layout.candidateRows)
+    if hierarchical, let declared {
+      let (entry, exit) = layout.stateEffects(declared.map(\.state))
+      definition.layOutSteps(entry: entry, exit: exit)
+    }
+    checkFinalStates(definition)
+    guard errors.isEmpty else { throw MachineFileErrors(errors) }
+    return definition
   }
 
-  /// Every use of a name in the file, in file order.
-  private func references() -> [Reference] {
+  /// The declared states with their paths, every nested state after its parent (the order of
+  /// their indices), or nil when the file declares none. Reports a name declared twice and a
+  /// compound state's `initial` that is not one of its own children.
+  private mutating func declaredStates() -> [(state: MachineFile.State, path: JSONPath)]? {
+    guard let top = file.states else { return nil }
+    for (path, name) in MachineFile.State.repeatedNames(top.enumerated().map { ($0, $1) }) {
+      error(path, "duplicate state \(name.quoted)")
+    }
+    var flattened: [(state: MachineFile.State, path: JSONPath)] = []
+    func visit(_ states: [MachineFile.State], at path: JSONPath) {
+      for (position, state) in states.enumerated() {
+        let path = path.index(position)
+        if let initial = state.initial, !state.children.contains(where: { $0.name == initial }) {
+          error(
+            path.key("initial"),
+            "\(initial.quoted) is not one of the states of \(state.name.quoted)")
+        }
+        flattened.append((state, path))
+        visit(state.children, at: path.key("states"))
+      }
+    }
+    visit(top, at: JSONPath.root.key("states"))
+    return flattened
+  }
+
+  /// The nesting of `declared` (whose names are `states`, in order), with the final states.
+  private func stateTree(
+    _ declared: [(state: MachineFile.State, path: JSONPath)], _ states: NameTable
+  ) -> StateTree {
+    var parents = [KindDefinition.StateIndex?](repeating: nil, count: states.count)
+    var initialChildren = [KindDefinition.StateIndex?](repeating: nil, count: states.count)
+    for (state, _) in declared {
+      let index = Int(states.index(of: state.name)!)
+      initialChildren[index] = state.initial.flatMap(states.index(of:))
+      for child in state.children { parents[Int(states.index(of: child.name)!)] = UInt16(index) }
+    }
+    let finals = states.names.map(file.final.contains)
+    return StateTree(parents: parents, initialChildren: initialChildren, finals: finals)
+  }
+
+  /// A leaf that a row goes to and that no row leaves must be declared final; a declared
+  /// final state must be a leaf that no row leaves. A row leaves a leaf when it applies there
+  /// (to the leaf, an ancestor, or `"*"`) and has a `to`, even back to the same state (it
+  /// exits and re-enters). The initial state alone is not checked: a one-state machine whose
+  /// rows all stay is not finished at birth. (This is what makes `"to": "logedIn"` an error
+  /// even without declared states.)
+  private mutating func checkFinalStates(_ definition: KindDefinition) {
+    let tree = definition.tree
+    func isLeft(_ leaf: KindDefinition.StateIndex) -> Int? {
+      let lineage = tree.lineage(of: leaf)
+      return definition.rows.indices.first { position in
+        let row = definition.rows[position]
+        return row.to != nil && lineage.contains { definition.matches(row.from, $0) }
+      }
+    }
+    for (position, name) in file.final.enumerated() {
+      let path = JSONPath.root.key("final").index(position)
+      guard let state = definition.states.index(of: name) else { continue }
+      if !tree.isLeaf(state) {
+        error(path, "\(name.quoted) has nested states; only a leaf state can be final")
+      } else if let row = isLeft(state) {
+        error(path, "final state \(name.quoted) is left by transitions[\(row)]")
+      }
+    }
+    var reached: [(leaf: KindDefinition.StateIndex, path: JSONPath)] = []
+    for (position, row) in definition.rows.enumerated() {
+      guard let target = row.to else { continue }
+      let path = JSONPath.root.key("transitions").index(position).key("to")
+      reached.append((tree.initialLeaf(of: target), path))
+    }
+    var reported = Set<KindDefinition.StateIndex>()
+    for (leaf, path) in reached where !tree.finals[Int(leaf)] && isLeft(leaf) == nil {
+      guard reported.insert(leaf).inserted else { continue }
+      error(
+        path,
+        "state \(definition.states[leaf].quoted) is never left: no transition goes from it to "
+          + "another state (declare it in \"final\" if that is meant)")
+    }
+  }
+
+  /// Every use of a name in the file, in file order: the initial states, the final states,
+  /// then each declared state's entry and exit effects, then the transitions.
+  private func references(_ declared: [(state: MachineFile.State, path: JSONPath)]?)
+    -> [Reference]
+  {
     var references: [Reference] = []
     func use(_ name: String, _ path: JSONPath, _ role: Reference.Role) {
       references.append(Reference(name: name, path: path, role: role))
     }
+    func use(_ effects: [MachineFile.Effect], _ path: JSONPath) {
+      for (index, effect) in effects.enumerated() {
+        let path = path.index(index)
+        switch effect {
+        case .send(let input): use(input, path.key("send"), .sent)
+        case .emit(let output): use(output, path.key("emit"), .emitted)
+        case .cancel(let id): use(id, path.key("cancel"), .cancelled)
+        case .after(let timer), .every(let timer):
+          use(timer.send, path.key("send"), .sent)
+          if let queue = timer.queue { use(queue, path.key("queue"), .queue) }
+          if let id = timer.id { use(id, path.key("id"), .timerID) }
+        }
+      }
+    }
     use(file.initial, JSONPath.root.key("initial"), .initial)
+    for (position, name) in file.final.enumerated() {
+      use(name, JSONPath.root.key("final").index(position), .final)
+    }
+    for (state, path) in declared ?? [] {
+      use(state.entry, path.key("entry"))
+      use(state.exit, path.key("exit"))
+      for (index, effect) in state.entry.enumerated() where effect.timer?.id == nil {
+        guard effect.timer != nil else { continue }
+        use(TableLayout.entryTimerID(state.name, index), path.key("entry").index(index), .timerID)
+      }
+    }
     for (row, transition) in file.transitions.enumerated() {
       let path = JSONPath.root.key("transitions").index(row)
       if case .input(let name) = transition.on { use(name, path.key("on"), .handled) }
@@ -96,18 +228,7 @@ struct KindCompiler {
         }
       }
       if let to = transition.to { use(to, path.key("to"), .target) }
-      for (index, effect) in transition.effects.enumerated() {
-        let path = path.key("effects").index(index)
-        switch effect {
-        case .send(let input): use(input, path.key("send"), .sent)
-        case .emit(let output): use(output, path.key("emit"), .emitted)
-        case .cancel(let id): use(id, path.key("cancel"), .cancelled)
-        case .after(let timer), .every(let timer):
-          use(timer.send, path.key("send"), .sent)
-          if let queue = timer.queue { use(queue, path.key("queue"), .queue) }
-          if let id = timer.id { use(id, path.key("id"), .timerID) }
-        }
-      }
+      use(transition.effects, path.key("effects"))
     }
     return references
   }

@@ -51,10 +51,17 @@ public struct KindDefinition: Sendable {
   public let migration: KindMigration
   /// The effect ids, in order of their first `after` / `every` effect.
   public let effectIDs: NameTable
+  /// How the states nest, and which are final.
+  public let tree: StateTree
   /// The transition table in file order.
   public let rows: [Row]
-  /// The effects of all rows, back to back; a row's `effects` range points in here.
-  public let effects: [Effect]
+  /// The effects of all rows, back to back; a row's `effects` range points in here, and so do
+  /// the sequences of `steps` (exits, row, entries).
+  public internal(set) var effects: [Effect]
+  /// What each input does in each state, `(inputs.count + 1) × states.count` in input-major
+  /// order (the last input is `startInput`), when the kind has nested states or entry and exit
+  /// effects; nil for a flat kind, whose steps are its rows (see `step(input:state:)`).
+  public internal(set) var steps: [Step?]?
   /// Suspicious but allowed things found in the file (see `KindCompiler`).
   public let warnings: [MachineFileDiagnostic]
 
@@ -62,19 +69,33 @@ public struct KindDefinition: Sendable {
   let stateSetWords: [UInt64]
   let stateSetStride: Int
   /// Row indices per input, `on` = input or `*`, in file order:
-  /// `candidateRows[candidateStart[i] ..< candidateStart[i + 1]]` for input `i`.
+  /// `candidateRows[candidateStart[i] ..< candidateStart[i + 1]]` for input `i`; the start
+  /// input has none.
   let candidateStart: [Int32]
   let candidateRows: [Int32]
 
-  /// The index of the first row, in file order, that handles `input` in `state`, or `nil`
-  /// when the input is rejected there. Never allocates; cost is linear in the rows for
-  /// `input` plus the `"on": "*"` rows.
+  /// The index of the first row that handles `input` in `state`, or `nil` when the input is
+  /// rejected there. Rows whose `from` includes `state` (or is `"*"`) come first, in file
+  /// order; then those of its parent, and so on outwards. Never allocates; cost is linear in
+  /// the rows for `input` plus the `"on": "*"` rows, times the nesting depth.
   public func firstMatch(input: InputIndex, state: StateIndex) -> Int? {
+    firstMatchAndSource(input: input, state: state)?.row
+  }
+
+  /// `firstMatch`, and the state the row matched at: `state` or the ancestor whose row it is.
+  func firstMatchAndSource(input: InputIndex, state: StateIndex) -> (
+    row: Int, source: StateIndex
+  )? {
+    guard Int(input) + 1 < candidateStart.count else { return nil }
     let start = Int(candidateStart[Int(input)])
     let end = Int(candidateStart[Int(input) + 1])
-    for position in start..<end {
-      let row = Int(candidateRows[position])
-      if matches(rows[row].from, state) { return row }
+    var level: StateIndex? = state
+    while let current = level {
+      for position in start..<end {
+        let row = Int(candidateRows[position])
+        if matches(rows[row].from, current) { return (row, current) }
+      }
+      level = tree.parents[Int(current)]
     }
     return nil
   }
@@ -117,12 +138,13 @@ extension KindDefinition {
 
 extension KindDefinition {
   /// Whether a machine runs the same under `other` as under this definition: the same kind,
-  /// names in the same order, initial state, queues, rows and effects. The file's name, its
+  /// names in the same order, initial state, nesting, queues, rows and effects. The file's name, its
   /// warnings and `migrate` do not matter.
   public func runsLike(_ other: KindDefinition) -> Bool {
     kind == other.kind && initial == other.initial && states == other.states
       && inputs == other.inputs && outputs == other.outputs && queues == other.queues
       && queuePolicies == other.queuePolicies && effectIDs == other.effectIDs
-      && rows == other.rows && effects == other.effects && stateSetWords == other.stateSetWords
+      && tree == other.tree && rows == other.rows && effects == other.effects
+      && steps == other.steps && stateSetWords == other.stateSetWords
   }
 }

@@ -54,6 +54,23 @@ extension MachineFile {
       }
     }
 
+    /// The timer of an `after` or `every` effect; nil for the others.
+    public var timer: Timer? {
+      switch self {
+      case .after(let timer), .every(let timer): timer
+      case .send, .cancel, .emit: nil
+      }
+    }
+
+    /// This effect with its timer replaced by `timer`; an effect without one is unchanged.
+    func with(_ timer: Timer) -> Effect {
+      switch self {
+      case .after: .after(timer)
+      case .every: .every(timer)
+      case .send, .cancel, .emit: self
+      }
+    }
+
     /// `"a"`, `"a" and "b"`, `"a", "b" and "c"`.
     private static func list(_ keys: [String]) -> String {
       let quoted = keys.map(\.quoted)

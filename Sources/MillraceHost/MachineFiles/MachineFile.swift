@@ -7,7 +7,9 @@ import Foundation
 ///
 /// ```json
 /// { "kind": "door", "initial": "closed",
-///   "states": ["closed", "opened"],           // optional: declare names explicitly
+///   "states": ["closed", "opened"],           // optional: declare names explicitly (nested
+///                                             // states and entry/exit: `MachineFile.State`)
+///   "final": [],                              // states that are never left
 ///   "inputs": ["open", "close"], "outputs": [],  // optional
 ///   "queues": { "timers": { "policy": "latest", "max": 1 } },
 ///   "transitions": [ { "on": "open", "from": "closed", "to": "opened" } ],
@@ -18,8 +20,12 @@ public struct MachineFile: Hashable, Sendable, Decodable {
   public var kind: String
   /// The state a machine of this kind starts in.
   public var initial: String
-  /// The declared states, or `nil` to infer them (the initial state and every `from` and `to`).
-  public var states: [String]?
+  /// The declared states (each possibly compound), or `nil` to infer them: the initial state
+  /// and every `from` and `to`, all leaves.
+  public var states: [State]?
+  /// The states that are never left, declared so: a state reached and never left that is not
+  /// listed here makes the file invalid (a misspelt `to` is caught so).
+  public var final: [String]
   /// The declared inputs, or `nil` to infer them (every `on` and `send`).
   public var inputs: [String]?
   /// The declared outputs, or `nil` to infer them (every `emit`).
@@ -33,18 +39,20 @@ public struct MachineFile: Hashable, Sendable, Decodable {
 
   /// The top-level keys a machine file may have; any other key is refused.
   static let keys = [
-    "inputs", "initial", "kind", "migrate", "outputs", "queues", "states", "transitions",
+    "final", "inputs", "initial", "kind", "migrate", "outputs", "queues", "states", "transitions",
   ]
 
   /// Creates a machine file in code.
   public init(
-    kind: String, initial: String, states: [String]? = nil, inputs: [String]? = nil,
-    outputs: [String]? = nil, queues: [String: Queue] = [:], transitions: [Transition],
+    kind: String, initial: String, states: [State]? = nil, final: [String] = [],
+    inputs: [String]? = nil, outputs: [String]? = nil, queues: [String: Queue] = [:],
+    transitions: [Transition],
     migrate: KindMigration = KindMigration()
   ) {
     self.kind = kind
     self.initial = initial
     self.states = states
+    self.final = final
     self.inputs = inputs
     self.outputs = outputs
     self.queues = queues
@@ -59,7 +67,17 @@ public struct MachineFile: Hashable, Sendable, Decodable {
     let reader = try FieldReader(decoder, known: Self.keys)
     let kind = try reader.name("kind", "kind", required: true)
     let initial = try reader.name("initial", "state", required: true)
-    states = try reader.names("states", "state")
+    states = try reader.value("states", as: [Collected<State>].self).flatMap { states in
+      let declared = states.enumerated().compactMap { position, state in
+        state.value.map { (position, $0) }
+      }
+      let repeats = State.repeatedNames(declared)
+      for (path, name) in repeats {
+        try decoder.report("duplicate state \(name.quoted)", at: path.codingPath)
+      }
+      return declared.count == states.count && repeats.isEmpty ? declared.map(\.1) : nil
+    }
+    final = try reader.names("final", "state") ?? []
     inputs = try reader.names("inputs", "input")
     outputs = try reader.names("outputs", "output")
     queues = try reader.members("queues", "queue", as: Queue.self) ?? [:]

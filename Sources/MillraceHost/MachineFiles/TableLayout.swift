@@ -50,6 +50,34 @@ struct TableLayout {
       candidateRows += (specific + anyInputRows).sorted()
       candidateStart.append(Int32(candidateRows.count))
     }
+    candidateStart.append(Int32(candidateRows.count))  // the start input: no rows
+  }
+
+  /// The name of the implicit id of the timer that entry effect `index` of `state` starts when
+  /// it has none of its own; never a valid name, so it cannot clash with one.
+  static func entryTimerID(_ state: String, _ index: Int) -> String {
+    "\(state) entry \(index)"
+  }
+
+  /// Each state's entry effects and exit effects, by state index (`states` in index order);
+  /// the exit effects start by cancelling every timer the state's entry effects started.
+  func stateEffects(_ states: [MachineFile.State]) -> (
+    entry: [[KindDefinition.Effect]], exit: [[KindDefinition.Effect]]
+  ) {
+    var entry: [[KindDefinition.Effect]] = []
+    var exit: [[KindDefinition.Effect]] = []
+    for state in states {
+      var cancels: [KindDefinition.Effect] = []
+      entry.append(
+        state.entry.enumerated().map { position, effect in
+          guard var timer = effect.timer else { return resolve(effect) }
+          timer.id = timer.id ?? Self.entryTimerID(state.name, position)
+          cancels.append(.cancel(index(timer.id!, in: effectIDs)))
+          return resolve(effect.with(timer))
+        })
+      exit.append(cancels + state.exit.map(resolve))
+    }
+    return (entry, exit)
   }
 
   /// The index of a name already checked to be in `table`.

@@ -8,7 +8,8 @@ import Testing
     let definition = try compile(
       machine(
         #"{ "on": "*", "from": "a", "to": "b" }, { "on": "x", "from": "a", "to": "c" }, "#
-          + #"{ "on": "x", "from": "b", "to": "c" }, { "on": "*", "from": "b", "to": "a" }"#))
+          + #"{ "on": "x", "from": "b", "to": "c" }, { "on": "*", "from": "b", "to": "a" }"#,
+        extra: #""final": ["c"],"#))
     #expect(definition.outcome("x", in: "a") == "b")
     #expect(definition.outcome("x", in: "b") == "c")
     #expect(definition.outcome("x", in: "c") == "rejected")
@@ -51,7 +52,7 @@ import Testing
     let list = ["s1", "s64", "s127", "s129"].map(\.quoted).joined(separator: ", ")
     let definition = try compile(
       #"{ "kind": "big", "initial": "s0", "states": [\#(names.map(\.quoted).joined(separator: ", "))], "#
-        + #""transitions": [ { "on": "go", "from": [\#(list)], "to": "s0" } ] }"#)
+        + #""final": ["s0"], "transitions": [ { "on": "go", "from": [\#(list)], "to": "s0" } ] }"#)
     #expect(definition.stateSetStride == 3)
     let row = try #require(definition.rows.first)
     #expect(
@@ -63,14 +64,18 @@ import Testing
   }
 
   @Test func singleElementListIsOneState() throws {
-    let definition = try compile(machine(#"{ "on": "x", "from": ["a"], "to": "b" }"#))
+    let definition = try compile(
+      machine(#"{ "on": "x", "from": ["a"], "to": "b" }"#, extra: #""final": ["b"],"#))
     #expect(definition.rows[0].from == .state(0))
     #expect(definition.stateSetWords.isEmpty)
   }
 
   @Test func inputWithoutRowsIsRejectedEverywhere() throws {
     let definition = try compile(
-      machine(#"{ "on": "x", "from": "a", "to": "b" }"#, extra: #""inputs": ["x", "idle"],"#))
+      machine(
+        #"{ "on": "x", "from": "a", "to": "b" }"#,
+        extra: #""inputs": ["x", "idle"], "final": ["b"],"#
+      ))
     #expect(definition.outcome("idle", in: "a") == "rejected")
     #expect(definition.outcome("idle", in: "b") == "rejected")
   }

@@ -52,8 +52,8 @@ import Testing
       machine(
         #"{ "on": "go", "from": ["c", "a"], "to": "b", "effects": [ { "emit": "o2" }, "#
           + #"{ "every": "1s", "send": "tick", "id": "t", "queue": "default" }, { "emit": "o1" }, "#
-          + #"{ "send": "go" } ] }"#
-      ))
+          + #"{ "send": "go" } ] }"#,
+        extra: #""final": ["b"],"#))
     #expect(definition.states.names == ["a", "c", "b"])
     #expect(definition.inputs.names == ["go", "tick"])
     #expect(definition.outputs.names == ["o2", "o1"])

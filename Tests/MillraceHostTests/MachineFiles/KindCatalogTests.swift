@@ -65,7 +65,7 @@ import Testing
       (
         "z.json",
         Data(
-          #"{ "kind": "z", "initial": "a", "transitions": [ { "on": "x", "from": "a", "to": "b" } ] }"#
+          #"{ "kind": "z", "initial": "a", "final": ["b"], "transitions": [ { "on": "x", "from": "a", "to": "b", "effects": [ { "send": "y" } ] } ] }"#
             .utf8)
       ),
       ("a.json", Data(#"{ "kind": "a", "initial": "a", "transitions": [] }"#.utf8)),

@@ -245,7 +245,7 @@ import Testing
     (
       #"{ "kind": "k", "initial": "a", "transitions": [], "trasitions": [] }"#,
       [
-        #"t.json: trasitions: unknown key; expected one of "initial", "inputs", "kind", "migrate", "outputs", "queues", "states", "transitions""#
+        #"t.json: trasitions: unknown key; expected one of "final", "initial", "inputs", "kind", "migrate", "outputs", "queues", "states", "transitions""#
       ]
     ),
     (
@@ -332,18 +332,47 @@ import Testing
       """#
     #expect(
       errors(json) == [
-        #"t.json: colour: unknown key; expected one of "initial", "inputs", "kind", "migrate", "outputs", "queues", "states", "transitions""#,
+        #"t.json: colour: unknown key; expected one of "final", "initial", "inputs", "kind", "migrate", "outputs", "queues", "states", "transitions""#,
         "t.json: queues.q.max: must be a whole number from 1 to 65535",
         #"t.json: transitions[0].effects[0].after: invalid duration "soon": expected a whole number and a unit (ns, us, ms, s, m or h), like "250ms""#,
         #"t.json: transitions[1].efects: unknown key; expected one of "effects", "from", "on", "to""#,
       ])
   }
 
+  /// A misspelt `to` makes a state that nothing leaves: an error, even without declared
+  /// states (DESIGN §4.2's example); declaring it final makes it deliberate.
+  @Test func aStateReachedAndNeverLeftMustBeFinal() throws {
+    let typo =
+      #"{ "on": "login", "from": "a", "to": "logedIn" }, { "on": "ok", "from": "loggedIn", "to": "a" }"#
+    #expect(
+      errors(machine(typo)) == [
+        #"t.json: transitions[0].to: state "logedIn" is never left: no transition goes from it to another state (declare it in "final" if that is meant)"#
+      ])
+    #expect(errors(machine(typo, extra: #""final": ["logedIn"],"#)) == [])
+    #expect(
+      errors(machine(typo, extra: #""final": ["a"],"#)) == [
+        #"t.json: final[0]: final state "a" is left by transitions[0]"#,
+        #"t.json: transitions[0].to: state "logedIn" is never left: no transition goes from it to another state (declare it in "final" if that is meant)"#,
+      ])
+    #expect(
+      errors(machine(typo, extra: #""final": ["logedIn", "nope"],"#)) == [
+        #"t.json: final[1]: unknown state "nope""#
+      ])
+    // A row back to the same state leaves it (exits and re-enters); a one-state machine whose
+    // rows all stay is not finished at birth.
+    #expect(
+      errors(
+        machine(#"{ "on": "x", "from": "a", "to": "b" }, { "on": "*", "from": "*", "to": "b" }"#))
+        == [])
+    #expect(errors(machine(#"{ "on": "x", "from": "a" }"#)) == [])
+  }
+
   @Test func inferredNamesWarnInsteadOfFailing() throws {
     let definition = try compile(
       machine(
         #"{ "on": "login", "from": "a", "to": "logedIn", "effects": [ { "send": "loginOk" } ] }, "#
-          + #"{ "on": "loginOK", "from": "loggedIn", "to": "a" }, { "on": "x", "from": "a", "to": "logedIn" }"#
+          + #"{ "on": "loginOK", "from": "loggedIn", "to": "a" }, { "on": "x", "from": "a", "to": "logedIn" }, "#
+          + #"{ "on": "reset", "from": "*", "to": "a" }"#
       ))
     #expect(
       definition.warnings.map(\.description) == [
@@ -354,7 +383,7 @@ import Testing
     let declared = try compile(
       machine(
         #"{ "on": "x", "from": "a", "to": "b", "effects": [ { "send": "y" } ] }"#,
-        extra: #""states": ["a", "b"], "inputs": ["x", "y"],"#))
+        extra: #""states": ["a", "b"], "inputs": ["x", "y"], "final": ["b"],"#))
     #expect(declared.warnings.isEmpty)
     let wildcard = try compile(
       machine(#"{ "on": "*", "from": "a", "effects": [ { "send": "y" } ] }"#))
