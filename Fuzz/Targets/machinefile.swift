@@ -4,7 +4,8 @@
 // Checked for every input: no crash, no memory error, no trap; a refused file throws at least
 // one diagnostic and every diagnostic names the file; an accepted file gives a definition
 // whose indices are all in range (initial state, every row's `on`, `from`, `to` and effects,
-// `firstMatch` for every input and state) and whose DOT rendering works.
+// `firstMatch` and `step` for every input and state, the nesting of states) and whose DOT
+// rendering works.
 import Foundation
 
 /// The libFuzzer entry point: one input per call, 0 when it was checked.
@@ -48,12 +49,29 @@ public func fuzzMachineFile(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt 
       }
     }
   }
-  if states * inputs <= 1 << 16 {
-    for input in 0..<inputs {
+  let tree = definition.tree
+  check(tree.isLeaf(definition.initial), "initial \(definition.initial) is not a leaf")
+  for state in 0..<states {
+    let index = KindDefinition.StateIndex(state)
+    check(tree.lineage(of: index).count <= states, "lineage of \(state) loops")
+    check(tree.isLeaf(tree.initialLeaf(of: index)), "initial leaf of \(state)")
+  }
+  if (states * (inputs + 1)) <= 1 << 16 {
+    for input in 0...inputs {
       for state in 0..<states {
-        let row = definition.firstMatch(
-          input: KindDefinition.InputIndex(input), state: KindDefinition.StateIndex(state))
+        let (input, state) = (
+          KindDefinition.InputIndex(input), KindDefinition.StateIndex(state)
+        )
+        let row = definition.firstMatch(input: input, state: state)
         if let row { check(row < definition.rows.count, "firstMatch gave row \(row)") }
+        guard tree.isLeaf(state), let step = definition.step(input: input, state: state) else {
+          continue
+        }
+        if let to = step.to { check(tree.isLeaf(to), "step to \(to) is not a leaf") }
+        check(
+          step.effects.lowerBound >= 0 && step.effects.lowerBound <= step.effects.upperBound
+            && Int(step.effects.upperBound) <= definition.effects.count,
+          "step effects \(step.effects)")
       }
     }
   }
