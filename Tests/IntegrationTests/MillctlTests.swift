@@ -22,7 +22,8 @@ import Testing
       try ctl.expect(["ping"], prints: "PONG\n")
       let kinds = try ctl.run(["kinds"])
       #expect(kinds.status == 0)
-      #expect(kinds.lines == ["auth", "counter", "door", "toggle", "traffic-light"])
+      #expect(
+        kinds.lines == ["auth", "counter", "door", "media-player", "toggle", "traffic-light"])
       let stats = try ctl.run(["stats"])
       #expect(stats.status == 0)
       #expect(stats.lines.contains("machines:1"))
@@ -215,7 +216,7 @@ import Testing
         "    4  PING \"hello world\"", "    5  history",
         "1) r", "(error) NOINPUT kind toggle has no input fly",
         "(error) ERR wrong number of arguments for 'subscribe' command",
-        "1) auth", "2) counter", "3) door", "4) toggle", "5) traffic-light",
+        "1) auth", "2) counter", "3) door", "4) media-player", "5) toggle", "6) traffic-light",
       ]
       #expect(result.lines == expected, "\(result.output)")
       #expect(result.status == 1, "an error reply makes a piped repl exit 1")

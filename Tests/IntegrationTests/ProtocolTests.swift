@@ -13,7 +13,9 @@ struct ProtocolTests {
     #expect(try client.call("ping", "hello") == .bulk("hello"))
     #expect(try client.call("HELP").strings?.contains { $0.hasPrefix("SEND name input") } == true)
     #expect(
-      try client.call("KINDS").strings == ["auth", "counter", "door", "toggle", "traffic-light"])
+      try client.call("KINDS").strings == [
+        "auth", "counter", "door", "media-player", "toggle", "traffic-light",
+      ])
     #expect(try client.call("SPAWN", "door", "front") == .simple("OK"))
     #expect(try client.call("SPAWN", "door", "back", "locked") == .simple("OK"))
     #expect(try client.call("SEND", "front", "open").strings == ["closed", "opened"])

@@ -52,7 +52,7 @@ extension MachineHost {
     if event.tag != .none, let waiter = awaiting.remove(tag: event.tag.rawValue) {
       let outcome: SendOutcome =
         switch event {
-        case .succeeded(_, let from, let to, _): .moved(from: from, to: to)
+        case .succeeded(_, let from, let to, _, _): .moved(from: from, to: to)
         case .rejected(let input, let state, _): .rejected(input: input, state: state)
         case .emitted: .machineRemoved(directory.entry(slot).name)  // outputs carry no tag
         }

@@ -215,14 +215,19 @@ public final class MachineHost {
     directory.scan(from: cursor, count: count) { visit(reference($0)) }
   }
 
-  /// Spawns `name` of `kind` in `state` (initial when nil); the change is committed at the
+  /// Spawns `name` of `kind` in `state` (initial when nil) and has it run the entry effects
+  /// of the states it starts in (`KindLifecycle.startInput`); the change is committed at the
   /// end of the turn.
   public func spawn(kind kindName: String, name: String, state: String?) -> Result<
     HostedMachine, HostFailure
   > {
-    place(kind: kindName, name: name, state: state).map { id in
+    place(kind: kindName, name: name, state: state).flatMap { id in
+      guard slot(directory.entry(id.index).pointee.kind).operations.start(id) else {
+        removeMachine(id.index)
+        return .failure(.init(.busy, "no room in \(name)'s queue for its start"))
+      }
       markChanged(id.index)
-      return HostedMachine(host: self, id: id, name: name, kind: kindName)
+      return .success(HostedMachine(host: self, id: id, name: name, kind: kindName))
     }
   }
 

@@ -98,6 +98,15 @@ public final class FileKind {
     table.step(input: input, state: state)
   }
 
+  /// What a new machine runs (the entry effects of the states it starts in) and which states
+  /// are final.
+  public var lifecycle: KindLifecycle<FileMachine> {
+    let definition = self.definition
+    return KindLifecycle(
+      startInput: { definition.hasEntryEffects(in: $0) ? definition.startInput : nil },
+      isFinal: { definition.tree.finals[Int($0)] })
+  }
+
   /// Reads and prints the kind's names. A state name reads as the leaf a machine enters with
   /// it (a compound state's initial leaf); the start input prints as `(start)`.
   public var codec: TextCodec<FileMachine> {
@@ -119,6 +128,6 @@ extension HostKind {
     return .code(
       definition.kind, FileMachine.self, initial: definition.initial, extra: kind,
       codec: kind.codec, queues: kind.queues, source: definition.source, dot: definition.dot(),
-      schema: KindSchema(definition))
+      schema: KindSchema(definition), lifecycle: kind.lifecycle)
   }
 }

@@ -29,18 +29,19 @@ public struct HostKind {
   let bind: (_ host: MachineHost) -> KindOperations
 
   /// A kind compiled into the daemon: machines of type `M`, starting in `initial`, with
-  /// dependencies `extra`, read and printed through `codec`; `schema` defaults to the
-  /// codec's names and the queue layout.
+  /// dependencies `extra`, read and printed through `codec`, started and finished as
+  /// `lifecycle` says; `schema` defaults to the codec's names and the queue layout.
   public static func code<M: Machine>(
     _ name: String, _ type: M.Type, initial: M.State, extra: M.Extra, codec: TextCodec<M>,
     queues: [QueuePolicy]? = nil, source: String = "built-in", dot: String? = nil,
-    schema: KindSchema? = nil
+    schema: KindSchema? = nil, lifecycle: KindLifecycle<M> = KindLifecycle()
   ) -> HostKind {
     let schema = schema ?? KindSchema(codec: codec, queueCount: (queues ?? M.queues).count)
     return HostKind(name: name, source: source, dot: dot, schema: schema) { host in
       host.observe(type)
       return KindOperations(
-        type, runtime: host.runtime, initial: initial, extra: extra, queues: queues, codec: codec)
+        type, runtime: host.runtime, initial: initial, extra: extra, queues: queues, codec: codec,
+        lifecycle: lifecycle)
     }
   }
 }

@@ -3,8 +3,8 @@ import Millrace
 /// One event of a hosted machine, as text: a reply (tagged with the request that caused it)
 /// or an output.
 public enum HostedEvent: Hashable, Sendable {
-  /// The input was handled: `from` → `to`.
-  case succeeded(input: String, from: String, to: String, tag: PostTag)
+  /// The input was handled: `from` → `to`; `final` when `to` is a final state.
+  case succeeded(input: String, from: String, to: String, final: Bool = false, tag: PostTag)
   /// No transition exists for the input in `state`.
   case rejected(input: String, state: String, tag: PostTag)
   /// The machine emitted an output.
@@ -13,16 +13,17 @@ public enum HostedEvent: Hashable, Sendable {
   /// The tag of the post that caused a reply (`.none` for outputs and internal inputs).
   public var tag: PostTag {
     switch self {
-    case .succeeded(_, _, _, let tag), .rejected(_, _, let tag): return tag
+    case .succeeded(_, _, _, _, let tag), .rejected(_, _, let tag): return tag
     case .emitted: return .none
     }
   }
 
-  /// The pub/sub message body of DESIGN §4.1: `<input> <from> <to>`, `rejected <input>
-  /// <state>`, or `emit <output>`.
+  /// The pub/sub message body of DESIGN §4.1: `<input> <from> <to>` (then ` final` when `to`
+  /// is a final state), `rejected <input> <state>`, or `emit <output>`.
   public var message: String {
     switch self {
-    case .succeeded(let input, let from, let to, _): return "\(input) \(from) \(to)"
+    case .succeeded(let input, let from, let to, let final, _):
+      return "\(input) \(from) \(to)" + (final ? " final" : "")
     case .rejected(let input, let state, _): return "rejected \(input) \(state)"
     case .emitted(let output): return "emit \(output)"
     }

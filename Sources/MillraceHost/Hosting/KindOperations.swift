@@ -10,6 +10,9 @@ import Millrace
 final class KindOperations {
   /// Spawns a machine in the state named (the initial state when nil).
   let spawn: (_ state: String?) -> Result<MachineID, SpawnFailure>
+  /// Posts the input that runs the entry effects of the states a new machine is in, when its
+  /// kind has one (`KindLifecycle.startInput`); false when the machine's queue is full.
+  let start: (MachineID) -> Bool
   /// Parses the input whose UTF-8 bytes are given (a request's word as it arrived) and posts
   /// it with the tag.
   let post: (MachineID, UnsafeRawBufferPointer, PostTag) -> HostedPostResult
@@ -41,10 +44,10 @@ final class KindOperations {
 
   /// The operations of machines of type `M` in `runtime`, spawned with `extra` and `queues`
   /// (`M.queues` when nil), starting in `initial` unless a state is named, read and printed
-  /// through `codec`.
+  /// through `codec`, started and finished as `lifecycle` says.
   init<M: Machine>(
     _ type: M.Type, runtime: Runtime, initial: M.State, extra: M.Extra, queues: [QueuePolicy]?,
-    codec: TextCodec<M>
+    codec: TextCodec<M>, lifecycle: KindLifecycle<M> = KindLifecycle()
   ) {
     let lookup = runtime.lookup(type)
     let queues = queues ?? M.queues
@@ -60,6 +63,12 @@ final class KindOperations {
         return .failure(.full)
       }
       return .success(handle.id)
+    }
+    start = { id in
+      guard let handle = lookup.handle(id), let state = handle.state,
+        let input = lifecycle.startInput(state)
+      else { return true }
+      return lookup.post(input, tag: .none, to: id) == .accepted
     }
     post = { id, text, tag in
       guard let input = codec.parseInputUTF8(text) else { return .unknownInput }
@@ -93,11 +102,13 @@ final class KindOperations {
     }
     let (formatInput, formatState, formatOutput) =
       (codec.formatInput, codec.formatState, codec.formatOutput)
+    let isFinal = lifecycle.isFinal
     print = { event in
       switch event.assumingMemoryBound(to: MachineEvent<M.Input, M.State, M.Output>.self).pointee {
       case .replied(.success(let input, let from, let to), let tag):
         .succeeded(
-          input: formatInput(input), from: formatState(from), to: formatState(to), tag: tag)
+          input: formatInput(input), from: formatState(from), to: formatState(to),
+          final: isFinal(to), tag: tag)
       case .replied(.failure(let input, let state), let tag):
         .rejected(input: formatInput(input), state: formatState(state), tag: tag)
       case .emitted(let output):

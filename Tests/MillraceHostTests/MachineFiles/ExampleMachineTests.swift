@@ -11,12 +11,36 @@ import Testing
   }
 
   @Test func everyExampleLoadsWithoutWarnings() {
-    #expect(catalog.names == ["auth", "door", "toggle", "traffic-light"])
+    #expect(catalog.names == ["auth", "door", "media-player", "toggle", "traffic-light"])
     #expect(catalog.warnings.isEmpty)
     #expect(
       catalog.kinds.map(\.source) == [
-        "auth.json", "door.json", "toggle.json", "traffic-light.json",
+        "auth.json", "door.json", "media-player.json", "toggle.json", "traffic-light.json",
       ])
+  }
+
+  /// The nested example: `playing` and `paused` inside `on`, entry timers that stop when
+  /// their state is left, an input of `on` that every child takes, and a final state.
+  @Test func mediaPlayerNestsPlayingAndPausedInOn() throws {
+    let player = try #require(catalog[kind: "media-player"])
+    #expect(
+      player.walk("power", in: "off")
+        == "playing: poweredOn after sleep (on entry 1) every tick (playing entry 0)")
+    #expect(
+      player.walk("pause", in: "playing")
+        == "paused: cancel playing entry 0 after stop (paused entry 0)")
+    #expect(
+      player.walk("stop", in: "paused")
+        == "playing: cancel paused entry 0 cancel on entry 1 poweredOff poweredOn "
+        + "after sleep (on entry 1) every tick (playing entry 0)")
+    #expect(
+      player.walk("sleep", in: "playing")
+        == "off: cancel playing entry 0 cancel on entry 1 poweredOff")
+    #expect(player.walk("tick", in: "playing") == "stay: position")
+    #expect(player.walk("tick", in: "paused") == "rejected")
+    #expect(player.walk("eject", in: "paused").hasPrefix("ejected: cancel paused entry 0"))
+    #expect(player.tree.finals[Int(player.states.index(of: "ejected")!)])
+    #expect(player.walk("power", in: "ejected") == "rejected")
   }
 
   @Test func authIsTheHarvestLoginMachine() throws {
