@@ -6,6 +6,7 @@
 //   millraced → MillraceHost → MillraceUV → Millrace   (Millrace depends on nothing)
 //                            ↘ MillraceWire ↙           (framing and RESP encoding, no libuv)
 //   millctl → MillraceClient ↗                          (the client: no libuv, no SQLite)
+//   millctl, MillraceHost → MillraceDrawing              (DOT, Mermaid: no Foundation)
 import PackageDescription
 
 let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
@@ -18,6 +19,7 @@ let package = Package(
     .library(name: "MillraceUV", targets: ["MillraceUV"]),
     .library(name: "MillraceHost", targets: ["MillraceHost"]),
     .library(name: "MillraceClient", targets: ["MillraceClient"]),
+    .library(name: "MillraceDrawing", targets: ["MillraceDrawing"]),
     .executable(name: "millraced", targets: ["millraced"]),
     .executable(name: "millctl", targets: ["millctl"]),
     .executable(name: "millrace-demo", targets: ["millrace-demo"]),
@@ -50,16 +52,19 @@ let package = Package(
       // Millrace itself too, not only through MillraceUV: the host inlines and specializes
       // the core's code (FileMachine's dispatch), so a change of the core alone must rebuild it.
       dependencies: [
-        "Millrace", "MillraceUV", "MillraceWire", "CSQLite", "CHeap",
+        "Millrace", "MillraceUV", "MillraceWire", "MillraceDrawing", "CSQLite", "CHeap",
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),
     // The control protocol's client (RESP2 and RESP3 replies): no libuv, no SQLite, no Foundation.
     .target(name: "MillraceClient", dependencies: ["MillraceWire"], swiftSettings: strict),
+    // A kind's description (machine-file JSON) read and drawn as Graphviz DOT or Mermaid, for
+    // the daemon and millctl alike: no dependency, no Foundation.
+    .target(name: "MillraceDrawing", swiftSettings: strict),
     .executableTarget(
       name: "millraced",
       dependencies: [
-        "Millrace", "MillraceHost",
+        "Millrace", "MillraceHost", "MillraceDrawing",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],
@@ -67,7 +72,7 @@ let package = Package(
     .executableTarget(
       name: "millctl",
       dependencies: [
-        "MillraceClient",
+        "MillraceClient", "MillraceDrawing",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
       swiftSettings: strict),
@@ -90,6 +95,8 @@ let package = Package(
     .testTarget(
       name: "MillraceClientTests", dependencies: ["MillraceClient", "MillraceWire"],
       swiftSettings: strict),
+    .testTarget(
+      name: "MillraceDrawingTests", dependencies: ["MillraceDrawing"], swiftSettings: strict),
     .testTarget(
       name: "IntegrationTests", dependencies: ["MillraceHost", "MillraceClient", "MillraceWire"],
       swiftSettings: strict),
