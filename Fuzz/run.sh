@@ -40,7 +40,7 @@ sources() {
 # Modules a target's sources import, built first (instrumented too) from their sources.
 modules() {
   case "$1" in
-    machinefile) echo Millrace ;;
+    machinefile) echo Millrace MillraceDrawing ;;
   esac
 }
 

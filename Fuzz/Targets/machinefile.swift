@@ -4,14 +4,21 @@
 // Checked for every input: no crash, no memory error, no trap; a refused file throws at least
 // one diagnostic and every diagnostic names the file; an accepted file gives a definition
 // whose indices are all in range (initial state, every row's `on`, `from`, `to` and effects,
-// `firstMatch` and `step` for every input and state, the nesting of states) and whose DOT
-// rendering works.
+// `firstMatch` and `step` for every input and state, the nesting of states) and whose text
+// MillraceDrawing reads and draws (what `DESCRIBE`, `DOT` and `millctl dot` do with it). Any
+// input, accepted or not, is also given to MillraceDrawing's reader, which must not trap.
 import Foundation
+import MillraceDrawing
 
 /// The libFuzzer entry point: one input per call, 0 when it was checked.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzMachineFile(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
   let json = size == 0 ? Data() : Data(bytes: data!, count: size)
+  let described = try? KindDescription(json: String(decoding: json, as: UTF8.self))
+  if let described {
+    check(described.dot().hasSuffix("}\n"), "DOT of \(described.kind)")
+    check(described.mermaid().hasPrefix("stateDiagram-v2\n"), "Mermaid of \(described.kind)")
+  }
   let definition: KindDefinition
   do {
     definition = try KindDefinition(json: json, file: "fuzz.json")
@@ -75,7 +82,6 @@ public func fuzzMachineFile(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt 
       }
     }
   }
-  let dot = definition.dot()
-  check(dot.hasPrefix("digraph ") && dot.contains("}"), "DOT output: \(dot.suffix(40))")
+  check(described?.kind == definition.kind, "an accepted file cannot be drawn")
   return 0
 }

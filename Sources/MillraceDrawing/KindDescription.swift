@@ -41,14 +41,20 @@ public struct KindDescription: Hashable, Sendable {
   /// Every state, a compound state before its children, in file order.
   public var allStates: [State] { states.flatMap(\.all) }
 
-  /// The compound state each nested state is directly in, by name.
+  /// The compound state each nested state is directly in, by name: where the name first
+  /// appears, in `allStates` order (a name repeated elsewhere, which the daemon refuses,
+  /// keeps its first place), so that following parents always ends: a parent's name first
+  /// appears before its child's.
   var parents: [String: String] {
     var parents: [String: String] = [:]
-    for state in allStates {
-      for child in state.children where parents[child.name] == nil {
-        parents[child.name] = state.name
+    var seen = Set<String>()
+    func visit(_ states: [State], in parent: String?) {
+      for state in states {
+        if seen.insert(state.name).inserted, let parent { parents[state.name] = parent }
+        visit(state.children, in: state.name)
       }
     }
+    visit(states, in: nil)
     return parents
   }
 

@@ -18,11 +18,11 @@ struct Millctl: ParsableCommand {
       Every command talks to the daemon over its control socket (RESP2, the Redis protocol). \
       The socket is --socket, else $MILLRACE_SOCKET, else \
       \(ConnectionOptions.defaultSocket); --connect HOST:PORT uses TCP instead. \
-      `millctl dot KIND` draws a kind the daemon serves (`millraced --dot KIND` without a daemon).
+      `millctl dot KIND` and `millctl mermaid KIND` draw a kind the daemon serves       (`millraced --dot KIND` or `--mermaid KIND` without a daemon).
       """,
     subcommands: [
       Send.self, State.self, List.self, Kinds.self, Spawn.self, Kill.self, Watch.self,
-      Stats.self, Ping.self, Dot.self, Repl.self,
+      Stats.self, Ping.self, Describe.self, Dot.self, Mermaid.self, Repl.self,
     ])
 
   /// The connection options, accepted before the subcommand too (`millctl --socket P send ...`).

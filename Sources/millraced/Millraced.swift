@@ -24,9 +24,14 @@ struct Millraced: ParsableCommand {
 
   @Option(
     help: ArgumentHelp(
-      "Print the kind's transitions as Graphviz DOT, from the machine files, and exit.",
+      "Print the kind as Graphviz DOT, from the machine files or the built-in kinds, and exit.",
       valueName: "kind"))
   var dot: String?
+
+  @Option(
+    help: ArgumentHelp(
+      "Print the kind as a Mermaid state diagram, like --dot, and exit.", valueName: "kind"))
+  var mermaid: String?
 
   @Option(help: "The directory of the SQLite store.")
   var data = DaemonConfiguration().dataDirectory
@@ -74,6 +79,9 @@ struct Millraced: ParsableCommand {
   var maxFrame = DaemonConfiguration().maxFrameLength
 
   func validate() throws {
+    guard dot == nil || mermaid == nil else {
+      throw ValidationError("--dot and --mermaid draw one kind each: give one of them")
+    }
     guard Logger.Level(rawValue: logLevel) != nil else {
       throw ValidationError("unknown log level \(logLevel)")
     }
@@ -95,7 +103,8 @@ struct Millraced: ParsableCommand {
   }
 
   func run() throws {
-    if let dot { return try printDOT(of: dot) }
+    if let dot { return try printDrawing(of: dot, as: .dot) }
+    if let mermaid { return try printDrawing(of: mermaid, as: .mermaid) }
     let level = Logger.Level(rawValue: logLevel) ?? .info
     LoggingSystem.bootstrap { label in
       var handler = StreamLogHandler.standardError(label: label)

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-/// `millraced --dot KIND` draws a kind from the machine files, with the daemon's own loader and
-/// no daemon running.
+/// `millraced --dot KIND` and `--mermaid KIND` draw a kind from the machine files, with the
+/// daemon's own loader, or a built-in kind from its definition, with no daemon running.
 @Suite struct DotCommandTests {
   let machines = DaemonProcess.repository + "/examples/machines"
 
@@ -32,12 +32,33 @@ import Testing
     #expect(door.output.contains(#"  "opened" -> "closed" [label="close\ncancel autoclose"];"#))
   }
 
-  @Test func aKindWithoutMachineFileIsOneLineAndStatusOne() throws {
-    let missing = try millraced(["--machines", machines, "--dot", "counter"])
+  @Test func builtInKindsDrawFromTheirDefinition() throws {
+    let counter = try millraced(["--machines", machines, "--dot", "counter"])
+    #expect(counter.status == 0, "\(counter.output)")
+    #expect(counter.output.hasPrefix(#"digraph "counter" {"#))
+    #expect(
+      counter.output.contains(
+        #"  "counting" -> "counting" [label="inc\nassign count = count + 1"];"#))
+  }
+
+  @Test func mermaidDrawsNestedStatesAsCompositeStates() throws {
+    let result = try millraced(["--machines", machines, "--mermaid", "media-player"])
+    #expect(result.status == 0, "\(result.output)")
+    let lines = result.output.split(separator: "\n").map(String.init)
+    #expect(lines.first == "stateDiagram-v2")
+    for line in ["  state on {", "    [*] --> playing", "  [*] --> off", "  ejected --> [*]"] {
+      #expect(lines.contains(line), "missing \(line)\n\(result.output)")
+    }
+    let both = try millraced(["--machines", machines, "--dot", "auth", "--mermaid", "auth"])
+    #expect(both.status != 0 && both.output.contains("--dot and --mermaid"))
+  }
+
+  @Test func anUnknownKindIsOneLineAndStatusOne() throws {
+    let missing = try millraced(["--machines", machines, "--mermaid", "ghost"])
     #expect(missing.status == 1)
     #expect(
       missing.output
-        == "millraced: no kind counter in \(machines) (kinds there: auth, door, toggle, traffic-light)\n"
+        == "millraced: no kind ghost in \(machines) (kinds there: auth, door, media-player, toggle, traffic-light; built in: counter)\n"
     )
   }
 

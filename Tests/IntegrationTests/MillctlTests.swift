@@ -39,12 +39,53 @@ import Testing
       #expect(door.status == 0, "\(door.errors)")
       #expect(door.output.hasPrefix(#"digraph "door" {"#))
       #expect(door.output.contains(#"  "opened" -> "closed" [label="close\ncancel autoclose"];"#))
+      // Compiled into the daemon, drawn from the definition it describes.
       let counter = try ctl.run(["dot", "counter"])
-      #expect(
-        counter.status == 1
-          && counter.errors.hasPrefix("millctl: kind counter is compiled in Swift"))
+      #expect(counter.status == 0, "\(counter.errors)")
+      #expect(counter.output.hasPrefix(#"digraph "counter" {"#) && counter.output.hasSuffix("}\n"))
+      for line in [
+        #"  "(start)" -> "counting";"#,
+        #"  "(context)" [shape=note, label="count: int = 0\linput add(n: int)\l"];"#,
+        #"  "counting" -> "counting" [label="dec [count == 1]\nassign count = 0\nemit zero"];"#,
+      ] {
+        #expect(counter.lines.contains(line), "missing \(line)\n\(counter.output)")
+      }
       let missing = try ctl.run(["dot", "ghost"])
       #expect(missing.status == 1 && missing.errors == "millctl: NOKIND no kind ghost\n")
+    }
+  }
+
+  @Test func mermaidAndDescribe() throws {
+    try withDaemon { daemon in
+      let ctl = Millctl(daemon)
+      try ctl.expect(
+        ["mermaid", "auth"],
+        prints: """
+          stateDiagram-v2
+            loggedOut
+            loggingIn
+            loggedIn
+            loggingOut
+            [*] --> loggedOut
+            loggedOut --> loggingIn : login / after 1s send loginOK (queue request, id req)
+            loggingIn --> loggedIn : loginOK
+            loggedIn --> loggingOut : logout / after 1s send logoutOK (queue request)
+            loggingOut --> loggedOut : logoutOK
+            loggingIn --> loggingOut : forceLogout / after 1s send logoutOK (queue request)
+            loggedIn --> loggingOut : forceLogout / after 1s send logoutOK (queue request)
+
+          """)
+      let player = try ctl.run(["mermaid", "media-player"])
+      #expect(player.status == 0, "\(player.errors)")
+      #expect(player.lines.contains("  state on {") && player.lines.contains("    [*] --> playing"))
+      try ctl.expect(["mermaid", "ghost"], fails: "millctl: NOKIND no kind ghost\n")
+      let door = try String(
+        contentsOfFile: DaemonProcess.repository + "/examples/machines/door.json", encoding: .utf8)
+      // As the daemon serves it, the file as loaded, with one line end at the end.
+      var expected = Substring(door)
+      while expected.last == "\n" { expected = expected.dropLast() }
+      try ctl.expect(["describe", "door"], prints: expected + "\n")
+      try ctl.expect(["describe", "nokind"], fails: "millctl: NOKIND no kind nokind\n")
     }
   }
 

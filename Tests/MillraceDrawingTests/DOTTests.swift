@@ -209,4 +209,19 @@ import Testing
     #expect(dot.hasPrefix(#"digraph "q\"k" {"#))
     #expect(dot.contains(#"  "a" -> "a" [label="x [name == 'a\\\\b\"']"];"#))
   }
+
+  /// A name repeated inside its own nesting (which the daemon refuses) still draws, and
+  /// finishes: a state's parent is where its name first appears.
+  @Test func repeatedNamesInTheirOwnNestingStillDraw() throws {
+    let kind = try KindDescription(
+      json: #"""
+        {"kind": "k", "initial": "a", "states": [
+          {"name": "a", "initial": "b", "states": [
+            {"name": "b", "initial": "a", "states": ["a", {"name": "b", "initial": "c", "states": ["c"]}]}]}],
+         "transitions": [{"on": "x", "from": "c", "to": "a"}, {"on": "y", "from": "a", "to": "c"}]}
+        """#)
+    #expect(kind.parents == ["b": "a", "c": "b"])
+    #expect(kind.dot().hasSuffix("}\n"))
+    #expect(kind.mermaid().contains("c --> a : x"))
+  }
 }

@@ -39,7 +39,7 @@ public final class Daemon {
     do {
       let catalog = try KindCatalog(directory: configuration.machinesDirectory)
       for warning in catalog.warnings { logger.warning("\(warning)") }
-      return catalog.kinds.map(HostKind.file)
+      return zip(catalog.kinds, catalog.texts).map { HostKind.file($0, json: $1) }
     } catch {
       throw StartupError(description: error.description)
     }

@@ -36,6 +36,40 @@ public enum Counter: Machine {
     return .handled
   }
 
+  /// What `counter` does, as a machine file v2 would say it, for `DESCRIBE counter` and the
+  /// drawings: one state, `counting`, and the count as a context variable `count` (`STATE`
+  /// answers the count itself, `0`, `5`: the integer is the machine's state); rows with
+  /// guards and assignments that do what `resolve` does, `emit zero` included. `add` is
+  /// written with a parameter `n`, but a counter is sent it as the one word `add:N`
+  /// (`SEND c add:5`), which its codec reads.
+  public static let definition = #"""
+    {
+      "kind": "counter",
+      "initial": "counting",
+      "states": ["counting"],
+      "context": { "count": { "type": "int", "initial": 0 } },
+      "inputs": [
+        "inc", "dec", "reset",
+        { "name": "add", "params": [ { "name": "n", "type": "int" } ] }
+      ],
+      "outputs": ["zero"],
+      "transitions": [
+        { "on": "inc", "from": "counting", "assign": { "count": "count + 1" } },
+        { "on": "dec", "from": "counting", "guard": "count == 1", "assign": { "count": "0" },
+          "effects": [ { "emit": "zero" } ] },
+        { "on": "dec", "from": "counting", "guard": "count > 1", "assign": { "count": "count - 1" } },
+        { "on": "reset", "from": "counting", "guard": "count != 0", "assign": { "count": "0" },
+          "effects": [ { "emit": "zero" } ] },
+        { "on": "reset", "from": "counting" },
+        { "on": "add", "from": "counting", "guard": "count != 0 and count + n == 0",
+          "assign": { "count": "0" }, "effects": [ { "emit": "zero" } ] },
+        { "on": "add", "from": "counting", "guard": "count + n >= 0",
+          "assign": { "count": "count + n" } }
+      ]
+    }
+
+    """#
+
   /// The `counter` kind for a host's registry.
   public static var kind: HostKind {
     .code(
@@ -61,6 +95,7 @@ public enum Counter: Machine {
         },
         parseState: { word in Int(word).flatMap { $0 >= 0 ? $0 : nil } },
         formatState: { String($0) },
-        formatOutput: { $0 }))
+        formatOutput: { $0 }),
+      definition: definition)
   }
 }

@@ -122,12 +122,13 @@ public final class FileKind {
 }
 
 extension HostKind {
-  /// The kind a machine file defines.
-  public static func file(_ definition: KindDefinition) -> HostKind {
+  /// The kind a machine file defines; `json` is the file's text, which `DESCRIBE` answers
+  /// (nil: the kind has no description).
+  public static func file(_ definition: KindDefinition, json: String? = nil) -> HostKind {
     let kind = FileKind(definition)
     return .code(
       definition.kind, FileMachine.self, initial: definition.initial, extra: kind,
-      codec: kind.codec, queues: kind.queues, source: definition.source, dot: definition.dot(),
+      codec: kind.codec, queues: kind.queues, source: definition.source, definition: json,
       schema: KindSchema(definition), lifecycle: kind.lifecycle)
   }
 }

@@ -19,8 +19,9 @@ public struct HostKind {
   public let name: String
   /// Where it came from (a file path, or "built-in").
   public let source: String
-  /// Graphviz DOT of its transitions, when it has a table.
-  public let dot: String?
+  /// Its description as a machine file (JSON, v1 or v2), what `DESCRIBE kind` answers and
+  /// `DOT kind` draws; nil for a kind registered without one.
+  public let definition: String?
   /// Its names, for checking that machines stored or running under another definition fit
   /// it; nil when unknown (then every machine of the kind is taken to fit).
   public let schema: KindSchema?
@@ -30,14 +31,16 @@ public struct HostKind {
 
   /// A kind compiled into the daemon: machines of type `M`, starting in `initial`, with
   /// dependencies `extra`, read and printed through `codec`, started and finished as
-  /// `lifecycle` says; `schema` defaults to the codec's names and the queue layout.
+  /// `lifecycle` says, described by `definition` (a machine file's JSON, which `DESCRIBE`
+  /// answers as it is, so it should say what the code does); `schema` defaults to the
+  /// codec's names and the queue layout.
   public static func code<M: Machine>(
     _ name: String, _ type: M.Type, initial: M.State, extra: M.Extra, codec: TextCodec<M>,
-    queues: [QueuePolicy]? = nil, source: String = "built-in", dot: String? = nil,
+    queues: [QueuePolicy]? = nil, source: String = "built-in", definition: String? = nil,
     schema: KindSchema? = nil, lifecycle: KindLifecycle<M> = KindLifecycle()
   ) -> HostKind {
     let schema = schema ?? KindSchema(codec: codec, queueCount: (queues ?? M.queues).count)
-    return HostKind(name: name, source: source, dot: dot, schema: schema) { host in
+    return HostKind(name: name, source: source, definition: definition, schema: schema) { host in
       host.observe(type)
       return KindOperations(
         type, runtime: host.runtime, initial: initial, extra: extra, queues: queues, codec: codec,

@@ -9,11 +9,19 @@ import Foundation
 public struct KindCatalog: Sendable {
   /// The kinds, in the order of their files.
   public let kinds: [KindDefinition]
+  /// The text of each kind's file as it was loaded (its JSON, what `DESCRIBE kind` answers),
+  /// by position in `kinds`.
+  public let texts: [String]
   private let positions: [String: Int]
 
   /// The kind named `kind`, if loaded.
   public subscript(kind name: String) -> KindDefinition? {
     positions[name].map { kinds[$0] }
+  }
+
+  /// The text of the file that defines the kind named `kind`, if loaded.
+  public subscript(text name: String) -> String? {
+    positions[name].map { texts[$0] }
   }
 
   /// The kind names, in file order.
@@ -26,6 +34,7 @@ public struct KindCatalog: Sendable {
   /// errors of all bad files, including kinds defined twice.
   public init(files: [(name: String, contents: Data)]) throws(MachineFileErrors) {
     var kinds: [KindDefinition] = []
+    var texts: [String] = []
     var positions: [String: Int] = [:]
     var errors: [MachineFileDiagnostic] = []
     for file in files {
@@ -38,6 +47,8 @@ public struct KindCatalog: Sendable {
         } else {
           positions[definition.kind] = kinds.count
           kinds.append(definition)
+          // Valid UTF-8: the loader refuses a file that is not.
+          texts.append(String(decoding: file.contents, as: UTF8.self))
         }
       } catch {
         errors += error.errors
@@ -45,6 +56,7 @@ public struct KindCatalog: Sendable {
     }
     guard errors.isEmpty else { throw MachineFileErrors(errors) }
     self.kinds = kinds
+    self.texts = texts
     self.positions = positions
   }
 

@@ -23,8 +23,12 @@ extension ControlServer {
       "kinds", arity: 1, [.readonly, .independentOfSends], group: "generic",
       "The kinds that can be spawned", run: { $0.kinds($1, $2) }),
     CommandSpec(
+      "describe", arity: 2, [.readonly, .independentOfSends], group: "generic",
+      "The kind's definition, as the JSON of a machine file", arguments: [.string("kind")],
+      run: { $0.describe($1, $2) }),
+    CommandSpec(
       "dot", arity: 2, [.readonly, .independentOfSends], group: "generic",
-      "The kind's transitions as a Graphviz digraph", arguments: [.string("kind")],
+      "The kind drawn from its definition as a Graphviz digraph", arguments: [.string("kind")],
       run: { $0.dot($1, $2) }),
     CommandSpec(
       "list", arity: -1, [.readonly], group: "generic",

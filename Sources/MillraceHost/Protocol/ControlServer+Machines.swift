@@ -119,20 +119,6 @@ extension ControlServer {
     session.reply { $0.array(names) }
   }
 
-  /// `DOT kind`: the kind's transitions as a Graphviz digraph (bulk text); a kind compiled in
-  /// Swift has none.
-  func dot(_ session: Session, _ frame: Frame) {
-    guard let name = validName(frame, 1, session) else { return }
-    guard let kind = host.kind(name) else {
-      return session.fail(ReplyError(HostFailure(.nokind, "no kind \(name)")))
-    }
-    guard let graph = kind.dot else {
-      return session.fail(
-        .generic("kind \(name) is compiled in Swift: it has no transition table to draw"))
-    }
-    session.reply { $0.bulkString(graph) }
-  }
-
   func list(_ session: Session, _ frame: Frame) {
     var kind: String? = nil
     if frame.count == 2 {

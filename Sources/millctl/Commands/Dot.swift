@@ -1,15 +1,16 @@
 import ArgumentParser
+import MillraceDrawing
 
-/// `millctl dot KIND`: the kind's transitions as a Graphviz digraph, as the daemon serves it
-/// (`DOT kind`): `millctl dot auth | dot -Tpng > auth.png`.
-struct Dot: RequestCommand {
+/// `millctl dot KIND`: the kind as a Graphviz digraph, drawn from the definition the daemon
+/// serves (`DESCRIBE kind`): `millctl dot auth | dot -Tpng > auth.png`.
+struct Dot: DrawingCommand {
   /// Help text.
   static let configuration = CommandConfiguration(
-    abstract: "Print a kind's transitions as Graphviz DOT (asks the daemon).",
+    abstract: "Print a kind as Graphviz DOT (drawn from the daemon's DESCRIBE).",
     discussion: """
       Draw it with: millctl dot auth | dot -Tpng > auth.png
-      Kinds compiled into the daemon (such as counter) have no graph. Without a daemon, \
-      `millraced --dot KIND` draws a kind from the machine files.
+      Nested states are clusters, final states have a double border, edges show guards and \
+      assignments. Without a daemon, `millraced --dot KIND` draws a kind from the machine files.
       """)
 
   /// The connection options.
@@ -18,6 +19,6 @@ struct Dot: RequestCommand {
   /// The kind to draw.
   @Argument(help: "The kind, e.g. auth.") var kind: String
 
-  /// `DOT kind`.
-  var request: [String] { ["DOT", kind] }
+  /// The digraph.
+  func draw(_ description: KindDescription) -> String { description.dot() }
 }
