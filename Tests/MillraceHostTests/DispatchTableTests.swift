@@ -24,6 +24,20 @@ struct DispatchTableTests {
       dense.deallocate()
       scanning.deallocate()
     }
+    // A nested kind's steps are not its rows (exits and entries): it always takes the dense
+    // table, which holds `step(input:state:)`.
+    guard definition.steps == nil else {
+      #expect(dense.dense != nil && scanning.dense != nil)
+      for input in 0...definition.startInput {
+        for state in 0..<UInt16(definition.states.count) {
+          let expected = definition.step(input: input, state: state).map {
+            TableStep(to: Int32($0.to ?? state), effects: $0.effects)
+          }
+          #expect(dense.step(input: input, state: state) == expected ?? .rejected)
+        }
+      }
+      return
+    }
     #expect(dense.dense != nil && scanning.dense == nil)
     for input in 0..<UInt16(definition.inputs.count) {
       for state in 0..<UInt16(definition.states.count) {

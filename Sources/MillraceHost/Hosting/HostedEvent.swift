@@ -3,7 +3,8 @@ import Millrace
 /// One event of a hosted machine, as text: a reply (tagged with the request that caused it)
 /// or an output.
 public enum HostedEvent: Hashable, Sendable {
-  /// The input was handled: `from` → `to`; `final` when `to` is a final state.
+  /// The input was handled: `from` → `to`; `final` when this reached a final state (`to` is
+  /// final, `from` is not).
   case succeeded(input: String, from: String, to: String, final: Bool = false, tag: PostTag)
   /// No transition exists for the input in `state`.
   case rejected(input: String, state: String, tag: PostTag)
@@ -18,8 +19,8 @@ public enum HostedEvent: Hashable, Sendable {
     }
   }
 
-  /// The pub/sub message body of DESIGN §4.1: `<input> <from> <to>` (then ` final` when `to`
-  /// is a final state), `rejected <input> <state>`, or `emit <output>`.
+  /// The pub/sub message body of DESIGN §4.1: `<input> <from> <to>` (then ` final` when this
+  /// reached a final state), `rejected <input> <state>`, or `emit <output>`.
   public var message: String {
     switch self {
     case .succeeded(let input, let from, let to, let final, _):

@@ -7,7 +7,8 @@ import Millrace
 public struct KindLifecycle<M: Machine> {
   /// The input to post to a machine just spawned in a state, or nil when nothing is to run.
   public var startInput: (M.State) -> M.Input?
-  /// Whether a state is final: reaching it is flagged in the event subscribers receive.
+  /// Whether a state is final: reaching it (from a state that is not) is flagged in the event
+  /// subscribers receive.
   public var isFinal: (M.State) -> Bool
 
   /// A lifecycle from its two functions; by default nothing runs at spawn and no state is

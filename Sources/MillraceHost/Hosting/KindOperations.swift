@@ -108,7 +108,7 @@ final class KindOperations {
       case .replied(.success(let input, let from, let to), let tag):
         .succeeded(
           input: formatInput(input), from: formatState(from), to: formatState(to),
-          final: isFinal(to), tag: tag)
+          final: isFinal(to) && !isFinal(from), tag: tag)
       case .replied(.failure(let input, let state), let tag):
         .rejected(input: formatInput(input), state: formatState(state), tag: tag)
       case .emitted(let output):
