@@ -95,6 +95,19 @@ public struct Frame: RandomAccessCollection, Sendable {
     return try storage.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[range])) }
   }
 
+  /// Calls `body` with the bytes of every part from `start` on, in order (an empty buffer
+  /// when there are none); the pointers are valid during the call only.
+  public func withArguments<Result>(
+    from start: Int, _ body: (UnsafeBufferPointer<UnsafeRawBufferPointer>) throws -> Result
+  ) rethrows -> Result {
+    try storage.withUnsafeBytes { bytes in
+      let parts = (start..<Swift.max(start, partCount)).map {
+        UnsafeRawBufferPointer(rebasing: bytes[range(of: $0)])
+      }
+      return try parts.withUnsafeBufferPointer(body)
+    }
+  }
+
   /// Part `index` decoded as UTF-8 (invalid sequences become U+FFFD).
   @inlinable
   public func string(at index: Int) -> String {

@@ -143,7 +143,7 @@ struct ConnectionCommandTests {
     }
     #expect(info.count == 2 && info[1] == .bulk(nil))
     #expect(send.count == 10)
-    #expect(Array(send.prefix(2)) == [.bulk("send"), .integer(3)])
+    #expect(Array(send.prefix(2)) == [.bulk("send"), .integer(-3)])
     #expect(Array(send[3...5]) == [.integer(1), .integer(1), .integer(1)])
     #expect(try client.call("COMMAND", "GETKEYS", "SEND", "c1", "inc").strings == ["c1"])
     #expect(try client.call("COMMAND", "GETKEYS", "SPAWN", "counter", "c2").strings == ["c2"])

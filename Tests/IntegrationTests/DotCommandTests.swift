@@ -58,7 +58,7 @@ import Testing
     #expect(missing.status == 1)
     #expect(
       missing.output
-        == "millraced: no kind ghost in \(machines) (kinds there: auth, door, media-player, toggle, traffic-light; built in: counter)\n"
+        == "millraced: no kind ghost in \(machines) (kinds there: auth, circuit-breaker, door, login, media-player, toggle, traffic-light; built in: counter)\n"
     )
   }
 

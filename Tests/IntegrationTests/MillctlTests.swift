@@ -23,7 +23,10 @@ import Testing
       let kinds = try ctl.run(["kinds"])
       #expect(kinds.status == 0)
       #expect(
-        kinds.lines == ["auth", "counter", "door", "media-player", "toggle", "traffic-light"])
+        kinds.lines == [
+          "auth", "circuit-breaker", "counter", "door", "login", "media-player", "toggle",
+          "traffic-light",
+        ])
       let stats = try ctl.run(["stats"])
       #expect(stats.status == 0)
       #expect(stats.lines.contains("machines:1"))
@@ -257,7 +260,8 @@ import Testing
         "    4  PING \"hello world\"", "    5  history",
         "1) r", "(error) NOINPUT kind toggle has no input fly",
         "(error) ERR wrong number of arguments for 'subscribe' command",
-        "1) auth", "2) counter", "3) door", "4) media-player", "5) toggle", "6) traffic-light",
+        "1) auth", "2) circuit-breaker", "3) counter", "4) door", "5) login", "6) media-player",
+        "7) toggle", "8) traffic-light",
       ]
       #expect(result.lines == expected, "\(result.output)")
       #expect(result.status == 1, "an error reply makes a piped repl exit 1")

@@ -14,7 +14,8 @@ struct ProtocolTests {
     #expect(try client.call("HELP").strings?.contains { $0.hasPrefix("SEND name input") } == true)
     #expect(
       try client.call("KINDS").strings == [
-        "auth", "counter", "door", "media-player", "toggle", "traffic-light",
+        "auth", "circuit-breaker", "counter", "door", "login", "media-player", "toggle",
+        "traffic-light",
       ])
     #expect(try client.call("SPAWN", "door", "front") == .simple("OK"))
     #expect(try client.call("SPAWN", "door", "back", "locked") == .simple("OK"))

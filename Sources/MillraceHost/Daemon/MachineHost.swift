@@ -289,12 +289,16 @@ public final class MachineHost {
 
   /// Posts `input` to `name`; on success `requester` is answered once the input is processed
   /// (`SendRequester.sendFinished`), with `ticket`.
+  /// `arguments` are the input's, each a value's text form.
   public func send(
-    _ input: String, to name: String, requester: any SendRequester, ticket: UInt64
+    _ input: String, _ arguments: [String] = [], to name: String, requester: any SendRequester,
+    ticket: UInt64
   ) -> Result<Void, HostFailure> {
     input.withUTF8Bytes { input in
       name.withUTF8Bytes { name in
-        send(utf8: input, to: name, requester: requester, ticket: ticket)
+        String.withUTF8Buffers(arguments) { arguments in
+          send(utf8: input, arguments: arguments, to: name, requester: requester, ticket: ticket)
+        }
       }
     }
   }
@@ -303,8 +307,9 @@ public final class MachineHost {
   /// found without making a `String`. The words are not checked against the name rule here:
   /// no machine or input has a name that breaks it, so such a word is simply not found.
   public func send(
-    utf8 input: UnsafeRawBufferPointer, to name: UnsafeRawBufferPointer,
-    requester: any SendRequester, ticket: UInt64
+    utf8 input: UnsafeRawBufferPointer,
+    arguments: UnsafeBufferPointer<UnsafeRawBufferPointer> = .init(start: nil, count: 0),
+    to name: UnsafeRawBufferPointer, requester: any SendRequester, ticket: UInt64
   ) -> Result<Void, HostFailure> {
     guard let index = directory.slot(ofUTF8: name) else {
       return .failure(.init(.nomachine, "no machine \(String(decoding: name, as: UTF8.self))"))
@@ -312,7 +317,7 @@ public final class MachineHost {
     let entry = directory.entry(index)
     let id = entry.pointee.id(slot: index)
     let tag = PostTag(awaiting.nextTag)
-    switch withOperations(of: entry.pointee.kind, { $0.post(id, input, tag) }) {
+    switch withOperations(of: entry.pointee.kind, { $0.post(id, input, arguments, tag) }) {
     case .accepted:
       _ = awaiting.insert(Waiter(machine: id, requester: requester, ticket: ticket))
       return .success(())
@@ -322,6 +327,8 @@ public final class MachineHost {
       let input = String(decoding: input, as: UTF8.self)
       let kind = slot(entry.pointee.kind).kind.name
       return .failure(.init(.noinput, "kind \(kind) has no input \(input)"))
+    case .badArguments(let problem):
+      return .failure(.init(.noinput, "kind \(slot(entry.pointee.kind).kind.name): \(problem)"))
     case .noMachine: return .failure(.init(.nomachine, "no machine \(entry.name)"))
     }
   }

@@ -40,6 +40,8 @@ enum ExpressionRole: Equatable, Sendable {
   case assignment(variable: String)
   /// The value of an input's parameter (an argument of `send`, `after` or `every`).
   case argument(parameter: String)
+  /// Value `position` (from 1) of an output, as its first `emit` set its type.
+  case value(output: String, position: Int)
 
   /// What must have the expected type, for messages.
   var subject: String {
@@ -47,6 +49,7 @@ enum ExpressionRole: Equatable, Sendable {
     case .guard: "a guard"
     case .assignment(let variable): "\"\(variable)\""
     case .argument(let parameter): "parameter \"\(parameter)\""
+    case .value(let output, let position): "value \(position) of output \"\(output)\""
     }
   }
 }

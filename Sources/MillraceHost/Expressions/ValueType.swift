@@ -15,6 +15,9 @@ public enum ValueType: Hashable, Sendable, CustomStringConvertible {
   /// The sizes a string type may declare, in bytes.
   public static let stringMaxRange = 1...64
 
+  /// The size of a string type that declares none, in bytes.
+  public static let defaultStringMax = 32
+
   /// The longest string any value can hold, in bytes.
   public static let stringMaxBytes = 64
 

@@ -1,7 +1,7 @@
 import Millrace
 
 /// The built-in code-defined kind `counter`: an integer state; inputs `inc`, `dec`, `reset`,
-/// and `add:N` (for example `add:5`). It emits `zero` whenever it comes back to 0. It shows
+/// and `add` with an integer (`SEND c add 5`, or as one word, `add:5`). It emits `zero` whenever it comes back to 0. It shows
 /// how a daemon that links MillraceHost registers kinds compiled in Swift.
 public enum Counter: Machine {
   /// What a counter accepts.
@@ -39,9 +39,8 @@ public enum Counter: Machine {
   /// What `counter` does, as a machine file v2 would say it, for `DESCRIBE counter` and the
   /// drawings: one state, `counting`, and the count as a context variable `count` (`STATE`
   /// answers the count itself, `0`, `5`: the integer is the machine's state); rows with
-  /// guards and assignments that do what `resolve` does, `emit zero` included. `add` is
-  /// written with a parameter `n`, but a counter is sent it as the one word `add:N`
-  /// (`SEND c add:5`), which its codec reads.
+  /// guards and assignments that do what `resolve` does, `emit zero` included. `add` has a
+  /// parameter `n` (`SEND c add 5`); its codec also reads the one word `add:N`.
   public static let definition = #"""
     {
       "kind": "counter",
@@ -70,21 +69,48 @@ public enum Counter: Machine {
 
     """#
 
+  /// The input a word names (`add:N` included).
+  private static func input(parse word: String) -> Input? {
+    switch word {
+    case "inc": return .increment
+    case "dec": return .decrement
+    case "reset": return .reset
+    default:
+      guard word.hasPrefix("add:"), let amount = Int(word.dropFirst(4)) else { return nil }
+      return .add(amount)
+    }
+  }
+
+  /// A request's input: `add` takes one integer argument, the others none (`add:N` is one
+  /// word and takes none either).
+  private static func parseRequest(
+    _ input: UnsafeRawBufferPointer, _ arguments: UnsafeBufferPointer<UnsafeRawBufferPointer>
+  ) -> Result<Input, InputRefusal> {
+    let word = String(decoding: input, as: UTF8.self)
+    if word == "add" {
+      guard arguments.count == 1 else {
+        return .failure(.arguments("input add takes 1 argument (n: int); got \(arguments.count)"))
+      }
+      let text = String(decoding: arguments[0], as: UTF8.self)
+      guard let amount = Int(text) else {
+        return .failure(
+          .arguments("input add: parameter n (int): expected an integer, got \"\(text)\""))
+      }
+      return .success(.add(amount))
+    }
+    guard let parsed = self.input(parse: word) else { return .failure(.unknownInput) }
+    guard arguments.isEmpty else {
+      return .failure(.arguments("input \(word) takes no arguments; got \(arguments.count)"))
+    }
+    return .success(parsed)
+  }
+
   /// The `counter` kind for a host's registry.
   public static var kind: HostKind {
     .code(
       "counter", Counter.self, initial: 0, extra: (),
       codec: TextCodec(
-        parseInput: { word in
-          switch word {
-          case "inc": return .increment
-          case "dec": return .decrement
-          case "reset": return .reset
-          default:
-            guard word.hasPrefix("add:"), let amount = Int(word.dropFirst(4)) else { return nil }
-            return .add(amount)
-          }
-        },
+        parseInput: input(parse:),
         formatInput: { input in
           switch input {
           case .increment: return "inc"
@@ -95,7 +121,8 @@ public enum Counter: Machine {
         },
         parseState: { word in Int(word).flatMap { $0 >= 0 ? $0 : nil } },
         formatState: { String($0) },
-        formatOutput: { $0 }),
+        formatOutput: { $0 },
+        parseRequest: parseRequest),
       definition: definition)
   }
 }

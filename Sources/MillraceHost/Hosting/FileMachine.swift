@@ -50,28 +50,7 @@ public final class FileKind {
   /// Compiles `definition`.
   public init(_ definition: KindDefinition) {
     self.definition = definition
-    let ids = definition.effectIDs.names.map { name in
-      Array(name.utf8).withUnsafeBufferPointer { EffectID(hashing: $0) }
-    }
-    func timer(_ timer: KindDefinition.Timer) -> (TimeSpan, UInt16, EffectQueue, EffectID) {
-      (
-        .nanoseconds(timer.nanoseconds), timer.input,
-        EffectQueue(UInt8(truncatingIfNeeded: timer.queue)), timer.id.map { ids[Int($0)] } ?? .none
-      )
-    }
-    effects = definition.effects.map { effect in
-      switch effect {
-      case .send(let input): return .send(input)
-      case .emit(let output): return .emit(output)
-      case .cancel(let id): return .cancel(ids[Int(id)])
-      case .after(let spec):
-        let (span, input, queue, id) = timer(spec)
-        return .after(span, input, queue: queue, id: id)
-      case .every(let spec):
-        let (span, input, queue, id) = timer(spec)
-        return .every(span, input, queue: queue, id: id)
-      }
-    }
+    effects = definition.coreEffects(input: { $0 }, output: { $0 })
     queues = definition.queuePolicies
     table = DispatchTable(definition, effects: effects)
   }
@@ -117,18 +96,68 @@ public final class FileKind {
       formatInput: { $0 == definition.startInput ? "(start)" : definition.inputs[$0] },
       parseState: { definition.states.index(of: $0).map(definition.tree.initialLeaf(of:)) },
       formatState: { definition.states[$0] },
-      formatOutput: { definition.outputs[$0] })
+      formatOutput: { definition.outputs[$0] },
+      formatPath: definition.path(of:))
+  }
+}
+
+extension KindDefinition {
+  /// The kind's effects as the runtime records them, with inputs and outputs made by
+  /// `input` and `output` from their indices; effect ids are hashed from their names, so they
+  /// stay the same when the file is edited.
+  func coreEffects<Input, Output>(
+    input: (InputIndex) -> Input, output: (OutputIndex) -> Output
+  ) -> [Millrace.Effect<Input, Output>] {
+    let ids = effectIDs.names.map { name in
+      Array(name.utf8).withUnsafeBufferPointer { EffectID(hashing: $0) }
+    }
+    func timer(_ timer: Timer) -> (TimeSpan, Input, EffectQueue, EffectID) {
+      (
+        .nanoseconds(timer.nanoseconds), input(timer.input),
+        EffectQueue(UInt8(truncatingIfNeeded: timer.queue)), timer.id.map { ids[Int($0)] } ?? .none
+      )
+    }
+    return effects.map { effect in
+      switch effect {
+      case .send(let index): return .send(input(index))
+      case .emit(let index): return .emit(output(index))
+      case .cancel(let id): return .cancel(ids[Int(id)])
+      case .after(let spec):
+        let (span, input, queue, id) = timer(spec)
+        return .after(span, input, queue: queue, id: id)
+      case .every(let spec):
+        let (span, input, queue, id) = timer(spec)
+        return .every(span, input, queue: queue, id: id)
+      }
+    }
+  }
+
+  /// The names of `leaf` and its ancestors, outermost first, joined by `/`.
+  public func path(of leaf: StateIndex) -> String {
+    tree.lineage(of: leaf).reversed().map { states[$0] }.joined(separator: "/")
   }
 }
 
 extension HostKind {
   /// The kind a machine file defines; `json` is the file's text, which `DESCRIBE` answers
   /// (nil: the kind has no description).
+  ///
+  /// A kind without data runs as `FileMachine`; one with data as `DataMachine`, in the
+  /// smallest word class its values fit.
   public static func file(_ definition: KindDefinition, json: String? = nil) -> HostKind {
-    let kind = FileKind(definition)
-    return .code(
-      definition.kind, FileMachine.self, initial: definition.initial, extra: kind,
-      codec: kind.codec, queues: kind.queues, source: definition.source, definition: json,
-      schema: KindSchema(definition), lifecycle: kind.lifecycle)
+    switch definition.data?.words {
+    case nil:
+      let kind = FileKind(definition)
+      let codec = kind.codec
+      return .code(
+        definition.kind, FileMachine.self, initial: definition.initial, extra: kind,
+        codec: codec, queues: kind.queues, source: definition.source, definition: json,
+        schema: KindSchema(definition, codec: codec), lifecycle: kind.lifecycle)
+    case 1: return data(definition, DataWords1.self, json: json)
+    case 2: return data(definition, DataWords2.self, json: json)
+    case 4: return data(definition, DataWords4.self, json: json)
+    case 8: return data(definition, DataWords8.self, json: json)
+    default: return data(definition, DataWords16.self, json: json)
+    }
   }
 }

@@ -8,6 +8,8 @@ public enum HostedPostResult: Hashable, Sendable {
   case busy
   /// The kind has no such input.
   case unknownInput
+  /// The input exists but the arguments do not fit its parameters; the text says why.
+  case badArguments(String)
   /// The machine is gone.
   case noMachine
 }
@@ -36,6 +38,12 @@ public struct HostedMachine {
   /// Its current state as text, or nil once removed.
   public var stateText: String? { operations?.stateText(id) }
 
+  /// Its current state's path (`on/playing`) and context variables as text; nil once
+  /// removed.
+  public var stateDetails: (path: String, context: [(name: String, value: String)])? {
+    operations?.stateDetails(id)
+  }
+
   /// Its counters and high-water marks.
   public var statistics: MachineStatistics {
     operations?.statistics(id) ?? MachineStatistics()
@@ -47,13 +55,19 @@ public struct HostedMachine {
   /// Parses and posts the input whose UTF-8 bytes are `input` (a request's word as it
   /// arrived). Posting directly marks nothing changed for the store: `MachineHost.send` is
   /// the request path.
-  public func post(utf8 input: UnsafeRawBufferPointer, tag: PostTag) -> HostedPostResult {
-    operations?.post(id, input, tag) ?? .noMachine
+  public func post(
+    utf8 input: UnsafeRawBufferPointer,
+    arguments: UnsafeBufferPointer<UnsafeRawBufferPointer> = .init(start: nil, count: 0),
+    tag: PostTag
+  ) -> HostedPostResult {
+    operations?.post(id, input, arguments, tag) ?? .noMachine
   }
 
-  /// Parses and posts `input`.
-  public func post(_ input: String, tag: PostTag) -> HostedPostResult {
-    input.withUTF8Bytes { post(utf8: $0, tag: tag) }
+  /// Parses and posts `input` with `arguments` (each a value's text form).
+  public func post(_ input: String, _ arguments: [String] = [], tag: PostTag) -> HostedPostResult {
+    input.withUTF8Bytes { input in
+      String.withUTF8Buffers(arguments) { post(utf8: input, arguments: $0, tag: tag) }
+    }
   }
 
   /// The record to store: state and pending timers, deadlines converted to the wall clock;

@@ -13,11 +13,15 @@ final class KindOperations {
   /// Posts the input that runs the entry effects of the states a new machine is in, when its
   /// kind has one (`KindLifecycle.startInput`); false when the machine's queue is full.
   let start: (MachineID) -> Bool
-  /// Parses the input whose UTF-8 bytes are given (a request's word as it arrived) and posts
-  /// it with the tag.
-  let post: (MachineID, UnsafeRawBufferPointer, PostTag) -> HostedPostResult
+  /// Parses the input whose UTF-8 bytes are given (a request's words as they arrived: the
+  /// input and its arguments) and posts it with the tag.
+  let post:
+    (MachineID, UnsafeRawBufferPointer, UnsafeBufferPointer<UnsafeRawBufferPointer>, PostTag)
+      -> HostedPostResult
   /// The current state as text.
   let stateText: (MachineID) -> String?
+  /// The current state's path (`on/playing`) and context variables as text.
+  let stateDetails: (MachineID) -> (path: String, context: [(name: String, value: String)])?
   /// Inputs queued.
   let queuedInputs: (MachineID) -> Int
   /// Counters and high-water marks.
@@ -70,8 +74,13 @@ final class KindOperations {
       else { return true }
       return lookup.post(input, tag: .none, to: id) == .accepted
     }
-    post = { id, text, tag in
-      guard let input = codec.parseInputUTF8(text) else { return .unknownInput }
+    post = { id, text, arguments, tag in
+      let input: M.Input
+      switch codec.parseRequest(text, arguments) {
+      case .success(let parsed): input = parsed
+      case .failure(.unknownInput): return .unknownInput
+      case .failure(.arguments(let problem)): return .badArguments(problem)
+      }
       switch lookup.post(input, tag: tag, to: id) {
       case .accepted: return .accepted
       case .queueFull: return .busy
@@ -79,6 +88,9 @@ final class KindOperations {
       }
     }
     stateText = { id in lookup.handle(id)?.state.map(codec.formatState) }
+    stateDetails = { id in
+      lookup.handle(id)?.state.map { (codec.formatPath($0), codec.context($0)) }
+    }
     queuedInputs = { id in lookup.handle(id)?.queuedInputs ?? 0 }
     statistics = { id in lookup.handle(id)?.statistics ?? MachineStatistics() }
     let stored = { (id: MachineID, name: String, kind: String, clock: HostClock) in
@@ -89,7 +101,7 @@ final class KindOperations {
       guard let handle = lookup.handle(id), let state = handle.state else { return }
       // Most machines have no effect in flight: no record built, no timer snapshot.
       guard handle.effectsInFlight > 0 else {
-        return try store.save(name: name, kind: kind, state: codec.formatState(state))
+        return try store.save(name: name, kind: kind, state: codec.formatStoredState(state))
       }
       if let record = stored(id, name, kind, clock()) { try store.save(record) }
     }
@@ -130,7 +142,8 @@ final class KindOperations {
         remainingNanoseconds: timer.deadline.map(clock.remaining(until:)), queue: timer.queue.index,
         effectID: timer.id.rawValue)
     }
-    return StoredMachine(name: name, kind: kind, state: codec.formatState(state), timers: timers)
+    return StoredMachine(
+      name: name, kind: kind, state: codec.formatStoredState(state), timers: timers)
   }
 
   private static func restore<M: Machine>(

@@ -26,10 +26,10 @@ public struct KindSchema {
     definition = nil
   }
 
-  /// The schema of a machine file's kind.
-  init(_ definition: KindDefinition) {
-    hasState = { definition.states.index(of: $0) != nil }
-    hasInput = { definition.inputs.index(of: $0) != nil }
+  /// The schema of a machine file's kind, whose names (and values) `codec` reads.
+  init<M: Machine>(_ definition: KindDefinition, codec: TextCodec<M>) {
+    hasState = { codec.parseState($0) != nil }
+    hasInput = { codec.parseInput($0) != nil }
     queueCount = definition.queues.count
     migration = definition.migration
     self.definition = definition

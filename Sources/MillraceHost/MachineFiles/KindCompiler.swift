@@ -68,21 +68,34 @@ struct KindCompiler {
     if file.inputs == nil { warnAboutUnhandledInputs(references) }
     guard errors.isEmpty else { throw MachineFileErrors(errors) }
     let tree = stateTree(declared ?? [], states)
+    let sites = effectSites(declared)
+    let hasData = KindDataCompiler.hasData(file, sites: sites)
     let hierarchical =
       !tree.isFlat
       || (declared ?? []).contains { !$0.state.entry.isEmpty || !$0.state.exit.isEmpty }
     let pairs = (inputs.count + 1) * states.count
-    if hierarchical && pairs > KindDefinition.stepLimit {
+    if (hierarchical || hasData) && pairs > KindDefinition.stepLimit {
       error(
         JSONPath.root.key("states"),
-        "a kind with nested states or entry and exit effects may have at most "
+        "a kind with nested states, entry and exit effects or data may have at most "
           + "\(KindDefinition.stepLimit) (inputs + 1) × states; this one has \(pairs)")
     }
     guard errors.isEmpty else { throw MachineFileErrors(errors) }
 
-    let layout = TableLayout(
+    var layout = TableLayout(
       file: file, states: states, inputs: inputs, outputs: outputs, queues: queues,
       effectIDs: effectIDs)
+    let none = [[KindDefinition.PlacedEffect]](repeating: [], count: states.count)
+    let (entry, exit) =
+      hierarchical || hasData
+      ? declared.map { layout.stateEffects($0) } ?? (none, none) : (none, none)
+    var data: KindDefinition.DataModel?
+    if hasData {
+      var compiler = KindDataCompiler(file: file, inputs: inputs, outputs: outputs, layout: layout)
+      data = compiler.compile(sites: sites)
+      for (path, message) in compiler.errors { error(path, message) }
+    }
+    guard errors.isEmpty else { throw MachineFileErrors(errors) }
     var definition = KindDefinition(
       kind: file.kind, source: source,
       initial: tree.initialLeaf(of: layout.index(file.initial, in: states)),
@@ -90,11 +103,11 @@ struct KindCompiler {
       queuePolicies: queues.names.map { file.queues[$0]?.policy ?? .merge },
       migration: file.migrate, effectIDs: effectIDs, tree: tree, rows: layout.rows,
       effects: layout.effects, steps: nil, warnings: warnings,
+      effectArguments: layout.effectArguments, data: data,
       stateSetWords: layout.stateSetWords, stateSetStride: layout.stateSetStride,
       candidateStart: layout.candidateStart, candidateRows: layout.candidateRows)
-    if hierarchical, let declared {
-      let (entry, exit) = layout.stateEffects(declared.map(\.state))
-      definition.layOutSteps(entry: entry, exit: exit)
+    if hierarchical || hasData {
+      definition.layOutSteps(entry: entry, exit: exit, guarded: hasData)
     }
     checkFinalStates(definition)
     guard errors.isEmpty else { throw MachineFileErrors(errors) }
@@ -181,8 +194,31 @@ struct KindCompiler {
     }
   }
 
-  /// Every use of a name in the file, in file order: the initial states, the final states,
-  /// then each declared state's entry and exit effects, then the transitions.
+  /// Every effect of the file with its path and row (nil for a state's entry or exit
+  /// effect): each declared state's entry and exit effects, then the transitions'.
+  private func effectSites(_ declared: [(state: MachineFile.State, path: JSONPath)]?)
+    -> [KindDataCompiler.Site]
+  {
+    var sites: [KindDataCompiler.Site] = []
+    for (state, path) in declared ?? [] {
+      for key in ["entry", "exit"] {
+        let effects = key == "entry" ? state.entry : state.exit
+        for (index, effect) in effects.enumerated() {
+          sites.append((effect, path.key(key).index(index), nil))
+        }
+      }
+    }
+    for (row, transition) in file.transitions.enumerated() {
+      let path = JSONPath.root.key("transitions").index(row).key("effects")
+      for (index, effect) in transition.effects.enumerated() {
+        sites.append((effect, path.index(index), row))
+      }
+    }
+    return sites
+  }
+
+  /// Every use of a name in the file: the initial states, the final states, then each
+  /// declared state's entry and exit effects, then the transitions.
   private func references(_ declared: [(state: MachineFile.State, path: JSONPath)]?)
     -> [Reference]
   {
@@ -190,32 +226,30 @@ struct KindCompiler {
     func use(_ name: String, _ path: JSONPath, _ role: Reference.Role) {
       references.append(Reference(name: name, path: path, role: role))
     }
-    func use(_ effects: [MachineFile.Effect], _ path: JSONPath) {
-      for (index, effect) in effects.enumerated() {
-        let path = path.index(index)
-        switch effect {
-        case .send(let input): use(input, path.key("send"), .sent)
-        case .emit(let output): use(output, path.key("emit"), .emitted)
-        case .cancel(let id): use(id, path.key("cancel"), .cancelled)
-        case .after(let timer), .every(let timer):
-          use(timer.send, path.key("send"), .sent)
-          if let queue = timer.queue { use(queue, path.key("queue"), .queue) }
-          if let id = timer.id { use(id, path.key("id"), .timerID) }
-        }
-      }
-    }
     use(file.initial, JSONPath.root.key("initial"), .initial)
     for (position, name) in file.final.enumerated() {
       use(name, JSONPath.root.key("final").index(position), .final)
     }
+    func use(_ effect: MachineFile.Effect, _ path: JSONPath) {
+      switch effect {
+      case .send(let input, _): use(input, path.key("send"), .sent)
+      case .emit(let output, _): use(output, path.key("emit"), .emitted)
+      case .cancel(let id): use(id, path.key("cancel"), .cancelled)
+      case .after(let timer), .every(let timer):
+        use(timer.send, path.key("send"), .sent)
+        if let queue = timer.queue { use(queue, path.key("queue"), .queue) }
+        if let id = timer.id { use(id, path.key("id"), .timerID) }
+      }
+    }
+    let sites = effectSites(declared)
+    for (effect, path, row) in sites where row == nil { use(effect, path) }
     for (state, path) in declared ?? [] {
-      use(state.entry, path.key("entry"))
-      use(state.exit, path.key("exit"))
       for (index, effect) in state.entry.enumerated() where effect.timer?.id == nil {
         guard effect.timer != nil else { continue }
         use(TableLayout.entryTimerID(state.name, index), path.key("entry").index(index), .timerID)
       }
     }
+    var rowSites = sites.drop { $0.row == nil }
     for (row, transition) in file.transitions.enumerated() {
       let path = JSONPath.root.key("transitions").index(row)
       if case .input(let name) = transition.on { use(name, path.key("on"), .handled) }
@@ -228,7 +262,10 @@ struct KindCompiler {
         }
       }
       if let to = transition.to { use(to, path.key("to"), .target) }
-      use(transition.effects, path.key("effects"))
+      while let site = rowSites.first, site.row == row {
+        use(site.effect, site.path)
+        rowSites.removeFirst()
+      }
     }
     return references
   }

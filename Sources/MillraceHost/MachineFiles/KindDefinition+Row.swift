@@ -10,6 +10,20 @@ extension KindDefinition {
     public let to: StateIndex?
     /// The row's effects: positions in `KindDefinition.effects`, in recording order.
     public let effects: Range<Int32>
+    /// Whether the row has a guard (then a row after it may still handle what it matches).
+    public let isGuarded: Bool
+
+    /// A row; `isGuarded` when it has a guard.
+    public init(
+      on: InputIndex?, from: StateMatch, to: StateIndex?, effects: Range<Int32>,
+      isGuarded: Bool = false
+    ) {
+      self.on = on
+      self.from = from
+      self.to = to
+      self.effects = effects
+      self.isGuarded = isGuarded
+    }
   }
 
   /// Which states a row applies in, testable without allocating (see `KindDefinition.matches`).

@@ -64,6 +64,15 @@ public struct KindDefinition: Sendable {
   public internal(set) var steps: [Step?]?
   /// Suspicious but allowed things found in the file (see `KindCompiler`).
   public let warnings: [MachineFileDiagnostic]
+  /// Per effect of `effects`: the index of its argument list in `data.arguments`, or -1 when
+  /// it has none.
+  public internal(set) var effectArguments: [Int32] = []
+  /// For a kind with data: every row that may handle each input in each leaf, guards first
+  /// (`steps` is then nil).
+  public internal(set) var candidates: Candidates? = nil
+  /// The kind's context, parameters, output values and compiled expressions; nil for a kind
+  /// without data (a v1 file, or a v2 file that only nests states).
+  public internal(set) var data: DataModel? = nil
 
   /// Bitsets of `StateMatch.set` rows: `stateSetStride` words each, bit `s` set for state `s`.
   let stateSetWords: [UInt64]
@@ -146,5 +155,7 @@ extension KindDefinition {
       && queuePolicies == other.queuePolicies && effectIDs == other.effectIDs
       && tree == other.tree && rows == other.rows && effects == other.effects
       && steps == other.steps && stateSetWords == other.stateSetWords
+      && effectArguments == other.effectArguments && candidates == other.candidates
+      && data == other.data
   }
 }

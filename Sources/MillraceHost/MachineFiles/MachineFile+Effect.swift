@@ -1,21 +1,23 @@
 extension MachineFile {
   /// One effect of a row as written. An effect object does exactly one thing:
   /// `{"send": i}`, `{"after": d, "send": i}`, `{"every": d, "send": i}` (these two also take
-  /// `"queue"` and `"id"`), `{"cancel": id}` or `{"emit": o}`.
+  /// `"queue"` and `"id"`), `{"cancel": id}` or `{"emit": o}`. `send`, `after`, `every` and
+  /// `emit` take `"args"`, a list of expressions: the input's arguments (one per parameter,
+  /// in order) or the output's values.
   public enum Effect: Hashable, Sendable, Decodable {
     /// Feed an input back to the same machine.
-    case send(String)
+    case send(String, args: [String] = [])
     /// Send an input once, after a delay.
     case after(Timer)
     /// Send an input periodically until cancelled.
     case every(Timer)
     /// Cancel every in-flight effect of the machine with this id.
     case cancel(String)
-    /// Deliver an output.
-    case emit(String)
+    /// Deliver an output, with values.
+    case emit(String, args: [String] = [])
 
     /// The keys an effect object may have.
-    static let keys = ["after", "cancel", "emit", "every", "id", "queue", "send"]
+    static let keys = ["after", "args", "cancel", "emit", "every", "id", "queue", "send"]
 
     /// Decodes one effect, refusing objects that do none or more than one thing, `queue` or
     /// `id` on effects that are not timers, and malformed durations and names.
@@ -36,10 +38,15 @@ extension MachineFile {
       for key in ["queue", "id"] where !timer && reader.contains(key) {
         try reader.report("\"\(key)\" applies only to \"after\" and \"every\"", at: key)
       }
+      if actions[0] == "cancel", reader.contains("args") {
+        try reader.report(
+          "\"args\" applies only to \"send\", \"after\", \"every\" and \"emit\"", at: "args")
+      }
+      let args = try reader.value("args", as: [String].self) ?? []
       switch actions[0] {
-      case "send": self = .send(try reader.name("send", "input", required: true) ?? "")
+      case "send": self = .send(try reader.name("send", "input", required: true) ?? "", args: args)
       case "cancel": self = .cancel(try reader.name("cancel", "id", required: true) ?? "")
-      case "emit": self = .emit(try reader.name("emit", "output", required: true) ?? "")
+      case "emit": self = .emit(try reader.name("emit", "output", required: true) ?? "", args: args)
       default:
         let action = actions[0]
         if !reader.contains("send") {
@@ -49,8 +56,17 @@ extension MachineFile {
           nanoseconds: try reader.duration(action) ?? 0,
           send: try reader.name("send", "input") ?? "",
           queue: try reader.name("queue", "queue"),
-          id: try reader.name("id", "id"))
+          id: try reader.name("id", "id"), args: args)
         self = action == "after" ? .after(timer) : .every(timer)
+      }
+    }
+
+    /// The expressions of `"args"` (none for `cancel`).
+    public var args: [String] {
+      switch self {
+      case .send(_, let args), .emit(_, let args): args
+      case .after(let timer), .every(let timer): timer.args
+      case .cancel: []
       }
     }
 
@@ -89,13 +105,19 @@ extension MachineFile {
     public var queue: String?
     /// The id `cancel` can name, or `nil` for none.
     public var id: String?
+    /// The input's arguments, as expressions.
+    public var args: [String]
 
     /// Creates a timer effect in code.
-    public init(nanoseconds: Int64, send: String, queue: String? = nil, id: String? = nil) {
+    public init(
+      nanoseconds: Int64, send: String, queue: String? = nil, id: String? = nil,
+      args: [String] = []
+    ) {
       self.nanoseconds = nanoseconds
       self.send = send
       self.queue = queue
       self.id = id
+      self.args = args
     }
   }
 }

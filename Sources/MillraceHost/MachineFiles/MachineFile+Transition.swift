@@ -1,6 +1,7 @@
 extension MachineFile {
   /// One row of the transition table as written:
-  /// `{"on": input|"*", "from": state|[states]|"*", "to"?: state, "effects"?: [...]}`.
+  /// `{"on": input|"*", "from": state|[states]|"*", "to"?: state, "guard"?: expression,
+  /// "assign"?: {variable: expression}, "effects"?: [...]}`.
   public struct Transition: Hashable, Sendable, Decodable {
     /// The input the row handles.
     public var on: InputPattern
@@ -10,15 +11,25 @@ extension MachineFile {
     public var to: String?
     /// The effects to record, in order.
     public var effects: [Effect]
+    /// The condition (a bool expression) without which the row does not apply, or nil.
+    public var `guard`: String?
+    /// The values the row gives context variables (expressions, all evaluated before any is
+    /// stored), by variable name.
+    public var assign: [String: String]
 
     /// The keys a transition object may have.
-    static let keys = ["effects", "from", "on", "to"]
+    static let keys = ["assign", "effects", "from", "guard", "on", "to"]
 
     /// Creates a row in code.
-    public init(on: InputPattern, from: StatePattern, to: String? = nil, effects: [Effect] = []) {
+    public init(
+      on: InputPattern, from: StatePattern, to: String? = nil, guard condition: String? = nil,
+      assign: [String: String] = [:], effects: [Effect] = []
+    ) {
       self.on = on
       self.from = from
       self.to = to
+      self.guard = condition
+      self.assign = assign
       self.effects = effects
     }
 
@@ -29,6 +40,8 @@ extension MachineFile {
       let from = try Self.statePattern(reader)
       to = try reader.name("to", "state")
       effects = try reader.value("effects", as: [Collected<Effect>].self)?.compactMap(\.value) ?? []
+      self.guard = try reader.value("guard", as: String.self)
+      assign = try reader.value("assign", as: [String: String].self) ?? [:]
       guard let on, let from else { throw decoder.reported() }
       self.on = on == "*" ? .any : .input(on)
       self.from = from

@@ -10,7 +10,9 @@ import Foundation
 ///   "states": ["closed", "opened"],           // optional: declare names explicitly (nested
 ///                                             // states and entry/exit: `MachineFile.State`)
 ///   "final": [],                              // states that are never left
-///   "inputs": ["open", "close"], "outputs": [],  // optional
+///   "inputs": ["open", "close"], "outputs": [],  // optional (an input may take
+///                                             // parameters: `MachineFile.Parameter`)
+///   "context": { "opens": { "type": "int" } },  // optional: `MachineFile.Variable`
 ///   "queues": { "timers": { "policy": "latest", "max": 1 } },
 ///   "transitions": [ { "on": "open", "from": "closed", "to": "opened" } ],
 ///   "migrate": { "states": { "shut": "closed" } } }  // optional: see `KindMigration`
@@ -28,6 +30,10 @@ public struct MachineFile: Hashable, Sendable, Decodable {
   public var final: [String]
   /// The declared inputs, or `nil` to infer them (every `on` and `send`).
   public var inputs: [String]?
+  /// The parameters of the declared inputs that take any, by input name.
+  public var parameters: [String: [Parameter]]
+  /// The context variables by name: what a machine of the kind holds besides its state.
+  public var context: [String: Variable]
   /// The declared outputs, or `nil` to infer them (every `emit`).
   public var outputs: [String]?
   /// The declared effect queues by name; the `default` queue (merge) exists without declaring.
@@ -39,14 +45,15 @@ public struct MachineFile: Hashable, Sendable, Decodable {
 
   /// The top-level keys a machine file may have; any other key is refused.
   static let keys = [
-    "final", "inputs", "initial", "kind", "migrate", "outputs", "queues", "states", "transitions",
+    "context", "final", "inputs", "initial", "kind", "migrate", "outputs", "queues", "states",
+    "transitions",
   ]
 
   /// Creates a machine file in code.
   public init(
     kind: String, initial: String, states: [State]? = nil, final: [String] = [],
-    inputs: [String]? = nil, outputs: [String]? = nil, queues: [String: Queue] = [:],
-    transitions: [Transition],
+    inputs: [String]? = nil, parameters: [String: [Parameter]] = [:], outputs: [String]? = nil,
+    context: [String: Variable] = [:], queues: [String: Queue] = [:], transitions: [Transition],
     migrate: KindMigration = KindMigration()
   ) {
     self.kind = kind
@@ -54,7 +61,9 @@ public struct MachineFile: Hashable, Sendable, Decodable {
     self.states = states
     self.final = final
     self.inputs = inputs
+    self.parameters = parameters
     self.outputs = outputs
+    self.context = context
     self.queues = queues
     self.transitions = transitions
     self.migrate = migrate
@@ -78,7 +87,11 @@ public struct MachineFile: Hashable, Sendable, Decodable {
       return declared.count == states.count && repeats.isEmpty ? declared.map(\.1) : nil
     }
     final = try reader.names("final", "state") ?? []
-    inputs = try reader.names("inputs", "input")
+    (inputs, parameters) = try Self.inputs(reader, decoder)
+    context = try reader.members("context", "variable", as: Variable.self) ?? [:]
+    for name in context.keys.sorted() where !ExpressionIdentifier.isIdentifier(name) {
+      try reader.report(Parameter.invalidName(name, "variable"), at: "context")
+    }
     outputs = try reader.names("outputs", "output")
     queues = try reader.members("queues", "queue", as: Queue.self) ?? [:]
     let rows = try reader.value("transitions", required: true, as: [Collected<Transition>].self)
@@ -87,6 +100,29 @@ public struct MachineFile: Hashable, Sendable, Decodable {
     self.kind = kind
     self.initial = initial
     transitions = rows.compactMap(\.value)
+  }
+
+  /// The declared inputs (nil when the file declares none) and the parameters of those that
+  /// take any; an entry that fails is reported, and then the list is nil.
+  private static func inputs(_ reader: FieldReader, _ decoder: any Decoder) throws -> (
+    [String]?, [String: [Parameter]]
+  ) {
+    guard let items = try reader.value("inputs", as: [Collected<InputDeclaration>].self) else {
+      return (nil, [:])
+    }
+    var names: [String] = []
+    var parameters: [String: [Parameter]] = [:]
+    for (position, item) in items.enumerated() {
+      guard let input = item.value else { continue }
+      guard !names.contains(input.name) else {
+        let path = [AnyCodingKey(stringValue: "inputs"), AnyCodingKey(intValue: position)]
+        try decoder.report("duplicate input \(input.name.quoted)", at: decoder.codingPath + path)
+        continue
+      }
+      names.append(input.name)
+      if !input.parameters.isEmpty { parameters[input.name] = input.parameters }
+    }
+    return names.count == items.count ? (names, parameters) : (nil, [:])
   }
 
   /// Decodes the JSON text of the file named `file` (used in diagnostics), reporting every

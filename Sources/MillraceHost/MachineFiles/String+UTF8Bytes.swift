@@ -6,3 +6,22 @@ extension String {
     return try text.withUTF8 { try body(UnsafeRawBufferPointer($0)) }
   }
 }
+
+extension String {
+  /// Calls `body` with the UTF-8 bytes of each of `strings`, in order (copied into one
+  /// buffer that lives for the call).
+  static func withUTF8Buffers<Result>(
+    _ strings: [String], _ body: (UnsafeBufferPointer<UnsafeRawBufferPointer>) -> Result
+  ) -> Result {
+    let bytes = strings.flatMap(\.utf8)
+    return bytes.withUnsafeBytes { all in
+      var start = 0
+      let parts = strings.map { string in
+        let count = string.utf8.count
+        defer { start += count }
+        return UnsafeRawBufferPointer(rebasing: all[start..<(start + count)])
+      }
+      return parts.withUnsafeBufferPointer(body)
+    }
+  }
+}

@@ -4,17 +4,29 @@ extension ControlServer {
   static let commands: [CommandSpec] = [
     // Machines.
     CommandSpec(
-      "send", arity: 3, [.write, .fast, .independentOfSends], keys: .single(1), group: "generic",
-      "Processes an input; replies [from, to] once it is processed",
-      arguments: [.key("name"), .string("input")], run: { $0.send($1, $2) }),
+      "send", arity: -3, [.write, .fast, .independentOfSends], keys: .single(1), group: "generic",
+      "Processes an input (with an argument per parameter); replies [from, to] once it is "
+        + "processed",
+      arguments: [
+        .key("name"), .string("input"), CommandArgument.string("arg").optionally.repeated,
+      ],
+      run: { $0.send($1, $2) }),
     CommandSpec(
       "spawn", arity: -3, [.write], keys: .single(2), group: "generic",
       "Creates a machine of a kind, in its initial state or the state given",
       arguments: [.string("kind"), .key("name"), CommandArgument.string("state").optionally],
       run: { $0.spawn($1, $2) }),
     CommandSpec(
-      "state", arity: 2, [.readonly, .fast], keys: .single(1), group: "generic",
-      "The machine's state", arguments: [.key("name")], run: { $0.state($1, $2) }),
+      "state", arity: -2, [.readonly, .fast], keys: .single(1), group: "generic",
+      "The machine's leaf state; WITHPATH: its nesting (on/playing), WITHCONTEXT: then its "
+        + "context variables and values",
+      arguments: [
+        .key("name"),
+        CommandArgument(name: "withpath", kind: .pureToken, token: "WITHPATH", optional: true),
+        CommandArgument(
+          name: "withcontext", kind: .pureToken, token: "WITHCONTEXT", optional: true),
+      ],
+      run: { $0.state($1, $2) }),
     CommandSpec(
       "kill", arity: 2, [.write], keys: .single(1), group: "generic",
       "Removes a machine, its timers and its stored state", arguments: [.key("name")],

@@ -48,16 +48,21 @@ extension ControlServer {
     }
   }
 
-  /// Posts a `SEND`'s input, looked up by the request's bytes; an input that breaks the name
-  /// rule is reported as an invalid name by the caller.
+  /// Posts a `SEND`'s input and arguments, looked up by the request's bytes; an input that
+  /// breaks the name rule is reported as an invalid name by the caller.
   private func post(_ frame: Frame, _ session: Session, _ ticket: UInt64) -> Result<
     Void, HostFailure
   > {
     frame.withUnsafeBytes(of: 1) { name in
       frame.withUnsafeBytes(of: 2) { input in
-        NameRule.isValid(utf8: input)
-          ? host.send(utf8: input, to: name, requester: session, ticket: ticket)
-          : .failure(HostFailure(.noinput, ""))
+        guard NameRule.isValid(utf8: input) else { return .failure(HostFailure(.noinput, "")) }
+        guard frame.count > 3 else {
+          return host.send(utf8: input, to: name, requester: session, ticket: ticket)
+        }
+        return frame.withArguments(from: 3) { arguments in
+          host.send(
+            utf8: input, arguments: arguments, to: name, requester: session, ticket: ticket)
+        }
       }
     }
   }
@@ -97,12 +102,28 @@ extension ControlServer {
     }
   }
 
+  /// `STATE name [WITHPATH] [WITHCONTEXT]`: the leaf state (or, `WITHPATH`, its path) as a
+  /// bulk string; `WITHCONTEXT`, an array of it and then each variable's name and value.
   func state(_ session: Session, _ frame: Frame) {
     guard let name = validName(frame, 1, session) else { return }
-    guard let state = host.machine(name)?.stateText else {
+    var (withPath, withContext) = (false, false)
+    for index in 2..<frame.count {
+      switch frame.string(at: index).uppercased() {
+      case "WITHPATH": withPath = true
+      case "WITHCONTEXT": withContext = true
+      default: return session.fail(.syntax)
+      }
+    }
+    guard let machine = host.machine(name), let state = machine.stateText else {
       return session.fail(ReplyError(HostFailure(.nomachine, "no machine \(name)")))
     }
-    session.reply { $0.bulkString(state) }
+    guard withPath || withContext, let details = machine.stateDetails else {
+      return session.reply { $0.bulkString(state) }
+    }
+    let first = withPath ? details.path : state
+    guard withContext else { return session.reply { $0.bulkString(first) } }
+    let words = [first] + details.context.flatMap { [$0.name, $0.value] }
+    session.reply { $0.array(words) }
   }
 
   func kill(_ session: Session, _ frame: Frame) {

@@ -49,8 +49,9 @@ import Testing
 
   @Test func arityFollowsRedisConvention() throws {
     let send = try #require(table.command(named: "send"))
+    // SEND name input [arg ...]: an input's arguments follow it.
     #expect(
-      send.accepts(wordCount: 3) && !send.accepts(wordCount: 2) && !send.accepts(wordCount: 4))
+      send.accepts(wordCount: 3) && !send.accepts(wordCount: 2) && send.accepts(wordCount: 5))
     let spawn = try #require(table.command(named: "spawn"))
     #expect(
       spawn.accepts(wordCount: 3) && spawn.accepts(wordCount: 4) && !spawn.accepts(wordCount: 2))
@@ -69,7 +70,8 @@ import Testing
   }
 
   @Test func helpLinesNameEveryArgument() throws {
-    #expect(table.command(named: "send")?.synopsis == "SEND name input")
+    #expect(table.command(named: "send")?.synopsis == "SEND name input [arg [arg ...]]")
+    #expect(table.command(named: "state")?.synopsis == "STATE name [WITHPATH] [WITHCONTEXT]")
     #expect(table.command(named: "spawn")?.synopsis == "SPAWN kind name [state]")
     #expect(
       table.command(named: "scan")?.synopsis

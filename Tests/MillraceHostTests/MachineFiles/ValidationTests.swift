@@ -193,7 +193,7 @@ import Testing
     (
       #"{ "every": "1s", "send": "x", "ID": "i" }"#,
       [
-        #"t.json: transitions[0].effects[0].ID: unknown key; expected one of "after", "cancel", "emit", "every", "id", "queue", "send""#
+        #"t.json: transitions[0].effects[0].ID: unknown key; expected one of "after", "args", "cancel", "emit", "every", "id", "queue", "send""#
       ]
     ),
     (#""send x""#, [#"t.json: transitions[0].effects[0]: expected an object"#]),
@@ -245,7 +245,7 @@ import Testing
     (
       #"{ "kind": "k", "initial": "a", "transitions": [], "trasitions": [] }"#,
       [
-        #"t.json: trasitions: unknown key; expected one of "final", "initial", "inputs", "kind", "migrate", "outputs", "queues", "states", "transitions""#
+        #"t.json: trasitions: unknown key; expected one of "context", "final", "initial", "inputs", "kind", "migrate", "outputs", "queues", "states", "transitions""#
       ]
     ),
     (
@@ -256,8 +256,8 @@ import Testing
     (
       machine(#"{ "on": "x", "from": "a", "too": "b", "effect": [] }"#),
       [
-        #"t.json: transitions[0].effect: unknown key; expected one of "effects", "from", "on", "to""#,
-        #"t.json: transitions[0].too: unknown key; expected one of "effects", "from", "on", "to""#,
+        #"t.json: transitions[0].effect: unknown key; expected one of "assign", "effects", "from", "guard", "on", "to""#,
+        #"t.json: transitions[0].too: unknown key; expected one of "assign", "effects", "from", "guard", "on", "to""#,
       ]
     ),
     (machine(#"{ "from": "a" }"#), [#"t.json: transitions[0].on: missing (required)"#]),
@@ -332,10 +332,10 @@ import Testing
       """#
     #expect(
       errors(json) == [
-        #"t.json: colour: unknown key; expected one of "final", "initial", "inputs", "kind", "migrate", "outputs", "queues", "states", "transitions""#,
+        #"t.json: colour: unknown key; expected one of "context", "final", "initial", "inputs", "kind", "migrate", "outputs", "queues", "states", "transitions""#,
         "t.json: queues.q.max: must be a whole number from 1 to 65535",
         #"t.json: transitions[0].effects[0].after: invalid duration "soon": expected a whole number and a unit (ns, us, ms, s, m or h), like "250ms""#,
-        #"t.json: transitions[1].efects: unknown key; expected one of "effects", "from", "on", "to""#,
+        #"t.json: transitions[1].efects: unknown key; expected one of "assign", "effects", "from", "guard", "on", "to""#,
       ])
   }
 

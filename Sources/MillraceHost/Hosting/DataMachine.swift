@@ -1,0 +1,64 @@
+import Millrace
+
+/// The Millrace machine behind every kind loaded from a machine file with data (context,
+/// parameters, guards, assignments or values, machine files v2), its values held in `Words`
+/// words: a machine is its leaf state and its context, an input or an output is its index and
+/// its values. Kinds without data run as `FileMachine`.
+///
+/// An input is tried on the candidate rows of its (input, leaf), in order (`KindDefinition
+/// .candidates`); the first whose guard holds handles it: its assignments are evaluated
+/// against the context before the row and stored together, then it moves to its target and
+/// records its effects (exits, the row's, entries), each argument evaluated against the new
+/// context. An assignment or argument that fails to evaluate (integer overflow, division by
+/// zero) rejects the input: state, context and effects are as before it.
+public enum DataMachine<Words: DataWords>: Machine {
+  /// An input's index and its arguments.
+  public typealias Input = DataMessage<Words>
+  /// The leaf state and the context.
+  public typealias State = DataState<Words>
+  /// An output's index and its values.
+  public typealias Output = DataMessage<Words>
+  /// The compiled kind.
+  public typealias Extra = DataKind<Words>
+
+  /// Handles `input` by the first candidate row whose guard holds, or rejects it.
+  @inlinable
+  @inline(__always)
+  public static func resolve(
+    _ input: Input, state: inout State, extra kind: DataKind<Words>,
+    effects: inout Effects<Input, Output>
+  ) -> Resolution {
+    kind._resolve(input, state: &state, effects: &effects)
+  }
+}
+
+/// An input or output of a data kind: its index among the kind's inputs or outputs, and its
+/// values in words at the offsets of its parameters (`KindDefinition.DataModel`).
+public struct DataMessage<Words: DataWords>: BitwiseCopyable, Sendable {
+  /// The input's or output's index.
+  public var index: UInt16
+  /// Its values.
+  public var words: Words
+
+  /// The input or output `index` with `words`.
+  @inlinable
+  public init(_ index: UInt16, words: Words = Words()) {
+    self.index = index
+    self.words = words
+  }
+}
+
+/// What a machine of a data kind holds: its leaf state and its context.
+public struct DataState<Words: DataWords>: BitwiseCopyable, Sendable {
+  /// The leaf state's index.
+  public var leaf: UInt16
+  /// The context variables, at their offsets.
+  public var context: Words
+
+  /// The state `leaf` with `context`.
+  @inlinable
+  public init(_ leaf: UInt16, context: Words) {
+    self.leaf = leaf
+    self.context = context
+  }
+}

@@ -1,0 +1,146 @@
+extension MachineFile {
+  /// A context variable as written, the value of its name in `"context"`:
+  /// `{"type": "int" | "bool" | "string", "max"?: n, "initial"?: value}`.
+  ///
+  /// `max` (1...64 bytes, default 32) applies only to strings; `initial` must have the
+  /// variable's type (a whole number, `true`/`false`, or a string of at most `max` bytes) and
+  /// defaults to 0, false or the empty string.
+  public struct Variable: Hashable, Sendable, Decodable {
+    /// The variable's type.
+    public var type: ValueType
+    /// The initial value in its text form (`ValueType.parse`), or nil for the type's zero.
+    public var initial: String?
+
+    /// The keys a variable object may have.
+    static let keys = ["initial", "max", "type"]
+
+    /// Creates a variable in code.
+    public init(_ type: ValueType, initial: String? = nil) {
+      self.type = type
+      self.initial = initial
+    }
+
+    /// Decodes a variable, refusing unknown keys, an unknown type, `max` on a type that is
+    /// not a string and an initial value of another type.
+    public init(from decoder: any Decoder) throws {
+      let reader = try FieldReader(decoder, known: Self.keys)
+      guard let type = try reader.valueType() else { throw decoder.reported() }
+      self.type = type
+      guard reader.contains("initial") else { return }
+      switch type {
+      case .int:
+        initial = try reader.value("initial", as: Int64.self).map { String($0) }
+      case .bool:
+        initial = try reader.value("initial", as: Bool.self).map { $0 ? "true" : "false" }
+      case .string(let max):
+        initial = try reader.value("initial", as: String.self)
+        if let text = initial, text.utf8.count > max {
+          try reader.report("longer than \(max) bytes (the variable's \"max\")", at: "initial")
+        }
+      }
+      if initial == nil { throw decoder.reported() }
+    }
+  }
+
+  /// One parameter of an input as written: `{"name": p, "type": T, "max"?: n}`. A `SEND`
+  /// gives the arguments in the order of the parameters.
+  public struct Parameter: Hashable, Sendable, Decodable {
+    /// The parameter's name, as expressions of the rows for the input use it.
+    public var name: String
+    /// Its type.
+    public var type: ValueType
+
+    /// The keys a parameter object may have.
+    static let keys = ["max", "name", "type"]
+
+    /// Creates a parameter in code.
+    public init(_ name: String, _ type: ValueType) {
+      self.name = name
+      self.type = type
+    }
+
+    /// Decodes a parameter, refusing unknown keys, a name that cannot be used in an
+    /// expression and an unknown type.
+    public init(from decoder: any Decoder) throws {
+      let reader = try FieldReader(decoder, known: Self.keys)
+      let name = try reader.value("name", required: true, as: String.self)
+      if let name, !ExpressionIdentifier.isIdentifier(name) {
+        try reader.report(Self.invalidName(name, "parameter"), at: "name")
+      }
+      let type = try reader.valueType()
+      guard let name, let type, ExpressionIdentifier.isIdentifier(name) else {
+        throw decoder.reported()
+      }
+      self.init(name, type)
+    }
+
+    /// The message for a variable or parameter name that an expression could not use.
+    static func invalidName(_ name: String, _ noun: String) -> String {
+      ExpressionIdentifier.keywords.contains(name)
+        ? "\(name.quoted) is a word of the expression language; it cannot name a \(noun)"
+        : "invalid \(noun) name \(name.quoted) (letters, digits and \"_\", not starting "
+          + "with a digit)"
+    }
+  }
+
+  /// One entry of `"inputs"` as written: a name, or `{"name": i, "params": [...]}`.
+  struct InputDeclaration: Decodable {
+    var name: String
+    var parameters: [Parameter]
+
+    static let keys = ["name", "params"]
+
+    init(from decoder: any Decoder) throws {
+      if let name = try? decoder.singleValueContainer().decode(String.self) {
+        guard NameRule.isValid(name) else {
+          try decoder.report(
+            name == "*"
+              ? "\"*\" stands alone, not in a list"
+              : "invalid input name \(name.quoted) (\(NameRule.summary))")
+          throw decoder.reported()
+        }
+        (self.name, parameters) = (name, [])
+        return
+      }
+      let reader = try FieldReader(decoder, known: Self.keys)
+      guard reader.isObject else { throw decoder.reported() }
+      let name = try reader.name("name", "input", required: true)
+      let items = try reader.value("params", required: true, as: [Collected<Parameter>].self)
+      var parameters: [Parameter] = []
+      for (position, item) in (items ?? []).enumerated() {
+        guard let parameter = item.value else { continue }
+        if parameters.contains(where: { $0.name == parameter.name }) {
+          let path =
+            decoder.codingPath + [
+              AnyCodingKey(stringValue: "params"), AnyCodingKey(intValue: position),
+            ]
+          try decoder.report("duplicate parameter \(parameter.name.quoted)", at: path)
+        }
+        parameters.append(parameter)
+      }
+      guard let name, let items, parameters.count == items.count else {
+        throw decoder.reported()
+      }
+      (self.name, self.parameters) = (name, parameters)
+    }
+  }
+}
+
+extension FieldReader {
+  /// The value type of the object: `"type"` (required) and, for strings, `"max"`.
+  func valueType() throws -> ValueType? {
+    let choices: KeyValuePairs = ["int": 0, "bool": 1, "string": 2]
+    let type = try choice("type", "type", required: true, choices)
+    let max = try integer("max", in: ValueType.stringMaxRange)
+    if type != nil, type != 2, contains("max") {
+      try report("\"max\" applies only to \"string\"", at: "max")
+      return nil
+    }
+    switch type {
+    case 0: return .int
+    case 1: return .bool
+    case 2: return .string(max: max ?? ValueType.defaultStringMax)
+    default: return nil
+    }
+  }
+}
