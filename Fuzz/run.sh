@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 SWIFTC=${SWIFTC:-swiftc}
 SECONDS_EACH=${FUZZ_SECONDS:-60}
 OUT=${FUZZ_DIR:-.build-fuzz}
-ALL_TARGETS=(resp inline lines machinefile replies journal)
+ALL_TARGETS=(resp inline lines machinefile replies journal expression)
 TARGETS=("$@")
 [ ${#TARGETS[@]} -gt 0 ] || TARGETS=("${ALL_TARGETS[@]}")
 
@@ -27,7 +27,11 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
 sources() {
   case "$1" in
     resp | inline | lines) echo Sources/MillraceWire/*.swift ;;
-    machinefile) echo Sources/MillraceHost/MachineFiles/*.swift ;;
+    machinefile) echo Sources/MillraceHost/MachineFiles/*.swift \
+      Sources/MillraceHost/Expressions/*.swift ;;
+    # ExpressionReference.swift is the tests' tree-walking evaluator, the target's oracle.
+    expression) echo Sources/MillraceHost/Expressions/*.swift \
+      Tests/MillraceHostTests/Expressions/ExpressionReference.swift ;;
     replies) echo Sources/MillraceClient/RESPReplyParser.swift \
       Sources/MillraceClient/RESPValue.swift ;;
     journal) echo Sources/MillraceHost/Store/{JournalChange,JournalFormat,JournalRecord}.swift \
@@ -61,6 +65,7 @@ build_module() {
 max_len() {
   case "$1" in
     machinefile) echo 8192 ;;
+    expression) echo 1100 ;;  # byte 0, then at most ExpressionLimits.maxTextBytes and a few more
     *) echo 4096 ;;
   esac
 }

@@ -3,7 +3,8 @@
 # root Makefile.
 #
 #   fuzz      builds the libFuzzer targets with swiftc (-sanitize=fuzzer,address) and runs each
-#             for FUZZ_SECONDS (default 60): resp, inline, lines, machinefile, replies
+#             for FUZZ_SECONDS (default 60): resp, inline, lines, machinefile, replies, journal,
+#             expression
 #   load      1,000 concurrent connections against a release millraced (scripts/load.sh)
 #   crash     CRASH_ROUNDS (default 20) kill -9 rounds per durability mode (scripts/crash.sh)
 #   security  the security integration tests (socket mode, other users, TCP, tokens)

@@ -52,59 +52,6 @@ import Testing
     }
   }
 
-  /// The value of node `index` by walking the tree; nil when it fails.
-  private static func reference(
-    _ syntax: ExpressionSyntax, _ index: Int, _ values: [String: Int64],
-    _ strings: [String: [UInt8]]
-  ) -> Int64? {
-    func string(_ node: Int) -> [UInt8] {
-      switch syntax.nodes[node] {
-      case .string(let bytes): bytes
-      case .name(let name): strings[name]!
-      default: fatalError("not a string")
-      }
-    }
-    switch syntax.nodes[index] {
-    case .integer(let value): return value
-    case .boolean(let value): return value ? 1 : 0
-    case .string: return nil
-    case .name(let name): return values[name]
-    case .unary(let op, let operand):
-      guard let value = reference(syntax, operand, values, strings) else { return nil }
-      if op == .not { return value == 0 ? 1 : 0 }
-      let (negated, overflow) = Int64(0).subtractingReportingOverflow(value)
-      return overflow ? nil : negated
-    case .binary(let op, let left, let right):
-      if case .string = syntax.nodes[left] {
-        return (string(left) == string(right)) == (op == .equal) ? 1 : 0
-      }
-      if case .name(let name) = syntax.nodes[left], strings[name] != nil {
-        return (string(left) == string(right)) == (op == .equal) ? 1 : 0
-      }
-      guard let l = reference(syntax, left, values, strings) else { return nil }
-      if op == .and && l == 0 { return 0 }
-      if op == .or && l != 0 { return 1 }
-      guard let r = reference(syntax, right, values, strings) else { return nil }
-      let result: (Int64, Bool)
-      switch op {
-      case .and, .or: result = (r, false)
-      case .equal: result = (l == r ? 1 : 0, false)
-      case .notEqual: result = (l != r ? 1 : 0, false)
-      case .less: result = (l < r ? 1 : 0, false)
-      case .lessOrEqual: result = (l <= r ? 1 : 0, false)
-      case .greater: result = (l > r ? 1 : 0, false)
-      case .greaterOrEqual: result = (l >= r ? 1 : 0, false)
-      case .add: result = l.addingReportingOverflow(r)
-      case .subtract: result = l.subtractingReportingOverflow(r)
-      case .multiply: result = l.multipliedReportingOverflow(by: r)
-      case .divide: result = l.dividedReportingOverflow(by: r)
-      case .remainder: result = l.remainderReportingOverflow(dividingBy: r)
-      case .not, .negate: fatalError("not binary")
-      }
-      return result.1 ? nil : result.0
-    }
-  }
-
   @Test func compiledAgreesWithTheTree() throws {
     var random = SystemRandomNumberGenerator()
     var fixture = ExpressionFixture(context: Self.names, parameters: Self.parameterNames)
@@ -137,7 +84,7 @@ import Testing
       }
       for (text, expression) in cases {
         let syntax = try ExpressionParser.parse(text)
-        let expected = Self.reference(syntax, syntax.root, values, strings)
+        let expected = ExpressionReference(values: values, strings: strings).value(syntax)
         if expected == nil { failures += 1 }
         #expect(fixture.evaluate(expression, in: program) == expected, "\(text) with \(values)")
         #expect(fixture.run(expression, in: program) == expected, "\(text) with \(values)")
