@@ -1,10 +1,11 @@
 /// A strict RFC 8259 reader of JSON text into `JSONValue`s, for descriptions that come from
-/// elsewhere (a daemon's `DESCRIBE` reply, a file): any input, however hostile or truncated,
-/// gives a value or a `JSONParseError`, never a trap. Objects and arrays nested deeper than
-/// `maxDepth` are refused, so recursion is bounded; nothing but the value and surrounding
-/// white space is accepted (no comments, no trailing commas, no lone surrogates).
+/// elsewhere (a daemon's `DESCRIBE` reply, a file) and for the daemon's own machine files: any
+/// input, however hostile or truncated, gives a value or a `JSONParseError` locating the first
+/// problem, never a trap. Objects and arrays nested deeper than `maxDepth` are refused, so
+/// recursion is bounded; nothing but the value and surrounding white space is accepted (no
+/// comments, no trailing commas, no lone surrogates).
 public struct JSONParser {
-  /// The deepest nesting of objects and arrays accepted (the daemon's loader accepts as much).
+  /// The deepest nesting of objects and arrays accepted.
   public static let maxDepth = 128
 
   private let bytes: [UInt8]
@@ -12,12 +13,18 @@ public struct JSONParser {
 
   /// Reads `text` as one JSON value.
   public static func parse(_ text: String) throws(JSONParseError) -> JSONValue {
-    var parser = JSONParser(bytes: Array(text.utf8))
+    try parse(utf8: Array(text.utf8))
+  }
+
+  /// Reads `bytes`, UTF-8 text, as one JSON value. Bytes that are not UTF-8 are refused outside
+  /// strings and read as U+FFFD inside them.
+  public static func parse(utf8 bytes: [UInt8]) throws(JSONParseError) -> JSONValue {
+    var parser = JSONParser(bytes: bytes)
     do throws(Problem) {
       let value = try parser.value(depth: 0)
       parser.skipWhiteSpace()
-      guard parser.position == parser.bytes.count else {
-        throw parser.problem("\(parser.found) after the value")
+      guard parser.current == nil else {
+        throw parser.problem("unexpected \(parser.found) after the JSON value")
       }
       return value
     } catch {
@@ -55,11 +62,15 @@ public struct JSONParser {
 
   private var current: UInt8? { position < bytes.count ? bytes[position] : nil }
 
-  /// The byte at the cursor in words: `"x"`, a byte in hex, or the end of the text.
+  /// The byte at the cursor in words: `character "x"` (with `"` and `\` escaped), a byte in
+  /// hex, or the end of the text.
   private var found: String {
-    guard let byte = current else { return "the end of the text" }
-    guard byte > 0x20, byte < 0x7F else { return "byte 0x" + String(byte, radix: 16) }
-    return "\"" + String(UnicodeScalar(byte)) + "\""
+    guard let byte = current else { return "end of file" }
+    guard byte > 0x20, byte < 0x7F else {
+      return "character (byte 0x" + String(byte, radix: 16, uppercase: true) + ")"
+    }
+    let escape = byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") ? "\\" : ""
+    return "character \"" + escape + String(UnicodeScalar(byte)) + "\""
   }
 
   private mutating func skipWhiteSpace() {
@@ -72,18 +83,18 @@ public struct JSONParser {
     position += 1
   }
 
+  /// A value that is `depth` deep (the whole text's is 0).
   private mutating func value(depth: Int) throws(Problem) -> JSONValue {
     skipWhiteSpace()
-    guard let byte = current else { throw problem("expected a value, found \(found)") }
-    switch byte {
+    switch current ?? 0 {
     case UInt8(ascii: "{"):
       return .object(
-        try items(depth: depth + 1, closing: UInt8(ascii: "}")) { (parser) throws(Problem) in
+        try items(depth: depth, closing: UInt8(ascii: "}")) { (parser) throws(Problem) in
           try parser.member(depth: depth + 1)
         })
     case UInt8(ascii: "["):
       return .array(
-        try items(depth: depth + 1, closing: UInt8(ascii: "]")) { (parser) throws(Problem) in
+        try items(depth: depth, closing: UInt8(ascii: "]")) { (parser) throws(Problem) in
           try parser.value(depth: depth + 1)
         })
     case UInt8(ascii: "\""): return .string(try string())
@@ -97,7 +108,7 @@ public struct JSONParser {
 
   private mutating func word(_ text: String, _ value: JSONValue) throws(Problem) -> JSONValue {
     guard bytes[position...].starts(with: text.utf8) else {
-      throw problem("expected \(text), found \(found)")
+      throw problem("expected a value, found \(found)")
     }
     position += text.utf8.count
     return value
@@ -108,74 +119,69 @@ public struct JSONParser {
   private mutating func items<Item>(
     depth: Int, closing: UInt8, _ item: (inout JSONParser) throws(Problem) -> Item
   ) throws(Problem) -> [Item] {
-    guard depth <= Self.maxDepth else {
-      throw problem("objects and arrays nested more than \(Self.maxDepth) deep")
-    }
+    guard depth < Self.maxDepth else { throw problem("nested more than \(Self.maxDepth) deep") }
+    let close = "\"" + String(UnicodeScalar(closing)) + "\""
     position += 1
-    skipWhiteSpace()
     var items: [Item] = []
-    if current == closing {
-      position += 1
-      return items
-    }
-    repeat {
+    while true {
+      skipWhiteSpace()
+      if current == closing {
+        guard items.isEmpty else { throw problem("trailing comma before \(close)") }
+        position += 1
+        return items
+      }
       items.append(try item(&self))
       skipWhiteSpace()
-    } while try continues(closing: closing)
-    return items
+      if current == closing {
+        position += 1
+        return items
+      }
+      try consume(UInt8(ascii: ","), wanted: "\",\" or \(close)")
+    }
   }
 
-  /// `"key": value`.
+  /// `"key": value`; the cursor is where the key should start.
   private mutating func member(depth: Int) throws(Problem) -> JSONMember {
-    skipWhiteSpace()
     guard current == UInt8(ascii: "\"") else {
-      throw problem("expected a key in double quotes, found \(found)")
+      throw problem("expected a string key, found \(found)")
     }
     let key = try string()
     skipWhiteSpace()
-    try consume(UInt8(ascii: ":"), wanted: "\":\" after a key")
+    try consume(UInt8(ascii: ":"), wanted: "\":\" after the key")
     return JSONMember(key: key, value: try value(depth: depth))
   }
 
-  /// After a member or element: true past a comma, false past `closing`.
-  private mutating func continues(closing: UInt8) throws(Problem) -> Bool {
-    if current == closing {
-      position += 1
-      return false
-    }
-    let close = "\"" + String(UnicodeScalar(closing)) + "\""
-    try consume(UInt8(ascii: ","), wanted: "\",\" or \(close)")
-    return true
-  }
-
-  /// A number's text, checked against the grammar `-? int frac? exp?`.
+  /// A number's text, checked against the grammar `-? int frac? exp?`; a number off the
+  /// grammar (`01`, `1.`, `-`) is refused at its first character.
   private mutating func number() throws(Problem) -> String {
     let start = position
     if current == UInt8(ascii: "-") { position += 1 }
-    if current == UInt8(ascii: "0") {
-      position += 1
-    } else {
-      try digits("a digit")
-    }
+    let integerDigits = digits()
+    let leadingZero = integerDigits > 1 && bytes[position - integerDigits] == UInt8(ascii: "0")
+    var valid = integerDigits > 0 && !leadingZero
     if current == UInt8(ascii: ".") {
       position += 1
-      try digits("a digit after \".\"")
+      valid = digits() > 0 && valid
     }
     if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
       position += 1
       if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { position += 1 }
-      try digits("a digit in the exponent")
+      valid = digits() > 0 && valid
+    }
+    guard valid else {
+      position = start
+      throw problem("invalid number")
     }
     return String(decoding: bytes[start..<position], as: UTF8.self)
   }
 
-  /// One or more decimal digits.
-  private mutating func digits(_ wanted: String) throws(Problem) {
+  /// Moves past decimal digits and says how many there were.
+  private mutating func digits() -> Int {
     let start = position
     while let byte = current, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) {
       position += 1
     }
-    guard position > start else { throw problem("expected \(wanted), found \(found)") }
+    return position - start
   }
 
   /// A string literal's value; the cursor is on its opening quote.
@@ -183,25 +189,26 @@ public struct JSONParser {
     position += 1
     var text: [UInt8] = []
     while true {
-      guard let byte = current else { throw problem("the string does not end") }
-      position += 1
+      guard let byte = current else { throw problem("unterminated string") }
       switch byte {
       case UInt8(ascii: "\""):
+        position += 1
         return String(decoding: text, as: UTF8.self)
       case UInt8(ascii: "\\"):
+        position += 1
         text.append(contentsOf: try escape())
       case 0..<0x20:
-        position -= 1
-        throw problem("a control character (byte 0x\(String(byte, radix: 16))) in a string")
+        throw problem("control character in a string (write it as an escape, like \\n)")
       default:
         text.append(byte)
+        position += 1
       }
     }
   }
 
   /// The UTF-8 bytes an escape stands for; the cursor is past its backslash.
   private mutating func escape() throws(Problem) -> [UInt8] {
-    guard let letter = current else { throw problem("the string does not end") }
+    let letter = current ?? 0
     position += 1
     switch letter {
     case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): return [letter]
@@ -210,31 +217,27 @@ public struct JSONParser {
     case UInt8(ascii: "n"): return [0x0A]
     case UInt8(ascii: "r"): return [0x0D]
     case UInt8(ascii: "t"): return [0x09]
-    case UInt8(ascii: "u"): return Array(String(try escapedScalar()).utf8)
+    case UInt8(ascii: "u"): return Array(String(Character(try escapedScalar())).utf8)
     default:
       position -= 1
-      throw problem("unknown escape \"\\\(String(UnicodeScalar(letter)))\"")
+      throw problem("invalid escape in a string")
     }
   }
 
   /// The scalar of `\uXXXX` (the cursor past the `u`), with a second `\uXXXX` for a
   /// surrogate pair; a lone surrogate is refused.
-  private mutating func escapedScalar() throws(Problem) -> Character {
-    let first = try hexCode()
-    if (0xDC00...0xDFFF).contains(first) { throw problem("a lone low surrogate in \\u escapes") }
-    guard (0xD800...0xDBFF).contains(first) else {
-      return Character(UnicodeScalar(first)!)
+  private mutating func escapedScalar() throws(Problem) -> Unicode.Scalar {
+    var code = try hexCode()
+    if (0xD800...0xDBFF).contains(code),
+      bytes[position...].starts(with: [UInt8(ascii: "\\"), UInt8(ascii: "u")])
+    {
+      position += 2
+      let low = try hexCode()
+      guard (0xDC00...0xDFFF).contains(low) else { throw problem("invalid surrogate pair") }
+      code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
     }
-    guard bytes[position...].starts(with: [UInt8(ascii: "\\"), UInt8(ascii: "u")]) else {
-      throw problem("a high surrogate not followed by a \\u low surrogate")
-    }
-    position += 2
-    let second = try hexCode()
-    guard (0xDC00...0xDFFF).contains(second) else {
-      throw problem("a high surrogate not followed by a low surrogate")
-    }
-    let scalar = 0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00)
-    return Character(UnicodeScalar(scalar)!)
+    guard let scalar = Unicode.Scalar(code) else { throw problem("unpaired surrogate escape") }
+    return scalar
   }
 
   /// Four hexadecimal digits.
@@ -242,7 +245,7 @@ public struct JSONParser {
     var code: UInt32 = 0
     for _ in 0..<4 {
       guard let byte = current, let digit = Self.hexDigit(byte) else {
-        throw problem("expected four hexadecimal digits after \\u, found \(found)")
+        throw problem("expected four hex digits after \\u")
       }
       code = code << 4 | digit
       position += 1

@@ -113,7 +113,7 @@ import Testing
     ),
     (
       "{\"kind\": \"k\", \"transitions\": [",
-      "invalid JSON: line 1, column 31: expected a value, found the end of the text"
+      "invalid JSON: line 1, column 31: expected a value, found end of file"
     ),
   ])
   func whatADrawingNeedsIsAnErrorNamingTheField(json: String, expected: String) {
