@@ -97,6 +97,12 @@ cli_client() {
     "$(printf '%s\n' psubscribe "$p.ps*" 1 pmessage "$p.ps*" "$p.psub" 'inc 0 1')" \
     "$p.psub" "${r[@]}" PSUBSCRIBE "$p.ps*"
   expect "$c" scan "$(names "$p" | sort)" sh -c '"$@" | sort' sh "${r[@]}" --scan --pattern "$p.*"
+  if [ "$target" = millraced ]; then  # a kind with data: arguments, the context (login.json)
+    { echo "SPAWN login $p-login"; echo "SEND $p-login login 'ann lee' 1234"
+      echo "STATE $p-login WITHCONTEXT"; } >"$work/in"
+    STDIN=$work/in expect "$c" data $'OK\nidle\nsession\nsession\nattempts\n0\nuser\nann lee' \
+      "${r[@]}"
+  fi
 }
 
 # program CLIENT SECONDS COMMAND...: a client program that prints its own lines; it exits 1 when

@@ -118,8 +118,23 @@ def steps(r):
     async def state_1():
         want(await state(m), "1")
 
+    async def data():
+        """A kind with data (examples/machines/login.json): arguments after the input, the
+        context in STATE ... WITHCONTEXT, an argument that does not fit refused."""
+        n = f"{P}-login"  # outside the pattern of the scan step
+        want(await aw(r.execute_command("SPAWN", "login", n)), "OK")
+        want(await aw(r.execute_command("SEND", n, "login", "ann lee", 7)), ["idle", "idle"])
+        want(await aw(r.execute_command("STATE", n, "WITHCONTEXT")),
+             ["idle", "attempts", "1", "user", ""])
+        await error(lambda: r.execute_command("SEND", n, "login", "ann", "x"),
+                    "NOINPUT kind login: input login: parameter pin (int)")
+        want(await aw(r.execute_command("SEND", n, "login", "ann lee", 1234)), ["idle", "session"])
+        want(await aw(r.execute_command("STATE", n, "WITHCONTEXT")),
+             ["session", "attempts", "0", "user", "ann lee"])
+
     sub, psub, pattern = f"{P}.sub", f"{P}.psub", f"{P}.ps*"
-    return [
+    data_steps = [("data", data)] if TARGET == "millraced" else []
+    return data_steps + [
         ("connect", connect),
         ("spawn", spawn),
         ("send", send_inc),

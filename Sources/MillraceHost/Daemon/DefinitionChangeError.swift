@@ -10,6 +10,9 @@ public struct DefinitionChangeError: Error, Hashable, Sendable, CustomStringConv
       case kind
       /// A state the machines are in.
       case state(String)
+      /// The context the machines hold (their stored state, `leaf{var=value,...}`): a variable
+      /// the kind no longer has, or a value its new type cannot hold.
+      case context(String)
       /// An input a pending timer of the machines sends.
       case input(String)
       /// The queue (by index) a pending timer of the machines runs on; `count` is how many
@@ -35,6 +38,9 @@ public struct DefinitionChangeError: Error, Hashable, Sendable, CustomStringConv
         return "kind \(kind) is gone; \(machines) of that kind"
       case .state(let state):
         return "kind \(kind) has no state \(state.quoted); \(machines) in that state"
+      case .context(let state):
+        return "kind \(kind) cannot hold the context of \(state.quoted) (a variable it no longer "
+          + "has, or a value its type cannot hold); \(machines) with that context"
       case .input(let input):
         return "kind \(kind) has no input \(input.quoted); \(machines) with a pending timer that "
           + "sends it"

@@ -86,13 +86,20 @@ struct DefinitionCheck {
     var changed = false
     var missing: [Missing] = []
     if !schema.hasState(record.state) {
-      if let state = schema.states[record.state] {
-        record.state = state
+      // A data kind's state is stored with its context, `leaf{...}`: the leaf is what
+      // `migrate` maps, the context what the new variables must hold.
+      let leafEnd = record.state.firstIndex(of: "{") ?? record.state.endIndex
+      let leaf = String(record.state[..<leafEnd])
+      let context = record.state[leafEnd...]
+      if let state = schema.states[leaf], schema.hasState(state + context) {
+        record.state = state + context
         changed = true
-      } else if dropping {
-        return refuse(record, .state(record.state))
       } else {
-        missing.append(.state(record.state))
+        let gone: Missing =
+          schema.hasState(leaf) || schema.states[leaf] != nil
+          ? .context(record.state) : .state(leaf)
+        if dropping { return refuse(record, gone) }
+        missing.append(gone)
       }
     }
     var kept = 0

@@ -1,0 +1,117 @@
+import Foundation
+import MillraceClient
+import Testing
+
+/// Kinds with data (machine files v2) through the real daemon: arguments, the context in
+/// `STATE`, values in pub/sub messages, and both kept across `kill -9`.
+@Suite("Machines with data")
+struct DataMachineTests {
+  /// A subscriber's next message body on `channel`.
+  func message(_ client: ControlClient, on channel: String) throws -> String? {
+    try NestedMachineTests().message(client, on: channel)
+  }
+
+  @Test("SEND takes an input's arguments; STATE shows the context; redis-cli reads both")
+  func argumentsAndContext() throws {
+    let daemon = try DaemonProcess().start()
+    let driver = try daemon.client()
+    let subscriber = try daemon.client()
+    try subscriber.send(["SUBSCRIBE", "m"])
+    _ = try subscriber.read()
+    #expect(try driver.call("SPAWN", "login", "m") == .simple("OK"))
+    #expect(try driver.call("SEND", "m", "login", "ann lee", "7").strings == ["idle", "idle"])
+    #expect(try message(subscriber, on: "m") == #"login("ann\u0020lee",7) idle idle"#)
+    #expect(try message(subscriber, on: "m") == #"emit failed("ann\u0020lee",2)"#)
+    #expect(
+      try daemon.redisCLI("STATE", "m", "WITHCONTEXT") == "idle\nattempts\n1\nuser\n\n")
+    #expect(try daemon.redisCLI("SEND", "m", "login", "ann", "1234") == "idle\nsession\n")
+    #expect(try driver.call("STATE", "m") == .bulk("session"))
+    #expect(try driver.call("STATE", "m", "withpath") == .bulk("session"))
+    #expect(
+      try driver.call("STATE", "m", "WITHCONTEXT").strings
+        == ["session", "attempts", "0", "user", "ann"])
+    // Wrong arguments change nothing and say which parameter.
+    for (words, text) in [
+      (
+        ["login", "ann"],
+        "kind login: input login takes 2 arguments (name: string, pin: int); got 1"
+      ),
+      (
+        ["login", "ann", "1x"],
+        #"kind login: input login: parameter pin (int): expected an integer, got "1x""#
+      ),
+      (["logout", "now"], "kind login: input logout takes no arguments; got 1"),
+    ] {
+      #expect(try driver.call(["SEND", "m"] + words) == .error("NOINPUT " + text))
+    }
+    #expect(try driver.call("STATE", "m", "WITHORDER") == .error("ERR syntax error"))
+    #expect(try driver.call("STATE", "m") == .bulk("session"))
+    // A nested kind's path.
+    _ = try driver.call("SPAWN", "media-player", "p", "paused")
+    #expect(try driver.call("STATE", "p", "WITHPATH") == .bulk("on/paused"))
+    #expect(try driver.call("STATE", "p", "WITHPATH", "WITHCONTEXT").strings == ["on/paused"])
+  }
+
+  @Test("kill -9 keeps a machine's context and its timer; the timer fires on an idle daemon")
+  func contextAndTimersSurviveKillNine() throws {
+    let daemon = try DaemonProcess().start()
+    do {
+      let client = try daemon.client()
+      _ = try client.call("SPAWN", "circuit-breaker", "b")
+      #expect(try client.call("SEND", "b", "configure", "2").strings == ["closed", "closed"])
+      _ = try client.call("SEND", "b", "failure")
+      #expect(try client.call("SEND", "b", "failure").strings == ["closed", "open"])
+    }
+    let opened = Date()
+    daemon.stop(signal: SIGKILL)
+    try daemon.start()
+    let client = try daemon.client()
+    #expect(
+      try client.call("STATE", "b", "WITHCONTEXT").strings
+        == ["open", "failures", "2", "threshold", "2"])
+    // `open`'s entry timer (5 s) was restored: the breaker half-opens without any request.
+    let subscriber = try daemon.client()
+    try subscriber.send(["SUBSCRIBE", "b"])
+    _ = try subscriber.read()
+    #expect(try message(subscriber, on: "b") == "probe open halfOpen")
+    #expect(try message(subscriber, on: "b") == "emit halfOpened")
+    let waited = Date().timeIntervalSince(opened)
+    #expect(waited > 4.5 && waited < 9)
+    #expect(try client.call("SEND", "b", "success").strings == ["halfOpen", "closed"])
+  }
+
+  @Test("a restart under a file whose variables changed refuses machines it cannot hold")
+  func changedVariablesAreRefused() throws {
+    let daemon = DaemonProcess()
+    let machines = daemon.directory + "/machines"
+    try FileManager.default.createDirectory(atPath: machines, withIntermediateDirectories: true)
+    let index = try #require(daemon.arguments.firstIndex(of: "--machines"))
+    daemon.arguments[index + 1] = machines
+    let login = try String(
+      contentsOfFile: DaemonProcess.repository + "/examples/machines/login.json", encoding: .utf8)
+    let path = machines + "/login.json"
+    try login.write(toFile: path, atomically: true, encoding: .utf8)
+    try daemon.start()
+    do {
+      let client = try daemon.client()
+      _ = try client.call("SPAWN", "login", "m")
+      _ = try client.call("SEND", "m", "login", "ann", "1")
+    }
+    #expect(daemon.stop() == 0)
+    // `attempts` is renamed `tries`: the stored count has no variable to go to.
+    try login.replacingOccurrences(of: "attempts", with: "tries")
+      .write(toFile: path, atomically: true, encoding: .utf8)
+    let refused = try DaemonProcess.run(DaemonProcess.product("millraced"), daemon.arguments)
+    #expect(refused.status != 0)
+    #expect(
+      refused.output.contains(
+        #"kind "login" cannot hold the context of "idle{attempts=1,user=\"\"}""#),
+      "\(refused.output)")
+    // Back to the first file, the machine is as it was.
+    try login.write(toFile: path, atomically: true, encoding: .utf8)
+    try daemon.start()
+    #expect(
+      try daemon.client().call("STATE", "m", "WITHCONTEXT").strings
+        == ["idle", "attempts", "1", "user", ""])
+  }
+}
