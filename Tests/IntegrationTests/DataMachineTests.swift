@@ -114,4 +114,32 @@ struct DataMachineTests {
       try daemon.client().call("STATE", "m", "WITHCONTEXT").strings
         == ["idle", "attempts", "1", "user", ""])
   }
+
+  @Test(
+    "kill -9 after the OKs of pipelined SPAWNs loses no entry timer; in EXEC the next command sees the start",
+    arguments: ["batched", "strict"])
+  func spawnWaitsForItsEntryEffects(durability: String) throws {
+    let daemon = try DaemonProcess(["--durability", durability]).start()
+    // More spawns in one pipeline than one turn dispatches: some starts run turns later.
+    let count = 3_000
+    do {
+      let client = try daemon.client()
+      var batch: [UInt8] = []
+      for index in 0..<count { batch += request(["SPAWN", "circuit-breaker", "b\(index)"]) }
+      try client.sendRaw(batch)
+      for _ in 0..<count { #expect(try client.read() == .simple("OK")) }
+    }
+    daemon.stop(signal: SIGKILL)
+    try daemon.start()
+    // Every breaker's `closed` entry started its window timer, and it was stored.
+    let stats = try daemon.stats()
+    #expect(stats["machines"] == "\(count)")
+    #expect(stats["timers"] == "\(count)")
+    // Inside MULTI the OK is the EXEC element, and the next command sees the machine started.
+    let client = try daemon.client()
+    _ = try client.call("MULTI")
+    _ = try client.call("SPAWN", "circuit-breaker", "t")
+    _ = try client.call("STATE", "t")
+    #expect(try client.call("EXEC") == .array([.simple("OK"), .bulk("closed")]))
+  }
 }

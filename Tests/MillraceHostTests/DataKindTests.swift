@@ -208,4 +208,34 @@ import Testing
   static func isRejected(_ event: HostedEvent) -> Bool {
     if case .rejected = event { true } else { false }
   }
+
+  final class Requester: SendRequester {
+    var finished: [(UInt64, SendOutcome)] = []
+    func sendFinished(ticket: UInt64, _ outcome: SendOutcome) { finished.append((ticket, outcome)) }
+  }
+
+  /// A spawn whose states have entry effects is answered once they ran, as a send is, so that
+  /// its acknowledgment waits for the commit that stores the timers they started.
+  @Test func aSpawnIsAnsweredOnceItsEntryEffectsRan() throws {
+    let log = HostKindTests.EventLog()
+    let host = try example("circuit-breaker", log: log)
+    let requester = Requester()
+    let (breaker, started) = try host.spawn(
+      kind: "circuit-breaker", name: "b", state: nil, answering: requester, ticket: 7
+    ).get()
+    #expect(!started && requester.finished.isEmpty && runtime.statistics.timers == 0)
+    runtime.dispatch()
+    #expect(requester.finished.map(\.0) == [7])
+    #expect(runtime.statistics.timers == 1)
+    #expect(
+      breaker.stored(clock: HostClock(monotonic: runtime.now, wallNanoseconds: 0))?.timers.count
+        == 1)
+    // A kind without entry effects in its initial state is started at once: nothing posted.
+    let plain = try example("login", log: log).spawn(
+      kind: "login", name: "l", state: nil, answering: requester, ticket: 8
+    ).get()
+    #expect(plain.started)
+    runtime.dispatch()
+    #expect(requester.finished.map(\.0) == [7])
+  }
 }

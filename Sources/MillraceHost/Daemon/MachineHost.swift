@@ -221,13 +221,42 @@ public final class MachineHost {
   public func spawn(kind kindName: String, name: String, state: String?) -> Result<
     HostedMachine, HostFailure
   > {
+    spawn(kind: kindName, name: name, state: state, starting: .none).map(\.machine)
+  }
+
+  /// `spawn`, for a request: when the machine has entry effects to run (`KindLifecycle
+  /// .startInput`), `requester` is answered once they ran (`SendRequester.sendFinished`, with
+  /// `ticket`), as a `SEND` is, so that the acknowledgment waits for the commit that keeps
+  /// the timers they started; `started` is then false. Otherwise nothing is posted and
+  /// `started` is true.
+  public func spawn(
+    kind kindName: String, name: String, state: String?, answering requester: any SendRequester,
+    ticket: UInt64
+  ) -> Result<(machine: HostedMachine, started: Bool), HostFailure> {
+    spawn(kind: kindName, name: name, state: state, starting: (requester, ticket))
+  }
+
+  private func spawn(
+    kind kindName: String, name: String, state: String?,
+    starting waiter: (requester: any SendRequester, ticket: UInt64)?
+  ) -> Result<(machine: HostedMachine, started: Bool), HostFailure> {
     place(kind: kindName, name: name, state: state).flatMap { id in
-      guard slot(directory.entry(id.index).pointee.kind).operations.start(id) else {
+      let tag = waiter == nil ? PostTag.none : PostTag(awaiting.nextTag)
+      let started: Bool
+      switch slot(directory.entry(id.index).pointee.kind).operations.start(id, tag) {
+      case .nothingToRun: started = true
+      case .posted:
+        started = false
+        if let waiter {
+          _ = awaiting.insert(
+            Waiter(machine: id, requester: waiter.requester, ticket: waiter.ticket))
+        }
+      case .full:
         removeMachine(id.index)
         return .failure(.init(.busy, "no room in \(name)'s queue for its start"))
       }
       markChanged(id.index)
-      return .success(HostedMachine(host: self, id: id, name: name, kind: kindName))
+      return .success((HostedMachine(host: self, id: id, name: name, kind: kindName), started))
     }
   }
 

@@ -8,11 +8,21 @@ import Millrace
 /// Every function takes the id of a machine the kind spawned; an id of a removed machine (or
 /// of another type) finds nothing: `.noMachine`, nil, 0 or no effect.
 final class KindOperations {
+  /// What `start` did.
+  enum StartResult {
+    /// The machine's states have no entry effects: it is started.
+    case nothingToRun
+    /// The start input is queued; its reply will carry the tag.
+    case posted
+    /// The machine's queue is full.
+    case full
+  }
+
   /// Spawns a machine in the state named (the initial state when nil).
   let spawn: (_ state: String?) -> Result<MachineID, SpawnFailure>
-  /// Posts the input that runs the entry effects of the states a new machine is in, when its
-  /// kind has one (`KindLifecycle.startInput`); false when the machine's queue is full.
-  let start: (MachineID) -> Bool
+  /// Posts, with the tag, the input that runs the entry effects of the states a new machine
+  /// is in, when its kind has one (`KindLifecycle.startInput`).
+  let start: (MachineID, PostTag) -> StartResult
   /// Parses the input whose UTF-8 bytes are given (a request's words as they arrived: the
   /// input and its arguments) and posts it with the tag.
   let post:
@@ -68,11 +78,11 @@ final class KindOperations {
       }
       return .success(handle.id)
     }
-    start = { id in
+    start = { id, tag in
       guard let handle = lookup.handle(id), let state = handle.state,
         let input = lifecycle.startInput(state)
-      else { return true }
-      return lookup.post(input, tag: .none, to: id) == .accepted
+      else { return .nothingToRun }
+      return lookup.post(input, tag: tag, to: id) == .accepted ? .posted : .full
     }
     post = { id, text, arguments, tag in
       let input: M.Input

@@ -96,9 +96,28 @@ extension ControlServer {
       guard let given = validName(frame, 3, session) else { return }
       state = given
     }
-    switch host.spawn(kind: kind, name: name, state: state) {
-    case .success: session.acknowledge { $0.simpleString("OK") }
-    case .failure(let failure): session.fail(ReplyError(failure))
+    // A machine whose states have entry effects is acknowledged once they ran, as a SEND
+    // is (its reply slot reserved now), so that `OK` waits for the commit keeping the timers
+    // they started: a `kill -9` after `OK` cannot lose them.
+    let inExec = session.execReply != nil
+    let slot = inExec ? nil : session.connection.reserveReply()
+    let ticket = slot?.rawValue ?? Session.execSpawnTicket
+    switch host.spawn(kind: kind, name: name, state: state, answering: session, ticket: ticket) {
+    case .success((_, started: true)):
+      if let slot {
+        hold(for: session, slot: slot) { $0.simpleString("OK") }
+      } else {
+        session.reply { $0.simpleString("OK") }
+      }
+    case .success((_, started: false)):
+      session.unprocessedSends += 1
+      if inExec { processQueuedSends(of: session) } else { session.spawnTickets.insert(ticket) }
+    case .failure(let failure):
+      if let slot {
+        _ = session.connection.complete(slot) { $0.error(ReplyError(failure).prefix, failure.text) }
+      } else {
+        session.fail(ReplyError(failure))
+      }
     }
   }
 

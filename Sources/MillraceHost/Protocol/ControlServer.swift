@@ -275,11 +275,27 @@ public final class ControlServer {
   /// A `SEND` of `session` finished: its reply goes to its slot (held for the commit when
   /// there is a store), or into `EXEC`'s reply.
   func answer(_ session: Session, ticket: UInt64, _ outcome: SendOutcome) {
-    if ticket == Session.execTicket {
-      return session.reply { Self.write(outcome, into: &$0) }
+    let spawned = ticket == Session.execSpawnTicket || session.spawnTickets.remove(ticket) != nil
+    func write(_ writer: inout RESPWriter) {
+      if spawned {
+        Self.writeSpawned(outcome, into: &writer)
+      } else {
+        Self.write(outcome, into: &writer)
+      }
     }
-    hold(for: session, slot: Connection.ReplySlot(rawValue: ticket)) {
-      Self.write(outcome, into: &$0)
+    if ticket == Session.execTicket || ticket == Session.execSpawnTicket {
+      return session.reply(write)
+    }
+    hold(for: session, slot: Connection.ReplySlot(rawValue: ticket), write)
+  }
+
+  /// A `SPAWN`'s reply once its machine's start ran: `OK`, or `-NOMACHINE` when the machine
+  /// was removed before (its start input is always handled).
+  static func writeSpawned(_ outcome: SendOutcome, into writer: inout RESPWriter) {
+    switch outcome {
+    case .moved, .rejected: writer.simpleString("OK")
+    case .machineRemoved(let name):
+      writer.error("NOMACHINE", "machine \(name) was removed before its entry effects ran")
     }
   }
 

@@ -16,6 +16,12 @@ final class Session: ConnectionHandler, SendRequester {
   /// The ticket of a `SEND` run inside `EXEC`: its reply is the next element of the EXEC
   /// array, not a reserved slot.
   static let execTicket = UInt64.max
+  /// The ticket of a `SPAWN` run inside `EXEC` that waits for its machine's start: its `OK` is
+  /// the next element of the EXEC array.
+  static let execSpawnTicket = UInt64.max - 1
+  /// The reply slots (as tickets) of `SPAWN`s waiting for their machines' start: answered
+  /// `OK`, not as a `SEND`.
+  @exclusivity(unchecked) var spawnTickets: Set<UInt64> = []
 
   // unowned(unsafe): no reference counting per request. The server outlives its sessions: the
   // daemon keeps it until its loop, every connection and the host are closed.
