@@ -82,6 +82,30 @@ public func fuzzMachineFile(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt 
       }
     }
   }
+  check(definition.effectArguments.count == definition.effects.count, "effect arguments")
+  if let data = definition.data {
+    check(KindDefinition.DataModel.wordClasses.contains(data.words), "word class \(data.words)")
+    check(data.contextWords <= data.words, "context of \(data.contextWords) words")
+    check(data.parameters.count == inputs, "parameters of \(data.parameters.count) inputs")
+    for slots in data.parameters + data.values {
+      check(slots.words <= data.words, "values of \(slots.words) words")
+    }
+    check(data.guards.count == definition.rows.count, "guards")
+    check(data.assignments.count == definition.rows.count, "assignments")
+    for list in definition.effectArguments where list >= 0 {
+      check(Int(list) < data.arguments.count, "argument list \(list)")
+    }
+    let candidates = definition.candidates
+    check(candidates?.start.count == (inputs + 1) * states + 1, "candidates per pair")
+    for candidate in candidates?.items ?? [] {
+      check(candidate.row >= -1 && Int(candidate.row) < definition.rows.count, "candidate row")
+      if let to = candidate.step.to { check(tree.isLeaf(to), "candidate to \(to)") }
+      check(
+        Int(candidate.step.effects.upperBound) <= definition.effects.count, "candidate effects")
+    }
+  } else {
+    check(definition.effectArguments.allSatisfy { $0 == -1 }, "arguments without data")
+  }
   check(described?.kind == definition.kind, "an accepted file cannot be drawn")
   return 0
 }

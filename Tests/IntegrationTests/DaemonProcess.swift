@@ -113,6 +113,14 @@ final class DaemonProcess {
     try ControlClient(address: socketPath, timeoutSeconds: 20)
   }
 
+  /// A new client connection subscribed to `channel` (its confirmation read).
+  func subscriber(to channel: String) throws -> ControlClient {
+    let client = try client()
+    try client.send(["SUBSCRIBE", channel])
+    _ = try client.read()
+    return client
+  }
+
   /// Sends `signal` and waits for the process to exit; returns its status.
   @discardableResult
   func stop(signal: Int32 = SIGTERM) -> Int32 {

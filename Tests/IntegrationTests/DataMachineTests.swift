@@ -15,9 +15,7 @@ struct DataMachineTests {
   func argumentsAndContext() throws {
     let daemon = try DaemonProcess().start()
     let driver = try daemon.client()
-    let subscriber = try daemon.client()
-    try subscriber.send(["SUBSCRIBE", "m"])
-    _ = try subscriber.read()
+    let subscriber = try daemon.subscriber(to: "m")
     #expect(try driver.call("SPAWN", "login", "m") == .simple("OK"))
     #expect(try driver.call("SEND", "m", "login", "ann lee", "7").strings == ["idle", "idle"])
     #expect(try message(subscriber, on: "m") == #"login("ann\u0020lee",7) idle idle"#)
@@ -70,9 +68,7 @@ struct DataMachineTests {
       try client.call("STATE", "b", "WITHCONTEXT").strings
         == ["open", "failures", "2", "threshold", "2"])
     // `open`'s entry timer (5 s) was restored: the breaker half-opens without any request.
-    let subscriber = try daemon.client()
-    try subscriber.send(["SUBSCRIBE", "b"])
-    _ = try subscriber.read()
+    let subscriber = try daemon.subscriber(to: "b")
     #expect(try message(subscriber, on: "b") == "probe open halfOpen")
     #expect(try message(subscriber, on: "b") == "emit halfOpened")
     let waited = Date().timeIntervalSince(opened)

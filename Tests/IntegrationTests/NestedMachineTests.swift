@@ -22,9 +22,7 @@ struct NestedMachineTests {
   func spawnRunsEntryEffects() throws {
     let daemon = try DaemonProcess().start()
     let driver = try daemon.client()
-    let subscriber = try daemon.client()
-    try subscriber.send(["SUBSCRIBE", "p"])
-    _ = try subscriber.read()
+    let subscriber = try daemon.subscriber(to: "p")
     #expect(try driver.call("SPAWN", "media-player", "p", "on") == .simple("OK"))
     #expect(try message(subscriber, on: "p") == "(start) playing playing")
     #expect(try message(subscriber, on: "p") == "emit poweredOn")
@@ -38,9 +36,7 @@ struct NestedMachineTests {
   func entryTimerFiresIdleAndStopsOnExit() throws {
     let daemon = try DaemonProcess().start()
     let driver = try daemon.client()
-    let subscriber = try daemon.client()
-    try subscriber.send(["SUBSCRIBE", "p"])
-    _ = try subscriber.read()
+    let subscriber = try daemon.subscriber(to: "p")
     #expect(try driver.call("SEND", "p", "power") == .noMachine)
     _ = try driver.call("SPAWN", "media-player", "p")
     #expect(try driver.call("SEND", "p", "power").strings == ["off", "playing"])
@@ -63,9 +59,7 @@ struct NestedMachineTests {
   func finalStateIsPublished() throws {
     let daemon = try DaemonProcess().start()
     let driver = try daemon.client()
-    let subscriber = try daemon.client()
-    try subscriber.send(["SUBSCRIBE", "p"])
-    _ = try subscriber.read()
+    let subscriber = try daemon.subscriber(to: "p")
     _ = try driver.call("SPAWN", "media-player", "p")
     #expect(try driver.call("SEND", "p", "eject").strings == ["off", "ejected"])
     #expect(try message(subscriber, on: "p") == "eject off ejected final")
