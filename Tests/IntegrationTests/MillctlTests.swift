@@ -5,6 +5,21 @@ import Testing
 /// `millctl` against the real daemon: every subcommand through its printed output and exit
 /// status, as a user or a script sees them.
 @Suite struct MillctlTests {
+  /// A kind with data: `send` passes the arguments, `state --context` prints the variables.
+  @Test func sendArgumentsAndStateContext() throws {
+    try withDaemon { daemon in
+      let ctl = Millctl(daemon)
+      try ctl.expect(["spawn", "login", "l"], prints: "OK\n")
+      try ctl.expect(["send", "l", "login", "ann lee", "1234"], prints: "idle -> session\n")
+      try ctl.expect(["state", "l", "--context"], prints: "session\nattempts=0\nuser=ann lee\n")
+      try ctl.expect(["spawn", "media-player", "p", "paused"], prints: "OK\n")
+      try ctl.expect(["state", "p", "--path"], prints: "on/paused\n")
+      try ctl.expect(
+        ["send", "l", "logout", "now"],
+        fails: "millctl: NOINPUT kind login: input logout takes no arguments; got 1\n")
+    }
+  }
+
   @Test func spawnSendStateListKillRoundTrip() throws {
     try withDaemon { daemon in
       let ctl = Millctl(daemon)

@@ -1,7 +1,8 @@
 import ArgumentParser
 import MillraceClient
 
-/// `millctl send NAME INPUT`: process one input; prints `from -> to`.
+/// `millctl send NAME INPUT [ARG...]`: process one input (with its arguments, one per
+/// parameter of a kind with data); prints `from -> to`.
 struct Send: RequestCommand {
   /// Help text.
   static let configuration = CommandConfiguration(
@@ -17,8 +18,12 @@ struct Send: RequestCommand {
   /// The input.
   @Argument(help: "The input, e.g. open.") var input: String
 
-  /// `SEND name input`.
-  var request: [String] { ["SEND", name, input] }
+  /// The input's arguments.
+  @Argument(help: "The input's arguments, one per parameter, e.g. ann 1234.")
+  var arguments: [String] = []
+
+  /// `SEND name input arg...`.
+  var request: [String] { ["SEND", name, input] + arguments }
 
   /// `from -> to` for the `[from, to]` reply.
   func render(_ reply: RESPValue) -> String {
