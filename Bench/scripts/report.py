@@ -72,12 +72,18 @@ PEER_LABEL = {
 }
 
 # DESIGN.md §6 (issue 22). kind "dispatch": p50 <= DISPATCH_RATIO x the peer's p50 (the ring +
-# `switch` loop of the same workload, same run), instructions <= ceiling, 0 mallocs;
+# `switch` loop of the same workload, same run), instructions <= ceiling, 0 mallocs; "guarded":
+# p50 <= GUARDED_RATIO x the peer's p50 and instructions <= GUARDED_RATIO x the peer's count,
+# both of the same run (the peer is the plain table row; no ceiling in budgets.json), 0 mallocs;
 # "instructions": instructions <= ceiling and 0 mallocs, the time shown next to the peer's
 # (when there is one) but not judged; "fire": p50 per fire <= the peer's (raw libuv), and
 # instructions <= ceiling, 0 mallocs; "bytes": custom metric bytesPerMachine <= limit. Socket
 # rows are built in socket_budgets(), the daemon's memory row in scale_rows().
 DISPATCH_RATIO = 4.0
+GUARDED_RATIO = 1.5
+# Paths whose instruction count is judged as a ratio to another path's count on the same run
+# (kind "guarded"), not against a ceiling in budgets.json: {path: (peer path, ratio)}.
+INSTRUCTION_PEERS = {"auth:millrace-data": ("auth:millrace-table", GUARDED_RATIO)}
 RTT_RATIO = 1.3
 BUDGETS = [
     dict(path="post + dispatch + resolve + reply, one input: counter, code machine",
@@ -86,6 +92,9 @@ BUDGETS = [
          subject="auth:millrace-code", kind="dispatch", peer="auth:ring-switch"),
     dict(path="post + dispatch + resolve + reply, one input: auth cycle, table machine (file)",
          subject="auth:millrace-table", kind="dispatch", peer="auth:ring-switch"),
+    dict(path="table machine with a guard and an assignment: auth cycle, data machine (file v2), "
+              "every row of the cycle guarded and assigning",
+         subject="auth:millrace-data", kind="guarded", peer="auth:millrace-table"),
     dict(path="start one effect (`after`, merge queue)", subject="effect:start-after", kind="instructions"),
     dict(path="replace one effect (`latest(1)`)", subject="effect:replace-latest", kind="instructions"),
     dict(path="queue one effect (`oldest(1, suspendNew)`)", subject="effect:queue-oldest", kind="instructions"),
@@ -368,6 +377,9 @@ def read_instructions(path, budgets_path):
     for name, p in data.get("paths", {}).items():
         b = budgets.get("paths", {}).get(name, {})
         p["baseline"], p["ceiling"], p["rule"] = b.get("baseline"), b.get("ceiling"), b.get("rule")
+        if name in INSTRUCTION_PEERS and not b:
+            peer, ratio = INSTRUCTION_PEERS[name]
+            p["rule"] = f"≤ {ratio:g}× `{peer}` on the same run (report.py)"
     # Counts of another commit than the one reported on would judge the wrong code.
     data["stale"] = None
     try:
@@ -389,7 +401,14 @@ def fmt_ir(v):
 def peer_label(name):
     if name.startswith("timer:libuv"):
         return "raw libuv"
+    if name == "auth:millrace-table":
+        return "plain table row"
     return PEER_LABEL.get(name.split(":", 1)[1], name.split(":", 1)[1])
+
+
+def ratio_limit(kind):
+    """The largest time ratio to its peer a row of `kind` may have."""
+    return {"dispatch": DISPATCH_RATIO, "guarded": GUARDED_RATIO, "rtt": RTT_RATIO}.get(kind, 1.0)
 
 
 def inprocess_budgets(benches, counts):
@@ -426,7 +445,7 @@ def inprocess_budgets(benches, counts):
         if v is not None and peer_ns:
             row["ratio"] = v / peer_ns
             row["peer_p50_ns"] = peer_ns
-        row["ratio_judged"] = kind in ("dispatch", "fire")
+        row["ratio_judged"] = kind in ("dispatch", "fire", "guarded")
 
         # instructions
         c = (counts or {}).get("paths", {}).get(name)
@@ -439,6 +458,18 @@ def inprocess_budgets(benches, counts):
                 row["instructions"] = f"{fmt_ir(ir)} ({ir / ceiling:.2f}× the ceiling)"
             else:
                 row["instructions"] = f"{fmt_ir(ir)} (no ceiling in budgets.json)"
+            if kind == "guarded":
+                # judged against the peer's count on the same run, not a ceiling
+                peer_c = (counts or {}).get("paths", {}).get(peer)
+                if peer_c and peer_c.get("instructions_per_op"):
+                    peer_ir = peer_c["instructions_per_op"]
+                    ceiling = GUARDED_RATIO * peer_ir
+                    row["instruction_ceiling"] = ceiling
+                    row["instruction_ratio"] = ir / peer_ir
+                    row["instructions"] = f"{fmt_ir(ir)} ({ir / peer_ir:.2f}× {peer_label(peer)}'s {fmt_ir(peer_ir)})"
+                else:
+                    ceiling = None
+                    row["instructions"] = f"{fmt_ir(ir)} ({peer_label(peer)} not counted)"
             if c.get("allocator_instructions_per_op", 0) > 0:
                 row["instructions"] += f", {c['allocator_instructions_per_op']:g} of them in malloc & co."
 
@@ -448,7 +479,11 @@ def inprocess_budgets(benches, counts):
             parts.append(f"p50 ≤ {DISPATCH_RATIO:g}× {peer_label(peer)}")
         elif kind == "fire":
             parts.append(f"p50 ≤ 1× {peer_label(peer)}")
-        parts.append(f"≤ {fmt_ir(ceiling)} instructions" if ceiling else "instructions: no ceiling")
+        if kind == "guarded":
+            parts.append(f"p50 ≤ {GUARDED_RATIO:g}× {peer_label(peer)}")
+            parts.append(f"instructions ≤ {GUARDED_RATIO:g}× {peer_label(peer)}'s")
+        else:
+            parts.append(f"≤ {fmt_ir(ceiling)} instructions" if ceiling else "instructions: no ceiling")
         parts.append("0 mallocs")
         row["budget"] = ", ".join(parts) + ("" if row["ratio_judged"] else " (time shown, not judged)")
 
@@ -465,7 +500,7 @@ def inprocess_budgets(benches, counts):
         if row["ratio_judged"]:
             if row["ratio"] is None:
                 missing.append("peer")
-            elif row["ratio"] > (DISPATCH_RATIO if kind == "dispatch" else 1.0):
+            elif row["ratio"] > ratio_limit(kind):
                 row["failed"].append("time ratio")
         if not c or not ceiling:
             missing.append("instructions")
@@ -616,7 +651,7 @@ def instructions_table(counts):
 def inprocess_table(benches):
     out = ["| benchmark | p50 / op | p90 | p99 | mallocs / op (p50) | ops/s at p50 | × ring+switch | samples |",
            "| --- | --- | --- | --- | --- | --- | --- | --- |"]
-    peer_order = ["ring-switch", "millrace-code", "millrace-table", "combine", "actor", "asyncstream"]
+    peer_order = ["ring-switch", "millrace-code", "millrace-table", "millrace-data", "combine", "actor", "asyncstream"]
     def key(n):
         group, _, impl = n.partition(":")
         order = {"counter": 0, "auth": 1, "effect": 2, "timer": 3, "memory": 4}.get(group, 5)
@@ -863,7 +898,9 @@ def main():
     md.append("## In-process benchmarks (ordo-one/benchmark, release build)\n")
     md.append("Same work on every row of a group: `counter` = post one input, state += 1, reply to an observer; "
               "`auth` = the auth machine's login → loginOK → logout → logoutOK cycle, `login`/`logout` posted, "
-              "`loginOK`/`logoutOK` fed back by their effects (run to completion). 1,000 inputs per iteration. "
+              "`loginOK`/`logoutOK` fed back by their effects (run to completion); `auth:millrace-data` runs it on "
+              "the same machine as a file with data, a guard and an assignment on every row of the cycle. 1,000 "
+              "inputs per iteration. "
               "`timer:libuv-*` come from `Bench/C/uvtimers` (raw libuv, C).\n")
     md.append(inprocess_table(benches) + "\n")
     pin_file = os.path.join(args.socket, "pinning.txt")
@@ -902,9 +939,12 @@ def main():
         if "allocates" in r["failed"]:
             why.append("allocates on a path that must not")
         if "time ratio" in r["failed"]:
-            limit = DISPATCH_RATIO if r["kind"] == "dispatch" else (RTT_RATIO if r["kind"] == "rtt" else 1.0)
+            limit = ratio_limit(r["kind"])
             why.append(f"{r['ratio']:.2f}× its peer against ≤ {limit:g}×")
-        if "instructions" in r["failed"]:
+        if "instructions" in r["failed"] and r["kind"] == "guarded":
+            why.append(f"{fmt_ir(r['instructions_per_op'])} instructions per operation, "
+                       f"{r['instruction_ratio']:.2f}× its peer's against ≤ {GUARDED_RATIO:g}×")
+        elif "instructions" in r["failed"]:
             why.append(f"{fmt_ir(r['instructions_per_op'])} instructions per operation against a ceiling of "
                        f"{fmt_ir(r['instruction_ceiling'])} ({100 * (r['instructions_per_op'] / r['instruction_ceiling'] - 1):.0f} % over)")
         if "throughput ratio" in r["failed"]:

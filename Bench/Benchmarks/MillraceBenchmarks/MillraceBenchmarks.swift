@@ -35,6 +35,7 @@ let benchmarks: @Sendable () -> Void = {
   register(CounterPath(), config)
   register(AuthCodePath(), config)
   register(AuthTablePath(), config)
+  register(AuthDataPath(), config)
 
   // MARK: effects
 

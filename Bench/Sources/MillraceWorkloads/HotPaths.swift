@@ -39,6 +39,7 @@ public enum HotPaths {
     ("counter:millrace-code", { CounterPath() }),
     ("auth:millrace-code", { AuthCodePath() }),
     ("auth:millrace-table", { AuthTablePath() }),
+    ("auth:millrace-data", { AuthDataPath() }),
     ("effect:start-after", { EffectStartAfterPath() }),
     ("effect:replace-latest", { EffectReplaceLatestPath() }),
     ("effect:queue-oldest", { EffectQueueOldestPath() }),
@@ -187,6 +188,82 @@ public final class AuthTablePath: HotPath {
       record(
         reply, into: sink, input: { AuthInput(rawValue: UInt8(truncatingIfNeeded: $0))! },
         state: { AuthState(rawValue: UInt8(truncatingIfNeeded: $0))! })
+    }
+  }
+
+  /// 250 login → loginOK → logout → logoutOK cycles.
+  public func measured() {
+    let (runtime, auth, login, logout) = (self.runtime, self.auth, self.login, self.logout)
+    for _ in 0..<Auth.cyclesPerBatch {
+      _ = auth.post(login)
+      runtime.dispatch()
+      _ = auth.post(logout)
+      runtime.dispatch()
+    }
+  }
+
+  /// Every input replied to and handled.
+  public func finish() { sink.verify(operations, name) }
+}
+
+/// `auth:millrace-data`: the same cycle, run exactly as `auth:millrace-table` runs it, on the
+/// auth machine as a machine file with data (v2), so that every input it resolves is taken by
+/// a row with a guard and an assignment (`DataMachine<DataWords1>`: a context of one `int`,
+/// `login` with one `int` parameter). Its peer is `auth:millrace-table` on the same run
+/// (DESIGN.md §6: a table machine with a guard and an assignment costs at most 1.5× a plain
+/// table row).
+public final class AuthDataPath: HotPath {
+  /// The benchmark's name.
+  public let name = "auth:millrace-data"
+  /// Inputs resolved per run (4 per cycle).
+  public let operations = BenchConfig.batch
+  let sink = ReplySink()
+  let runtime = Runtime(capacity: RuntimeCapacity(machines: 4))
+  let auth: MachineHandle<DataMachine<DataWords1>>
+  let login: DataMachine<DataWords1>.Input
+  let logout: DataMachine<DataWords1>.Input
+
+  /// `auth:millrace-table`'s machine file with data: the same inputs, states, rows and
+  /// effects, in the same order (so the same indices), and on each row of the cycle a guard
+  /// (`login`'s on its parameter, the others' on the context) and an assignment to the
+  /// context. `forceLogout` stays plain, as in the plain file.
+  static var definition: KindDefinition {
+    let json = """
+      {"kind": "authData", "initial": "loggedOut",
+       "context": {"count": {"type": "int"}},
+       "inputs": [{"name": "login", "params": [{"name": "pin", "type": "int"}]},
+                  "loginOK", "logout", "logoutOK", "forceLogout"],
+       "states": ["loggedOut", "loggingIn", "loggedIn", "loggingOut"],
+       "transitions": [
+         {"on": "login", "from": "loggedOut", "to": "loggingIn", "guard": "pin == 1234",
+          "assign": {"count": "count + 1"}, "effects": [{"send": "loginOK"}]},
+         {"on": "loginOK", "from": "loggingIn", "to": "loggedIn", "guard": "count > 0",
+          "assign": {"count": "count + 1"}},
+         {"on": "logout", "from": "loggedIn", "to": "loggingOut", "guard": "count > 0",
+          "assign": {"count": "count + 1"}, "effects": [{"send": "logoutOK"}]},
+         {"on": "logoutOK", "from": "loggingOut", "to": "loggedOut", "guard": "count > 0",
+          "assign": {"count": "count + 1"}},
+         {"on": "forceLogout", "from": ["loggingIn", "loggedIn"], "to": "loggingOut"}]}
+      """
+    return try! KindDefinition(json: Data(json.utf8), file: "authData.json")
+  }
+
+  /// The machine file above, compiled as a data kind and spawned as `auth:millrace-table`
+  /// spawns its file machine, observed by a `ReplySink` the same way.
+  public init() {
+    let definition = AuthDataPath.definition
+    precondition(definition.data?.words == 1, "authData's values fit one word")
+    let kind = DataKind<DataWords1>(definition)
+    login = kind.codec.parseInput("login(1234)")!
+    logout = kind.codec.parseInput("logout")!
+    auth = runtime.spawn(
+      DataMachine<DataWords1>.self, state: kind.initial, extra: kind, queues: kind.queues)!
+    let sink = self.sink
+    auth.observe { event in
+      guard case .replied(let reply, _) = event else { return }
+      record(
+        reply, into: sink, input: { AuthInput(rawValue: UInt8(truncatingIfNeeded: $0.index))! },
+        state: { AuthState(rawValue: UInt8(truncatingIfNeeded: $0.leaf))! })
     }
   }
 
