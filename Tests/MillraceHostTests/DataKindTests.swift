@@ -238,4 +238,27 @@ import Testing
     runtime.dispatch()
     #expect(requester.finished.map(\.0) == [7])
   }
+
+  /// SCXML order with data: exit effects see the context before the row's assignments, the
+  /// row's own effects and the entry effects see it after.
+  @Test func exitEffectsSeeTheContextBeforeTheAssignments() throws {
+    let json = #"""
+      { "kind": "k", "initial": "a", "context": { "n": { "type": "int", "initial": 1 } },
+        "states": [
+          { "name": "a", "exit": [ { "emit": "left", "args": [ "n" ] } ] },
+          { "name": "b", "entry": [ { "emit": "entered", "args": [ "n" ] } ] } ],
+        "final": [ "b" ],
+        "transitions": [
+          { "on": "go", "from": "a", "to": "b", "assign": { "n": "n + 5" },
+            "effects": [ { "emit": "moved", "args": [ "n" ] } ] } ] }
+      """#
+    let log = HostKindTests.EventLog()
+    let machine = try host(json, log: log).spawn(kind: "k", name: "m", state: nil).get()
+    _ = machine.post("go", tag: .none)
+    runtime.dispatch()
+    #expect(
+      log.events.map(\.message) == [
+        "go a b final", "emit left(1)", "emit moved(6)", "emit entered(6)",
+      ])
+  }
 }

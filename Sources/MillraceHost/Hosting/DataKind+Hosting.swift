@@ -92,7 +92,7 @@ extension DataKind {
     let name = definition.inputs[index]
     let slots = model.parameters[Int(index)]
     guard arguments.count == slots.count else {
-      let expected = slots.isEmpty ? "no arguments" : KindDataCompiler.describe(slots)
+      let expected = KindDataCompiler.describe(slots)
       return .failure(.arguments("input \(name) takes \(expected); got \(arguments.count)"))
     }
     var message = DataMessage<Words>(index)

@@ -11,9 +11,11 @@ struct _DataCandidate {
   /// The assignments: `assignmentCount` writes of the kind's from `assignmentStart`.
   @usableFromInline let assignmentStart: Int32
   @usableFromInline let assignmentCount: Int32
-  /// The effects: `effectCount` of the kind's effects from `effectStart`.
+  /// The effects: `effectCount` of the kind's effects from `effectStart`, the first
+  /// `exitCount` of them exit effects (recorded before the assignments).
   @usableFromInline let effectStart: Int32
   @usableFromInline let effectCount: Int32
+  @usableFromInline let exitCount: Int32
 }
 
 /// A machine file's definition with data compiled for `DataMachine<Words>`: its candidates,
@@ -77,7 +79,7 @@ public final class DataKind<Words: DataWords> {
           assignmentStart: row >= 0 ? assignmentStart[row] : 0,
           assignmentCount: row >= 0 ? Int32(model.assignments[row].count) : 0,
           effectStart: candidate.step.effects.lowerBound,
-          effectCount: Int32(candidate.step.effects.count))
+          effectCount: Int32(candidate.step.effects.count), exitCount: candidate.step.exits)
       })
     var listStart: [Int32] = []
     for list in model.arguments {
@@ -104,7 +106,8 @@ public final class DataKind<Words: DataWords> {
     _prebuilt.deallocate()
   }
 
-  /// See `DataMachine.resolve`.
+  /// See `DataMachine.resolve`. The context and the arguments are read in place through
+  /// pointers; the leaf is set once a candidate handled the input.
   @inlinable
   @inline(__always)
   func _resolve(
@@ -113,79 +116,110 @@ public final class DataKind<Words: DataWords> {
   ) -> Resolution {
     let pair = Int(input.index) &* _stateCount &+ Int(state.leaf)
     guard pair < _pairCount else { return .rejected }
-    var position = Int(_start[pair])
+    let start = Int(_start[pair])
     let end = Int(_start[pair &+ 1])
+    guard start < end else { return .rejected }
+    var arguments = input.words
+    let (resolution, to) = state.context._withMutableWords { context in
+      arguments._withMutableWords { parameters in
+        _handle(input, from: start, to: end, context, parameters, &effects)
+      }
+    }
+    if to >= 0 { state.leaf = UInt16(truncatingIfNeeded: to) }
+    return resolution
+  }
+
+  /// Tries candidates `start ..< end` in order; the first whose guard holds records its
+  /// exit effects (old context), stores its assignments, then records its other effects (new
+  /// context). Returns the resolution and the leaf to go to (-1: stay).
+  @inlinable
+  @inline(__always)
+  func _handle(
+    _ input: DataMessage<Words>, from start: Int, to end: Int,
+    _ context: UnsafeMutablePointer<UInt64>, _ parameters: UnsafeMutablePointer<UInt64>,
+    _ effects: inout Effects<DataMessage<Words>, DataMessage<Words>>
+  ) -> (Resolution, Int32) {
+    var position = start
     while position < end {
       let candidate = _candidates + position
       position &+= 1
       if candidate.pointee.hasGuard {
-        let holds = state.context._withWords { context in
-          input.words._withWords { parameters in
-            _code.evaluate(
-              candidate.pointee.guardExpression, context: context, parameters: parameters) == 1
-          }
-        }
-        guard holds else { continue }
+        guard
+          _code.evaluate(
+            candidate.pointee.guardExpression, context: context, parameters: parameters) == 1
+        else { continue }
       }
-      if candidate.pointee.assignmentCount > 0 {
-        guard _assign(candidate.pointee, input, &state.context) else { return .rejected }
+      let first = Int(candidate.pointee.effectStart)
+      let exits = Int(candidate.pointee.exitCount)
+      if exits > 0 {
+        guard _record(first, exits, input, context, &effects) else { return (.rejected, -1) }
       }
-      if candidate.pointee.to >= 0 { state.leaf = UInt16(truncatingIfNeeded: candidate.pointee.to) }
-      return _record(candidate.pointee, input, state.context, &effects)
+      let assignments = Int(candidate.pointee.assignmentCount)
+      if assignments > 0 {
+        let writes = _writes + Int(candidate.pointee.assignmentStart)
+        guard _assign(writes, assignments, context, parameters) else { return (.rejected, -1) }
+      }
+      let rest = Int(candidate.pointee.effectCount) &- exits
+      guard _record(first &+ exits, rest, input, context, &effects) else {
+        return (.rejected, -1)
+      }
+      return (.handled, candidate.pointee.to)
     }
-    return .rejected
+    return (.rejected, -1)
   }
 
-  /// Stores the candidate's assignments, each evaluated against the context before any is
-  /// stored; false when one fails to evaluate (the context is then partly written: the
-  /// runtime restores it with the rejection).
+  /// Stores `count` assignments from `writes`, each evaluated against the context before any
+  /// is stored (one alone is evaluated in place: it reads everything before it writes);
+  /// false when one fails to evaluate (the runtime restores the context with the rejection).
   @inlinable
   @inline(__always)
   func _assign(
-    _ candidate: _DataCandidate, _ input: DataMessage<Words>, _ context: inout Words
+    _ writes: UnsafeMutablePointer<KindDefinition.DataModel.Write>, _ count: Int,
+    _ context: UnsafeMutablePointer<UInt64>, _ parameters: UnsafeMutablePointer<UInt64>
   ) -> Bool {
-    let before = context
-    let writes = _writes + Int(candidate.assignmentStart)
-    let count = Int(candidate.assignmentCount)
+    if count == 1 {
+      return _code.write(
+        writes.pointee.expression, to: context + Int(writes.pointee.offset), context: context,
+        parameters: parameters)
+    }
+    let before = Words(copying: context)
     return before._withWords { old in
-      input.words._withWords { parameters in
-        context._withMutableWords { new in
-          var index = 0
-          while index < count {
-            let write = writes + index
-            guard
-              _code.write(
-                write.pointee.expression, to: new + Int(write.pointee.offset), context: old,
-                parameters: parameters)
-            else { return false }
-            index &+= 1
-          }
-          return true
-        }
+      var index = 0
+      while index < count {
+        let write = writes + index
+        guard
+          _code.write(
+            write.pointee.expression, to: context + Int(write.pointee.offset), context: old,
+            parameters: parameters)
+        else { return false }
+        index &+= 1
       }
+      return true
     }
   }
 
-  /// Records the candidate's effects: those without arguments copied as prebuilt, the others
-  /// with their arguments evaluated against `context`; rejects when an argument fails.
+  /// Records `count` effects from `first`: those without arguments copied as prebuilt, the
+  /// others with their arguments evaluated against `context`; false when an argument fails.
   @inlinable
   @inline(__always)
   func _record(
-    _ candidate: _DataCandidate, _ input: DataMessage<Words>, _ context: Words,
+    _ first: Int, _ count: Int, _ input: DataMessage<Words>,
+    _ context: UnsafeMutablePointer<UInt64>,
     _ effects: inout Effects<DataMessage<Words>, DataMessage<Words>>
-  ) -> Resolution {
-    var index = Int(candidate.effectStart)
-    let end = index &+ Int(candidate.effectCount)
+  ) -> Bool {
+    var index = first
+    let end = first &+ count
     while index < end {
-      guard _argumentCount[index] > 0 else {
+      if _argumentCount[index] > 0 {
+        guard _recordWithArguments(index, input, Words(copying: context), &effects) else {
+          return false
+        }
+      } else {
         effects.record(_prebuilt, from: index, count: 1)
-        index &+= 1
-        continue
       }
-      guard _recordWithArguments(index, input, context, &effects) else { return .rejected }
       index &+= 1
     }
-    return .handled
+    return true
   }
 
   /// Records effect `index` with its arguments evaluated; false when one fails.

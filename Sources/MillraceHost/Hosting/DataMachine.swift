@@ -28,7 +28,10 @@ public enum DataMachine<Words: DataWords>: Machine {
     _ input: Input, state: inout State, extra kind: DataKind<Words>,
     effects: inout Effects<Input, Output>
   ) -> Resolution {
-    kind._resolve(input, state: &state, effects: &effects)
+    // Borrowed, not retained: the runtime keeps the kind for as long as the machine.
+    Unmanaged.passUnretained(kind)._withUnsafeGuaranteedRef {
+      $0._resolve(input, state: &state, effects: &effects)
+    }
   }
 }
 

@@ -27,6 +27,13 @@ extension DataWords {
     }
   }
 
+  /// A copy of the `count` words at `words`.
+  @inlinable @inline(__always)
+  init(copying words: UnsafePointer<UInt64>) {
+    self.init()
+    _withMutableWords { $0.update(from: words, count: Self.count) }
+  }
+
   /// The words as an array.
   var array: [UInt64] { _withWords { Array(UnsafeBufferPointer(start: $0, count: Self.count)) } }
 

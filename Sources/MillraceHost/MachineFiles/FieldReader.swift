@@ -155,6 +155,20 @@ struct FieldReader {
     return Int(number)
   }
 
+  /// Member `key` as a 64-bit integer: a fraction or a number outside the range is reported
+  /// as such.
+  func wholeNumber(_ key: String) throws -> Int64? {
+    let codingKey = AnyCodingKey(stringValue: key)
+    if let value = try? container?.decode(Int64.self, forKey: codingKey) { return value }
+    if let number = try? container?.decode(Double.self, forKey: codingKey) {
+      let problem =
+        number.rounded() == number ? "outside the 64-bit integers" : "must be a whole number"
+      try report(problem, at: key)
+      return nil
+    }
+    return try value(key, as: Int64.self)
+  }
+
   /// Member `key` as one of `choices` (compared exactly); `noun` names it in the message.
   func choice<T>(
     _ key: String, _ noun: String, required: Bool = false, _ choices: KeyValuePairs<String, T>

@@ -205,7 +205,8 @@ struct KindDataCompiler {
       let first = valuesSetAt[Int(output)].map { " (set by its first emit, \($0))" } ?? ""
       error(
         path,
-        "output \(outputs[output].quoted) carries \(expected.count) values\(first); got \(count)")
+        "output \(outputs[output].quoted) carries \(expected.count) "
+          + (expected.count == 1 ? "value" : "values") + "\(first); got \(count)")
     }
     return false
   }
@@ -262,14 +263,18 @@ struct KindDataCompiler {
   }
 
   private static func tooLarge(_ what: String, _ words: Int) -> String {
-    "\(what) take \(words * 8) bytes; at most \(wordLimit * 8) (an int or a bool takes 8, "
+    "\(what): \(words * 8) bytes, more than \(wordLimit * 8) (an int or a bool takes 8, "
       + "a string 1 + its max, rounded up to 8)"
   }
 
-  /// `2 arguments (name: string, pin: int)`.
+  /// `2 arguments (name: string, pin: int)`, or `no arguments`.
   static func describe(_ slots: [KindDefinition.DataModel.Slot]) -> String {
     let list = slots.map { "\($0.name): \($0.type)" }.joined(separator: ", ")
-    return slots.count == 1 ? "1 argument (\(list))" : "\(slots.count) arguments (\(list))"
+    switch slots.count {
+    case 0: return "no arguments"
+    case 1: return "1 argument (\(list))"
+    default: return "\(slots.count) arguments (\(list))"
+    }
   }
 
   private mutating func compile(

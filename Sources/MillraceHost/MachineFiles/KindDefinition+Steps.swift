@@ -8,6 +8,9 @@ extension KindDefinition {
     public let to: StateIndex?
     /// Positions in `KindDefinition.effects`, in recording order.
     public let effects: Range<Int32>
+    /// How many of the first `effects` are exit effects (recorded before the row's
+    /// assignments: their arguments see the context as it was).
+    public var exits: Int32 = 0
   }
 
   /// The most `(inputs + 1) × states` pairs a kind with nested states or entry and exit
@@ -63,6 +66,8 @@ extension KindDefinition {
     var level: StateIndex? = state
     while let current = level {
       for row in positions.map({ Int(candidateRows[$0]) }) where matches(rows[row].from, current) {
+        // A `"*"` row belongs with the leaf's rows: tried there, not again at each ancestor.
+        if current != state && rows[row].from == .any { continue }
         found.append((row, current))
         if !rows[row].isGuarded { return found }
       }
@@ -113,10 +118,10 @@ extension KindDefinition {
             let exited = tree.lineage(of: state).prefix { $0 != domain }
             let leaf = tree.initialLeaf(of: target)
             let entered = tree.lineage(of: leaf).prefix { $0 != domain }.reversed()
-            let sequence =
-              exited.flatMap { exit[Int($0)] } + rowEffects + entered.flatMap { entry[Int($0)] }
-            found.append(
-              Candidate(row: Int32(row), step: Step(to: leaf, effects: append(sequence))))
+            let exits = exited.flatMap { exit[Int($0)] }
+            let sequence = exits + rowEffects + entered.flatMap { entry[Int($0)] }
+            let step = Step(to: leaf, effects: append(sequence), exits: Int32(exits.count))
+            found.append(Candidate(row: Int32(row), step: step))
           }
         }
         laidOut.append(found.first?.step)

@@ -29,7 +29,7 @@ extension MachineFile {
       guard reader.contains("initial") else { return }
       switch type {
       case .int:
-        initial = try reader.value("initial", as: Int64.self).map { String($0) }
+        initial = try reader.wholeNumber("initial").map { String($0) }
       case .bool:
         initial = try reader.value("initial", as: Bool.self).map { $0 ? "true" : "false" }
       case .string(let max):

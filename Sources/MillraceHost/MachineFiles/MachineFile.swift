@@ -90,7 +90,11 @@ public struct MachineFile: Hashable, Sendable, Decodable {
     (inputs, parameters) = try Self.inputs(reader, decoder)
     context = try reader.members("context", "variable", as: Variable.self) ?? [:]
     for name in context.keys.sorted() where !ExpressionIdentifier.isIdentifier(name) {
-      try reader.report(Parameter.invalidName(name, "variable"), at: "context")
+      let path =
+        decoder.codingPath + [
+          AnyCodingKey(stringValue: "context"), AnyCodingKey(stringValue: name),
+        ]
+      try decoder.report(Parameter.invalidName(name, "variable"), at: path)
     }
     outputs = try reader.names("outputs", "output")
     queues = try reader.members("queues", "queue", as: Queue.self) ?? [:]
