@@ -220,6 +220,8 @@ public final class AuthDataPath: HotPath {
   let sink = ReplySink()
   let runtime = Runtime(capacity: RuntimeCapacity(machines: 4))
   let auth: MachineHandle<DataMachine<DataWords1>>
+  /// The kind, kept alive here: its machine holds it unretained.
+  let kind: DataKind<DataWords1>
   let login: DataMachine<DataWords1>.Input
   let logout: DataMachine<DataWords1>.Input
 
@@ -256,8 +258,10 @@ public final class AuthDataPath: HotPath {
     let kind = DataKind<DataWords1>(definition)
     login = kind.codec.parseInput("login(1234)")!
     logout = kind.codec.parseInput("logout")!
+    self.kind = kind
     auth = runtime.spawn(
-      DataMachine<DataWords1>.self, state: kind.initial, extra: kind, queues: kind.queues)!
+      DataMachine<DataWords1>.self, state: kind.initial, extra: DataKindHandle(kind),
+      queues: kind.queues)!
     let sink = self.sink
     auth.observe { event in
       guard case .replied(let reply, _) = event else { return }

@@ -1,7 +1,8 @@
 extension DataKind {
   /// Reads and prints the kind's inputs, states and outputs with their values (`DataText`):
   /// a request gives an input's arguments as words of their own; the store keeps a state
-  /// with its context and a timer's input with its arguments; `STATE` answers the leaf.
+  /// with its context and a timer's input with its arguments; `STATE` answers the leaf. The
+  /// codec keeps the kind alive.
   public var codec: TextCodec<DataMachine<Words>> {
     let definition = self.definition
     let model = self.model
@@ -46,7 +47,8 @@ extension DataKind {
         }
         return state
       },
-      formatState: { definition.states[$0.leaf] },
+      // Holds the kind: its machines hold it unretained (`DataKindHandle`).
+      formatState: { self.definition.states[$0.leaf] },
       formatOutput: { message in
         message.words._withWords { words in
           DataText.format(
@@ -119,7 +121,8 @@ extension HostKind {
     let kind = DataKind<Words>(definition)
     let codec = kind.codec
     return .code(
-      definition.kind, DataMachine<Words>.self, initial: kind.initial, extra: kind, codec: codec,
+      definition.kind, DataMachine<Words>.self, initial: kind.initial, extra: DataKindHandle(kind),
+      codec: codec,
       queues: kind.queues, source: definition.source, definition: json,
       schema: KindSchema(definition, codec: codec), lifecycle: kind.lifecycle)
   }
