@@ -193,17 +193,25 @@ public final class AuthTablePath: HotPath {
 
   /// 250 login → loginOK → logout → logoutOK cycles.
   public func measured() {
-    let (runtime, auth, login, logout) = (self.runtime, self.auth, self.login, self.logout)
-    for _ in 0..<Auth.cyclesPerBatch {
-      _ = auth.post(login)
-      runtime.dispatch()
-      _ = auth.post(logout)
-      runtime.dispatch()
-    }
+    authCycles(runtime, auth, login: login, logout: logout)
   }
 
   /// Every input replied to and handled.
   public func finish() { sink.verify(operations, name) }
+}
+
+/// 250 login → loginOK → logout → logoutOK cycles of `auth` (a file machine's or a data
+/// machine's, specialized for each), dispatched after each post.
+@inline(__always)
+func authCycles<M: Machine>(
+  _ runtime: Runtime, _ auth: MachineHandle<M>, login: M.Input, logout: M.Input
+) {
+  for _ in 0..<Auth.cyclesPerBatch {
+    _ = auth.post(login)
+    runtime.dispatch()
+    _ = auth.post(logout)
+    runtime.dispatch()
+  }
 }
 
 /// `auth:millrace-data`: the same cycle, run exactly as `auth:millrace-table` runs it, on the
@@ -273,13 +281,7 @@ public final class AuthDataPath: HotPath {
 
   /// 250 login → loginOK → logout → logoutOK cycles.
   public func measured() {
-    let (runtime, auth, login, logout) = (self.runtime, self.auth, self.login, self.logout)
-    for _ in 0..<Auth.cyclesPerBatch {
-      _ = auth.post(login)
-      runtime.dispatch()
-      _ = auth.post(logout)
-      runtime.dispatch()
-    }
+    authCycles(runtime, auth, login: login, logout: logout)
   }
 
   /// Every input replied to and handled.
