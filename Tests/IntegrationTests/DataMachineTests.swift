@@ -76,8 +76,9 @@ struct DataMachineTests {
     #expect(try client.call("SEND", "b", "success").strings == ["halfOpen", "closed"])
   }
 
-  @Test("a restart under a file whose variables changed refuses machines it cannot hold")
-  func changedVariablesAreRefused() throws {
+  /// A daemon serving `examples/machines/login.json` from a machines directory of its own,
+  /// the file's text, and its path there.
+  func loginDaemon() throws -> (daemon: DaemonProcess, login: String, path: String) {
     let daemon = DaemonProcess()
     let machines = daemon.directory + "/machines"
     try FileManager.default.createDirectory(atPath: machines, withIntermediateDirectories: true)
@@ -87,6 +88,12 @@ struct DataMachineTests {
       contentsOfFile: DaemonProcess.repository + "/examples/machines/login.json", encoding: .utf8)
     let path = machines + "/login.json"
     try login.write(toFile: path, atomically: true, encoding: .utf8)
+    return (daemon, login, path)
+  }
+
+  @Test("a restart under a file whose variables changed refuses machines it cannot hold")
+  func changedVariablesAreRefused() throws {
+    let (daemon, login, path) = try loginDaemon()
     try daemon.start()
     do {
       let client = try daemon.client()
@@ -109,6 +116,37 @@ struct DataMachineTests {
     #expect(
       try daemon.client().call("STATE", "m", "WITHCONTEXT").strings
         == ["idle", "attempts", "1", "user", ""])
+  }
+
+  @Test("a reload (SIGHUP) moves running machines to new variables, or refuses what they lose")
+  func reloadMapsContexts() throws {
+    let (daemon, login, path) = try loginDaemon()
+    try daemon.start()
+    let client = try daemon.client()
+    _ = try client.call("SPAWN", "login", "m")
+    _ = try client.call("SEND", "m", "login", "ann", "1")
+    // A new variable: the machine keeps its values and takes the new one's initial value.
+    let added = login.replacingOccurrences(
+      of: #""context": {"#, with: #""context": { "last": { "type": "int", "initial": 7 },"#)
+    try added.write(toFile: path, atomically: true, encoding: .utf8)
+    var logged = daemon.logText.utf8.count
+    kill(daemon.pid, SIGHUP)
+    #expect(daemon.waitForLog("reloaded machine files", after: logged))
+    #expect(
+      try client.call("STATE", "m", "WITHCONTEXT").strings
+        == ["idle", "attempts", "1", "last", "7", "user", ""])
+    // A variable renamed: refused, the machine and the definitions as they were.
+    try added.replacingOccurrences(of: "attempts", with: "tries")
+      .write(toFile: path, atomically: true, encoding: .utf8)
+    logged = daemon.logText.utf8.count
+    kill(daemon.pid, SIGHUP)
+    #expect(daemon.waitForLog("reload refused", after: logged))
+    #expect(
+      daemon.logText.contains(#"cannot hold the context of "idle{attempts=1,last=7,user=\"\"}""#))
+    #expect(try client.call("SEND", "m", "login", "ann", "2").strings == ["idle", "idle"])
+    #expect(
+      try client.call("STATE", "m", "WITHCONTEXT").strings
+        == ["idle", "attempts", "2", "last", "7", "user", ""])
   }
 
   @Test(
