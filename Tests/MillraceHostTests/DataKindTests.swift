@@ -62,6 +62,10 @@ import Testing
     let log = HostKindTests.EventLog()
     let host = try host(Self.login, log: log)
     let machine = try host.spawn(kind: "login", name: "m", state: nil).get()
+    // An input with parameters sent without arguments: not taken for another input.
+    #expect(
+      machine.post("login", tag: .none)
+        == .badArguments("input login takes 2 arguments (name: string, pin: int); got 0"))
     #expect(
       machine.post("login", ["bob"], tag: .none)
         == .badArguments("input login takes 2 arguments (name: string, pin: int); got 1"))

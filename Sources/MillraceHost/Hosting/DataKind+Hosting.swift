@@ -23,6 +23,13 @@ extension DataKind {
         }
         return read ? message : nil
       },
+      parseInputUTF8: { bytes in
+        // A request's word, read without making a string: an input without parameters.
+        guard let index = definition.inputs.index(ofUTF8: bytes),
+          model.parameters[Int(index)].isEmpty
+        else { return nil }
+        return DataMessage(index)
+      },
       formatInput: { message in
         guard message.index != definition.startInput else { return "(start)" }
         return message.words._withWords { words in

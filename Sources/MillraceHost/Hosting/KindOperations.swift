@@ -86,10 +86,14 @@ final class KindOperations {
     }
     post = { id, text, arguments, tag in
       let input: M.Input
-      switch codec.parseRequest(text, arguments) {
-      case .success(let parsed): input = parsed
-      case .failure(.unknownInput): return .unknownInput
-      case .failure(.arguments(let problem)): return .badArguments(problem)
+      if arguments.isEmpty, let parsed = codec.parseInputUTF8(text) {
+        input = parsed  // the common request, one lookup
+      } else {
+        switch codec.parseRequest(text, arguments) {
+        case .success(let parsed): input = parsed
+        case .failure(.unknownInput): return .unknownInput
+        case .failure(.arguments(let problem)): return .badArguments(problem)
+        }
       }
       switch lookup.post(input, tag: tag, to: id) {
       case .accepted: return .accepted

@@ -28,7 +28,8 @@ public struct TextCodec<M: Machine> {
   /// Prints an output.
   public var formatOutput: (M.Output) -> String
   /// Reads a request's input word and its arguments (`SEND name input arg ...`), as UTF-8
-  /// bytes.
+  /// bytes. A request without arguments is first read by `parseInputUTF8`; this answers when
+  /// that finds nothing or there are arguments, and must agree with it.
   public var parseRequest:
     (_ input: UnsafeRawBufferPointer, _ arguments: UnsafeBufferPointer<UnsafeRawBufferPointer>)
       -> Result<M.Input, InputRefusal>
