@@ -246,6 +246,25 @@ static int step_scan(void) {
   return 1;
 }
 
+/* A kind with data (examples/machines/login.json, millraced only): arguments after the input,
+   the context in STATE ... WITHCONTEXT, an argument that does not fit refused. */
+static int step_data(void) {
+  char n[96];
+  snprintf(n, sizeof n, "%s-login", prefix); /* outside the pattern of the scan step */
+  redisReply *r = redisCommand(main_ctx, "SPAWN login %s", n);
+  if (!check(r, is_str(r, "OK"), "SPAWN login")) return 0;
+  r = redisCommand(main_ctx, "SEND %s login %s %s", n, "ann lee", "1234");
+  if (!check(r, is_strings(r, (const char *const[]){"idle", "session", NULL}), "SEND login")) return 0;
+  r = redisCommand(main_ctx, "STATE %s WITHCONTEXT", n);
+  const char *const context[] = {"session", "attempts", "0", "user", "ann lee", NULL};
+  if (!check(r, is_strings(r, context), "STATE WITHCONTEXT")) return 0;
+  r = redisCommand(main_ctx, "SEND %s logout now", n);
+  return check(
+      r, r && r->type == REDIS_REPLY_ERROR &&
+             !strcmp(r->str, "NOINPUT kind login: input logout takes no arguments; got 1"),
+      "SEND logout now");
+}
+
 int main(int argc, char **argv) {
   if (argc < 3) {
     fprintf(stderr, "usage: %s SOCKET PREFIX [millraced|redis]\n", argv[0]);
@@ -263,13 +282,17 @@ int main(int argc, char **argv) {
       {"pipeline", step_pipeline},   {"transaction", step_transaction},
       {"pubsub", step_pubsub},       {"psubscribe", step_psubscribe}, {"scan", step_scan},
   };
-  for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+  size_t count = sizeof steps / sizeof steps[0] + !redis_target;
+  for (size_t i = 0; i < count; i++) {
+    int data = i == sizeof steps / sizeof steps[0];
     reason[0] = 0;
     if (!main_ctx && i > 0) fail("no connection");
-    int ok = (main_ctx || i == 0) && !(main_ctx && main_ctx->err) && steps[i].run();
+    int ok = (main_ctx || i == 0) && !(main_ctx && main_ctx->err) &&
+             (data ? step_data() : steps[i].run());
     if (!ok && !reason[0]) fail("connection: %s", main_ctx ? main_ctx->errstr : "none");
-    if (ok) printf("PASS  %-22s %s\n", "hiredis", steps[i].name);
-    else printf("FAIL  %-22s %-11s %s\n", "hiredis", steps[i].name, reason), failed = 1;
+    const char *name = data ? "data" : steps[i].name;
+    if (ok) printf("PASS  %-22s %s\n", "hiredis", name);
+    else printf("FAIL  %-22s %-11s %s\n", "hiredis", name, reason), failed = 1;
     fflush(stdout);
   }
   if (main_ctx) redisFree(main_ctx);
