@@ -18,6 +18,13 @@ public protocol Machine {
   /// type without queues named, and keeps using the kind it made from them.
   static var queues: [QueuePolicy] { get }
 
+  /// Whether every machine's block keeps room for one queued input even where the input does
+  /// not fit in the block's padding. An input alone in its queue then waits in the block
+  /// instead of in a cell of the runtime's input pool, which is cheaper to post and to take,
+  /// and every machine of the type is bigger by the input's size. The default, false, keeps
+  /// such a slot only where it costs no memory.
+  static var reservesInputSlot: Bool { get }
+
   /// Resolves one input: either handles it (possibly changing `state` and recording
   /// effects) or rejects it (the runtime then restores the state and discards the effects).
   ///
@@ -34,4 +41,7 @@ public protocol Machine {
 extension Machine {
   /// A single `merge` queue.
   public static var queues: [QueuePolicy] { [.merge] }
+
+  /// No slot that would make a machine bigger.
+  public static var reservesInputSlot: Bool { false }
 }

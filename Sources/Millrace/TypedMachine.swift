@@ -66,15 +66,17 @@ struct TypedMachine<M: Machine> {
   @inlinable
   var inputPool: UnsafeMutablePointer<CellPool> { entry.pointee.inputs }
 
-  /// Whether the block holds a slot for one queued input (`inlineInput`): when the input
-  /// fits in the padding of a block of the state and extra alone (a block is at least a
-  /// pointer and a whole number of its alignment, `BlockPool`), so that the slot never makes
-  /// a machine bigger. A constant in specialized code.
+  /// Whether the block holds a slot for one queued input (`inlineInput`): when the machine
+  /// type reserves one (`Machine.reservesInputSlot`), or when the input fits in the padding
+  /// of a block of the state and extra alone (a block is at least a pointer and a whole
+  /// number of its alignment, `BlockPool`), so that the slot does not make a machine bigger.
+  /// A constant in specialized code.
   @inlinable
   static var hasInlineSlot: Bool {
     let (state, input, extra) = (
       MemoryLayout<M.State>.self, MemoryLayout<M.Input>.self, MemoryLayout<M.Extra>.self
     )
+    if M.reservesInputSlot { return true }
     guard input.size <= 8 else { return false }
     let slotEnd = roundUp(state.size, to: input.alignment) + input.size
     let with = roundUp(slotEnd, to: extra.alignment) + extra.size

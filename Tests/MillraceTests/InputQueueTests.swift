@@ -44,6 +44,17 @@ struct InputQueueTests {
     }
   }
 
+  /// `Wide`'s shape, with a slot the type reserves: the block grows by the input.
+  enum Reserved: Machine {
+    static var reservesInputSlot: Bool { true }
+    static func resolve(
+      _ input: Int, state: inout Int, extra: Void, effects: inout Effects<Int, Never>
+    ) -> Resolution {
+      state = input
+      return .handled
+    }
+  }
+
   func cellsInUse(_ runtime: Runtime) -> Int {
     runtime.pools.first { $0.inputs }?.pool.pointee.live ?? 0
   }
@@ -57,6 +68,24 @@ struct InputQueueTests {
     _ = try #require(runtime.spawn(Tiny.self, state: 0, extra: ("a", Logger.Log())))
     _ = try #require(runtime.spawn(Wide.self, state: 0))
     #expect(runtime.kinds.map(\.blocks.stride) == [32, 8])
+  }
+
+  @Test("a type that reserves an input slot gets one, its block bigger by the input")
+  func reservedSlot() throws {
+    #expect(TypedMachine<Reserved>.hasInlineSlot)
+    let runtime = Runtime()
+    let machine = try #require(runtime.spawn(Reserved.self, state: 0))
+    _ = try #require(runtime.spawn(Wide.self, state: 0))
+    #expect(runtime.kinds.map(\.blocks.stride) == [16, 8])
+    var states: [Int] = []
+    machine.observe { if case .replied(.success(_, _, let to), _) = $0 { states.append(to) } }
+    #expect(machine.post(1) == .accepted)
+    #expect(cellsInUse(runtime) == 0)
+    #expect(machine.post(2) == .accepted)
+    #expect(cellsInUse(runtime) == 2)
+    runtime.dispatch()
+    #expect(states == [1, 2])
+    #expect(cellsInUse(runtime) == 0)
   }
 
   @Test("an input alone waits in the block; when others join, all take cells, in order")
