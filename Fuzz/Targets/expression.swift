@@ -13,10 +13,12 @@
 // (or none), and leaves the builder as it was. An accepted text, compiled both as the role's
 // type and as any type, after other expressions and twice (shared constants), is evaluated on
 // fixed contexts (zeros, a realistic one, Int64.max and Int64.min everywhere with full-length
-// strings) and a random one seeded by the input: `evaluate` (inline shapes) and the program's
-// code (`_run`) give what a walk of the syntax tree gives (`ExpressionReference`), a bool is
-// 0 or 1, a string evaluates to nil; `write` gives the same word, or leaves its destination
-// unchanged when the value fails; a string is written with its bytes, its unused bytes zero.
+// strings) and a random one seeded by the input: `evaluate` (inline shapes), the program's
+// code (`_run`) and a data kind's dispatch (`_DataOperation`, on one frame of the context, the
+// parameters and a zero word) give what a walk of the syntax tree gives
+// (`ExpressionReference`), a bool is 0 or 1, a string evaluates to nil; `write` gives the same
+// word, or leaves its destination unchanged when the value fails; a string is written with its
+// bytes, its unused bytes zero.
 // The bytes after byte 0 are also read as an int, a bool and strings: what parses formats to
 // a text that parses to the same words; a string parses exactly when it is valid UTF-8 of at
 // most its maximum; what fails leaves its destination unchanged.
@@ -166,6 +168,10 @@ private func checkEvaluation(
         let run = program.code._run(
           from: Int(shape.entry), context: context, parameters: parameters)
         check(run == expected, "code of \(text) gives \(run as Any), expected \(expected as Any)")
+        let inline = evaluateInFrame(expression, in: program, on: values)
+        check(
+          inline == expected,
+          "dispatch of \(text) gives \(inline as Any), expected \(expected as Any)")
         if expression.type == .bool {
           check(value == nil || value == 0 || value == 1, "bool \(text) gives \(value!)")
         }
@@ -197,6 +203,22 @@ private func checkEvaluation(
           expected.map { UInt64(bitPattern: $0) } == destination.pointee,
           "\(text) wrote \(destination.pointee), expected \(expected as Any)")
       }
+    }
+  }
+}
+
+/// `expression` as a data kind's dispatch evaluates it (`_DataOperation`), on a frame of
+/// exactly the context's words, the parameters' and a zero word.
+private func evaluateInFrame(
+  _ expression: CompiledExpression, in program: ExpressionProgram, on values: Values
+) -> Int64? {
+  let (context, parameters) = (values.words(parameters: false), values.words(parameters: true))
+  let operation = _DataOperation(
+    expression, of: program, parameterBase: context.count,
+    zeroWord: context.count + parameters.count)
+  return exactly(context + parameters + [0]) { frame in
+    operation._evaluate(frame) { index in
+      program.code.evaluate(index, context: frame, parameters: frame + context.count)
     }
   }
 }

@@ -16,13 +16,12 @@ struct _ExpressionCode: @unchecked Sendable {
     self.shapes = shapes
   }
 
-  /// See `ExpressionProgram.evaluate(_:context:parameters:)`.
+  /// See `ExpressionProgram.evaluate(_:context:parameters:)`; `index` is the expression's.
   @inlinable @inline(__always)
   func evaluate(
-    _ expression: CompiledExpression, context: UnsafePointer<UInt64>,
-    parameters: UnsafePointer<UInt64>
+    _ index: Int32, context: UnsafePointer<UInt64>, parameters: UnsafePointer<UInt64>
   ) -> Int64? {
-    let shape = shapes + Int(expression.index)
+    let shape = shapes + Int(index)
     guard _fastPath(shape.pointee.kind == .operation) else {
       guard shape.pointee.kind == .general else { return nil }
       return _run(from: Int(shape.pointee.entry), context: context, parameters: parameters)
@@ -38,17 +37,17 @@ struct _ExpressionCode: @unchecked Sendable {
     return Self._apply(shape.pointee.thenOpcode, value, then)
   }
 
-  /// See `ExpressionProgram.write(_:to:context:parameters:)`.
+  /// See `ExpressionProgram.write(_:to:context:parameters:)`; `index` is the expression's.
   @inlinable @inline(__always)
   func write(
-    _ expression: CompiledExpression, to destination: UnsafeMutablePointer<UInt64>,
+    _ index: Int32, to destination: UnsafeMutablePointer<UInt64>,
     context: UnsafePointer<UInt64>, parameters: UnsafePointer<UInt64>
   ) -> Bool {
-    let shape = shapes + Int(expression.index)
+    let shape = shapes + Int(index)
     if shape.pointee.kind == .stringCopy {
       return _copyString(shape, to: destination, context: context, parameters: parameters)
     }
-    guard let value = evaluate(expression, context: context, parameters: parameters) else {
+    guard let value = evaluate(index, context: context, parameters: parameters) else {
       return false
     }
     destination.pointee = UInt64(bitPattern: value)

@@ -43,7 +43,7 @@ final class ExpressionProgram: @unchecked Sendable {
     _ expression: CompiledExpression, context: UnsafePointer<UInt64>,
     parameters: UnsafePointer<UInt64>
   ) -> Int64? {
-    code.evaluate(expression, context: context, parameters: parameters)
+    code.evaluate(expression.index, context: context, parameters: parameters)
   }
 
   /// Writes the value of `expression` to `destination`, which holds `expression.type.words`
@@ -54,6 +54,6 @@ final class ExpressionProgram: @unchecked Sendable {
     _ expression: CompiledExpression, to destination: UnsafeMutablePointer<UInt64>,
     context: UnsafePointer<UInt64>, parameters: UnsafePointer<UInt64>
   ) -> Bool {
-    code.write(expression, to: destination, context: context, parameters: parameters)
+    code.write(expression.index, to: destination, context: context, parameters: parameters)
   }
 }

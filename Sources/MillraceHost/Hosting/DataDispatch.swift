@@ -2,8 +2,9 @@ import Millrace
 
 /// Dispatch of a data kind's machines (`DataMachine.resolve`), through the kind's tables.
 extension DataKind {
-  /// See `DataMachine.resolve`. The context and the arguments are read through pointers to
-  /// copies; the context and the leaf are stored once a candidate handled the input.
+  /// See `DataMachine.resolve`. The context and the arguments are evaluated in a frame on
+  /// the stack (`_DataFrame`); the context and the leaf are stored once a candidate handled
+  /// the input.
   @inlinable
   @inline(__always)
   func _resolve(
@@ -15,16 +16,12 @@ extension DataKind {
     let start = Int(_start[pair])
     let end = Int(_start[pair &+ 1])
     guard start < end else { return .rejected }
-    // Evaluated in copies on the stack, stored back only when handled.
-    var context = state.context
-    var arguments = input.words
-    let (resolution, to) = context._withMutableWords { context in
-      arguments._withMutableWords { parameters in
-        _handle(input, from: start, to: end, context, parameters, &effects)
-      }
+    var frame = _DataFrame(context: state.context, parameters: input.words)
+    let (resolution, to) = frame._withMutableWords { frame in
+      _handle(input, from: start, to: end, frame, &effects)
     }
     guard resolution == .handled else { return resolution }
-    state.context = context
+    state.context = frame.context
     if to >= 0 { state.leaf = UInt16(truncatingIfNeeded: to) }
     return resolution
   }
@@ -36,31 +33,43 @@ extension DataKind {
   @inline(__always)
   func _handle(
     _ input: DataMessage<Words>, from start: Int, to end: Int,
-    _ context: UnsafeMutablePointer<UInt64>, _ parameters: UnsafeMutablePointer<UInt64>,
+    _ frame: UnsafeMutablePointer<UInt64>,
     _ effects: inout Effects<DataMessage<Words>, DataMessage<Words>>
   ) -> (Resolution, Int32) {
+    let candidates = _candidates
     var position = start
     while position < end {
-      let candidate = _candidates + position
+      let candidate = candidates + position
       position &+= 1
-      if candidate.pointee.hasGuard {
-        guard
-          _code.evaluate(
-            candidate.pointee.guardExpression, context: context, parameters: parameters) == 1
-        else { continue }
+      switch candidate.pointee.guardForm {
+      case .none: break
+      case .inline:
+        let condition = candidate.pointee.condition
+        let (left, right) = condition._operands(frame)
+        guard condition._holds(left, right) else { continue }
+      case .general:
+        guard _evaluate(candidate.pointee.condition, frame) == 1 else { continue }
       }
       let first = Int(candidate.pointee.effectStart)
       let exits = Int(candidate.pointee.exitCount)
       if exits > 0 {
-        guard _record(first, exits, input, context, &effects) else { return (.rejected, -1) }
+        guard _record(first, exits, input, frame, &effects) else { return (.rejected, -1) }
       }
-      let assignments = Int(candidate.pointee.assignmentCount)
-      if assignments > 0 {
+      switch candidate.pointee.assignmentForm {
+      case .none: break
+      case .inline:
+        // One assignment alone is evaluated in place: it reads everything before it writes.
+        let assignment = candidate.pointee.assignment
+        guard let value = _evaluate(assignment.operation, frame) else { return (.rejected, -1) }
+        frame[Int(assignment.offset)] = UInt64(bitPattern: value)
+      case .general:
         let writes = _writes + Int(candidate.pointee.assignmentStart)
-        guard _assign(writes, assignments, context, parameters) else { return (.rejected, -1) }
+        guard _assign(writes, Int(candidate.pointee.assignmentCount), frame) else {
+          return (.rejected, -1)
+        }
       }
       let rest = Int(candidate.pointee.effectCount) &- exits
-      guard _record(first &+ exits, rest, input, context, &effects) else {
+      guard _record(first &+ exits, rest, input, frame, &effects) else {
         return (.rejected, -1)
       }
       return (.handled, candidate.pointee.to)
@@ -68,50 +77,74 @@ extension DataKind {
     return (.rejected, -1)
   }
 
-  /// Stores `count` assignments from `writes`, each evaluated against the context before any
-  /// is stored (one alone is evaluated in place: it reads everything before it writes);
-  /// false when one fails to evaluate (the runtime restores the context with the rejection).
-  @inlinable
-  @inline(__always)
-  func _assign(
-    _ writes: UnsafeMutablePointer<KindDefinition.DataModel.Write>, _ count: Int,
-    _ context: UnsafeMutablePointer<UInt64>, _ parameters: UnsafeMutablePointer<UInt64>
+  /// The value of `operation` against `frame`; nil when it fails.
+  @_transparent
+  @usableFromInline
+  func _evaluate(_ operation: _DataOperation, _ frame: UnsafePointer<UInt64>) -> Int64? {
+    operation._evaluate(frame) { _evaluateProgram($0, frame) }
+  }
+
+  /// Writes the value of `write`, evaluated against `frame`, at `target + write.offset`;
+  /// false, with nothing written, when it fails.
+  @_transparent
+  @usableFromInline
+  func _write(
+    _ write: UnsafePointer<_DataWrite>, to target: UnsafeMutablePointer<UInt64>,
+    _ frame: UnsafePointer<UInt64>
   ) -> Bool {
-    if count == 1 {
-      return _code.write(
-        writes.pointee.expression, to: context + Int(writes.pointee.offset), context: context,
-        parameters: parameters)
+    let operation = write.pointee.operation
+    let destination = target + Int(write.pointee.offset)
+    guard _fastPath(operation.code != .program) else {
+      return _writeProgram(operation.expression, to: destination, frame)
     }
-    let before = Words(copying: context)
-    return before._withWords { old in
-      var index = 0
-      while index < count {
-        let write = writes + index
-        guard
-          _code.write(
-            write.pointee.expression, to: context + Int(write.pointee.offset), context: old,
-            parameters: parameters)
-        else { return false }
-        index &+= 1
-      }
-      return true
+    guard let value = _evaluate(operation, frame) else { return false }
+    destination.pointee = UInt64(bitPattern: value)
+    return true
+  }
+
+  /// `_evaluate` of an expression the program evaluates.
+  @usableFromInline @inline(never)
+  func _evaluateProgram(_ expression: Int32, _ frame: UnsafePointer<UInt64>) -> Int64? {
+    _code.evaluate(
+      expression, context: frame, parameters: frame + _DataFrame<Words>.parameterBase)
+  }
+
+  /// `_write` of an expression the program evaluates.
+  @usableFromInline @inline(never)
+  func _writeProgram(
+    _ expression: Int32, to destination: UnsafeMutablePointer<UInt64>,
+    _ frame: UnsafePointer<UInt64>
+  ) -> Bool {
+    _code.write(
+      expression, to: destination, context: frame,
+      parameters: frame + _DataFrame<Words>.parameterBase)
+  }
+
+  /// Stores `count` assignments from `writes` into the frame's context, each evaluated
+  /// against the frame before any is stored; false when one fails to evaluate (the runtime
+  /// restores the context with the rejection).
+  @usableFromInline @inline(never)
+  func _assign(
+    _ writes: UnsafeMutablePointer<_DataWrite>, _ count: Int, _ frame: UnsafeMutablePointer<UInt64>
+  ) -> Bool {
+    _DataFrame<Words>(copying: frame)._withWords { old in
+      (0..<count).allSatisfy { _write(writes + $0, to: frame, old) }
     }
   }
 
   /// Records `count` effects from `first`: those without arguments copied as prebuilt, the
-  /// others with their arguments evaluated against `context`; false when an argument fails.
+  /// others with their arguments evaluated against `frame`; false when an argument fails.
   @inlinable
   @inline(__always)
   func _record(
-    _ first: Int, _ count: Int, _ input: DataMessage<Words>,
-    _ context: UnsafeMutablePointer<UInt64>,
+    _ first: Int, _ count: Int, _ input: DataMessage<Words>, _ frame: UnsafePointer<UInt64>,
     _ effects: inout Effects<DataMessage<Words>, DataMessage<Words>>
   ) -> Bool {
     var index = first
     let end = first &+ count
     while index < end {
       if _argumentCount[index] > 0 {
-        guard _recordWithArguments(index, input, Words(copying: context), &effects) else {
+        guard _recordWithArguments(index, frame, &effects) else {
           return false
         }
       } else {
@@ -122,27 +155,19 @@ extension DataKind {
     return true
   }
 
-  /// Records effect `index` with its arguments evaluated; false when one fails.
+  /// Records effect `index` with its arguments evaluated against `frame`; false when one
+  /// fails.
   @usableFromInline
   func _recordWithArguments(
-    _ index: Int, _ input: DataMessage<Words>, _ context: Words,
+    _ index: Int, _ frame: UnsafePointer<UInt64>,
     _ effects: inout Effects<DataMessage<Words>, DataMessage<Words>>
   ) -> Bool {
     let writes = _writes + Int(_argumentStart[index])
     let count = Int(_argumentCount[index])
     func filled(_ message: DataMessage<Words>) -> DataMessage<Words>? {
       var message = message
-      let written = context._withWords { context in
-        input.words._withWords { parameters in
-          message.words._withMutableWords { target in
-            (0..<count).allSatisfy { position in
-              let write = writes + position
-              return _code.write(
-                write.pointee.expression, to: target + Int(write.pointee.offset),
-                context: context, parameters: parameters)
-            }
-          }
-        }
+      let written = message.words._withMutableWords { target in
+        (0..<count).allSatisfy { _write(writes + $0, to: target, frame) }
       }
       return written ? message : nil
     }

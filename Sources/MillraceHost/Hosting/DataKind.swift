@@ -3,9 +3,24 @@ import Millrace
 /// One row that may handle an input in a leaf, as a data kind's dispatch reads it.
 @usableFromInline
 struct _DataCandidate {
-  /// The guard, when `hasGuard`.
-  @usableFromInline let guardExpression: CompiledExpression
-  @usableFromInline let hasGuard: Bool
+  /// How a guard or the assignments are evaluated.
+  @usableFromInline
+  enum Form: UInt8 {
+    /// There is none.
+    case none
+    /// Inline: a guard that is a comparison (`_DataOperation._holds`), or one assignment of
+    /// an inline operation (`assignment`).
+    case inline
+    /// Any other guard (`_evaluate`) or list of assignments (`_assign`).
+    case general
+  }
+
+  /// The guard, unless `guardForm` is `none`.
+  @usableFromInline let condition: _DataOperation
+  /// The assignment, when `assignmentForm` is `inline`.
+  @usableFromInline let assignment: _DataWrite
+  @usableFromInline let guardForm: Form
+  @usableFromInline let assignmentForm: Form
   /// The leaf to go to, or -1 to stay.
   @usableFromInline let to: Int32
   /// The assignments: `assignmentCount` writes of the kind's from `assignmentStart`.
@@ -42,7 +57,7 @@ public final class DataKind<Words: DataWords> {
   @usableFromInline let _start: UnsafeMutablePointer<Int32>
   @usableFromInline let _candidates: UnsafeMutablePointer<_DataCandidate>
   /// Every assignment, then every argument list, back to back.
-  @usableFromInline let _writes: UnsafeMutablePointer<KindDefinition.DataModel.Write>
+  @usableFromInline let _writes: UnsafeMutablePointer<_DataWrite>
   /// Per effect: where its arguments start in `_writes` and how many (0: none).
   @usableFromInline let _argumentStart: UnsafeMutablePointer<Int32>
   @usableFromInline let _argumentCount: UnsafeMutablePointer<Int32>
@@ -54,12 +69,18 @@ public final class DataKind<Words: DataWords> {
       preconditionFailure("DataKind needs a kind with data")
     }
     precondition(model.words <= Words.count, "the kind's values do not fit \(Words.self)")
+    precondition(_DataFrame<Words>.isContiguous, "a frame's words are not contiguous")
     self.definition = definition
     self.model = model
     effects = definition.coreEffects(
       input: { DataMessage($0) }, output: { DataMessage($0) })
     queues = definition.queuePolicies
     initial = DataState(definition.initial, context: Words(model.initialContext))
+    func operation(_ expression: CompiledExpression) -> _DataOperation {
+      _DataOperation(
+        expression, of: model.program, parameterBase: _DataFrame<Words>.parameterBase,
+        zeroWord: _DataFrame<Words>.zeroWord)
+    }
     var writes: [KindDefinition.DataModel.Write] = []
     var assignmentStart: [Int32] = []
     for assignments in model.assignments {
@@ -70,11 +91,22 @@ public final class DataKind<Words: DataWords> {
       candidates.items.map { candidate in
         let row = Int(candidate.row)
         let guardExpression = row >= 0 ? model.guards[row] : nil
+        let condition = operation(guardExpression ?? CompiledExpression(index: 0, type: .bool))
+        let assignments = row >= 0 ? model.assignments[row] : []
+        let first = assignments.first.map {
+          _DataWrite(operation: operation($0.expression), offset: $0.offset)
+        }
+        let assignmentForm: _DataCandidate.Form =
+          assignments.isEmpty
+          ? .none : assignments.count == 1 && first!.operation.code != .program ? .inline : .general
         return _DataCandidate(
-          guardExpression: guardExpression ?? CompiledExpression(index: 0, type: .bool),
-          hasGuard: guardExpression != nil, to: candidate.step.to.map(Int32.init) ?? -1,
+          condition: condition,
+          assignment: assignmentForm == .inline ? first! : _DataWrite.nothing,
+          guardForm: guardExpression == nil
+            ? .none : condition.code == .compare ? .inline : .general,
+          assignmentForm: assignmentForm, to: candidate.step.to.map(Int32.init) ?? -1,
           assignmentStart: row >= 0 ? assignmentStart[row] : 0,
-          assignmentCount: row >= 0 ? Int32(model.assignments[row].count) : 0,
+          assignmentCount: Int32(assignments.count),
           effectStart: candidate.step.effects.lowerBound,
           effectCount: Int32(candidate.step.effects.count), exitCount: candidate.step.exits)
       })
@@ -95,7 +127,8 @@ public final class DataKind<Words: DataWords> {
     _stateCount = definition.states.count
     _start = .copying(candidates.start)
     _candidates = candidateStorage
-    _writes = .copying(writes)
+    _writes = .copying(
+      writes.map { _DataWrite(operation: operation($0.expression), offset: $0.offset) })
     _argumentStart = .copying(argumentStart)
     _argumentCount = .copying(argumentCount)
     _prebuilt = prebuilt
