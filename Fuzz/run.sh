@@ -31,6 +31,7 @@ sources() {
       Sources/MillraceHost/Expressions/*.swift ;;
     # ExpressionReference.swift is the tests' tree-walking evaluator, the target's oracle.
     expression) echo Sources/MillraceHost/Expressions/*.swift \
+      Sources/MillraceHost/Hosting/{DataOperation,DataWords}.swift \
       Tests/MillraceHostTests/Expressions/ExpressionReference.swift ;;
     replies) echo Sources/MillraceClient/RESPReplyParser.swift \
       Sources/MillraceClient/RESPValue.swift ;;
