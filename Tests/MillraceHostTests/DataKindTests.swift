@@ -1,7 +1,7 @@
 import Foundation
-import Millrace
 import Testing
 
+@testable import Millrace
 @testable import MillraceHost
 
 /// Kinds with data (machine files v2) hosted in a runtime: context, parameters, guards,
@@ -34,6 +34,27 @@ import Testing
   func host(_ json: String, log: HostKindTests.EventLog) throws -> MachineHost {
     let definition = try compile(json)
     return HostKindTests.host(runtime, [.file(definition, json: json)], log: log)
+  }
+
+  @Test func aKindOfOneWordKeepsAQueuedInputInTheBlock() throws {
+    #expect(TypedMachine<DataMachine<DataWords1>>.hasInlineSlot)
+    #expect(!TypedMachine<DataMachine<DataWords2>>.hasInlineSlot)
+    let json = #"""
+      { "kind": "adder", "initial": "on", "context": { "sum": { "type": "int" } },
+        "inputs": [ { "name": "add", "params": [ { "name": "n", "type": "int" } ] } ],
+        "states": [ "on" ],
+        "transitions": [ { "on": "add", "from": "on", "assign": { "sum": "sum + n" } } ] }
+      """#
+    let host = try host(json, log: HostKindTests.EventLog())
+    let machine = try host.spawn(kind: "adder", name: "a", state: nil).get()
+    func cellsInUse() -> Int { runtime.pools.first { $0.inputs }?.pool.pointee.live ?? 0 }
+    #expect(machine.post("add", ["2"], tag: .none) == .accepted)
+    #expect(cellsInUse() == 0)
+    #expect(machine.post("add", ["3"], tag: .none) == .accepted)
+    #expect(cellsInUse() == 2)
+    runtime.dispatch()
+    #expect(machine.stateDetails?.context.map(\.value) == ["5"])
+    #expect(cellsInUse() == 0)
   }
 
   @Test func guardsAssignmentsAndValuesDecideAndCarryWhatHappens() throws {

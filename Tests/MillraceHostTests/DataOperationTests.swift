@@ -51,7 +51,7 @@ import Testing
   }
 
   @Test func inlineAndProgramAgree() throws {
-    var fixture = Self.fixture
+    let fixture = Self.fixture
     let texts = [
       "pin == 1234", "attempts >= 3", "3 <= attempts", "3 > attempts", "2 * pin", "-pin",
       "attempts + 1", "limit - attempts", "attempts == pin", "attempts", "pin", "7", "0",
@@ -63,13 +63,7 @@ import Testing
     let program = builder.finish()
     let operations = expressions.map { Self.operation($0, of: program) }
     #expect(operations.filter { $0.code == .program }.count == 2)
-    for (attempts, pin, locked) in [
-      ("0", "0", "false"), ("2", "1234", "true"), ("-5", "-1", "false"), ("3", "-2", "true"),
-    ] {
-      try fixture.set("attempts", attempts)
-      try fixture.set("pin", pin)
-      try fixture.set("locked", locked)
-      try fixture.set("limit", "3")
+    for (values, fixture) in try ExpressionShapeTests.valueSets() {
       var frame = Frame(
         context: DataWords8(fixture.context), parameters: DataWords8(fixture.parameters))
       let (values, truths) = frame._withMutableWords { frame in
@@ -86,9 +80,9 @@ import Testing
       }
       for (index, text) in texts.enumerated() {
         let expected = fixture.evaluate(expressions[index], in: program)
-        #expect(values[index] == expected, "\(text) with attempts \(attempts), pin \(pin)")
+        #expect(values[index] == expected, "\(text) with \(values)")
         if let truth = truths[index] {
-          #expect(truth == (expected == 1), "\(text) with attempts \(attempts), pin \(pin)")
+          #expect(truth == (expected == 1), "\(text) with \(values)")
         }
       }
     }

@@ -39,7 +39,7 @@ import Testing
   }
 
   @Test func inlineAndRunAgree() throws {
-    var fixture = Self.fixture
+    let fixture = Self.fixture
     let texts = [
       "pin == 1234", "attempts >= 3", "3 <= attempts", "attempts + 1 >= 3",
       "attempts + 1 >= limit", "not (attempts == pin)", "not locked", "-pin", "locked", "7",
@@ -49,18 +49,26 @@ import Testing
     var builder = ExpressionProgramBuilder()
     let expressions = try texts.map { try builder.compile($0, in: fixture.scope) }
     let program = builder.finish()
-    for (attempts, pin, locked) in [
-      ("0", "0", "false"), ("2", "1234", "true"), ("-5", "-1", "false"), ("3", "2", "true"),
-    ] {
-      try fixture.set("attempts", attempts)
-      try fixture.set("pin", pin)
-      try fixture.set("locked", locked)
-      try fixture.set("limit", "3")
+    for (values, fixture) in try Self.valueSets() {
       for (text, expression) in zip(texts, expressions) {
         #expect(
           fixture.evaluate(expression, in: program) == fixture.run(expression, in: program),
-          "\(text) with attempts \(attempts), pin \(pin)")
+          "\(text) with \(values)")
       }
     }
+  }
+
+  /// `fixture` with four sets of values (zeros, a login's, negatives, a mix), each with its
+  /// description.
+  static func valueSets() throws -> [(String, ExpressionFixture)] {
+    try [("0", "0", "false"), ("2", "1234", "true"), ("-5", "-1", "false"), ("3", "-2", "true")]
+      .map { attempts, pin, locked in
+        var fixture = Self.fixture
+        try fixture.set("attempts", attempts)
+        try fixture.set("pin", pin)
+        try fixture.set("locked", locked)
+        try fixture.set("limit", "3")
+        return ("attempts \(attempts), pin \(pin), locked \(locked)", fixture)
+      }
   }
 }
