@@ -55,6 +55,10 @@ final class SQLiteSnapshot {
   /// The connection holds the database's lock for its lifetime (`locking_mode=EXCLUSIVE`):
   /// the daemon is the store's only user, and a WAL transaction then takes no file lock and
   /// touches no shared-memory index.
+  ///
+  /// Statement journals stay in memory (`temp_store=MEMORY`): each `upsertMany` of a
+  /// checkpoint has one, which would otherwise copy every page it changes into a temporary
+  /// file before changing it.
   init(directory: String, durability: Durability) throws(StoreError) {
     path = directory + "/machines.sqlite3"
     database = try SQLiteConnection(path: path)
@@ -65,6 +69,7 @@ final class SQLiteSnapshot {
       PRAGMA journal_mode=WAL;
       PRAGMA synchronous=\(durability == .strict ? "FULL" : "NORMAL");
       PRAGMA busy_timeout=2000;
+      PRAGMA temp_store=MEMORY;
       """)
     var version = 0
     try database.run("PRAGMA user_version") { version = Int(SQLiteConnection.integer($0, 0) ?? 0) }
@@ -294,6 +299,14 @@ final class SQLiteSnapshot {
     database.bind(statement, first + 2, text: record.kind)
     database.bind(statement, first + 3, text: record.state)
     database.bind(statement, first + 4, blob: record.timers)
+  }
+
+  /// Where the connection keeps statement journals and other temporary data (`PRAGMA
+  /// temp_store`: 2 is memory).
+  func tempStore() throws(StoreError) -> Int64? {
+    var tempStore: Int64?
+    try database.run("PRAGMA temp_store") { tempStore = SQLiteConnection.integer($0, 0) }
+    return tempStore
   }
 
   /// Copies the write-ahead log into the database file and empties it (`wal_checkpoint

@@ -39,6 +39,12 @@ struct StoreCheckpointTests {
     (0..<count).map { "\(prefix)\($0)" }
   }
 
+  @Test("a checkpoint's statement journals stay in memory, not in a temporary file")
+  func statementJournalsInMemory() throws {
+    let snapshot = try SQLiteSnapshot(directory: directory, durability: .batched)
+    #expect(try snapshot.tempStore() == 2)
+  }
+
   @Test("a checkpoint held on the worker: commits go on into the other journal, none waits")
   func commitsDoNotWait() throws {
     let store = try MachineStore(directory: directory, durability: .batched)
