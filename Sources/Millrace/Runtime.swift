@@ -173,29 +173,21 @@ public final class Runtime {
   /// reserved by `capacity.blockBytes` when set (never allocating), else from its kind's
   /// chunks. The machine may queue `inputCapacity` inputs (default
   /// `capacity.inputsPerMachine`, at most `RuntimeCapacity.maxInputs`), drawn from the
-  /// runtime's input pool as they come. `queues` overrides `M.queues`. Returns nil (and
-  /// counts it) when every machine slot is taken, when the reserved block bytes are used up,
-  /// when the runtime already has `RuntimeCapacity.maxKinds` kinds (machine type and queue
-  /// layout combinations) and this would be a new one, or (Embedded Swift) when the memory
-  /// for a new kind, its pools or a chunk of blocks cannot be allocated.
+  /// runtime's input pool as they come. `queues` overrides `M.queues`. Throws `SpawnError`,
+  /// saying why, and counts it, when it cannot: every machine slot is taken, the reserved
+  /// block bytes are used up, the runtime already has `RuntimeCapacity.maxKinds` kinds and
+  /// this would be a new one, or (Embedded Swift) the memory for a new kind, its pools or a
+  /// chunk of blocks cannot be allocated.
   @inlinable
   public func spawn<M: Machine>(
     _ type: M.Type, state: M.State, extra: M.Extra, queues: [QueuePolicy]? = nil,
     inputCapacity: Int? = nil
-  ) -> MachineHandle<M>? {
-    guard table.hasFreeSlot,
-      let kind = kind(of: type, queues: queues),
-      table.kinds[Int(kind)].kind._withUnsafeGuaranteedRef({
-        $0.blocks.reserve(from: &blockArena)
-      }),
-      reserveScratch(
-        bytes: MemoryLayout<Effect<M.Input, M.Output>>.stride * capacity.effectsPerResolution,
-        alignment: MemoryLayout<Effect<M.Input, M.Output>>.alignment),
-      let index = table.takeFreeSlot()
-    else {
-      counters.spawnsRefused &+= 1
-      return nil
-    }
+  ) throws(SpawnError) -> MachineHandle<M> {
+    guard table.hasFreeSlot else { throw refuseSpawn(.machineSlotsFull) }
+    let (kind, index) = try reserveSpawn(
+      kind: kind(of: type, queues: queues),
+      effectBytes: MemoryLayout<Effect<M.Input, M.Output>>.stride * capacity.effectsPerResolution,
+      effectAlignment: MemoryLayout<Effect<M.Input, M.Output>>.alignment)
     TypedMachine<M>.spawn(
       runtime: self, index: index, kind: kind, state: state, extra: extra,
       inputCapacity: RuntimeCapacity.clamp(
@@ -212,8 +204,37 @@ public final class Runtime {
   @inlinable
   public func spawn<M: Machine>(
     _ type: M.Type, state: M.State, queues: [QueuePolicy]? = nil, inputCapacity: Int? = nil
-  ) -> MachineHandle<M>? where M.Extra == Void {
-    spawn(type, state: state, extra: (), queues: queues, inputCapacity: inputCapacity)
+  ) throws(SpawnError) -> MachineHandle<M> where M.Extra == Void {
+    try spawn(type, state: state, extra: (), queues: queues, inputCapacity: inputCapacity)
+  }
+
+  /// Reserves what a machine of `kind` (nil: no kind could be had) needs before it is made,
+  /// once a free slot is known to exist: a block, room in the effect scratch for
+  /// `effectBytes`, then the slot. Returns the kind and the slot taken; throws, counting the
+  /// refusal, when one is missing (nothing is taken then: the slot is taken last).
+  @usableFromInline
+  func reserveSpawn(
+    kind: UInt16?, effectBytes: Int, effectAlignment: Int
+  ) throws(SpawnError) -> (kind: UInt16, index: UInt32) {
+    guard let kind else {
+      throw refuseSpawn(kinds.count >= RuntimeCapacity.maxKinds ? .kindsFull : .outOfMemory)
+    }
+    guard
+      table.kinds[Int(kind)].kind._withUnsafeGuaranteedRef({
+        $0.blocks.reserve(from: &blockArena)
+      })
+    else { throw refuseSpawn(blockArena.isReserved ? .blockBytesUsedUp : .outOfMemory) }
+    guard reserveScratch(bytes: effectBytes, alignment: effectAlignment) else {
+      throw refuseSpawn(.outOfMemory)
+    }
+    return (kind, table.takeFreeSlot().unsafelyUnwrapped)
+  }
+
+  /// Counts a refused spawn and returns why, to be thrown.
+  @usableFromInline
+  func refuseSpawn(_ error: SpawnError) -> SpawnError {
+    counters.spawnsRefused &+= 1
+    return error
   }
 
   /// The index of the kind in use for machines of type `M` with `queues` (`M.queues` when

@@ -97,12 +97,12 @@ public enum TableMachine<Input: Equatable, State: Equatable, Output>: Machine {
 }
 
 extension Runtime {
-  /// Spawns a table machine in `state`, with the table's queues.
+  /// Spawns a table machine in `state`, with the table's queues; throws as `spawn(_:state:)`.
   @inlinable
   public func spawn<Input: Equatable, State: Equatable, Output>(
     table: Table<Input, State, Output>, state: State, inputCapacity: Int? = nil
-  ) -> MachineHandle<TableMachine<Input, State, Output>>? {
-    spawn(
+  ) throws(SpawnError) -> MachineHandle<TableMachine<Input, State, Output>> {
+    try spawn(
       TableMachine<Input, State, Output>.self, state: state, extra: table, queues: table.queues,
       inputCapacity: inputCapacity)
   }

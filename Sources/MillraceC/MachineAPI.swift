@@ -33,13 +33,15 @@ func cSpawn(
     if queues.isEmpty { queues.append(.merge) }
     let extra = CResolver(
       resolve: resolve, context: config.context, queueCount: UInt32(queues.count))
-    guard
-      let handle = owner.runtime.spawn(
+    do throws(SpawnError) {
+      let handle = try owner.runtime.spawn(
         CMachine.self, state: config.initial_state, extra: extra, queues: queues,
         inputCapacity: inputCapacity)
-    else { return MILLRACE_NO_CAPACITY.code }
-    machine.pointee = handle.id.c
-    return MILLRACE_OK.code
+      machine.pointee = handle.id.c
+      return MILLRACE_OK.code
+    } catch {
+      return MILLRACE_NO_CAPACITY.code
+    }
   }
 }
 

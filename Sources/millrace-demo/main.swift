@@ -50,7 +50,7 @@ final class Demo {
   init() throws {
     loop = try EventLoop()
     driver = RuntimeLoop(loop: loop, runtime: runtime)
-    guard let light = runtime.spawn(TrafficLight.self, state: .red) else { fatalError("no room") }
+    let light = try runtime.spawn(TrafficLight.self, state: .red)
     self.light = light
     light.observe { [unowned self] event in
       switch event {

@@ -8,7 +8,7 @@ struct AuthScenarioTests {
 
   @Test("a full cycle succeeds with the right from and to")
   func fullCycle() throws {
-    let auth = try #require(runtime.spawn(table: authTable(delays: false), state: .loggedOut))
+    let auth = try runtime.spawn(table: authTable(delays: false), state: .loggedOut)
     let recorder = Recorder(auth, in: runtime)
     for input in [AuthInput.login, .loginOK, .logout, .logoutOK] {
       #expect(auth.post(input) == .accepted)
@@ -26,7 +26,7 @@ struct AuthScenarioTests {
 
   @Test("inputs without a transition fail and leave the state alone")
   func forceLogoutThenStaleInputs() throws {
-    let auth = try #require(runtime.spawn(table: authTable(delays: false), state: .loggedOut))
+    let auth = try runtime.spawn(table: authTable(delays: false), state: .loggedOut)
     let recorder = Recorder(auth, in: runtime)
     for input in [AuthInput.login, .forceLogout, .loginOK, .logout, .logoutOK] {
       #expect(auth.post(input) == .accepted)
@@ -45,7 +45,7 @@ struct AuthScenarioTests {
   @Test("delayed effects drive the machine when time advances")
   func delayedEffects() throws {
     let driver = self.driver
-    let auth = try #require(runtime.spawn(table: authTable(delays: true), state: .loggedOut))
+    let auth = try runtime.spawn(table: authTable(delays: true), state: .loggedOut)
     let recorder = Recorder(auth, in: runtime)
     _ = auth.post(.login)
     driver.runUntilIdle()
@@ -68,7 +68,7 @@ struct AuthScenarioTests {
   func rejectedInputCancelsNothing() throws {
     let driver = self.driver
     let table = authTable(delays: true, latest: true)
-    let auth = try #require(runtime.spawn(table: table, state: .loggedOut))
+    let auth = try runtime.spawn(table: table, state: .loggedOut)
     let recorder = Recorder(auth, in: runtime)
     _ = auth.post(.login)
     driver.advance(by: .milliseconds(100))
@@ -84,8 +84,7 @@ struct AuthScenarioTests {
   @Test("on a latest queue forceLogout cancels the pending login")
   func forceLogoutCancelsLogin() throws {
     let driver = self.driver
-    let auth = try #require(
-      runtime.spawn(table: authTable(delays: true, latest: true), state: .loggedOut))
+    let auth = try runtime.spawn(table: authTable(delays: true, latest: true), state: .loggedOut)
     let recorder = Recorder(auth, in: runtime)
     _ = auth.post(.login)
     driver.advance(by: .milliseconds(500))
@@ -101,7 +100,7 @@ struct AuthScenarioTests {
   @Test("an effect starts exactly once per successful transition")
   func effectStartsOncePerTransition() throws {
     let driver = self.driver
-    let auth = try #require(runtime.spawn(table: authTable(delays: true), state: .loggedOut))
+    let auth = try runtime.spawn(table: authTable(delays: true), state: .loggedOut)
     for input in [AuthInput.login, .login, .logout, .login] { _ = auth.post(input) }
     driver.runUntilIdle()
     #expect(runtime.statistics.effectsStarted == 1)
@@ -117,7 +116,7 @@ struct AuthScenarioTests {
 
   @Test("every input gets its reply before its effects start")
   func replyPrecedesEffects() throws {
-    let auth = try #require(runtime.spawn(table: authTable(delays: true), state: .loggedOut))
+    let auth = try runtime.spawn(table: authTable(delays: true), state: .loggedOut)
     var timersAtReply: [Int] = []
     auth.observe { [unowned runtime] _ in timersAtReply.append(runtime.statistics.timers) }
     _ = auth.post(.login)

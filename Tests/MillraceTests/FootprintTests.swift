@@ -29,7 +29,7 @@ struct FootprintTests {
   func recordSize() throws {
     #expect(MemoryLayout<MachineRecord>.stride == 56)
     let runtime = Runtime()
-    _ = try #require(runtime.spawn(Echo.self, state: 0))
+    _ = try runtime.spawn(Echo.self, state: 0)
     #expect(runtime.kinds.first?.blocks.stride == MemoryLayout<Int>.stride)
   }
 
@@ -37,10 +37,10 @@ struct FootprintTests {
   func kindsAreShared() throws {
     let runtime = Runtime()
     var handles: [MachineHandle<Echo>] = []
-    for _ in 0..<5 { handles.append(try #require(runtime.spawn(Echo.self, state: 0))) }
+    for _ in 0..<5 { handles.append(try runtime.spawn(Echo.self, state: 0)) }
     #expect(runtime.kinds.count == 1)
-    _ = try #require(runtime.spawn(Echo.self, state: 0, queues: [.merge, .latest(max: 1)]))
-    let small = try #require(runtime.spawn(Echo.self, state: 0, inputCapacity: 3))
+    _ = try runtime.spawn(Echo.self, state: 0, queues: [.merge, .latest(max: 1)])
+    let small = try runtime.spawn(Echo.self, state: 0, inputCapacity: 3)
     #expect(runtime.kinds.count == 2)
     #expect((0..<4).map { small.post($0) } == [.accepted, .accepted, .accepted, .queueFull])
   }
@@ -48,8 +48,8 @@ struct FootprintTests {
   @Test("machines of different types never share a kind, even with the same layout")
   func kindsTellTypesApart() throws {
     let runtime = Runtime()
-    let echo = try #require(runtime.spawn(Echo.self, state: 0))
-    let twin = try #require(runtime.spawn(Twin.self, state: 0))
+    let echo = try runtime.spawn(Echo.self, state: 0)
+    let twin = try runtime.spawn(Twin.self, state: 0)
     #expect(runtime.kinds.count == 2)
     _ = echo.post(4)
     _ = twin.post(4)
@@ -61,17 +61,16 @@ struct FootprintTests {
   @Test("only latest and oldest queues keep lists in the block")
   func mergeQueuesKeepNoLists() throws {
     let runtime = Runtime()
-    _ = try #require(runtime.spawn(Echo.self, state: 0, queues: [.merge, .merge]))
-    _ = try #require(
-      runtime.spawn(
-        Echo.self, state: 0, queues: [.merge, .latest(max: 1), .oldest(max: 2, .suspendNew)]))
+    _ = try runtime.spawn(Echo.self, state: 0, queues: [.merge, .merge])
+    _ = try runtime.spawn(
+      Echo.self, state: 0, queues: [.merge, .latest(max: 1), .oldest(max: 2, .suspendNew)])
     #expect(runtime.kinds.map(\.layout.listCount) == [0, 2])
   }
 
   @Test("a handle that outlives its runtime finds its machine gone")
   func handleOutlivesRuntime() throws {
     var runtime: Runtime? = Runtime()
-    let handle = try #require(runtime?.spawn(Echo.self, state: 1))
+    let handle = try #require(try runtime?.spawn(Echo.self, state: 1))
     runtime = nil
     #expect(!handle.isAlive)
     #expect(handle.post(2) == .noMachine)
@@ -81,9 +80,9 @@ struct FootprintTests {
   @Test("a freed slot is reused under a new generation; the old handle stays dead")
   func slotReuse() throws {
     let runtime = Runtime(capacity: RuntimeCapacity(machines: 1))
-    let first = try #require(runtime.spawn(Echo.self, state: 1))
+    let first = try runtime.spawn(Echo.self, state: 1)
     runtime.remove(first)
-    let second = try #require(runtime.spawn(Echo.self, state: 2))
+    let second = try runtime.spawn(Echo.self, state: 2)
     #expect(second.id.index == first.id.index)
     #expect(second.id.generation != first.id.generation)
     #expect(first.post(3) == .noMachine)
@@ -127,7 +126,7 @@ struct FootprintTests {
     for round in 0..<3 {
       var handles: [MachineHandle<Echo>] = []
       for value in 0..<300 {
-        handles.append(try #require(runtime.spawn(Echo.self, state: value + round)))
+        handles.append(try runtime.spawn(Echo.self, state: value + round))
       }
       for (value, handle) in handles.enumerated() { #expect(handle.state == value + round) }
       for handle in handles.reversed() { runtime.remove(handle) }
@@ -141,20 +140,23 @@ struct FootprintTests {
       machines: 1000, inputsPerMachine: 4, effectsPerMachine: 2, blockBytes: 4096)
     let runtime = Runtime(capacity: capacity)
     var handles: [MachineHandle<Echo>] = []
-    while let handle = runtime.spawn(Echo.self, state: handles.count) { handles.append(handle) }
+    while let handle = try? runtime.spawn(Echo.self, state: handles.count) {
+      handles.append(handle)
+    }
     let stride = try #require(runtime.kinds.first?.blocks.stride)
     #expect(handles.count == 4096 / stride)
-    #expect(runtime.statistics.spawnsRefused == 1)
+    #expect(throws: SpawnError.blockBytesUsedUp) { try runtime.spawn(Echo.self, state: 0) }
+    #expect(runtime.statistics.spawnsRefused == 2)
     // A removed machine's block is kept by its kind and serves the next spawn of that kind.
     runtime.remove(handles[0])
-    let again = try #require(runtime.spawn(Echo.self, state: 7))
+    let again = try runtime.spawn(Echo.self, state: 7)
     #expect(again.post(9) == .accepted)
     runtime.dispatch()
     #expect(again.state == 9)
     #expect(handles.dropFirst().enumerated().allSatisfy { $1.state == $0 + 1 })
     // Another kind has no block to take, even with a machine slot free.
     runtime.remove(handles[1])
-    #expect(runtime.spawn(Twin.self, state: 0) == nil)
-    #expect(runtime.statistics.spawnsRefused == 2)
+    #expect(throws: SpawnError.blockBytesUsedUp) { try runtime.spawn(Twin.self, state: 0) }
+    #expect(runtime.statistics.spawnsRefused == 3)
   }
 }

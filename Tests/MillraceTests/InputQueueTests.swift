@@ -65,8 +65,8 @@ struct InputQueueTests {
     #expect(TypedMachine<Timed>.hasInlineSlot)
     #expect(!TypedMachine<Wide>.hasInlineSlot)
     let runtime = Runtime()
-    _ = try #require(runtime.spawn(Tiny.self, state: 0, extra: ("a", Logger.Log())))
-    _ = try #require(runtime.spawn(Wide.self, state: 0))
+    _ = try runtime.spawn(Tiny.self, state: 0, extra: ("a", Logger.Log()))
+    _ = try runtime.spawn(Wide.self, state: 0)
     #expect(runtime.kinds.map(\.blocks.stride) == [32, 8])
   }
 
@@ -74,8 +74,8 @@ struct InputQueueTests {
   func reservedSlot() throws {
     #expect(TypedMachine<Reserved>.hasInlineSlot)
     let runtime = Runtime()
-    let machine = try #require(runtime.spawn(Reserved.self, state: 0))
-    _ = try #require(runtime.spawn(Wide.self, state: 0))
+    let machine = try runtime.spawn(Reserved.self, state: 0)
+    _ = try runtime.spawn(Wide.self, state: 0)
     #expect(runtime.kinds.map(\.blocks.stride) == [16, 8])
     var states: [Int] = []
     machine.observe { if case .replied(.success(_, _, let to), _) = $0 { states.append(to) } }
@@ -92,7 +92,7 @@ struct InputQueueTests {
   func aloneInBlockOthersInCells() throws {
     let runtime = Runtime()
     let log = Logger.Log()
-    let machine = try #require(runtime.spawn(Tiny.self, state: 0, extra: ("a", log)))
+    let machine = try runtime.spawn(Tiny.self, state: 0, extra: ("a", log))
     var tags: [UInt64] = []
     machine.observe { if case .replied(_, let tag) = $0 { tags.append(tag.rawValue) } }
     #expect(machine.post(1) == .accepted)
@@ -120,7 +120,7 @@ struct InputQueueTests {
   @Test("a tagged input takes a cell even into an empty queue, and its reply keeps the tag")
   func taggedInputTakesACell() throws {
     let runtime = Runtime()
-    let machine = try #require(runtime.spawn(Tiny.self, state: 0, extra: ("a", Logger.Log())))
+    let machine = try runtime.spawn(Tiny.self, state: 0, extra: ("a", Logger.Log()))
     var tags: [UInt64] = []
     machine.observe { if case .replied(_, let tag) = $0 { tags.append(tag.rawValue) } }
     #expect(machine.post(1, tag: PostTag(9)) == .accepted)
@@ -135,8 +135,7 @@ struct InputQueueTests {
   func blockInputCountsTowardTheLimit() throws {
     let runtime = Runtime()
     let log = Logger.Log()
-    let machine = try #require(
-      runtime.spawn(Tiny.self, state: 0, extra: ("a", log), inputCapacity: 2))
+    let machine = try runtime.spawn(Tiny.self, state: 0, extra: ("a", log), inputCapacity: 2)
     #expect((1...3).map { machine.post($0) } == [.accepted, .accepted, .queueFull])
     #expect(machine.statistics.dropped == 1)
     #expect(machine.statistics.queueHighWater == 2)
@@ -148,8 +147,8 @@ struct InputQueueTests {
   func poolLimitForQueuesOfTwo() throws {
     let runtime = Runtime(capacity: RuntimeCapacity(machines: 2, inputs: 2))
     let log = Logger.Log()
-    let a = try #require(runtime.spawn(Tiny.self, state: 0, extra: ("a", log)))
-    let b = try #require(runtime.spawn(Tiny.self, state: 0, extra: ("b", log)))
+    let a = try runtime.spawn(Tiny.self, state: 0, extra: ("a", log))
+    let b = try runtime.spawn(Tiny.self, state: 0, extra: ("b", log))
     #expect((1...3).map { a.post($0) } == [.accepted, .accepted, .queueFull])
     // b's input alone needs no cell; a second would need two, and none is free.
     #expect((1...2).map { b.post($0) } == [.accepted, .queueFull])
@@ -171,7 +170,7 @@ struct InputQueueTests {
   @Test("an input that does not fit in the block takes a cell from the first")
   func wideInputTakesACell() throws {
     let runtime = Runtime()
-    let machine = try #require(runtime.spawn(Wide.self, state: 0))
+    let machine = try runtime.spawn(Wide.self, state: 0)
     #expect(machine.post(5) == .accepted)
     #expect(cellsInUse(runtime) == 1)
     runtime.dispatch()
@@ -181,7 +180,7 @@ struct InputQueueTests {
   @Test("a timer's delivery moves the input in the block to a cell, and a cancel still wins")
   func cancelledDeliveryBehindBlockInput() throws {
     let runtime = Runtime()
-    let machine = try #require(runtime.spawn(Timed.self, state: 0))
+    let machine = try runtime.spawn(Timed.self, state: 0)
     var outputs: [Int] = []
     machine.observe { if case .emitted(let value) = $0 { outputs.append(value) } }
     _ = machine.post(.arm)
@@ -203,8 +202,8 @@ struct InputQueueTests {
   func runningMachineYieldsBehindOthers() throws {
     let runtime = Runtime()
     let log = Logger.Log()
-    let a = try #require(runtime.spawn(Tiny.self, state: 0, extra: ("a", log)))
-    let b = try #require(runtime.spawn(Tiny.self, state: 0, extra: ("b", log)))
+    let a = try runtime.spawn(Tiny.self, state: 0, extra: ("a", log))
+    let b = try runtime.spawn(Tiny.self, state: 0, extra: ("b", log))
     // Each turn of a above 100 sends a `n - 1` and then emits it, which the route posts to b
     // as `n - 101`: b is scheduled after a got its input.
     runtime.outward(from: a, to: b) { $0 - 100 }
@@ -218,7 +217,7 @@ struct InputQueueTests {
   func selfFeedingMachineStaysOffTheReadyList() throws {
     let runtime = Runtime()
     let log = Logger.Log()
-    let a = try #require(runtime.spawn(Tiny.self, state: 0, extra: ("a", log)))
+    let a = try runtime.spawn(Tiny.self, state: 0, extra: ("a", log))
     // Each output is emitted after the input the same turn sent.
     var pendingAtOutput: [Bool] = []
     a.observe { [unowned runtime] event in
@@ -236,19 +235,23 @@ struct InputQueueTests {
   func removalDuringTheTurnWaitsForItsEnd() throws {
     let runtime = Runtime(capacity: RuntimeCapacity(machines: 2))
     let log = Logger.Log()
-    let a = try #require(runtime.spawn(Tiny.self, state: 0, extra: ("a", log)))
-    _ = try #require(runtime.spawn(Tiny.self, state: 0, extra: ("b", log)))
-    var spawnedDuringTurn: MachineHandle<Tiny>?
+    let a = try runtime.spawn(Tiny.self, state: 0, extra: ("a", log))
+    _ = try runtime.spawn(Tiny.self, state: 0, extra: ("b", log))
+    var refusedDuringTurn: SpawnError?
     a.observe { [unowned runtime] _ in
       runtime.remove(a)
-      spawnedDuringTurn = runtime.spawn(Tiny.self, state: 0, extra: ("c", log))
+      do throws(SpawnError) {
+        _ = try runtime.spawn(Tiny.self, state: 0, extra: ("c", log))
+      } catch {
+        refusedDuringTurn = error
+      }
     }
     _ = a.post(103)
     #expect(a.post(7) == .accepted)
     #expect(runtime.dispatch() == 1)
-    #expect(spawnedDuringTurn == nil)
+    #expect(refusedDuringTurn == .machineSlotsFull)
     #expect(log.entries == ["a103"])
-    let d = try #require(runtime.spawn(Tiny.self, state: 0, extra: ("d", log)))
+    let d = try runtime.spawn(Tiny.self, state: 0, extra: ("d", log))
     #expect(d.id.index == a.id.index)
     #expect(!a.isAlive)
   }

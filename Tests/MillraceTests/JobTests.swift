@@ -22,7 +22,7 @@ struct JobTests {
   func results() throws {
     let runtime = Runtime()
     let driver = ManualDriver(runtime: runtime)
-    let machine = try #require(runtime.spawn(Fetcher.self, state: []))
+    let machine = try runtime.spawn(Fetcher.self, state: [])
     _ = machine.post(.fetch(1))
     driver.runUntilIdle()
     #expect(driver.pendingJobs.count == 1)
@@ -36,7 +36,7 @@ struct JobTests {
   func cancelledJob() throws {
     let runtime = Runtime()
     let driver = ManualDriver(runtime: runtime)
-    let machine = try #require(runtime.spawn(Fetcher.self, state: []))
+    let machine = try runtime.spawn(Fetcher.self, state: [])
     _ = machine.post(.fetch(1))
     _ = machine.post(.abort)
     driver.runUntilIdle()
@@ -48,7 +48,7 @@ struct JobTests {
   @Test("without a driver, jobs run inline and complete at once")
   func inlineJobs() throws {
     let runtime = Runtime()
-    let machine = try #require(runtime.spawn(Fetcher.self, state: []))
+    let machine = try runtime.spawn(Fetcher.self, state: [])
     _ = machine.post(.fetch(2))
     while runtime.hasPendingInputs { runtime.dispatch() }
     #expect(machine.state == [20, 21])

@@ -41,8 +41,8 @@ struct KindCacheTests {
   func queuesAreReadOnce() throws {
     let runtime = Runtime()
     let reads = Counted.queueReads
-    let first = try #require(runtime.spawn(Counted.self, state: 0))
-    for _ in 0..<3 { _ = try #require(runtime.spawn(Counted.self, state: 0)) }
+    let first = try runtime.spawn(Counted.self, state: 0)
+    for _ in 0..<3 { _ = try runtime.spawn(Counted.self, state: 0) }
     #expect(Counted.queueReads == reads + 1)
     #expect(runtime.kinds.count == 1)
     #expect(runtime.kinds[0].type == TypedMachineKind<Counted>.type)
@@ -58,8 +58,8 @@ struct KindCacheTests {
     var counted: [MachineHandle<Counted>] = []
     var others: [MachineHandle<Other>] = []
     for _ in 0..<3 {
-      counted.append(try #require(runtime.spawn(Counted.self, state: 0, queues: [.merge])))
-      others.append(try #require(runtime.spawn(Other.self, state: 0)))
+      counted.append(try runtime.spawn(Counted.self, state: 0, queues: [.merge]))
+      others.append(try runtime.spawn(Other.self, state: 0))
     }
     #expect(runtime.kinds.count == 2)
     #expect(Set(counted.map(kind(of:))) == [0])
@@ -77,15 +77,14 @@ struct KindCacheTests {
   @Test("queues named at spawn share the kind of the type's own when they are the same")
   func namedQueuesMatchTheTypesOwn() throws {
     let runtime = Runtime()
-    let named = try #require(
-      runtime.spawn(Counted.self, state: 0, queues: [.merge, .latest(max: 1)]))
-    let own = try #require(runtime.spawn(Counted.self, state: 0))
+    let named = try runtime.spawn(Counted.self, state: 0, queues: [.merge, .latest(max: 1)])
+    let own = try runtime.spawn(Counted.self, state: 0)
     #expect(runtime.kinds.count == 1)
     #expect(kind(of: named) == kind(of: own))
     // None and one merge queue are the same layout.
-    let none = try #require(runtime.spawn(Other.self, state: 0, queues: []))
-    let merge = try #require(runtime.spawn(Other.self, state: 0, queues: [.merge]))
-    let typesOwn = try #require(runtime.spawn(Other.self, state: 0))
+    let none = try runtime.spawn(Other.self, state: 0, queues: [])
+    let merge = try runtime.spawn(Other.self, state: 0, queues: [.merge])
+    let typesOwn = try runtime.spawn(Other.self, state: 0)
     #expect(runtime.kinds.count == 2)
     #expect(Set([none, merge, typesOwn].map(kind(of:))) == [1])
   }
@@ -99,7 +98,7 @@ struct KindCacheTests {
     ]
     var handles: [MachineHandle<Other>] = []
     for layout in layouts + layouts {
-      handles.append(try #require(runtime.spawn(Other.self, state: 0, queues: layout)))
+      handles.append(try runtime.spawn(Other.self, state: 0, queues: layout))
     }
     #expect(runtime.kinds.count == layouts.count)
     #expect(handles.map(kind(of:)) == [0, 1, 2, 3, 4, 0, 1, 2, 3, 4])
@@ -112,13 +111,13 @@ struct KindCacheTests {
   @Test("a spawn after the kind table grew finds the kinds made before it grew")
   func spawnAfterGrowth() throws {
     let runtime = Runtime()
-    let first = try #require(runtime.spawn(Counted.self, state: 0))
+    let first = try runtime.spawn(Counted.self, state: 0)
     for limit in 1...9 {
-      _ = try #require(runtime.spawn(Other.self, state: 0, queues: [.latest(max: limit)]))
+      _ = try runtime.spawn(Other.self, state: 0, queues: [.latest(max: limit)])
     }
     #expect(runtime.kinds.count == 10)
-    let again = try #require(runtime.spawn(Counted.self, state: 10))
-    let other = try #require(runtime.spawn(Other.self, state: 0, queues: [.latest(max: 9)]))
+    let again = try runtime.spawn(Counted.self, state: 10)
+    let other = try runtime.spawn(Other.self, state: 0, queues: [.latest(max: 9)])
     #expect(runtime.kinds.count == 10)
     #expect(kind(of: again) == kind(of: first))
     #expect(kind(of: other) == 9)
@@ -131,11 +130,11 @@ struct KindCacheTests {
   func observeAllAcrossKinds() throws {
     let runtime = Runtime()
     var seen: [Int] = []
-    let before = try #require(runtime.spawn(Other.self, state: 0))
+    let before = try runtime.spawn(Other.self, state: 0)
     runtime.observeAll(Other.self) { _, event in
       if case .replied(.success(let input, _, _), _) = event { seen.append(input) }
     }
-    let after = try #require(runtime.spawn(Other.self, state: 0, queues: [.latest(max: 1)]))
+    let after = try runtime.spawn(Other.self, state: 0, queues: [.latest(max: 1)])
     _ = before.post(1)
     _ = after.post(2)
     runtime.dispatch()
@@ -174,13 +173,13 @@ struct EffectBufferGrowthTests {
   @Test("a kind spawned by an observer mid-resolution grows the buffer; the effects all apply")
   func growthDuringResolution() throws {
     let runtime = Runtime()
-    let emitter = try #require(runtime.spawn(Emitter.self, state: 0))
+    let emitter = try runtime.spawn(Emitter.self, state: 0)
     var seen: [Int] = []
     var spawned = 0
     // `unowned`: the machine holds its observer, and the runtime its machines.
     emitter.observe { [unowned runtime] event in
       // The reply comes before the outputs: the resolution's effects are still in the buffer.
-      if event.reply != nil, runtime.spawn(Large.self, state: 0) != nil { spawned += 1 }
+      if event.reply != nil, (try? runtime.spawn(Large.self, state: 0)) != nil { spawned += 1 }
       if let output = event.output { seen.append(output) }
     }
     let bytes = runtime.scratchBytes
@@ -191,5 +190,21 @@ struct EffectBufferGrowthTests {
     #expect(spawned == 3)
     #expect(runtime.scratchBytes > bytes)
     #expect(seen == [0, 1, 2, 3, 100, 101, 102, 103, 200, 201, 202, 203])
+  }
+
+  @Test("a spawn that needs a kind past the last one says so; kinds in use still spawn")
+  func kindsFull() throws {
+    let runtime = Runtime(capacity: RuntimeCapacity(machines: 1))
+    _ = runtime.kind(of: Large.self, queues: [.latest(max: 1)])
+    // The table of kinds filled with that one kind (building each would take a minute).
+    runtime.kinds += repeatElement(runtime.kinds[0], count: RuntimeCapacity.maxKinds - 1)
+    #expect(throws: SpawnError.kindsFull) {
+      try runtime.spawn(Large.self, state: 0, queues: [.oldest(max: 1, .discardNew)])
+    }
+    _ = try runtime.spawn(Large.self, state: 0, queues: [.latest(max: 1)])
+    #expect(throws: SpawnError.machineSlotsFull) {
+      try runtime.spawn(Large.self, state: 0, queues: [.latest(max: 1)])
+    }
+    #expect(runtime.statistics.spawnsRefused == 2)
   }
 }

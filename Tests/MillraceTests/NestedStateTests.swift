@@ -33,9 +33,9 @@ enum Player: Machine {
 }
 
 @Suite struct NestedStateTests {
-  @Test func anInputTheLeafDoesNotTakeFallsThroughToItsParent() {
+  @Test func anInputTheLeafDoesNotTakeFallsThroughToItsParent() throws {
     let runtime = Runtime(capacity: RuntimeCapacity(machines: 1, inputsPerMachine: 8))
-    let player = runtime.spawn(Player.self, state: .off)!
+    let player = try runtime.spawn(Player.self, state: .off)
     let recorder = Recorder(player, in: runtime)
     for input in [Player.Input.play, .power, .pause, .pause, .play, .power] {
       _ = player.post(input)

@@ -10,7 +10,7 @@ struct ObserverTests {
     var log: [String] = []
 
     init() throws {
-      auth = try #require(runtime.spawn(table: authTable(delays: false), state: .loggedOut))
+      auth = try runtime.spawn(table: authTable(delays: false), state: .loggedOut)
     }
 
     /// Adds an observer that logs `name` and the input of each reply it sees.

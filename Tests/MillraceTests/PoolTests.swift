@@ -30,7 +30,7 @@ struct PoolTests {
   func idleMachinesHoldNoCells() throws {
     let runtime = Runtime(capacity: RuntimeCapacity(machines: 100_000))
     var handles: [MachineHandle<Counter>] = []
-    for _ in 0..<1000 { handles.append(try #require(runtime.spawn(Counter.self, state: 0))) }
+    for _ in 0..<1000 { handles.append(try runtime.spawn(Counter.self, state: 0)) }
     #expect(runtime.table.initialized == 1000)
     #expect(pool(runtime, inputs: true)?.touched == 0)
     #expect(pool(runtime, inputs: false)?.touched == 0)
@@ -44,7 +44,7 @@ struct PoolTests {
   @Test("a full input pool refuses posts to any machine until inputs are dispatched")
   func inputPoolIsShared() throws {
     let runtime = Runtime(capacity: RuntimeCapacity(machines: 3, inputsPerMachine: 4, inputs: 5))
-    let machines = try (0..<3).map { _ in try #require(runtime.spawn(Counter.self, state: 0)) }
+    let machines = try (0..<3).map { _ in try runtime.spawn(Counter.self, state: 0) }
     #expect((0..<4).map { _ in machines[0].post(.tick) } == Array(repeating: .accepted, count: 4))
     #expect(machines[1].post(.tick) == .accepted)
     #expect(machines[2].post(.tick) == .queueFull)
@@ -61,7 +61,7 @@ struct PoolTests {
     let runtime = Runtime(capacity: RuntimeCapacity(machines: 3, effects: 2))
     var diagnostics: [Diagnostic] = []
     runtime.onDiagnostic = { diagnostics.append($0) }
-    let machines = try (0..<3).map { _ in try #require(runtime.spawn(Counter.self, state: 0)) }
+    let machines = try (0..<3).map { _ in try runtime.spawn(Counter.self, state: 0) }
     for machine in machines { _ = machine.post(.arm) }
     runtime.dispatch()
     #expect(diagnostics == [.effectSlotsFull(machines[2].id)])
@@ -78,7 +78,7 @@ struct PoolTests {
   func releaseMemoryAfterRemovingEverything() throws {
     let runtime = Runtime(capacity: RuntimeCapacity(machines: 10_000, timers: 10_000))
     var old: [MachineHandle<Counter>] = []
-    for _ in 0..<10_000 { old.append(try #require(runtime.spawn(Counter.self, state: 1))) }
+    for _ in 0..<10_000 { old.append(try runtime.spawn(Counter.self, state: 1)) }
     for handle in old {
       _ = handle.post(.arm)
       _ = handle.post(.tick)
@@ -94,7 +94,7 @@ struct PoolTests {
     #expect(runtime.table.initialized == 0)
     #expect(runtime.statistics.timers == 0)
     var new: [MachineHandle<Counter>] = []
-    for _ in 0..<10_000 { new.append(try #require(runtime.spawn(Counter.self, state: 2))) }
+    for _ in 0..<10_000 { new.append(try runtime.spawn(Counter.self, state: 2)) }
     // The same slots under generations no earlier machine had.
     #expect(Set(new.map(\.id.index)) == Set(old.map(\.id.index)))
     #expect(old.allSatisfy { !$0.isAlive && $0.post(.tick) == .noMachine && $0.state == nil })
@@ -104,7 +104,7 @@ struct PoolTests {
   @Test("an effect cell written afresh after a release never repeats an earlier generation")
   func generationsSurviveRelease() throws {
     let runtime = Runtime(capacity: RuntimeCapacity(machines: 2))
-    let first = try #require(runtime.spawn(Counter.self, state: 0))
+    let first = try runtime.spawn(Counter.self, state: 0)
     var outputs: [Int] = []
     first.observe { if case .emitted(let value) = $0 { outputs.append(value) } }
     _ = first.post(.arm)
@@ -118,7 +118,7 @@ struct PoolTests {
     runtime.advance(to: runtime.now.advanced(by: .seconds(1)))
     runtime.dispatch(limit: 1)
     #expect(runtime.releaseMemory(above: 0) > 0)
-    let second = try #require(runtime.spawn(Counter.self, state: 0))
+    let second = try runtime.spawn(Counter.self, state: 0)
     _ = second.post(.arm)
     runtime.dispatch()
     #expect(outputs.isEmpty)
@@ -133,12 +133,12 @@ struct PoolTests {
   func observeAllSeesEveryMachine() throws {
     let runtime = Runtime()
     var seen: [(MachineID, Int)] = []
-    let first = try #require(runtime.spawn(Counter.self, state: 0))
+    let first = try runtime.spawn(Counter.self, state: 0)
     runtime.observeAll(Counter.self) { id, event in
       if case .replied(.success(_, _, let to), _) = event { seen.append((id, to)) }
     }
-    let second = try #require(runtime.spawn(Counter.self, state: 10, queues: [.latest(max: 1)]))
-    let other = try #require(runtime.spawn(FootprintTests.Echo.self, state: 0))
+    let second = try runtime.spawn(Counter.self, state: 10, queues: [.latest(max: 1)])
+    let other = try runtime.spawn(FootprintTests.Echo.self, state: 0)
     _ = first.post(.tick)
     _ = second.post(.tick)
     _ = other.post(5)
@@ -161,7 +161,7 @@ struct PoolTests {
     runtime.observeAll(Counter.self) { id, event in
       if case .emitted(let output) = event { outputs.append((id, output)) }
     }
-    let machine = try #require(runtime.spawn(Counter.self, state: 4))
+    let machine = try runtime.spawn(Counter.self, state: 4)
     _ = machine.post(.done)
     runtime.dispatch()
     #expect(outputs.map(\.0) == [machine.id])
@@ -173,8 +173,8 @@ struct PoolTests {
     let runtime = Runtime()
     let counters = runtime.lookup(Counter.self)
     let echoes = runtime.lookup(FootprintTests.Echo.self)
-    let counter = try #require(runtime.spawn(Counter.self, state: 3))
-    let echo = try #require(runtime.spawn(FootprintTests.Echo.self, state: 0))
+    let counter = try runtime.spawn(Counter.self, state: 3)
+    let echo = try runtime.spawn(FootprintTests.Echo.self, state: 0)
     #expect(counters.handle(counter.id)?.state == 3)
     #expect(counters.handle(echo.id) == nil)
     #expect(echoes.handle(counter.id) == nil)
@@ -182,7 +182,7 @@ struct PoolTests {
     #expect(counters.handle(MachineID(index: 99, generation: 1)) == nil)
     runtime.remove(counter)
     #expect(counters.handle(counter.id) == nil)
-    let again = try #require(runtime.spawn(Counter.self, state: 5))
+    let again = try runtime.spawn(Counter.self, state: 5)
     #expect(again.id.index == counter.id.index)
     #expect(counters.handle(counter.id) == nil)
     #expect(counters.handle(again.id)?.state == 5)
@@ -193,7 +193,7 @@ struct PoolTests {
     let runtime = Runtime()
     var first = 0
     var second = 0
-    let machine = try #require(runtime.spawn(Counter.self, state: 0))
+    let machine = try runtime.spawn(Counter.self, state: 0)
     runtime.observeAll(Counter.self) { [unowned runtime] _, event in
       guard case .replied = event else { return }
       first += 1
@@ -203,7 +203,7 @@ struct PoolTests {
         if case .replied = event { second += 1 }
       }
       for limit in 1...4 {
-        _ = runtime.spawn(Counter.self, state: 0, queues: [.latest(max: limit)])
+        _ = try? runtime.spawn(Counter.self, state: 0, queues: [.latest(max: limit)])
       }
     }
     _ = machine.post(.tick)

@@ -29,7 +29,7 @@ struct PrebuiltEffectsTests {
       return
     }
     let runtime = Runtime()
-    let machine = try #require(runtime.spawn(Replayer.self, state: 0, extra: table))
+    let machine = try runtime.spawn(Replayer.self, state: 0, extra: table)
     let recorder = Recorder(machine, in: runtime)
     // Effects 1...3: emit 2, send (which emits 1), emit 3; then the sent input's emit 1.
     _ = machine.post(Replayer.Input(start: 1, count: 3))
@@ -50,7 +50,7 @@ struct PrebuiltEffectsTests {
     let runtime = Runtime(capacity: RuntimeCapacity(effectsPerResolution: 2))
     var diagnostics: [Diagnostic] = []
     runtime.onDiagnostic = { diagnostics.append($0) }
-    let machine = try #require(runtime.spawn(Replayer.self, state: 0, extra: table))
+    let machine = try runtime.spawn(Replayer.self, state: 0, extra: table)
     let recorder = Recorder(machine, in: runtime)
     _ = machine.post(Replayer.Input(start: 0, count: 3))
     runtime.dispatch()

@@ -56,8 +56,7 @@ struct QueuePolicyTests {
   func threeDelayedEffects(_ testCase: Case) throws {
     let runtime = Runtime()
     let driver = ManualDriver(runtime: runtime)
-    let machine = try #require(
-      runtime.spawn(Starter.self, state: [], queues: [.merge, testCase.policy]))
+    let machine = try runtime.spawn(Starter.self, state: [], queues: [.merge, testCase.policy])
     let recorder = Recorder(machine, in: runtime)
     for n in 1...3 {
       _ = machine.post(.start(n))
@@ -86,7 +85,7 @@ struct QueuePolicyTests {
       [QueuePolicy.merge] + Array(repeating: .oldest(max: 1, .suspendNew), count: count - 1)
     let runtime = Runtime()
     let driver = ManualDriver(runtime: runtime)
-    let machine = try #require(runtime.spawn(QueuedStarter.self, state: [], queues: policies))
+    let machine = try runtime.spawn(QueuedStarter.self, state: [], queues: policies)
     let next = UInt8(queue + 1)
     for (n, on) in [(1, UInt8(queue)), (2, UInt8(queue)), (3, next), (4, next)] {
       _ = machine.post(.start(n, queue: on))
@@ -110,8 +109,8 @@ struct QueuePolicyTests {
   func effectsInFlight() throws {
     let runtime = Runtime()
     let driver = ManualDriver(runtime: runtime)
-    let machine = try #require(
-      runtime.spawn(Starter.self, state: [], queues: [.merge, .oldest(max: 1, .suspendNew)]))
+    let machine = try runtime.spawn(
+      Starter.self, state: [], queues: [.merge, .oldest(max: 1, .suspendNew)])
     #expect(machine.effectsInFlight == 0)
     #expect(machine.timers.isEmpty)
     _ = machine.post(.start(1))

@@ -34,8 +34,8 @@ struct SchedulingTests {
   func fifoAndFair() throws {
     let runtime = Runtime()
     let log = Logger.Log()
-    let a = try #require(runtime.spawn(Logger.self, state: 0, extra: ("a", log)))
-    let b = try #require(runtime.spawn(Logger.self, state: 0, extra: ("b", log)))
+    let a = try runtime.spawn(Logger.self, state: 0, extra: ("a", log))
+    let b = try runtime.spawn(Logger.self, state: 0, extra: ("b", log))
     for n in 1...3 { _ = a.post(n) }
     _ = b.post(1)
     _ = b.post(2)
@@ -49,8 +49,8 @@ struct SchedulingTests {
   ) {
     let runtime = Runtime()
     let log = Logger.Log()
-    let a = try #require(runtime.spawn(Countdown.self, state: 0, extra: ("a", log)))
-    let b = try #require(runtime.spawn(Logger.self, state: 0, extra: ("b", log)))
+    let a = try runtime.spawn(Countdown.self, state: 0, extra: ("a", log))
+    let b = try runtime.spawn(Logger.self, state: 0, extra: ("b", log))
     return (runtime, log, a, b)
   }
 
@@ -95,7 +95,7 @@ struct SchedulingTests {
   func overflow() throws {
     let runtime = Runtime(capacity: RuntimeCapacity(inputsPerMachine: 4))
     let log = Logger.Log()
-    let machine = try #require(runtime.spawn(Logger.self, state: 0, extra: ("m", log)))
+    let machine = try runtime.spawn(Logger.self, state: 0, extra: ("m", log))
     for n in 1...4 { #expect(machine.post(n) == .accepted) }
     #expect(machine.post(5) == .queueFull)
     runtime.dispatch()
@@ -110,12 +110,14 @@ struct SchedulingTests {
   func machineCapacity() throws {
     let runtime = Runtime(capacity: RuntimeCapacity(machines: 2))
     let log = Logger.Log()
-    let first = try #require(runtime.spawn(Logger.self, state: 0, extra: ("a", log)))
-    #expect(runtime.spawn(Logger.self, state: 0, extra: ("b", log)) != nil)
-    #expect(runtime.spawn(Logger.self, state: 0, extra: ("c", log)) == nil)
+    let first = try runtime.spawn(Logger.self, state: 0, extra: ("a", log))
+    _ = try runtime.spawn(Logger.self, state: 0, extra: ("b", log))
+    #expect(throws: SpawnError.machineSlotsFull) {
+      try runtime.spawn(Logger.self, state: 0, extra: ("c", log))
+    }
     #expect(runtime.statistics.spawnsRefused == 1)
     runtime.remove(first)
-    #expect(runtime.spawn(Logger.self, state: 0, extra: ("d", log)) != nil)
+    _ = try runtime.spawn(Logger.self, state: 0, extra: ("d", log))
     #expect(runtime.statistics.machinesHighWater == 2)
   }
 
@@ -123,16 +125,18 @@ struct SchedulingTests {
   func removalWhileReady() throws {
     let runtime = Runtime(capacity: RuntimeCapacity(machines: 2))
     let log = Logger.Log()
-    let a = try #require(runtime.spawn(Logger.self, state: 0, extra: ("a", log)))
-    let b = try #require(runtime.spawn(Logger.self, state: 0, extra: ("b", log)))
+    let a = try runtime.spawn(Logger.self, state: 0, extra: ("a", log))
+    let b = try runtime.spawn(Logger.self, state: 0, extra: ("b", log))
     _ = a.post(1)
     _ = b.post(1)
     runtime.remove(a)
     // a's slot is still linked in the ready list: it is not free yet.
-    #expect(runtime.spawn(Logger.self, state: 0, extra: ("c", log)) == nil)
+    #expect(throws: SpawnError.machineSlotsFull) {
+      try runtime.spawn(Logger.self, state: 0, extra: ("c", log))
+    }
     #expect(runtime.dispatch() == 1)
     #expect(log.entries == ["b1"])
-    let c = try #require(runtime.spawn(Logger.self, state: 0, extra: ("c", log)))
+    let c = try runtime.spawn(Logger.self, state: 0, extra: ("c", log))
     _ = c.post(2)
     _ = b.post(2)
     #expect(runtime.dispatch() == 2)
@@ -143,7 +147,7 @@ struct SchedulingTests {
   func removalMidEffect() throws {
     let runtime = Runtime()
     let driver = ManualDriver(runtime: runtime)
-    let auth = try #require(runtime.spawn(table: authTable(delays: true), state: .loggedOut))
+    let auth = try runtime.spawn(table: authTable(delays: true), state: .loggedOut)
     let recorder = Recorder(auth, in: runtime)
     _ = auth.post(.login)
     driver.runUntilIdle()
@@ -161,7 +165,7 @@ struct SchedulingTests {
   @Test("a machine removed by its own observer stops applying effects")
   func removalFromObserver() throws {
     let runtime = Runtime()
-    let auth = try #require(runtime.spawn(table: authTable(delays: true), state: .loggedOut))
+    let auth = try runtime.spawn(table: authTable(delays: true), state: .loggedOut)
     auth.observe { [unowned runtime] _ in runtime.remove(auth) }
     _ = auth.post(.login)
     _ = auth.post(.logout)
@@ -177,16 +181,15 @@ struct SchedulingTests {
       capacity: RuntimeCapacity(effectsPerMachine: 2, timers: 3, effectsPerResolution: 2))
     var diagnostics: [Diagnostic] = []
     runtime.onDiagnostic = { diagnostics.append($0) }
-    let first = try #require(runtime.spawn(Starter.self, state: []))
-    let second = try #require(runtime.spawn(Starter.self, state: []))
+    let first = try runtime.spawn(Starter.self, state: [])
+    let second = try runtime.spawn(Starter.self, state: [])
     for n in 1...3 { _ = first.post(.start(n)) }
     for n in 1...2 { _ = second.post(.start(n)) }
-    let chatty = try #require(
-      runtime.spawn(
-        table: Table<Int, Int, Int>(rows: [
-          .init(on: .any, from: .any, effects: [.emit(1), .emit(2), .emit(3)])
-        ]),
-        state: 0))
+    let chatty = try runtime.spawn(
+      table: Table<Int, Int, Int>(rows: [
+        .init(on: .any, from: .any, effects: [.emit(1), .emit(2), .emit(3)])
+      ]),
+      state: 0)
     let recorder = Recorder(chatty, in: runtime)
     _ = chatty.post(0)
     runtime.dispatch()
@@ -207,7 +210,7 @@ struct SchedulingTests {
   func noReentrancy() throws {
     let runtime = Runtime()
     let log = Logger.Log()
-    let machine = try #require(runtime.spawn(Logger.self, state: 0, extra: ("m", log)))
+    let machine = try runtime.spawn(Logger.self, state: 0, extra: ("m", log))
     var depth = 0
     machine.observe { [unowned runtime] event in
       guard case .replied(let reply, _) = event, reply.input < 3 else { return }
@@ -226,7 +229,7 @@ struct SchedulingTests {
   func tags() throws {
     let runtime = Runtime()
     let log = Logger.Log()
-    let machine = try #require(runtime.spawn(Logger.self, state: 0, extra: ("m", log)))
+    let machine = try runtime.spawn(Logger.self, state: 0, extra: ("m", log))
     var tags: [PostTag] = []
     machine.observe { if case .replied(_, let tag) = $0 { tags.append(tag) } }
     _ = machine.post(1, tag: PostTag(7))

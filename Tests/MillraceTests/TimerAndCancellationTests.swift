@@ -53,7 +53,7 @@ struct TimerAndCancellationTests {
   @Test("ticks arrive every 30 ms until stopped, then never again")
   func timerSubscription() throws {
     let driver = ManualDriver(runtime: runtime)
-    let ticker = try #require(runtime.spawn(Ticker.self, state: 0))
+    let ticker = try runtime.spawn(Ticker.self, state: 0)
     let recorder = Recorder(ticker, in: runtime)
     _ = ticker.post(.start)
     driver.advance(by: .milliseconds(100))
@@ -69,7 +69,7 @@ struct TimerAndCancellationTests {
 
   @Test("a periodic timer far behind fires once and keeps its phase")
   func periodicCatchUp() throws {
-    let ticker = try #require(runtime.spawn(Ticker.self, state: 0))
+    let ticker = try runtime.spawn(Ticker.self, state: 0)
     _ = ticker.post(.start)
     runtime.dispatch()
     runtime.advance(to: .ms(95))
@@ -81,7 +81,7 @@ struct TimerAndCancellationTests {
   @Test("cancelling an unknown id is rejected and leaves the effect running")
   func cancelUnknownID() throws {
     let driver = ManualDriver(runtime: runtime)
-    let machine = try #require(runtime.spawn(Requester.self, state: .idle))
+    let machine = try runtime.spawn(Requester.self, state: .idle)
     let recorder = Recorder(machine, in: runtime)
     _ = machine.post(.request)
     _ = machine.post(.cancel("dummy"))
@@ -94,7 +94,7 @@ struct TimerAndCancellationTests {
   @Test("cancelling by id stops the effect for good")
   func cancelByID() throws {
     let driver = ManualDriver(runtime: runtime)
-    let machine = try #require(runtime.spawn(Requester.self, state: .idle))
+    let machine = try runtime.spawn(Requester.self, state: .idle)
     let recorder = Recorder(machine, in: runtime)
     _ = machine.post(.request)
     driver.advance(by: .milliseconds(500))
@@ -107,7 +107,7 @@ struct TimerAndCancellationTests {
   @Test("a cancel recorded after a start of the same id wins")
   func cancelAfterStartWins() throws {
     let driver = ManualDriver(runtime: runtime)
-    let machine = try #require(runtime.spawn(Requester.self, state: .requesting))
+    let machine = try runtime.spawn(Requester.self, state: .requesting)
     let recorder = Recorder(machine, in: runtime)
     _ = machine.post(.startThenCancel)
     driver.advance(by: .seconds(5))
@@ -118,7 +118,7 @@ struct TimerAndCancellationTests {
   @Test("a start recorded after a cancel of the same id runs")
   func startAfterCancelRuns() throws {
     let driver = ManualDriver(runtime: runtime)
-    let machine = try #require(runtime.spawn(Requester.self, state: .idle))
+    let machine = try runtime.spawn(Requester.self, state: .idle)
     _ = machine.post(.request)
     driver.advance(by: .milliseconds(500))
     _ = machine.post(.cancelThenStart)
@@ -131,7 +131,7 @@ struct TimerAndCancellationTests {
 
   @Test("a completion already queued is discarded when its effect is cancelled first")
   func cancellationWinsOverQueuedCompletion() throws {
-    let machine = try #require(runtime.spawn(Requester.self, state: .idle))
+    let machine = try runtime.spawn(Requester.self, state: .idle)
     let recorder = Recorder(machine, in: runtime)
     _ = machine.post(.request)
     runtime.dispatch()

@@ -7,11 +7,11 @@ struct TimerSnapshotTests {
   func snapshotAndRestore() throws {
     let old = Runtime()
     let oldDriver = ManualDriver(runtime: old)
-    let starter = try #require(
-      old.spawn(Starter.self, state: [], queues: [.merge, .oldest(max: 1, .suspendNew)]))
+    let starter = try old.spawn(
+      Starter.self, state: [], queues: [.merge, .oldest(max: 1, .suspendNew)])
     for n in 1...3 { _ = starter.post(.start(n)) }
     oldDriver.advance(by: .milliseconds(40))
-    let ticker = try #require(old.spawn(Ticker.self, state: 0))
+    let ticker = try old.spawn(Ticker.self, state: 0)
     _ = ticker.post(.start)
     oldDriver.runUntilIdle()
     let saved = starter.timers
@@ -23,10 +23,10 @@ struct TimerSnapshotTests {
     let new = Runtime()
     let driver = ManualDriver(runtime: new)
     driver.advance(to: .ms(40))
-    let restored = try #require(
-      new.spawn(Starter.self, state: [], queues: [.merge, .oldest(max: 1, .suspendNew)]))
+    let restored = try new.spawn(
+      Starter.self, state: [], queues: [.merge, .oldest(max: 1, .suspendNew)])
     for timer in saved { #expect(new.restore(timer, into: restored)) }
-    let ticks = try #require(new.spawn(Ticker.self, state: 0))
+    let ticks = try new.spawn(Ticker.self, state: 0)
     #expect(new.restore(savedTicks[0], into: ticks))
     // Ticks at 70, 100, …, 280 ms (started at 40 ms, period 30 ms).
     driver.advance(to: .ms(300))

@@ -43,8 +43,8 @@ struct WiringTests {
   @Test("outward routes a sensor's readings into a controller")
   func outward() throws {
     let runtime = Runtime()
-    let sensor = try #require(runtime.spawn(Sensor.self, state: 0))
-    let controller = try #require(runtime.spawn(Controller.self, state: false))
+    let sensor = try runtime.spawn(Sensor.self, state: 0)
+    let controller = try runtime.spawn(Controller.self, state: false)
     runtime.outward(from: sensor, to: controller) { Controller.Input.reading($0) }
     let recorder = Recorder(controller, in: runtime)
     _ = sensor.post(25)
@@ -59,8 +59,8 @@ struct WiringTests {
   @Test("outward can fan one output into several inputs, or none")
   func outwardMany() throws {
     let runtime = Runtime()
-    let sensor = try #require(runtime.spawn(Sensor.self, state: 0))
-    let controller = try #require(runtime.spawn(Controller.self, state: false))
+    let sensor = try runtime.spawn(Sensor.self, state: 0)
+    let controller = try runtime.spawn(Controller.self, state: false)
     let recorder = Recorder(controller, in: runtime)
     runtime.outward(from: sensor, to: controller) { value, send in
       for step in 0..<value { send(.reading(step)) }
@@ -74,7 +74,7 @@ struct WiringTests {
   @Test("redirect feeds an output back as an input instead of emitting it")
   func redirect() throws {
     let runtime = Runtime()
-    let storage = try #require(runtime.spawn(Storage.self, state: 0))
+    let storage = try runtime.spawn(Storage.self, state: 0)
     let recorder = Recorder(storage, in: runtime)
     runtime.redirect(storage) { value in value >= 0 ? .back(.initialize(value)) : .pass }
     _ = storage.post(.save(42))
@@ -88,9 +88,9 @@ struct WiringTests {
   @Test("inward adapts outer inputs and merge broadcasts to several machines")
   func inwardAndMerge() throws {
     let runtime = Runtime()
-    let first = try #require(runtime.spawn(Controller.self, state: false))
-    let second = try #require(runtime.spawn(Controller.self, state: false))
-    let sensor = try #require(runtime.spawn(Sensor.self, state: 0))
+    let first = try runtime.spawn(Controller.self, state: false)
+    let second = try runtime.spawn(Controller.self, state: false)
+    let sensor = try runtime.spawn(Sensor.self, state: 0)
     let celsius: InputPort<Double> = runtime.inward(to: first) { .reading(Int($0)) }
     let all = runtime.merge([
       runtime.inward(to: second) { .reading($0) }, runtime.inward(to: first) { .reading($0) },
@@ -111,8 +111,8 @@ struct WiringTests {
     let runtime = Runtime(capacity: RuntimeCapacity(inputsPerMachine: 1))
     var diagnostics: [Diagnostic] = []
     runtime.onDiagnostic = { diagnostics.append($0) }
-    let sensor = try #require(runtime.spawn(Sensor.self, state: 0, inputCapacity: 4))
-    let controller = try #require(runtime.spawn(Controller.self, state: false))
+    let sensor = try runtime.spawn(Sensor.self, state: 0, inputCapacity: 4)
+    let controller = try runtime.spawn(Controller.self, state: false)
     runtime.outward(from: sensor, to: controller) { value, send in
       send(.reading(value))
       send(.reading(value))

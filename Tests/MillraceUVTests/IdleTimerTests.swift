@@ -26,7 +26,7 @@ struct IdleTimerTests {
       let loop = try EventLoop()
       let runtime = Runtime()
       let driver = RuntimeLoop(loop: loop, runtime: runtime)
-      let bell = try #require(runtime.spawn(Bell.self, state: []))
+      let bell = try runtime.spawn(Bell.self, state: [])
       // Wake-ups with nothing to do, from another thread, every 100 µs until just before the
       // deadline: the last one lands in the millisecond the timer is due in, but before it.
       let inbox = try Inbox<Int>(loop: loop, capacity: 64) { _ in }
@@ -70,8 +70,8 @@ struct IdleTimerTests {
       let loop = try EventLoop()
       let runtime = Runtime()
       let driver = RuntimeLoop(loop: loop, runtime: runtime)
-      let restored = try #require(runtime.spawn(Bell.self, state: []))
-      let posted = try #require(runtime.spawn(Bell.self, state: []))
+      let restored = try runtime.spawn(Bell.self, state: [])
+      let posted = try runtime.spawn(Bell.self, state: [])
       var events: Set<String> = []
       let start = loop.now
       var finished: UInt64?

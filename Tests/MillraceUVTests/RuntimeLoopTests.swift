@@ -28,7 +28,7 @@ struct RuntimeLoopTests {
     let loop = try EventLoop()
     let runtime = Runtime()
     let driver = RuntimeLoop(loop: loop, runtime: runtime)
-    let bell = try #require(runtime.spawn(Bell.self, state: []))
+    let bell = try runtime.spawn(Bell.self, state: [])
     var rings: [Double] = []
     let start = loop.now
     bell.observe { event in
@@ -55,7 +55,7 @@ struct RuntimeLoopTests {
     let loop = try EventLoop()
     let runtime = Runtime()
     let driver = RuntimeLoop(loop: loop, runtime: runtime, batchSize: 100)
-    let bell = try #require(runtime.spawn(Bell.self, state: []))
+    let bell = try runtime.spawn(Bell.self, state: [])
     var turnsSeenByTimer: [Int] = []
     let probe = LoopTimer(loop: loop) { _ in
       turnsSeenByTimer.append(bell.statistics.handled > 0 ? Int(bell.statistics.handled) : 0)
@@ -81,8 +81,8 @@ struct RuntimeLoopTests {
     let loop = try EventLoop()
     let runtime = Runtime()
     let driver = RuntimeLoop(loop: loop, runtime: runtime)
-    let bell = try #require(runtime.spawn(Bell.self, state: []))
-    let aborted = try #require(runtime.spawn(Bell.self, state: []))
+    let bell = try runtime.spawn(Bell.self, state: [])
+    let aborted = try runtime.spawn(Bell.self, state: [])
     bell.observe { event in if event.reply?.input == .done { loop.stop() } }
     _ = aborted.post(.work)
     _ = aborted.post(.abort)

@@ -52,7 +52,7 @@ func runChecks() {
         effects: [.after(.seconds(1), .logoutOK, queue: EffectQueue(1), id: "req")]),
       .init(on: .logoutOK, from: .loggingOut, to: .loggedOut),
     ])
-  guard let auth = runtime.spawn(table: table, state: .loggedOut) else {
+  guard let auth = try? runtime.spawn(table: table, state: .loggedOut) else {
     check(false, "spawn auth")
     return
   }
@@ -74,7 +74,7 @@ func runChecks() {
   check(auth.state == .loggedOut, "latest queue: forceLogout cancelled login, logoutOK arrived")
   check(replies == 4, "one reply per input, no loginOK")
 
-  guard let ticker = runtime.spawn(Ticker.self, state: 0) else {
+  guard let ticker = try? runtime.spawn(Ticker.self, state: 0) else {
     check(false, "spawn ticker")
     return
   }

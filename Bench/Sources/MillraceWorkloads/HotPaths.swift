@@ -88,7 +88,7 @@ public final class CounterPath: HotPath {
 
   /// A runtime with one counter, observed by a `ReplySink`.
   public init() {
-    counter = runtime.spawn(CounterMachine.self, state: 0)!
+    counter = try! runtime.spawn(CounterMachine.self, state: 0)
     let sink = self.sink
     counter.observe { event in
       if case .replied(.success(_, let from, let to), _) = event {
@@ -123,7 +123,7 @@ public final class AuthCodePath: HotPath {
 
   /// A runtime with one auth machine, observed by a `ReplySink`.
   public init() {
-    auth = runtime.spawn(AuthMachine.self, state: .loggedOut)!
+    auth = try! runtime.spawn(AuthMachine.self, state: .loggedOut)
     let sink = self.sink
     auth.observe { event in
       guard case .replied(let reply, _) = event else { return }
@@ -180,8 +180,8 @@ public final class AuthTablePath: HotPath {
     let kind = FileKind(definition)
     login = definition.inputs.index(of: "login")!
     logout = definition.inputs.index(of: "logout")!
-    auth = runtime.spawn(
-      FileMachine.self, state: definition.initial, extra: kind, queues: kind.queues)!
+    auth = try! runtime.spawn(
+      FileMachine.self, state: definition.initial, extra: kind, queues: kind.queues)
     let sink = self.sink
     auth.observe { event in
       guard case .replied(let reply, _) = event else { return }
@@ -267,9 +267,9 @@ public final class AuthDataPath: HotPath {
     login = kind.codec.parseInput("login(1234)")!
     logout = kind.codec.parseInput("logout")!
     self.kind = kind
-    auth = runtime.spawn(
+    auth = try! runtime.spawn(
       DataMachine<DataWords1>.self, state: kind.initial, extra: DataKindHandle(kind),
-      queues: kind.queues)!
+      queues: kind.queues)
     let sink = self.sink
     auth.observe { event in
       guard case .replied(let reply, _) = event else { return }
@@ -301,7 +301,7 @@ public class EffectRig {
     runtime = Runtime(
       capacity: RuntimeCapacity(
         machines: 4, inputsPerMachine: 2 * batch, effectsPerMachine: slots, timers: 4 * batch))
-    machine = runtime.spawn(EffectMachine.self, state: 0, queues: EffectMachine.layout)!
+    machine = try! runtime.spawn(EffectMachine.self, state: 0, queues: EffectMachine.layout)
   }
 
   init(runtime: Runtime, machine: MachineHandle<EffectMachine>) {
@@ -437,7 +437,7 @@ public final class EffectCancelPath: CancelRig, HotPath {
   /// The machine with its 8 other effects.
   public init() {
     let runtime = Runtime(capacity: RuntimeCapacity(machines: 4, effectsPerMachine: 16))
-    let machine = runtime.spawn(EffectMachine.self, state: 0, queues: EffectMachine.layout)!
+    let machine = try! runtime.spawn(EffectMachine.self, state: 0, queues: EffectMachine.layout)
     super.init(runtime: runtime, machine: machine, milliseconds: { _ in 60_000 })
     for id in 10..<18 {
       run(.arm(queue: 0, id: UInt64(id), milliseconds: 60_000))
@@ -514,14 +514,14 @@ public final class TimerCancelPath: CancelRig, HotPath {
     let runtime = Runtime(
       capacity: RuntimeCapacity(machines: 128, effectsPerMachine: 128, timers: 16_384))
     for _ in 0..<100 {
-      let other = runtime.spawn(EffectMachine.self, state: 0, queues: EffectMachine.layout)!
+      let other = try! runtime.spawn(EffectMachine.self, state: 0, queues: EffectMachine.layout)
       for index in 0..<100 {
         precondition(
           other.post(.arm(queue: 0, id: 9, milliseconds: 60_000 + Int64(index))) == .accepted)
         runtime.dispatch()
       }
     }
-    let machine = runtime.spawn(EffectMachine.self, state: 0, queues: EffectMachine.layout)!
+    let machine = try! runtime.spawn(EffectMachine.self, state: 0, queues: EffectMachine.layout)
     super.init(runtime: runtime, machine: machine, milliseconds: { 30_000 + Int64($0) })
   }
 }
@@ -545,7 +545,7 @@ public final class TimerFirePath: HotPath {
         machines: count, inputsPerMachine: 1_000, effectsPerMachine: 1_000,
         timers: count * 1_000))
     let runtime = self.runtime
-    machines = (0..<count).map { _ in runtime.spawn(EffectMachine.self, state: 0)! }
+    machines = (0..<count).map { _ in try! runtime.spawn(EffectMachine.self, state: 0) }
     now = runtime.now
   }
 
@@ -580,10 +580,10 @@ public class SpawnRig<M: Machine> {
   /// Spawns per run.
   public let operations = BenchConfig.batch
   let runtime: Runtime
-  let spawn: (Runtime) -> MachineHandle<M>?
+  let spawn: (Runtime) throws -> MachineHandle<M>
   @exclusivity(unchecked) var handles: [MachineHandle<M>] = []
 
-  init(_ spawn: @escaping (Runtime) -> MachineHandle<M>?) {
+  init(_ spawn: @escaping (Runtime) throws -> MachineHandle<M>) {
     runtime = Runtime(
       capacity: RuntimeCapacity(machines: 2 * BenchConfig.batch, blockBytes: 256 << 10))
     self.spawn = spawn
@@ -593,7 +593,7 @@ public class SpawnRig<M: Machine> {
   /// `operations` spawns.
   public func measured() {
     let runtime = self.runtime
-    for _ in 0..<operations { handles.append(spawn(runtime)!) }
+    for _ in 0..<operations { handles.append(try! spawn(runtime)) }
   }
 
   /// Removes them.
@@ -610,7 +610,7 @@ public final class SpawnCodePath: SpawnRig<CounterMachine>, HotPath {
   public let name = "spawn:code"
 
   /// A runtime with room for two batches of counters.
-  public init() { super.init { $0.spawn(CounterMachine.self, state: 0) } }
+  public init() { super.init { try $0.spawn(CounterMachine.self, state: 0) } }
 }
 
 /// `spawn:table`: spawn the auth machine of a machine file, with the kind's queues named at
@@ -625,7 +625,7 @@ public final class SpawnTablePath: SpawnRig<FileMachine>, HotPath {
     let kind = FileKind(definition)
     let queues = kind.queues
     super.init {
-      $0.spawn(FileMachine.self, state: definition.initial, extra: kind, queues: queues)
+      try $0.spawn(FileMachine.self, state: definition.initial, extra: kind, queues: queues)
     }
   }
 }

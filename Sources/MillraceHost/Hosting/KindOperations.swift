@@ -73,10 +73,11 @@ final class KindOperations {
         }
         state = parsed
       }
-      guard let handle = runtime.spawn(type, state: state, extra: extra, queues: queues) else {
+      do {
+        return .success(try runtime.spawn(type, state: state, extra: extra, queues: queues).id)
+      } catch {
         return .failure(.full)
       }
-      return .success(handle.id)
     }
     start = { id, tag in
       guard let handle = lookup.handle(id), let state = handle.state,

@@ -1,0 +1,14 @@
+/// Why `Runtime.spawn` made no machine. The runtime is unchanged when it throws one, and counts
+/// it in `RuntimeStatistics.spawnsRefused`.
+public enum SpawnError: Error, Hashable, Sendable {
+  /// Every machine slot is in use (`RuntimeCapacity.machines`).
+  case machineSlotsFull
+  /// The bytes reserved for machine blocks (`RuntimeCapacity.blockBytes`) are used up.
+  case blockBytesUsedUp
+  /// The runtime already has `RuntimeCapacity.maxKinds` kinds (machine type and queue layout
+  /// combinations), and this machine would need a new one.
+  case kindsFull
+  /// The memory for a new kind, its pools, a chunk of blocks or the effect scratch could not
+  /// be allocated (Embedded Swift, where an allocation can fail without a stop).
+  case outOfMemory
+}
