@@ -211,7 +211,8 @@ public final class Runtime {
   /// Reserves what a machine of `kind` (nil: no kind could be had) needs before it is made,
   /// once a free slot is known to exist: a block, room in the effect scratch for
   /// `effectBytes`, then the slot. Returns the kind and the slot taken; throws, counting the
-  /// refusal, when one is missing (nothing is taken then: the slot is taken last).
+  /// refusal, when one is missing (no slot is taken then: it is taken last; what was reserved
+  /// before the failure stays for the next spawn).
   @usableFromInline
   func reserveSpawn(
     kind: UInt16?, effectBytes: Int, effectAlignment: Int

@@ -1,5 +1,6 @@
-/// Why `Runtime.spawn` made no machine. The runtime is unchanged when it throws one, and counts
-/// it in `RuntimeStatistics.spawnsRefused`.
+/// Why `Runtime.spawn` made no machine. When it throws one, no machine slot is taken (a kind,
+/// a block or effect room it reserved on the way is kept for the next spawn), and the refusal
+/// is counted in `RuntimeStatistics.spawnsRefused`.
 public enum SpawnError: Error, Hashable, Sendable {
   /// Every machine slot is in use (`RuntimeCapacity.machines`).
   case machineSlotsFull

@@ -24,6 +24,23 @@ struct HostKindTests {
 
   final class EventLog { var events: [HostedEvent] = [] }
 
+  @Test("a spawn past the runtime's machine slots is refused -BUSY, naming the limit")
+  func spawnRefusedNamesTheLimit() throws {
+    let runtime = Runtime(capacity: RuntimeCapacity(machines: 1))
+    let host = Self.host(runtime, [Counter.kind])
+    _ = try host.spawn(kind: "counter", name: "c", state: nil).get()
+    let refused = host.spawn(kind: "counter", name: "d", state: nil)
+    #expect(
+      throws: HostFailure(
+        .busy, "no room for another machine: every machine slot is in use (--max-machines)")
+    ) {
+      try refused.get()
+    }
+    #expect(host.machine("d") == nil)
+    #expect(host.machineCount == 1)
+    #expect(runtime.statistics.machines == 1)
+  }
+
   @Test("a code kind parses inputs, prints replies and outputs as text")
   func textRoundTrip() throws {
     let log = EventLog()

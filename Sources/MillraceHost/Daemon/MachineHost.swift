@@ -282,8 +282,18 @@ public final class MachineHost {
       return .success(id)
     case .failure(.unknownState(let state)):
       return .failure(.init(.nostate, "kind \(kindName) has no state \(state)"))
-    case .failure(.full):
-      return .failure(.init(.busy, "no room for another machine"))
+    case .failure(.refused(let reason)):
+      return .failure(.init(.busy, "no room for another machine: \(Self.describe(reason))"))
+    }
+  }
+
+  /// The limit a refused spawn reached, as a reply names it.
+  static func describe(_ reason: SpawnError) -> String {
+    switch reason {
+    case .machineSlotsFull: "every machine slot is in use (--max-machines)"
+    case .blockBytesUsedUp: "the bytes reserved for machines are used up"
+    case .kindsFull: "the runtime has as many kinds as it can hold"
+    case .outOfMemory: "out of memory"
     }
   }
 

@@ -4,8 +4,8 @@ import Millrace
 public enum SpawnFailure: Error, Hashable, Sendable {
   /// The kind has no such state.
   case unknownState(String)
-  /// The runtime has no free machine slot.
-  case full
+  /// The runtime refused the machine, saying which of its limits it reached.
+  case refused(SpawnError)
 }
 
 /// A kind of machine the daemon can spawn by name: from a machine file or compiled in.

@@ -73,10 +73,10 @@ final class KindOperations {
         }
         state = parsed
       }
-      do {
+      do throws(SpawnError) {
         return .success(try runtime.spawn(type, state: state, extra: extra, queues: queues).id)
       } catch {
-        return .failure(.full)
+        return .failure(.refused(error))
       }
     }
     start = { id, tag in
