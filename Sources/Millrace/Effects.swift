@@ -4,9 +4,12 @@
 /// handled: a rejected input's effects are discarded. The buffer holds
 /// `RuntimeCapacity.effectsPerResolution` effects; further ones are dropped, counted in the
 /// machine's statistics and reported to the runtime's diagnostics observer.
-public struct Effects<Input, Output> {
+public struct Effects<M: Machine> {
+  /// What the buffer holds: effects on `M`'s inputs and outputs.
+  public typealias Recorded = Effect<M.Input, M.Output>
+
   @usableFromInline
-  let storage: UnsafeMutablePointer<Effect<Input, Output>>
+  let storage: UnsafeMutablePointer<Recorded>
   /// The index of the buffer's last slot (it holds at least one): unsigned, so that the
   /// compiler knows a resolution's first effect fits without looking.
   @usableFromInline
@@ -25,7 +28,7 @@ public struct Effects<Input, Output> {
 
   /// A buffer of `lastIndex + 1` effects at `storage`.
   @usableFromInline
-  init(storage: UnsafeMutablePointer<Effect<Input, Output>>, lastIndex: UInt) {
+  init(storage: UnsafeMutablePointer<Recorded>, lastIndex: UInt) {
     self.storage = storage
     self.lastIndex = lastIndex
   }
@@ -33,7 +36,7 @@ public struct Effects<Input, Output> {
   /// Records `effect`; returns false (and counts it) when the buffer is full.
   @inlinable
   @discardableResult
-  public mutating func record(_ effect: Effect<Input, Output>) -> Bool {
+  public mutating func record(_ effect: Recorded) -> Bool {
     guard UInt(truncatingIfNeeded: recorded) <= lastIndex else {
       dropped &+= 1
       return false
@@ -45,38 +48,40 @@ public struct Effects<Input, Output> {
 
   /// Feeds `input` back to this machine after the current input.
   @inlinable
-  public mutating func send(_ input: Input) {
+  public mutating func send(_ input: M.Input) {
     record(.send(input))
   }
 
   /// Delivers `output` to observers and wired machines.
   @inlinable
-  public mutating func emit(_ output: Output) {
+  public mutating func emit(_ output: M.Output) {
     record(.emit(output))
   }
 
-  /// Sends `input` once, `span` after the effect starts on `queue`.
+  /// Sends `input` once, `span` after the effect starts on `queue` (nil: the default queue).
   @inlinable
   public mutating func after(
-    _ span: TimeSpan, send input: Input, on queue: EffectQueue = .default, id: EffectID = .none
+    _ span: TimeSpan, send input: M.Input, on queue: M.Queue? = nil, id: EffectID = .none
   ) {
-    record(.after(span, input, queue: queue, id: id))
+    record(.after(span, input, queue: EffectQueue(queue), id: id))
   }
 
-  /// Sends `input` every `span` after the effect starts on `queue`, until cancelled.
+  /// Sends `input` every `span` after the effect starts on `queue` (nil: the default queue),
+  /// until cancelled.
   @inlinable
   public mutating func every(
-    _ span: TimeSpan, send input: Input, on queue: EffectQueue = .default, id: EffectID = .none
+    _ span: TimeSpan, send input: M.Input, on queue: M.Queue? = nil, id: EffectID = .none
   ) {
-    record(.every(span, input, queue: queue, id: id))
+    record(.every(span, input, queue: EffectQueue(queue), id: id))
   }
 
-  /// Runs `job` off the loop thread on `queue`; its results come back as inputs.
+  /// Runs `job` off the loop thread on `queue` (nil: the default queue); its results come
+  /// back as inputs.
   @inlinable
   public mutating func run(
-    _ job: Job<Input>, on queue: EffectQueue = .default, id: EffectID = .none
+    _ job: Job<M.Input>, on queue: M.Queue? = nil, id: EffectID = .none
   ) {
-    record(.run(job, queue: queue, id: id))
+    record(.run(job, queue: EffectQueue(queue), id: id))
   }
 
   /// Cancels every in-flight effect of this machine with `id`.

@@ -12,11 +12,10 @@ public protocol Machine {
   associatedtype Output = Never
   /// The machine's dependencies, given at spawn time and passed to every resolution.
   associatedtype Extra = Void
-
-  /// The machine's effect queues: queue `n` has policy `queues[n]`; queue 0 is the default.
-  /// An empty array means a single `merge` queue. A runtime reads it when it first spawns the
-  /// type without queues named, and keeps using the kind it made from them.
-  static var queues: [QueuePolicy] { get }
+  /// The machine's effect queues, which its effects name (`Effects.after(_:send:on:id:)`):
+  /// by default one `merge` queue. A runtime reads their policies when it first spawns the
+  /// type without queues of its own, and keeps using the kind it made from them.
+  associatedtype Queue: EffectQueueSet = DefaultQueue
 
   /// Whether every machine's block keeps room for one queued input even where the input does
   /// not fit in the block's padding. An input alone in its queue then waits in the block
@@ -34,14 +33,11 @@ public protocol Machine {
   /// restores registers and passes `effects` through memory: 3 ns an input for the auth
   /// machine of `make bench`).
   static func resolve(
-    _ input: Input, state: inout State, extra: Extra, effects: inout Effects<Input, Output>
+    _ input: Input, state: inout State, extra: Extra, effects: inout Effects<Self>
   ) -> Resolution
 }
 
 extension Machine {
-  /// A single `merge` queue.
-  public static var queues: [QueuePolicy] { [.merge] }
-
   /// No slot that would make a machine bigger.
   public static var reservesInputSlot: Bool { false }
 }

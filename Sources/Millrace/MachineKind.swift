@@ -148,7 +148,7 @@ class MachineKind {
   /// The machine type (`TypedMachineKind.type`): the same for every kind of one type.
   @usableFromInline let type: UInt
   /// Whether spawns that name no queues use this kind: its queues are the type's own
-  /// (`Machine.queues`), read when the runtime first spawned the type without queues.
+  /// (`Machine.Queue`), read when the runtime first spawned the type without queues.
   @usableFromInline @exclusivity(unchecked) var isDefault = false
 
   @usableFromInline

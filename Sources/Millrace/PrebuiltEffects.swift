@@ -34,7 +34,7 @@ public struct PrebuiltEffects<Input: BitwiseCopyable, Output: BitwiseCopyable> {
   }
 }
 
-extension Effects where Input: BitwiseCopyable, Output: BitwiseCopyable {
+extension Effects where M.Input: BitwiseCopyable, M.Output: BitwiseCopyable {
   /// Records `count` of `prebuilt`'s effects from `start`, in order, each copied as bytes;
   /// those that do not fit in the buffer are dropped and counted as `record(_:)` counts them.
   ///
@@ -43,7 +43,7 @@ extension Effects where Input: BitwiseCopyable, Output: BitwiseCopyable {
   @inlinable
   @inline(__always)
   public mutating func record(
-    _ prebuilt: PrebuiltEffects<Input, Output>, from start: Int, count: Int
+    _ prebuilt: PrebuiltEffects<M.Input, M.Output>, from start: Int, count: Int
   ) {
     assert(start >= 0 && count >= 0 && start + count <= prebuilt.count)
     var index = 0
@@ -56,7 +56,7 @@ extension Effects where Input: BitwiseCopyable, Output: BitwiseCopyable {
       // (padding too): two 16-byte moves where the size alone takes three.
       UnsafeMutableRawPointer(storage + recorded).copyMemory(
         from: prebuilt._storage + (start &+ index),
-        byteCount: MemoryLayout<Effect<Input, Output>>.stride)
+        byteCount: MemoryLayout<Recorded>.stride)
       recorded &+= 1
       index &+= 1
     }

@@ -173,7 +173,8 @@ public final class Runtime {
   /// reserved by `capacity.blockBytes` when set (never allocating), else from its kind's
   /// chunks. The machine may queue `inputCapacity` inputs (default
   /// `capacity.inputsPerMachine`, at most `RuntimeCapacity.maxInputs`), drawn from the
-  /// runtime's input pool as they come. `queues` overrides `M.queues`. Throws `SpawnError`,
+  /// runtime's input pool as they come. `queues` overrides `M.Queue.policies` (for machines
+  /// whose `Queue` is `EffectQueue`, the layout is given so). Throws `SpawnError`,
   /// saying why, and counts it, when it cannot: every machine slot is taken, the reserved
   /// block bytes are used up, the runtime already has `RuntimeCapacity.maxKinds` kinds and
   /// this would be a new one, or (Embedded Swift) the memory for a new kind, its pools or a
@@ -238,10 +239,11 @@ public final class Runtime {
     return error
   }
 
-  /// The index of the kind in use for machines of type `M` with `queues` (`M.queues` when
+  /// The index of the kind in use for machines of type `M` with `queues` (`M.Queue.policies` when
   /// nil), made now if there is none; nil when a new kind is needed and the kind table is
   /// full. Builds nothing when the kind exists: a spawn costs a scan of the kinds, not a
-  /// kind. `M.queues` is read only until a kind of `M` without queues of its own exists.
+  /// kind. `M.Queue.policies` is read only until a kind of `M` without queues of its own
+  /// exists.
   @inlinable
   func kind<M: Machine>(of type: M.Type, queues: [QueuePolicy]?) -> UInt16? {
     let type = TypedMachineKind<M>.type
@@ -253,7 +255,7 @@ public final class Runtime {
         return UInt16(truncatingIfNeeded: index)
       }
     }
-    return kind(of: type, queues: queues, policies: queues ?? M.queues) {
+    return kind(of: type, queues: queues, policies: queues ?? M.Queue.policies) {
       TypedMachineKind<M>(policies: $0, effectCapacity: $1)
     }
   }

@@ -80,12 +80,14 @@ public enum Pattern<Value: Equatable> {
 public enum TableMachine<Input: Equatable, State: Equatable, Output>: Machine {
   /// The table is the machine's dependency.
   public typealias Extra = Table<Input, State, Output>
+  /// The rows name queues by position in the table's `queues`.
+  public typealias Queue = EffectQueue
 
   /// Applies the first matching row, or rejects.
   @inlinable
   public static func resolve(
     _ input: Input, state: inout State, extra table: Table<Input, State, Output>,
-    effects: inout Effects<Input, Output>
+    effects: inout Effects<Self>
   ) -> Resolution {
     for row in table.rows where row.input.matches(input) && row.from.matches(state) {
       if let to = row.to { state = to }

@@ -490,7 +490,7 @@ struct TypedMachine<M: Machine> {
         runtime.lastEffectIndex
       )
     }
-    var recorded = Effects<M.Input, M.Output>(storage: storage, lastIndex: lastIndex)
+    var recorded = Effects<M>(storage: storage, lastIndex: lastIndex)
     let from = state.pointee
     let resolution = M.resolve(
       input, state: &state.pointee, extra: extra.pointee, effects: &recorded)

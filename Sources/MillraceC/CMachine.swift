@@ -16,7 +16,7 @@ struct CResolver {
 /// duration of one resolver call.
 struct CEffects {
   /// The runtime's buffer for this resolution.
-  let recorded: UnsafeMutablePointer<Effects<Int32, Int32>>
+  let recorded: UnsafeMutablePointer<Effects<CMachine>>
   /// How many queues the machine declared.
   let queueCount: UInt32
 }
@@ -28,10 +28,12 @@ enum CMachine: Machine {
   typealias State = Int32
   typealias Output = Int32
   typealias Extra = CResolver
+  /// Queues by position: the layout is given at spawn.
+  typealias Queue = EffectQueue
 
   /// Calls the C resolver with the state and a `CEffects` handle over `effects`.
   static func resolve(
-    _ input: Int32, state: inout Int32, extra: CResolver, effects: inout Effects<Int32, Int32>
+    _ input: Int32, state: inout Int32, extra: CResolver, effects: inout Effects<Self>
   ) -> Resolution {
     withUnsafeMutablePointer(to: &effects) { recorded in
       var handle = CEffects(recorded: recorded, queueCount: extra.queueCount)

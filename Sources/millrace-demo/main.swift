@@ -12,8 +12,9 @@ enum TrafficLight: Machine {
   enum State: String { case red, green, yellow, flashing }
   enum Input: String { case tick, flash, resume }
 
+  typealias Output = String
   static func resolve(
-    _ input: Input, state: inout State, extra: Void, effects: inout Effects<Input, String>
+    _ input: Input, state: inout State, extra: Void, effects: inout Effects<Self>
   ) -> Resolution {
     switch (input, state) {
     case (.tick, .red): state = .green

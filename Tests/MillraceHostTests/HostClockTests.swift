@@ -63,7 +63,7 @@ struct HostClockTests {
   func overdueEveryInTheRuntime() throws {
     enum Ticker: Machine {
       static func resolve(
-        _ input: Int, state: inout Int, extra: Void, effects: inout Effects<Int, Never>
+        _ input: Int, state: inout Int, extra: Void, effects: inout Effects<Self>
       ) -> Resolution {
         state += 1
         return .handled

@@ -72,7 +72,7 @@ struct HostKindTests {
   func storedTimersRoundTrip() throws {
     enum Alarm: Machine {
       static func resolve(
-        _ input: String, state: inout String, extra: Void, effects: inout Effects<String, Never>
+        _ input: String, state: inout String, extra: Void, effects: inout Effects<Self>
       ) -> Resolution {
         if input == "arm" { effects.after(.seconds(2), send: "ring", id: "alarm") }
         state = input

@@ -8,7 +8,7 @@ import Testing
 struct FootprintTests {
   enum Echo: Machine {
     static func resolve(
-      _ input: Int, state: inout Int, extra: Void, effects: inout Effects<Int, Never>
+      _ input: Int, state: inout Int, extra: Void, effects: inout Effects<Self>
     ) -> Resolution {
       state = input
       return .handled
@@ -18,7 +18,7 @@ struct FootprintTests {
   /// The same shape as `Echo`, another type.
   enum Twin: Machine {
     static func resolve(
-      _ input: Int, state: inout Int, extra: Void, effects: inout Effects<Int, Never>
+      _ input: Int, state: inout Int, extra: Void, effects: inout Effects<Self>
     ) -> Resolution {
       state = -input
       return .handled

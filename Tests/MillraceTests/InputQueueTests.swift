@@ -13,8 +13,9 @@ struct InputQueueTests {
   /// padding, so the block holds a slot for it.
   enum Tiny: Machine {
     typealias Extra = (name: String, log: Logger.Log)
+    typealias Output = UInt8
     static func resolve(
-      _ input: UInt8, state: inout UInt8, extra: Extra, effects: inout Effects<UInt8, UInt8>
+      _ input: UInt8, state: inout UInt8, extra: Extra, effects: inout Effects<Self>
     ) -> Resolution {
       extra.log.entries.append("\(extra.name)\(input)")
       state = input
@@ -32,8 +33,9 @@ struct InputQueueTests {
   /// `arm` starts `after(1 s, done)` with id `t`, `disarm` cancels it, `done` emits 1.
   enum Timed: Machine {
     enum Input: UInt8 { case arm, disarm, done }
+    typealias Output = Int
     static func resolve(
-      _ input: Input, state: inout UInt8, extra: Void, effects: inout Effects<Input, Int>
+      _ input: Input, state: inout UInt8, extra: Void, effects: inout Effects<Self>
     ) -> Resolution {
       switch input {
       case .arm: effects.after(.seconds(1), send: .done, id: "t")
@@ -48,7 +50,7 @@ struct InputQueueTests {
   enum Reserved: Machine {
     static var reservesInputSlot: Bool { true }
     static func resolve(
-      _ input: Int, state: inout Int, extra: Void, effects: inout Effects<Int, Never>
+      _ input: Int, state: inout Int, extra: Void, effects: inout Effects<Self>
     ) -> Resolution {
       state = input
       return .handled

@@ -5,7 +5,7 @@ import Testing
 enum Fetcher: Machine {
   enum Input: Equatable, Sendable { case fetch(Int), got(Int), abort }
   static func resolve(
-    _ input: Input, state: inout [Int], extra: Void, effects: inout Effects<Input, Never>
+    _ input: Input, state: inout [Int], extra: Void, effects: inout Effects<Self>
   ) -> Resolution {
     switch input {
     case .fetch(let n): effects.run(Job { [.got(n * 10), .got(n * 10 + 1)] }, id: "fetch")

@@ -9,13 +9,17 @@ struct KindCacheTests {
   /// Counts how often the runtime reads its queues.
   enum Counted: Machine {
     nonisolated(unsafe) static var queueReads = 0
-    static var queues: [QueuePolicy] {
-      queueReads += 1
-      return [.merge, .latest(max: 1)]
+    /// Queues whose policies count how often they are read.
+    enum Queue: UInt8, EffectQueueSet {
+      case main, latest
+      var policy: QueuePolicy {
+        if self == .main { Counted.queueReads += 1 }
+        return self == .main ? .merge : .latest(max: 1)
+      }
     }
 
     static func resolve(
-      _ input: Int, state: inout Int, extra: Void, effects: inout Effects<Int, Never>
+      _ input: Int, state: inout Int, extra: Void, effects: inout Effects<Self>
     ) -> Resolution {
       state += input
       return .handled
@@ -25,7 +29,7 @@ struct KindCacheTests {
   /// Another type of the same shape as `Counted`.
   enum Other: Machine {
     static func resolve(
-      _ input: Int, state: inout Int, extra: Void, effects: inout Effects<Int, Never>
+      _ input: Int, state: inout Int, extra: Void, effects: inout Effects<Self>
     ) -> Resolution {
       state -= input
       return .handled
@@ -149,8 +153,9 @@ struct KindCacheTests {
 struct EffectBufferGrowthTests {
   /// Emits its input and the three numbers after it: four effects in the buffer.
   enum Emitter: Machine {
+    typealias Output = Int
     static func resolve(
-      _ input: Int, state: inout Int, extra: Void, effects: inout Effects<Int, Int>
+      _ input: Int, state: inout Int, extra: Void, effects: inout Effects<Self>
     ) -> Resolution {
       for offset in 0..<4 { effects.emit(input + offset) }
       return .handled
@@ -164,7 +169,7 @@ struct EffectBufferGrowthTests {
     )
 
     static func resolve(
-      _ input: Int, state: inout Int, extra: Void, effects: inout Effects<Int, Output>
+      _ input: Int, state: inout Int, extra: Void, effects: inout Effects<Self>
     ) -> Resolution {
       .handled
     }

@@ -7,8 +7,9 @@ enum Player: Machine {
   enum On { case playing, paused }
   enum State: Equatable { case off, on(On) }
   enum Input { case power, pause, play }
+  typealias Output = String
   static func resolve(
-    _ input: Input, state: inout State, extra: Void, effects: inout Effects<Input, String>
+    _ input: Input, state: inout State, extra: Void, effects: inout Effects<Self>
   ) -> Resolution {
     guard case .on(let child) = state else {  // top level: `off`
       guard input == .power else { return .rejected }

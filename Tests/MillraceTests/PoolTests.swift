@@ -9,8 +9,9 @@ struct PoolTests {
   /// Counts its inputs; `arm` starts `after(1 s, done)` with id `t`, `disarm` cancels it.
   enum Counter: Machine {
     enum Input: Equatable { case tick, arm, disarm, done }
+    typealias Output = Int
     static func resolve(
-      _ input: Input, state: inout Int, extra: Void, effects: inout Effects<Input, Int>
+      _ input: Input, state: inout Int, extra: Void, effects: inout Effects<Self>
     ) -> Resolution {
       switch input {
       case .tick: state += 1

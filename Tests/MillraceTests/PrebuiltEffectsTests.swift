@@ -5,8 +5,9 @@ import Testing
 enum Replayer: Machine {
   struct Input: Equatable { var start: Int, count: Int }
   typealias Extra = PrebuiltEffects<Input, Int>
+  typealias Output = Int
   static func resolve(
-    _ input: Input, state: inout Int, extra table: Extra, effects: inout Effects<Input, Int>
+    _ input: Input, state: inout Int, extra table: Extra, effects: inout Effects<Self>
   ) -> Resolution {
     effects.record(table, from: input.start, count: input.count)
     state += 1

@@ -4,8 +4,9 @@ import Testing
 /// `start(n)` starts `after(100 ms, done(n))` on queue 1, whose policy the test chooses.
 enum Starter: Machine {
   enum Input: Equatable { case start(Int), done(Int) }
+  typealias Queue = EffectQueue
   static func resolve(
-    _ input: Input, state: inout [Int], extra: Void, effects: inout Effects<Input, Never>
+    _ input: Input, state: inout [Int], extra: Void, effects: inout Effects<Self>
   ) -> Resolution {
     switch input {
     case .start(let n): effects.after(.milliseconds(100), send: .done(n), on: EffectQueue(1))
@@ -19,8 +20,9 @@ enum Starter: Machine {
 /// cancels id n.
 enum QueuedStarter: Machine {
   enum Input: Equatable { case start(Int, queue: UInt8), cancel(Int), done(Int) }
+  typealias Queue = EffectQueue
   static func resolve(
-    _ input: Input, state: inout [Int], extra: Void, effects: inout Effects<Input, Never>
+    _ input: Input, state: inout [Int], extra: Void, effects: inout Effects<Self>
   ) -> Resolution {
     switch input {
     case .start(let n, let queue):
@@ -34,8 +36,64 @@ enum QueuedStarter: Machine {
   }
 }
 
+/// Names its queues: `start(n)` starts `after(100 ms, done(n))` on `login`, which keeps only
+/// the latest; `tick(n)` on `main`, which keeps every one.
+enum NamedQueues: Machine {
+  enum Queue: UInt8, EffectQueueSet {
+    case main, login
+    var policy: QueuePolicy { self == .login ? .latest(max: 1) : .merge }
+  }
+  enum Input: Equatable { case start(Int), tick(Int), done(Int) }
+  static func resolve(
+    _ input: Input, state: inout [Int], extra: Void, effects: inout Effects<Self>
+  ) -> Resolution {
+    switch input {
+    case .start(let n): effects.after(.milliseconds(100), send: .done(n), on: .login)
+    case .tick(let n): effects.after(.milliseconds(100), send: .done(n))
+    case .done(let n): state.append(n)
+    }
+    return .handled
+  }
+}
+
+/// Declares queues whose raw values do not count from 0: no layout can be made of them.
+enum MisnumberedQueues: Machine {
+  enum Queue: UInt8, EffectQueueSet {
+    case main = 1, other
+    var policy: QueuePolicy { .merge }
+  }
+  static func resolve(
+    _ input: Int, state: inout Int, extra: Void, effects: inout Effects<Self>
+  ) -> Resolution {
+    .handled
+  }
+}
+
 @Suite("Queue policies")
 struct QueuePolicyTests {
+  @Test("a machine's own queue type gives its layout, and its effects run on the queue named")
+  func namedQueues() throws {
+    #expect(NamedQueues.Queue.policies == [.merge, .latest(max: 1)])
+    #expect(DefaultQueue.policies == [.merge])
+    let runtime = Runtime()
+    let driver = ManualDriver(runtime: runtime)
+    let machine = try runtime.spawn(NamedQueues.self, state: [])
+    for input in [NamedQueues.Input.start(1), .start(2), .tick(3), .tick(4)] {
+      _ = machine.post(input)
+    }
+    driver.advance(by: .milliseconds(100))
+    // `login` kept the latest of 1 and 2; `main` (the default queue) kept both ticks.
+    #expect(machine.state?.sorted() == [2, 3, 4])
+    #expect(runtime.statistics.effectsCancelled == 1)
+  }
+
+  @Test("queues whose raw values do not count from 0 stop the program at the first spawn")
+  func misnumberedQueues() async {
+    await #expect(processExitsWith: .failure) {
+      _ = try? Runtime().spawn(MisnumberedQueues.self, state: 0)
+    }
+  }
+
   struct Case: CustomTestStringConvertible, Sendable {
     let policy: QueuePolicy
     /// (effect number, completion time in ms)

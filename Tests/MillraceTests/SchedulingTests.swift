@@ -5,8 +5,9 @@ import Testing
 enum Logger: Machine {
   final class Log { var entries: [String] = [] }
   typealias Extra = (name: String, log: Log)
+  typealias Output = Int
   static func resolve(
-    _ input: Int, state: inout Int, extra: Extra, effects: inout Effects<Int, Int>
+    _ input: Int, state: inout Int, extra: Extra, effects: inout Effects<Self>
   ) -> Resolution {
     extra.log.entries.append("\(extra.name)\(input)")
     state = input
@@ -19,7 +20,7 @@ enum Logger: Machine {
 enum Countdown: Machine {
   typealias Extra = (name: String, log: Logger.Log)
   static func resolve(
-    _ input: Int, state: inout Int, extra: Extra, effects: inout Effects<Int, Never>
+    _ input: Int, state: inout Int, extra: Extra, effects: inout Effects<Self>
   ) -> Resolution {
     extra.log.entries.append("\(extra.name)\(input)")
     state = input

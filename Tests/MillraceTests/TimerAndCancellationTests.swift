@@ -5,7 +5,7 @@ import Testing
 enum Ticker: Machine {
   enum Input: Equatable { case start, tick, stop }
   static func resolve(
-    _ input: Input, state: inout Int, extra: Void, effects: inout Effects<Input, Never>
+    _ input: Input, state: inout Int, extra: Void, effects: inout Effects<Self>
   ) -> Resolution {
     switch input {
     case .start: effects.every(.milliseconds(30), send: .tick, id: "timer")
@@ -21,7 +21,7 @@ enum Requester: Machine {
   enum State: Equatable { case idle, requesting }
   enum Input: Equatable { case request, cancel(EffectID), done, startThenCancel, cancelThenStart }
   static func resolve(
-    _ input: Input, state: inout State, extra: Void, effects: inout Effects<Input, Never>
+    _ input: Input, state: inout State, extra: Void, effects: inout Effects<Self>
   ) -> Resolution {
     switch (input, state) {
     case (.request, .idle):

@@ -3,8 +3,9 @@ import Testing
 
 /// Emits each reading it is given.
 enum Sensor: Machine {
+  typealias Output = Int
   static func resolve(
-    _ input: Int, state: inout Int, extra: Void, effects: inout Effects<Int, Int>
+    _ input: Int, state: inout Int, extra: Void, effects: inout Effects<Self>
   ) -> Resolution {
     state = input
     effects.emit(input)
@@ -16,7 +17,7 @@ enum Sensor: Machine {
 enum Controller: Machine {
   enum Input: Equatable { case reading(Int) }
   static func resolve(
-    _ input: Input, state: inout Bool, extra: Void, effects: inout Effects<Input, Never>
+    _ input: Input, state: inout Bool, extra: Void, effects: inout Effects<Self>
   ) -> Resolution {
     guard case .reading(let value) = input else { return .rejected }
     state = value > 20
@@ -27,8 +28,9 @@ enum Controller: Machine {
 /// `save(v)` emits `v`; `initialize(v)` stores it.
 enum Storage: Machine {
   enum Input: Equatable { case save(Int), initialize(Int) }
+  typealias Output = Int
   static func resolve(
-    _ input: Input, state: inout Int, extra: Void, effects: inout Effects<Input, Int>
+    _ input: Input, state: inout Int, extra: Void, effects: inout Effects<Self>
   ) -> Resolution {
     switch input {
     case .save(let value): effects.emit(value)

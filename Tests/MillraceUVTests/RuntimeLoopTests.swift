@@ -7,7 +7,7 @@ import Testing
 enum Bell: Machine {
   enum Input: Equatable, Sendable { case arm(Int64), ring, work, done, abort, spin(Int) }
   static func resolve(
-    _ input: Input, state: inout [Input], extra: Void, effects: inout Effects<Input, Never>
+    _ input: Input, state: inout [Input], extra: Void, effects: inout Effects<Self>
   ) -> Resolution {
     switch input {
     case .arm(let ms): effects.after(.milliseconds(ms), send: .ring)

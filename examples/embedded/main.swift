@@ -8,8 +8,9 @@ enum AuthState: Equatable { case loggedOut, loggingIn, loggedIn, loggingOut }
 enum AuthInput: Equatable { case login, loginOK, logout, logoutOK, forceLogout }
 
 enum Ticker: Machine {
+  typealias Output = Int
   static func resolve(
-    _ input: UInt8, state: inout Int, extra: Void, effects: inout Effects<UInt8, Int>
+    _ input: UInt8, state: inout Int, extra: Void, effects: inout Effects<Self>
   ) -> Resolution {
     switch input {
     case 0: effects.every(.milliseconds(30), send: 1, id: "timer")

@@ -16,7 +16,7 @@ public enum CounterMachine: Machine {
   @inlinable @inline(__always)
   public static func resolve(
     _ input: CounterInput, state: inout Int, extra: Void,
-    effects: inout Effects<CounterInput, Never>
+    effects: inout Effects<Self>
   ) -> Resolution {
     state &+= 1
     return .handled
@@ -29,7 +29,7 @@ public enum AuthMachine: Machine {
   @inlinable @inline(__always)
   public static func resolve(
     _ input: AuthInput, state: inout AuthState, extra: Void,
-    effects: inout Effects<AuthInput, Never>
+    effects: inout Effects<Self>
   ) -> Resolution {
     guard let (to, effect) = Auth.resolve(input, state) else { return .rejected }
     state = to
@@ -53,7 +53,7 @@ public enum EffectMachine: Machine {
 
   /// Starts, cancels or counts.
   public static func resolve(
-    _ input: Input, state: inout Int, extra: Void, effects: inout Effects<Input, Never>
+    _ input: Input, state: inout Int, extra: Void, effects: inout Effects<Self>
   ) -> Resolution {
     switch input {
     case .arm(let queue, let id, let milliseconds):

@@ -16,9 +16,12 @@ public enum Counter: Machine {
     case add(Int)
   }
 
+  /// What a counter emits: `zero`.
+  public typealias Output = String
+
   /// Applies the input to the count.
   public static func resolve(
-    _ input: Input, state: inout Int, extra: Void, effects: inout Effects<Input, String>
+    _ input: Input, state: inout Int, extra: Void, effects: inout Effects<Self>
   ) -> Resolution {
     let next: Int
     switch input {

@@ -9,7 +9,7 @@ extension DataKind {
   @inline(__always)
   func _resolve(
     _ input: DataMessage<Words>, state: inout DataState<Words>,
-    effects: inout Effects<DataMessage<Words>, DataMessage<Words>>
+    effects: inout Effects<DataMachine<Words>>
   ) -> Resolution {
     let pair = Int(input.index) &* _stateCount &+ Int(state.leaf)
     guard pair < _pairCount else { return .rejected }
@@ -34,7 +34,7 @@ extension DataKind {
   func _handle(
     _ input: DataMessage<Words>, from start: Int, to end: Int,
     _ frame: UnsafeMutablePointer<UInt64>,
-    _ effects: inout Effects<DataMessage<Words>, DataMessage<Words>>
+    _ effects: inout Effects<DataMachine<Words>>
   ) -> (Resolution, Int32) {
     let candidates = _candidates
     var position = start
@@ -138,7 +138,7 @@ extension DataKind {
   @inline(__always)
   func _record(
     _ first: Int, _ count: Int, _ input: DataMessage<Words>, _ frame: UnsafePointer<UInt64>,
-    _ effects: inout Effects<DataMessage<Words>, DataMessage<Words>>
+    _ effects: inout Effects<DataMachine<Words>>
   ) -> Bool {
     var index = first
     let end = first &+ count
@@ -160,7 +160,7 @@ extension DataKind {
   @usableFromInline
   func _recordWithArguments(
     _ index: Int, _ frame: UnsafePointer<UInt64>,
-    _ effects: inout Effects<DataMessage<Words>, DataMessage<Words>>
+    _ effects: inout Effects<DataMachine<Words>>
   ) -> Bool {
     let writes = _writes + Int(_argumentStart[index])
     let count = Int(_argumentCount[index])

@@ -20,6 +20,8 @@ public enum DataMachine<Words: DataWords>: Machine {
   public typealias Output = DataMessage<Words>
   /// The compiled kind, held unretained (see `DataKindHandle`).
   public typealias Extra = DataKindHandle<Words>
+  /// Queues by position in the kind's machine file (`queues`), given at spawn.
+  public typealias Queue = EffectQueue
 
   /// A machine keeps room for one queued input in its block when its inputs are of the
   /// smallest word class (16 bytes): an input of a data kind is bigger than the padding a
@@ -33,7 +35,7 @@ public enum DataMachine<Words: DataWords>: Machine {
   @inline(__always)
   public static func resolve(
     _ input: Input, state: inout State, extra kind: DataKindHandle<Words>,
-    effects: inout Effects<Input, Output>
+    effects: inout Effects<Self>
   ) -> Resolution {
     kind._kind._withUnsafeGuaranteedRef { $0._resolve(input, state: &state, effects: &effects) }
   }

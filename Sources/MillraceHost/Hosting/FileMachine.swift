@@ -12,6 +12,8 @@ public enum FileMachine: Machine {
   public typealias Output = UInt16
   /// The compiled kind.
   public typealias Extra = FileKind
+  /// Queues by position in the kind's machine file (`queues`), given at spawn.
+  public typealias Queue = EffectQueue
 
   /// Applies the first row, in file order, whose `on` and `from` match; or rejects.
   ///
@@ -23,7 +25,7 @@ public enum FileMachine: Machine {
   @inline(__always)
   public static func resolve(
     _ input: UInt16, state: inout UInt16, extra kind: FileKind,
-    effects: inout Effects<UInt16, UInt16>
+    effects: inout Effects<Self>
   ) -> Resolution {
     let step = kind.step(input: input, state: state)
     guard step.isHandled else { return .rejected }

@@ -39,7 +39,7 @@ public struct HostKind {
     queues: [QueuePolicy]? = nil, source: String = "built-in", definition: String? = nil,
     schema: KindSchema? = nil, lifecycle: KindLifecycle<M> = KindLifecycle()
   ) -> HostKind {
-    let schema = schema ?? KindSchema(codec: codec, queueCount: (queues ?? M.queues).count)
+    let schema = schema ?? KindSchema(codec: codec, queueCount: (queues ?? M.Queue.policies).count)
     return HostKind(name: name, source: source, definition: definition, schema: schema) { host in
       host.observe(type)
       return KindOperations(

@@ -57,14 +57,14 @@ final class KindOperations {
   let print: (UnsafeRawPointer) -> HostedEvent
 
   /// The operations of machines of type `M` in `runtime`, spawned with `extra` and `queues`
-  /// (`M.queues` when nil), starting in `initial` unless a state is named, read and printed
+  /// (`M.Queue.policies` when nil), starting in `initial` unless a state is named, read and printed
   /// through `codec`, started and finished as `lifecycle` says.
   init<M: Machine>(
     _ type: M.Type, runtime: Runtime, initial: M.State, extra: M.Extra, queues: [QueuePolicy]?,
     codec: TextCodec<M>, lifecycle: KindLifecycle<M> = KindLifecycle()
   ) {
     let lookup = runtime.lookup(type)
-    let queues = queues ?? M.queues
+    let queues = queues ?? M.Queue.policies
     spawn = { [unowned runtime] stateText in
       var state = initial
       if let stateText {

@@ -33,7 +33,7 @@ final class MachineHostTurnTests {
   static var alarm: HostKind {
     enum Alarm: Machine {
       static func resolve(
-        _ input: String, state: inout String, extra: Void, effects: inout Effects<String, Never>
+        _ input: String, state: inout String, extra: Void, effects: inout Effects<Self>
       ) -> Resolution {
         if input == "arm" { effects.after(.seconds(60), send: "ring") }
         state = input

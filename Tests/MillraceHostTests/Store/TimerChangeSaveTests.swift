@@ -16,7 +16,7 @@ struct TimerChangeSaveTests {
   /// `ring` and `tick` (they change nothing but the timers).
   enum Alarm: Machine {
     static func resolve(
-      _ input: String, state: inout String, extra: Void, effects: inout Effects<String, Never>
+      _ input: String, state: inout String, extra: Void, effects: inout Effects<Self>
     ) -> Resolution {
       switch input {
       case "arm": effects.after(.seconds(2), send: "ring", id: "alarm")
