@@ -51,23 +51,25 @@ public struct MachineHandle<M: Machine> {
   /// The machine's counters and high-water marks; all zero once it was removed.
   public var statistics: MachineStatistics { machine?.statistics ?? MachineStatistics() }
 
-  /// Registers `observer` for every later reply and output, for the machine's lifetime.
+  /// Registers `observer` for every later reply and output, until the returned observation
+  /// is cancelled or the machine removed. Observers are called in the order they were added.
   ///
-  /// The machine keeps the observer until it is removed: an observer that captures the
-  /// runtime (or anything that owns it) strongly forms a reference cycle through the machine,
-  /// so capture the runtime `unowned` (or remove the machine before dropping the runtime).
-  /// Handles may be captured freely: they hold the machine table, not the runtime.
+  /// The machine keeps the observer: one that captures the runtime (or anything that owns
+  /// it) strongly keeps the runtime alive through the machine until `Observation.cancel()`
+  /// or the machine's removal. Handles may be captured freely: they hold the machine table,
+  /// not the runtime.
   ///
-  /// Returns false, registering nothing, when the machine was removed or (Embedded Swift) the
+  /// Returns nil, registering nothing, when the machine was removed or (Embedded Swift) the
   /// memory for the registration cannot be allocated.
   @discardableResult
   public func observe(
     _ observer: @escaping (MachineEvent<M.Input, M.State, M.Output>) -> Void
-  ) -> Bool {
+  ) -> Observation? {
     // The box before the checked allocations (`Memory`): a full allocator refuses one of
     // those, never the box.
-    let box = ObserverBox(observer)
-    return machine?.makeSide()?.pointee.observers.append(box) ?? false
+    let box = ObserverBox(token: table.newObserverToken(), observer)
+    guard machine?.makeSide()?.pointee.observers.append(box) == true else { return nil }
+    return Observation(table: table, machine: id, token: box.token)
   }
 
   /// An input port that posts to this machine.

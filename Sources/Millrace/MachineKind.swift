@@ -9,6 +9,8 @@ enum CellOperation {
   case terminate
   /// Deinitialize and free the block of a terminated machine.
   case destroy
+  /// Remove the machine's observer of registration `token` (`Observation.cancel()`).
+  case removeObserver(token: UInt64)
 }
 
 /// One effect queue of a machine type: its policy, and where its lists are in the block
@@ -127,7 +129,7 @@ class MachineKind {
   @usableFromInline
   let dispatch: Dispatch
   @usableFromInline
-  let perform: (MachineTable, UInt32, CellOperation) -> Void
+  let perform: (MachineTable, UInt32, CellOperation) -> Bool
   /// The block layout, in storage the kind owns so that views point to it instead of copying.
   @usableFromInline
   let layoutStorage: UnsafeMutablePointer<BlockLayout>
@@ -158,7 +160,7 @@ class MachineKind {
   init(
     type: UInt, layout: BlockLayout, inputShape: CellShape, effectShape: CellShape,
     dispatch: @escaping Dispatch,
-    perform: @escaping (MachineTable, UInt32, CellOperation) -> Void
+    perform: @escaping (MachineTable, UInt32, CellOperation) -> Bool
   ) {
     self.type = type
     layoutStorage = .allocate(capacity: 1)

@@ -60,6 +60,15 @@ final class MachineTable {
   @usableFromInline
   @exclusivity(unchecked)
   var generationFloor: UInt32 = 1
+  /// The last observer registration number handed out (`newObserverToken`).
+  private var observerTokens: UInt64 = 0
+
+  /// A registration number no observer of this table had before.
+  @usableFromInline
+  func newObserverToken() -> UInt64 {
+    observerTokens &+= 1
+    return observerTokens
+  }
 
   /// Reserves `capacity` records (at least 1), or nil when the memory cannot be allocated.
   ///

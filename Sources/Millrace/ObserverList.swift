@@ -1,13 +1,29 @@
+/// An observer box of any event type, as the runtime's list of boxes to release after a
+/// dispatch (`Runtime.retiredObservers`) holds it.
+@usableFromInline
+class AnyObserverBox {
+  /// The registration's number, unique in its runtime (`MachineTable.newObserverToken`): what
+  /// an `Observation` finds the box by, without keeping it alive.
+  @usableFromInline
+  let token: UInt64
+
+  @usableFromInline
+  init(token: UInt64) {
+    self.token = token
+  }
+}
+
 /// One observer closure, boxed so that it can be borrowed (its `let` closure is called
 /// without retaining its context).
 @usableFromInline
-final class ObserverBox<Event> {
+final class ObserverBox<Event>: AnyObserverBox {
   @usableFromInline
   let call: (Event) -> Void
 
   @usableFromInline
-  init(_ call: @escaping (Event) -> Void) {
+  init(token: UInt64, _ call: @escaping (Event) -> Void) {
     self.call = call
+    super.init(token: token)
   }
 }
 
@@ -52,6 +68,22 @@ struct ObserverList<Event> {
     if count == 0 { first = storage![0] }
     count += 1
     return true
+  }
+
+  /// Takes the box of registration `token` out of the list, keeping the order of the others,
+  /// and answers the reference the list held (the caller releases it); nil when no box of the
+  /// list has that token.
+  @usableFromInline
+  mutating func remove(token: UInt64) -> Unmanaged<AnyObserverBox>? {
+    guard let storage else { return nil }
+    for index in 0..<count where storage[index]._withUnsafeGuaranteedRef({ $0.token == token }) {
+      let removed = storage[index]
+      (storage + index).moveInitialize(from: storage + index + 1, count: count - index - 1)
+      count -= 1
+      first = count > 0 ? storage[0] : nil
+      return Unmanaged.fromOpaque(removed.toOpaque())
+    }
+    return nil
   }
 
   /// Forgets every observer and frees the storage.

@@ -53,10 +53,10 @@ public final class Runtime {
   /// point into them.
   @usableFromInline
   var pools: [(shape: CellShape, inputs: Bool, pool: UnsafeMutablePointer<CellPool>)] = []
-  /// The observers of whole machine types (`observeAll`), the latest of a type last: the type
-  /// (`MachineKind.type`), the box its kinds point to, and how to release the box.
+  /// The observers of whole machine types (`observeAll`), one per type at most: the type
+  /// (`MachineKind.type`) and the box its kinds point to, retained.
   @usableFromInline
-  var observedTypes: [(type: UInt, box: UnsafeMutableRawPointer, release: () -> Void)] = []
+  var observedTypes: [(type: UInt, box: Unmanaged<AnyObserverBox>)] = []
   @usableFromInline
   @exclusivity(unchecked)
   var timers: TimerHeap
@@ -75,6 +75,10 @@ public final class Runtime {
   /// less one): what `Effects` compares with, ready-made for every resolution.
   @usableFromInline
   let lastEffectIndex: UInt
+  /// Observers cancelled during the running dispatch, released when it returns: one of them
+  /// may be the observer being called.
+  @usableFromInline
+  var retiredObservers: [Unmanaged<AnyObserverBox>] = []
   @usableFromInline
   @exclusivity(unchecked)
   var isDispatching = false
@@ -145,11 +149,12 @@ public final class Runtime {
       pool.pointee.deallocate()
       pool.deallocate()
     }
-    for observed in observedTypes { observed.release() }
+    for observed in observedTypes { observed.box.release() }
     blockArena.deallocate()
     timers.deallocate()
     scratch.deallocate()
     for retired in retiredScratch { retired.deallocate() }
+    releaseRetiredObservers()
   }
 
   /// The latest instant passed to `advance(to:)`.
@@ -287,7 +292,7 @@ public final class Runtime {
     kind.isDefault = queues == nil
     kind.inputPool = inputPool
     kind.effectPool = effectPool
-    kind.observer = observedTypes.last { $0.type == type }?.box
+    kind.observer = observedTypes.first { $0.type == type }?.box.toOpaque()
     kinds.append(kind)
     rebuildKindEntries()
     return UInt16(kinds.count - 1)
@@ -366,43 +371,61 @@ public final class Runtime {
 
   /// Runs `operation` on the machine in slot `index` through its kind.
   @inlinable
-  func perform(_ operation: CellOperation, on index: UInt32) {
+  @discardableResult
+  func perform(_ operation: CellOperation, on index: UInt32) -> Bool {
     let table = self.table
-    table.kinds[Int(table.records[Int(index)].kind)].kind._withUnsafeGuaranteedRef {
+    return table.kinds[Int(table.records[Int(index)].kind)].kind._withUnsafeGuaranteedRef {
       $0.perform(table, index, operation)
     }
   }
 
   /// Calls `observer` with every later reply and output of every machine of type `M`, with the
-  /// machine's id: after the machine's own observers, for as long as the runtime lives. A
-  /// later call replaces the earlier observer of the type (released at once, or, when made
-  /// from an observer during `dispatch`, at the next call outside it or when the runtime
-  /// goes). One observer for a whole type
-  /// costs no memory per machine (`MachineHandle.observe` makes a side record per machine).
+  /// machine's id: after the machine's own observers, until the returned observation is
+  /// cancelled or the runtime goes. A later call replaces the earlier observer of the type
+  /// (whose observation then cancels nothing). One observer for a whole type costs no memory
+  /// per machine (`MachineHandle.observe` makes a side record per machine).
   ///
-  /// The runtime keeps the observer: capture the runtime (or anything that owns it)
-  /// `unowned`.
+  /// The runtime keeps the observer: one that captures the runtime (or anything that owns
+  /// it) strongly keeps the runtime alive until `Observation.cancel()`.
   ///
   /// Inlinable, so that the box's closure is specialized for `M` where the caller knows it:
   /// unspecialized, it would look up the metadata of the event's tuple type on every event.
   @inlinable
+  @discardableResult
   public func observeAll<M: Machine>(
     _ type: M.Type,
     _ observer: @escaping (MachineID, MachineEvent<M.Input, M.State, M.Output>) -> Void
-  ) {
-    let box = Unmanaged.passRetained(
-      ObserverBox<TypedMachine<M>.KindEvent> { observer($0.0, $0.1) })
-    let type = TypedMachineKind<M>.type
-    for kind in kinds where kind.type == type { kind.observer = box.toOpaque() }
-    rebuildKindEntries()
-    // A replaced observer is kept while `dispatch` runs: a view made before the call (an
-    // observer may call this) still reaches it. Outside `dispatch` no view is alive, and the
-    // observers replaced so far are released.
-    if !isDispatching {
-      for observed in observedTypes where observed.type == type { observed.release() }
-      observedTypes.removeAll { $0.type == type }
+  ) -> Observation {
+    let box = ObserverBox<TypedMachine<M>.KindEvent>(token: table.newObserverToken()) {
+      observer($0.0, $0.1)
     }
-    observedTypes.append((type, box.toOpaque(), { box.release() }))
+    let observation = Observation(table: table, type: TypedMachineKind<M>.type, token: box.token)
+    setObserver(of: observation._type, to: Unmanaged.passRetained(box))
+    if !isDispatching { releaseRetiredObservers() }
+    return observation
+  }
+
+  /// Makes `box` (retained) the observer of every machine of `type`, now and later (nil:
+  /// none). The one it replaces is retired (`retire`).
+  @usableFromInline
+  func setObserver(of type: UInt, to box: Unmanaged<AnyObserverBox>?) {
+    for kind in kinds where kind.type == type { kind.observer = box?.toOpaque() }
+    rebuildKindEntries()
+    for observed in observedTypes where observed.type == type { retire(observed.box) }
+    observedTypes.removeAll { $0.type == type }
+    if let box { observedTypes.append((type, box)) }
+  }
+
+  /// Removes the observer of every machine of `type` if it is registration `token`'s; false
+  /// when it is not (cancelled, or replaced by a later `observeAll`).
+  @usableFromInline
+  func removeObserver(of type: UInt, token: UInt64) -> Bool {
+    guard
+      let current = observedTypes.first(where: { $0.type == type }),
+      current.box._withUnsafeGuaranteedRef({ $0.token == token })
+    else { return false }
+    setObserver(of: type, to: nil)
+    return true
   }
 
   /// A handle to the live machine `id` names, when the caller knows it is of type `M` (the
@@ -499,7 +522,27 @@ public final class Runtime {
     let turns = limit &- table.turnsLeft
     counters.dispatched &+= UInt64(truncatingIfNeeded: turns)
     isDispatching = false
+    if !retiredObservers.isEmpty { releaseRetiredObservers() }
     return turns
+  }
+
+  /// Keeps a removed observer's box until it is safe to release: until the running dispatch
+  /// returns (the box may be the observer being called), or, outside a dispatch, until the
+  /// call that removed it is done with the runtime (`releaseRetiredObservers`), since the
+  /// box may hold the last reference to the runtime.
+  @usableFromInline
+  func retire(_ observer: Unmanaged<AnyObserverBox>) {
+    retiredObservers.append(observer)
+  }
+
+  /// Releases the boxes of the observers cancelled during the last dispatch. The last
+  /// reference to the runtime may go with one (an observer that captured it): the list is
+  /// emptied first, and nothing of the runtime is touched after the releases.
+  @usableFromInline
+  func releaseRetiredObservers() {
+    let retired = retiredObservers
+    retiredObservers = []
+    for observer in retired { observer.release() }
   }
 
   /// Hands a finished job back; its results are queued to its machine unless the effect was

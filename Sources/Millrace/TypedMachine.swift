@@ -186,19 +186,26 @@ struct TypedMachine<M: Machine> {
 
   /// Calls every observer with `event`, in the order they were added, then the observer of
   /// every machine of the kind, while the machine stays alive (an observer may remove it).
-  /// Reads the list afresh for each observer, so one may add another meanwhile.
+  /// Reads the list afresh for each observer, so one may add another meanwhile, or cancel
+  /// one: a cancelled observer's box stays alive until the dispatch returns
+  /// (`Runtime.retire`), and the observers after it move down a place, so an index whose
+  /// observer changed during the call is called again, not passed.
   @inlinable
   @inline(__always)
   func notify(_ event: Event) {
     if let side, let first = side.pointee.observers.first, isAlive {
       // The first observer straight from the side record: one load fewer on every reply.
       first._withUnsafeGuaranteedRef { $0.call(event) }
-      var index = 1
+      var index = side.pointee.observers.first?.toOpaque() == first.toOpaque() ? 1 : 0
       while index < side.pointee.observers.count && isAlive {
-        side.pointee.observers.storage.unsafelyUnwrapped[index]._withUnsafeGuaranteedRef {
-          $0.call(event)
+        let observer = side.pointee.observers.storage.unsafelyUnwrapped[index]
+        observer._withUnsafeGuaranteedRef { $0.call(event) }
+        if index < side.pointee.observers.count
+          && side.pointee.observers.storage.unsafelyUnwrapped[index].toOpaque()
+            == observer.toOpaque()
+        {
+          index &+= 1
         }
-        index &+= 1
       }
     }
     if let observer = entry.pointee.observer, isAlive {
@@ -241,15 +248,27 @@ struct TypedMachine<M: Machine> {
     ).initialize()
   }
 
+  /// Does `operation`; false only for an observer to remove that the machine does not have.
   @inlinable
-  func perform(_ operation: CellOperation) {
+  func perform(_ operation: CellOperation) -> Bool {
     switch operation {
     case .fire(let slot, let generation, let disarmed):
       fire(slot: slot, generation: generation, disarmed: disarmed)
     case .complete(let job): complete(job)
     case .terminate: terminate()
     case .destroy: destroy()
+    case .removeObserver(let token): return removeObserver(token: token)
     }
+    return true
+  }
+
+  /// Removes the observer of registration `token`, retiring its box (`Runtime.retire`);
+  /// false when the machine has no such observer.
+  @usableFromInline
+  func removeObserver(token: UInt64) -> Bool {
+    guard let removed = side?.pointee.observers.remove(token: token) else { return false }
+    withRuntime { $0.retire(removed) }
+    return true
   }
 
   // MARK: Inputs

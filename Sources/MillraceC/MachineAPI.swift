@@ -95,7 +95,7 @@ func cObserve(
       handle.observe({ event in
         var converted = millrace_event_t(event)
         observer(context, machine, &converted)
-      })
+      }) != nil
     else { return MILLRACE_NO_CAPACITY.code }
     return MILLRACE_OK.code
   }

@@ -194,6 +194,7 @@ struct PoolTests {
     let runtime = Runtime()
     var first = 0
     var second = 0
+    var retired = 0
     let machine = try runtime.spawn(Counter.self, state: 0)
     runtime.observeAll(Counter.self) { [unowned runtime] _, event in
       guard case .replied = event else { return }
@@ -203,6 +204,7 @@ struct PoolTests {
       runtime.observeAll(Counter.self) { _, event in
         if case .replied = event { second += 1 }
       }
+      retired = runtime.retiredObservers.count
       for limit in 1...4 {
         _ = try? runtime.spawn(Counter.self, state: 0, queues: [.latest(max: limit)])
       }
@@ -213,9 +215,9 @@ struct PoolTests {
     #expect(first == 1)
     #expect(second == 1)
     #expect(runtime.kinds.count == 5)
-    #expect(runtime.observedTypes.count == 2)  // the replaced one is kept while dispatching
-    // Outside dispatch, a replacement releases what it replaces.
-    runtime.observeAll(Counter.self) { _, _ in }
+    // The replaced one was kept while dispatching, and released when the dispatch returned.
+    #expect(retired == 1)
+    #expect(runtime.retiredObservers.isEmpty)
     #expect(runtime.observedTypes.count == 1)
   }
 }

@@ -1,0 +1,58 @@
+/// An observer's registration (`MachineHandle.observe`, `Runtime.observeAll`), which can be
+/// cancelled.
+///
+/// After `cancel()` the observer is never called again, including for the rest of an event
+/// being delivered when an observer cancels it, and the runtime drops its reference to the
+/// observer's closure: at once, or, when cancelled from inside `dispatch`, as that dispatch
+/// returns. An observer that captures the runtime strongly keeps it alive until then (a
+/// reference cycle through the machine); cancelling is how such a cycle ends. Dropping an
+/// `Observation` does not cancel it: an observer lasts as long as its machine (or, for
+/// `observeAll`, the runtime) unless cancelled. An observation holds no reference to the
+/// observer or the runtime, only to the runtime's machine table, as a handle does.
+///
+/// Use it on the runtime's thread, like the handle that made it.
+public struct Observation {
+  @usableFromInline
+  let _table: MachineTable
+  /// The machine observed, or nil for an observer of every machine of `_type`.
+  @usableFromInline
+  let _machine: MachineID?
+  /// The machine type observed (`TypedMachineKind.type`), for `observeAll`.
+  @usableFromInline
+  let _type: UInt
+  /// The registration's number (`AnyObserverBox.token`).
+  @usableFromInline
+  let _token: UInt64
+
+  /// The observation of `machine`'s observer `token`.
+  @usableFromInline
+  init(table: MachineTable, machine: MachineID, token: UInt64) {
+    (_table, _machine, _type, _token) = (table, machine, 0, token)
+  }
+
+  /// The observation of the observer `token` of every machine of `type`.
+  @usableFromInline
+  init(table: MachineTable, type: UInt, token: UInt64) {
+    (_table, _machine, _type, _token) = (table, nil, type, token)
+  }
+
+  /// Stops the observer; true when it was registered until now, false when it was already
+  /// cancelled (or, for `observeAll`, replaced), its machine removed or its runtime gone.
+  @discardableResult
+  public func cancel() -> Bool {
+    guard let runtime = _table.owner else { return false }
+    return runtime._withUnsafeGuaranteedRef { runtime in
+      let removed: Bool
+      if let machine = _machine {
+        removed =
+          runtime.table.liveRecord(machine) != nil
+          && runtime.perform(.removeObserver(token: _token), on: machine.index)
+      } else {
+        removed = runtime.removeObserver(of: _type, token: _token)
+      }
+      // Last: the observer released may hold the last reference to the runtime.
+      if !runtime.isDispatching { runtime.releaseRetiredObservers() }
+      return removed
+    }
+  }
+}
