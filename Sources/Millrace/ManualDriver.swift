@@ -12,11 +12,17 @@ public final class ManualDriver {
   }
   let started = JobList()
 
-  /// Takes over `runtime`'s job executor.
+  /// Installs the driver's job executor on `runtime`, until the driver goes.
+  ///
+  /// - Precondition: `runtime` has no job executor (no other driver).
   public init(runtime: Runtime) {
     self.runtime = runtime
     let started = self.started
-    runtime.jobExecutor = { job in started.jobs.append(job) }
+    runtime.installJobExecutor { job in started.jobs.append(job) }
+  }
+
+  deinit {
+    runtime.removeJobExecutor()
   }
 
   /// Jobs started and not yet run, oldest first.

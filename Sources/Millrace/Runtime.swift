@@ -23,10 +23,11 @@ public final class Runtime {
   /// so it skips them too: a callback that replaces it while running is safe.
   @exclusivity(unchecked)
   public var onDiagnostic: ((Diagnostic) -> Void)?
-  /// Called with each job a `run` effect starts, on the runtime's thread. The driver executes
-  /// it (on any thread) and hands it back to `complete(_:)` on the runtime's thread. When nil,
-  /// jobs execute synchronously, inline, and complete at once.
-  public var jobExecutor: ((PendingJob) -> Void)?
+  /// Called with each job a `run` effect starts, on the runtime's thread: the driver's
+  /// (`installJobExecutor`), which executes it (on any thread) and hands it back to
+  /// `complete(_:)` on the runtime's thread. When nil, jobs execute synchronously, inline, and
+  /// complete at once.
+  public private(set) var jobExecutor: ((PendingJob) -> Void)?
 
   @usableFromInline
   @exclusivity(unchecked)
@@ -550,6 +551,23 @@ public final class Runtime {
   public func complete(_ job: PendingJob) {
     guard table.liveRecord(job.machine) != nil else { return }
     perform(.complete(job), on: job.machine.index)
+  }
+
+  /// Makes `executor` run every job a `run` effect starts from now on: how a driver
+  /// (`ManualDriver`, MillraceUV's `RuntimeLoop`) takes the runtime's jobs.
+  ///
+  /// - Precondition: no executor is installed. A runtime has one driver: a second one would
+  ///   take the first one's jobs, which would then never complete where it waits for them.
+  public func installJobExecutor(_ executor: @escaping (PendingJob) -> Void) {
+    precondition(
+      jobExecutor == nil,
+      "the runtime already has a job executor: one driver per runtime (remove the other's first)")
+    jobExecutor = executor
+  }
+
+  /// Removes the installed executor: jobs then execute inline, as they start.
+  public func removeJobExecutor() {
+    jobExecutor = nil
   }
 
   // MARK: Services for machines

@@ -1,6 +1,9 @@
 /// Machine trees: routes set up once between machines. Routed inputs are queued like any
 /// other (no re-entrancy); a full target queue is counted and reported as
 /// `Diagnostic.inputQueueFull(target, .route)`.
+///
+/// Every handle given must be of a machine of this runtime: one of another runtime stops the
+/// program (a route across runtimes would queue inputs on another thread's runtime).
 extension Runtime {
   /// Routes each output of `source` to zero or more inputs of `target`: `map` calls `send`
   /// once per input to deliver. Returns false, routing nothing, when `source` was removed or
@@ -10,6 +13,8 @@ extension Runtime {
     from source: MachineHandle<Source>, to target: MachineHandle<Target>,
     _ map: @escaping (Source.Output, (Target.Input) -> Void) -> Void
   ) -> Bool {
+    checkOwned(source)
+    checkOwned(target)
     guard let side = source.machine?.makeSide() else { return false }
     side.pointee.routes.append { output in
       map(output) { input in target.machine?.enqueue(input, token: 0, source: .route) }
@@ -36,6 +41,7 @@ extension Runtime {
   public func redirect<M: Machine>(
     _ handle: MachineHandle<M>, _ map: @escaping (M.Output) -> Redirection<M.Input>
   ) -> Bool {
+    checkOwned(handle)
     guard let side = handle.machine?.makeSide() else { return false }
     side.pointee.redirect = map
     return true
@@ -46,7 +52,8 @@ extension Runtime {
   public func inward<Outer, M: Machine>(
     to target: MachineHandle<M>, _ map: @escaping (Outer) -> M.Input?
   ) -> InputPort<Outer> {
-    InputPort { outer, tag in
+    checkOwned(target)
+    return InputPort { outer, tag in
       guard let input = map(outer) else { return target.isAlive ? .accepted : .noMachine }
       return target.post(input, tag: tag)
     }
@@ -64,5 +71,11 @@ extension Runtime {
       }
       return result
     }
+  }
+
+  /// Stops the program when `handle` is of a machine of another runtime.
+  func checkOwned<M: Machine>(_ handle: MachineHandle<M>) {
+    precondition(
+      handle.table === table, "wiring a machine of another runtime: both ends must be this one's")
   }
 }

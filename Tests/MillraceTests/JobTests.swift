@@ -53,4 +53,32 @@ struct JobTests {
     while runtime.hasPendingInputs { runtime.dispatch() }
     #expect(machine.state == [20, 21])
   }
+
+  @Test("a runtime has one driver: the jobs go to it, and return inline once it is gone")
+  func oneDriver() throws {
+    let runtime = Runtime()
+    let machine = try runtime.spawn(Fetcher.self, state: [])
+    do {
+      let driver = ManualDriver(runtime: runtime)
+      _ = machine.post(.fetch(1))
+      driver.runUntilIdle()
+      #expect(driver.pendingJobs.count == 1)
+      #expect(runtime.jobExecutor != nil)
+      driver.runJobs()
+    }
+    #expect(runtime.jobExecutor == nil)
+    _ = machine.post(.fetch(2))
+    while runtime.hasPendingInputs { runtime.dispatch() }
+    #expect(machine.state == [10, 11, 20, 21])
+  }
+
+  @Test("a second driver of one runtime stops the program instead of taking the jobs")
+  func secondDriver() async {
+    await #expect(processExitsWith: .failure) {
+      let runtime = Runtime()
+      let first = ManualDriver(runtime: runtime)
+      let second = ManualDriver(runtime: runtime)
+      withExtendedLifetime((first, second)) {}
+    }
+  }
 }

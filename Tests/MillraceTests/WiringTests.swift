@@ -124,4 +124,21 @@ struct WiringTests {
     #expect(diagnostics == [.inputQueueFull(controller.id, .route)])
     #expect(controller.statistics.dropped == 1)
   }
+
+  @Test("wiring a machine of another runtime stops the program", arguments: [0, 1, 2, 3])
+  func otherRuntime(_ call: Int) async {
+    await #expect(processExitsWith: .failure) { [call] in
+      let (runtime, other) = (Runtime(), Runtime())
+      guard let sensor = try? runtime.spawn(Sensor.self, state: 0),
+        let foreign = try? other.spawn(Storage.self, state: 0),
+        let own = try? runtime.spawn(Storage.self, state: 0)
+      else { return }
+      switch call {
+      case 0: runtime.outward(from: sensor, to: foreign) { Storage.Input.initialize($0) }
+      case 1: other.outward(from: foreign, to: own) { Storage.Input.initialize($0) }
+      case 2: runtime.redirect(foreign) { .back(.initialize($0)) }
+      default: _ = runtime.inward(to: foreign) { (value: Int) in Storage.Input.save(value) }
+      }
+    }
+  }
 }

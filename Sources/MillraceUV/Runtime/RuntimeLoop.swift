@@ -23,7 +23,10 @@ import Millrace
 /// - Turn end: `onTurnEnd` runs after every pump, so a host can commit what the turn changed
 ///   and only then write its replies.
 /// - Jobs: `run` effects execute on libuv's thread pool (`uv_queue_work`); completions come back
-///   on the loop thread, where the runtime discards those of cancelled effects.
+///   on the loop thread, where the runtime discards those of cancelled effects. The driver
+///   installs the runtime's job executor (`Runtime.installJobExecutor`): a runtime that
+///   already has a driver stops the program. After `close()` the runtime drops the jobs
+///   its machines start.
 /// - Use on the loop thread only. `close()` (or `EventLoop.close()`) closes its handles.
 public final class RuntimeLoop: LoopResource, ClosableHandleOwner {
   /// The loop.
@@ -105,7 +108,7 @@ public final class RuntimeLoop: LoopResource, ClosableHandleOwner {
     }
     uv_unref(asHandle(prepare))
     let pool = self.pool
-    runtime.jobExecutor = { [unowned self] job in
+    runtime.installJobExecutor { [unowned self] job in
       do {
         try pool.submit({ job.execute() }) { _ in
           self.runtime.complete(job)
@@ -163,7 +166,8 @@ public final class RuntimeLoop: LoopResource, ClosableHandleOwner {
 
   func shutdown() {
     // Jobs started while shutting down are dropped with the runtime, not run inline.
-    runtime.jobExecutor = { _ in }
+    runtime.removeJobExecutor()
+    runtime.installJobExecutor { _ in }
     onTurnEnd = nil
     timer.close()
     pool.close()
