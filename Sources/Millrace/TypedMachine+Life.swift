@@ -1,0 +1,74 @@
+/// Life: filling a slot with a new machine, and removing it (in two steps: `terminate` while
+/// it may be mid-dispatch, `destroy` once it is not).
+extension TypedMachine {
+  /// Fills slot `index`'s record and a new block for a machine in `state` that may queue
+  /// `inputCapacity` inputs.
+  @inlinable
+  static func spawn(
+    runtime: Runtime, index: UInt32, kind kindIndex: UInt16, state: M.State, extra: M.Extra,
+    inputCapacity: Int
+  ) {
+    let entry = runtime.table.kinds + Int(kindIndex)
+    let layout = entry.pointee.layout
+    precondition(
+      layout.pointee.inputOffset == inputOffset && layout.pointee.extraOffset == extraOffset,
+      "the block layout and the typed offsets disagree")
+    let record = runtime.table.records + Int(index)
+    let block = entry.pointee.kind._withUnsafeGuaranteedRef { $0.blocks.take() }
+    block.bindMemory(to: M.State.self, capacity: 1).initialize(to: state)
+    (block + layout.pointee.extraOffset).bindMemory(to: M.Extra.self, capacity: 1).initialize(
+      to: extra)
+    (block + layout.pointee.listsOffset).bindMemory(
+      to: SlotList.self, capacity: 2 * layout.pointee.listCount)
+    let generation = record.pointee.generation
+    record.initialize(to: MachineRecord())
+    record.pointee.generation = generation
+    record.pointee.block = block
+    record.pointee.kind = kindIndex
+    record.pointee.inputCapacity = UInt16(truncatingIfNeeded: inputCapacity)
+    record.pointee.isAlive = true
+    EffectSlots<M.Input>(
+      record: record, owner: index, block: block, pool: entry.pointee.effects, layout: layout
+    ).initialize()
+  }
+
+  /// Cancels every effect and timer and drops queued inputs, giving their cells back to the
+  /// pools; observers see nothing more. The block and side record stay until `destroy` (the
+  /// machine may be mid-dispatch).
+  @inlinable
+  func terminate() {
+    guard isAlive else { return }
+    record.pointee.isAlive = false
+    table._withUnsafeGuaranteedRef { $0.retire(index) }
+    let effects = self.effects
+    while case let index = record.pointee.effectHead, index != CellPool.none {
+      let timer = effects.slot(index).pointee.timer
+      withRuntime { runtime in
+        if timer != TimerHeap.none { runtime.disarmTimer(timer) }
+        runtime.counters.effectsCancelled &+= 1
+      }
+      effects.release(index)
+    }
+    while popFirst() != nil {}
+  }
+
+  /// Frees the block and the side record of a terminated machine.
+  @usableFromInline
+  func destroy() {
+    while popFirst() != nil {}
+    effects.deinitialize()
+    state.deinitialize(count: 1)
+    extra.deinitialize(count: 1)
+    let kind = Int(record.pointee.kind)
+    withRuntime { $0.table.kinds[kind].kind.takeUnretainedValue().blocks.give(block) }
+    record.pointee.block = nil
+    if let side {
+      let index = record.pointee.side
+      record.pointee.side = 0
+      table._withUnsafeGuaranteedRef { $0.removeSide(index) }
+      side.pointee.observers.removeAll()
+      side.deinitialize(count: 1)
+      side.deallocate()
+    }
+  }
+}
