@@ -106,40 +106,27 @@ struct JSONField {
 
   /// The text of a string.
   func string() -> String? {
-    guard case .string(let text) = value else {
-      mismatch("a string")
-      return nil
-    }
-    return text
+    expect("a string") { $0.string }
   }
 
   /// A boolean.
   func bool() -> Bool? {
-    guard case .bool(let flag) = value else {
-      mismatch("true or false")
-      return nil
-    }
-    return flag
+    expect("true or false") { if case .bool(let flag) = $0 { flag } else { nil } }
   }
 
   /// The elements of a list, each with its path.
   func elements() -> [JSONField]? {
-    guard case .array(let elements) = value else {
-      mismatch("a list")
-      return nil
-    }
-    return elements.indices.map {
-      JSONField(value: elements[$0], path: path.index($0), reader: reader)
+    expect("a list") { $0.array }.map { elements in
+      elements.indices.map {
+        JSONField(value: elements[$0], path: path.index($0), reader: reader)
+      }
     }
   }
 
   /// A number as a `Double`; a number too large for one, or so small that it would read as
   /// zero, is reported as out of range.
   func double() -> Double? {
-    guard case .number(let text) = value else {
-      mismatch("a number")
-      return nil
-    }
+    guard let text = numberText() else { return nil }
     guard let number = Double(text), number.isFinite,
       number != 0 || !Self.hasNonZeroDigit(mantissaOf: text)
     else {
@@ -153,10 +140,7 @@ struct JSONField {
   /// (`3`, `3.0`, `3e0`); a fraction is reported as such, and so is a whole number outside
   /// the 64-bit integers.
   func wholeNumber() -> Int64? {
-    guard case .number(let text) = value else {
-      mismatch("a number")
-      return nil
-    }
+    guard let text = numberText() else { return nil }
     if let integer = Int64(text) { return integer }
     guard text.utf8.contains(where: { !Self.isIntegerByte($0) }) else {
       report("outside the 64-bit integers")
@@ -185,6 +169,20 @@ struct JSONField {
     let result = read(self)
     if result == nil, reader.problems.count == reported { report("invalid value") }
     return result
+  }
+
+  /// What `extract` finds in the value, or nil after reporting that it is not `expected`.
+  private func expect<T>(_ expected: String, _ extract: (JSONValue) -> T?) -> T? {
+    guard let found = extract(value) else {
+      mismatch(expected)
+      return nil
+    }
+    return found
+  }
+
+  /// A number's text as written.
+  private func numberText() -> String? {
+    expect("a number") { if case .number(let text) = $0 { text } else { nil } }
   }
 
   /// Whether `byte` may be part of a number written without a fraction or an exponent.
