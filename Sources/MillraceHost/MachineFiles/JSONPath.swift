@@ -16,24 +16,7 @@ struct JSONPath: Hashable, Sendable, CustomStringConvertible {
   /// The document itself.
   static let root = JSONPath()
 
-  /// The path of a decoder's coding path: keys with an integer value are array indices.
-  init(codingPath: [any CodingKey]) {
-    components = codingPath.map { key in
-      if let index = key.intValue { .index(index) } else { .key(key.stringValue) }
-    }
-  }
-
   private init() {}
-
-  /// The coding path of this location, for reporting through a decoder at the document root.
-  var codingPath: [any CodingKey] {
-    components.map { component in
-      switch component {
-      case .key(let name): AnyCodingKey(stringValue: name)
-      case .index(let index): AnyCodingKey(intValue: index)
-      }
-    }
-  }
 
   /// This path extended by an object member.
   func key(_ name: String) -> JSONPath {

@@ -1,5 +1,3 @@
-import Foundation
-
 /// All table-machine kinds of a machines directory, loaded together: either every file is
 /// valid and the catalog holds every kind, or loading throws the errors of every bad file.
 ///
@@ -30,9 +28,11 @@ public struct KindCatalog: Sendable {
   /// The warnings of every file, in file order.
   public var warnings: [MachineFileDiagnostic] { kinds.flatMap(\.warnings) }
 
-  /// Compiles the given files in the given order (`name` is used in diagnostics); throws the
-  /// errors of all bad files, including kinds defined twice.
-  public init(files: [(name: String, contents: Data)]) throws(MachineFileErrors) {
+  /// Compiles the given files (their UTF-8 bytes, such as `Data`) in the given order (`name` is
+  /// used in diagnostics); throws the errors of all bad files, including kinds defined twice.
+  public init<Bytes: Collection<UInt8>>(files: [(name: String, contents: Bytes)])
+    throws(MachineFileErrors)
+  {
     var kinds: [KindDefinition] = []
     var texts: [String] = []
     var positions: [String: Int] = [:]
@@ -58,40 +58,5 @@ public struct KindCatalog: Sendable {
     self.kinds = kinds
     self.texts = texts
     self.positions = positions
-  }
-
-  /// Loads every `*.json` file of `directory`, sorted by name; throws the errors of all bad
-  /// files, or a single error naming the directory when it cannot be listed.
-  public init(directory: String) throws(MachineFileErrors) {
-    let url = URL(fileURLWithPath: directory, isDirectory: true)
-    let entries: [URL]
-    do {
-      entries = try FileManager.default.contentsOfDirectory(
-        at: url, includingPropertiesForKeys: [.isRegularFileKey])
-    } catch {
-      let message = "cannot list the machines directory: \(error.localizedDescription)"
-      throw MachineFileErrors([MachineFileDiagnostic(file: directory, path: "", message: message)])
-    }
-    let files = entries.filter {
-      $0.pathExtension == "json" && !$0.lastPathComponent.hasPrefix(".")
-        && (try? $0.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true
-    }.sorted { $0.lastPathComponent < $1.lastPathComponent }
-    var contents: [(name: String, contents: Data)] = []
-    var errors: [MachineFileDiagnostic] = []
-    for file in files {
-      do {
-        contents.append((file.lastPathComponent, try Data(contentsOf: file)))
-      } catch {
-        let message = "cannot read the file: \(error.localizedDescription)"
-        errors.append(
-          MachineFileDiagnostic(file: file.lastPathComponent, path: "", message: message))
-      }
-    }
-    do throws(MachineFileErrors) {
-      try self.init(files: contents)
-    } catch {
-      throw MachineFileErrors(errors + error.errors)
-    }
-    if !errors.isEmpty { throw MachineFileErrors(errors) }
   }
 }

@@ -1,5 +1,3 @@
-import Foundation
-
 /// A validated, interned table-machine kind, ready for a dispatcher.
 ///
 /// Every name (state, input, output, queue, effect id) is a small integer with a `NameTable`
@@ -132,9 +130,9 @@ public struct KindDefinition: Sendable {
 }
 
 extension KindDefinition {
-  /// Checks and interns the JSON text of the machine file named `file` (the name is used in
-  /// diagnostics); throws every problem found.
-  public init(json: Data, file: String) throws(MachineFileErrors) {
+  /// Checks and interns the JSON text (UTF-8 bytes, such as a file's `Data`) of the machine
+  /// file named `file` (the name is used in diagnostics); throws every problem found.
+  public init(json: some Collection<UInt8>, file: String) throws(MachineFileErrors) {
     self = try KindCompiler.compile(try MachineFile.decode(json, file: file), source: file)
   }
 

@@ -8,7 +8,7 @@
 /// A machine in state `closed` moves to `shut`; a pending timer that sends `autoClose` sends
 /// `timeout` from then on. Once a kind is compiled, every target is a name of the kind and no
 /// source is (see `KindCompiler`), so a name is mapped at most once and never chained.
-public struct KindMigration: Hashable, Sendable, Decodable {
+public struct KindMigration: Hashable, Sendable {
   /// Old state name to new state name.
   public var states: [String: String]
   /// Old input name to new input name (the inputs pending timers send).
@@ -23,11 +23,11 @@ public struct KindMigration: Hashable, Sendable, Decodable {
     self.inputs = inputs
   }
 
-  /// Decodes a `migrate` object, refusing unknown keys and keys that are not names.
-  public init(from decoder: any Decoder) throws {
-    let reader = try FieldReader(decoder, known: Self.keys)
-    states = try reader.members("states", "state", as: String.self) ?? [:]
-    inputs = try reader.members("inputs", "input", as: String.self) ?? [:]
+  /// Reads a `migrate` object, refusing unknown keys and keys that are not names.
+  init(_ field: JSONField) {
+    let reader = FieldReader(field, known: Self.keys)
+    states = reader.members("states", "state") { $0.string() } ?? [:]
+    inputs = reader.members("inputs", "input") { $0.string() } ?? [:]
   }
 
   /// Whether nothing is renamed.

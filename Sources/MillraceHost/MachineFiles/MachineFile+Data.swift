@@ -1,3 +1,5 @@
+import MillraceDrawing
+
 extension MachineFile {
   /// A context variable as written, the value of its name in `"context"`:
   /// `{"type": "int" | "bool" | "string", "max"?: n, "initial"?: value}`.
@@ -5,7 +7,7 @@ extension MachineFile {
   /// `max` (1...64 bytes, default 32) applies only to strings; `initial` must have the
   /// variable's type (a whole number, `true`/`false`, or a string of at most `max` bytes) and
   /// defaults to 0, false or the empty string.
-  public struct Variable: Hashable, Sendable, Decodable {
+  public struct Variable: Hashable, Sendable {
     /// The variable's type.
     public var type: ValueType
     /// The initial value in its text form (`ValueType.parse`), or nil for the type's zero.
@@ -20,31 +22,32 @@ extension MachineFile {
       self.initial = initial
     }
 
-    /// Decodes a variable, refusing unknown keys, an unknown type, `max` on a type that is
-    /// not a string and an initial value of another type.
-    public init(from decoder: any Decoder) throws {
-      let reader = try FieldReader(decoder, known: Self.keys)
-      guard let type = try reader.valueType() else { throw decoder.reported() }
+    /// Reads a variable, refusing unknown keys, an unknown type, `max` on a type that is
+    /// not a string and an initial value of another type (`null` included).
+    init?(_ field: JSONField) {
+      let reader = FieldReader(field, known: Self.keys)
+      guard let type = reader.valueType() else { return nil }
       self.type = type
       guard reader.contains("initial") else { return }
       switch type {
       case .int:
-        initial = try reader.wholeNumber("initial").map { String($0) }
+        initial = reader.wholeNumber("initial").map { String($0) }
       case .bool:
-        initial = try reader.value("initial", as: Bool.self).map { $0 ? "true" : "false" }
+        let flag = reader.member("initial", required: true, expected: "true or false")?.bool()
+        initial = flag.map { $0 ? "true" : "false" }
       case .string(let max):
-        initial = try reader.value("initial", as: String.self)
+        initial = reader.string("initial", required: true)
         if let text = initial, text.utf8.count > max {
-          try reader.report("longer than \(max) bytes (the variable's \"max\")", at: "initial")
+          reader.report("longer than \(max) bytes (the variable's \"max\")", at: "initial")
         }
       }
-      if initial == nil { throw decoder.reported() }
+      if initial == nil { return nil }
     }
   }
 
   /// One parameter of an input as written: `{"name": p, "type": T, "max"?: n}`. A `SEND`
   /// gives the arguments in the order of the parameters.
-  public struct Parameter: Hashable, Sendable, Decodable {
+  public struct Parameter: Hashable, Sendable {
     /// The parameter's name, as expressions of the rows for the input use it.
     public var name: String
     /// Its type.
@@ -59,18 +62,16 @@ extension MachineFile {
       self.type = type
     }
 
-    /// Decodes a parameter, refusing unknown keys, a name that cannot be used in an
+    /// Reads a parameter, refusing unknown keys, a name that cannot be used in an
     /// expression and an unknown type.
-    public init(from decoder: any Decoder) throws {
-      let reader = try FieldReader(decoder, known: Self.keys)
-      let name = try reader.value("name", required: true, as: String.self)
+    init?(_ field: JSONField) {
+      let reader = FieldReader(field, known: Self.keys)
+      let name = reader.string("name", required: true)
       if let name, !ExpressionIdentifier.isIdentifier(name) {
-        try reader.report(Self.invalidName(name, "parameter"), at: "name")
+        reader.report(Self.invalidName(name, "parameter"), at: "name")
       }
-      let type = try reader.valueType()
-      guard let name, let type, ExpressionIdentifier.isIdentifier(name) else {
-        throw decoder.reported()
-      }
+      let type = reader.valueType()
+      guard let name, let type, ExpressionIdentifier.isIdentifier(name) else { return nil }
       self.init(name, type)
     }
 
@@ -84,43 +85,40 @@ extension MachineFile {
   }
 
   /// One entry of `"inputs"` as written: a name, or `{"name": i, "params": [...]}`.
-  struct InputDeclaration: Decodable {
+  struct InputDeclaration {
     var name: String
     var parameters: [Parameter]
 
     static let keys = ["name", "params"]
 
-    init(from decoder: any Decoder) throws {
-      if let name = try? decoder.singleValueContainer().decode(String.self) {
+    /// Reads a name or an input object, refusing unknown keys, bad names and repeated
+    /// parameters.
+    init?(_ field: JSONField) {
+      if case .string(let name) = field.value {
         guard NameRule.isValid(name) else {
-          try decoder.report(
+          field.report(
             name == "*"
               ? "\"*\" stands alone, not in a list"
               : "invalid input name \(name.quoted) (\(NameRule.summary))")
-          throw decoder.reported()
+          return nil
         }
         (self.name, parameters) = (name, [])
         return
       }
-      let reader = try FieldReader(decoder, known: Self.keys)
-      guard reader.isObject else { throw decoder.reported() }
-      let name = try reader.name("name", "input", required: true)
-      let items = try reader.value("params", required: true, as: [Collected<Parameter>].self)
+      let reader = FieldReader(field, known: Self.keys)
+      guard reader.isObject else { return nil }
+      let name = reader.name("name", "input", required: true)
+      let items = reader.list("params", required: true, Parameter.init)
       var parameters: [Parameter] = []
       for (position, item) in (items ?? []).enumerated() {
-        guard let parameter = item.value else { continue }
+        guard let parameter = item else { continue }
         if parameters.contains(where: { $0.name == parameter.name }) {
-          let path =
-            decoder.codingPath + [
-              AnyCodingKey(stringValue: "params"), AnyCodingKey(intValue: position),
-            ]
-          try decoder.report("duplicate parameter \(parameter.name.quoted)", at: path)
+          let path = field.path.key("params").index(position)
+          field.reader.report("duplicate parameter \(parameter.name.quoted)", at: path)
         }
         parameters.append(parameter)
       }
-      guard let name, let items, parameters.count == items.count else {
-        throw decoder.reported()
-      }
+      guard let name, let items, parameters.count == items.count else { return nil }
       (self.name, self.parameters) = (name, parameters)
     }
   }
@@ -128,12 +126,12 @@ extension MachineFile {
 
 extension FieldReader {
   /// The value type of the object: `"type"` (required) and, for strings, `"max"`.
-  func valueType() throws -> ValueType? {
+  func valueType() -> ValueType? {
     let choices: KeyValuePairs = ["int": 0, "bool": 1, "string": 2]
-    let type = try choice("type", "type", required: true, choices)
-    let max = try integer("max", in: ValueType.stringMaxRange)
+    let type = choice("type", "type", required: true, choices)
+    let max = integer("max", in: ValueType.stringMaxRange)
     if type != nil, type != 2, contains("max") {
-      try report("\"max\" applies only to \"string\"", at: "max")
+      report("\"max\" applies only to \"string\"", at: "max")
       return nil
     }
     switch type {

@@ -4,7 +4,7 @@ extension MachineFile {
   /// `"queue"` and `"id"`), `{"cancel": id}` or `{"emit": o}`. `send`, `after`, `every` and
   /// `emit` take `"args"`, a list of expressions: the input's arguments (one per parameter,
   /// in order) or the output's values.
-  public enum Effect: Hashable, Sendable, Decodable {
+  public enum Effect: Hashable, Sendable {
     /// Feed an input back to the same machine.
     case send(String, args: [String] = [])
     /// Send an input once, after a delay.
@@ -19,11 +19,11 @@ extension MachineFile {
     /// The keys an effect object may have.
     static let keys = ["after", "args", "cancel", "emit", "every", "id", "queue", "send"]
 
-    /// Decodes one effect, refusing objects that do none or more than one thing, `queue` or
+    /// Reads one effect, refusing objects that do none or more than one thing, `queue` or
     /// `id` on effects that are not timers, and malformed durations and names.
-    public init(from decoder: any Decoder) throws {
-      let reader = try FieldReader(decoder, known: Self.keys)
-      guard reader.isObject else { throw decoder.reported() }
+    init?(_ field: JSONField) {
+      let reader = FieldReader(field, known: Self.keys)
+      guard reader.isObject else { return nil }
       var actions = ["after", "every", "cancel", "emit"].filter(reader.contains)
       let timer = actions == ["after"] || actions == ["every"]
       if reader.contains("send"), !timer, actions.count < 2 { actions.append("send") }
@@ -32,31 +32,31 @@ extension MachineFile {
           actions.isEmpty
           ? "effect needs one of \"send\", \"after\", \"every\", \"cancel\" or \"emit\""
           : "effect combines \(Self.list(actions)); write each as its own effect"
-        try decoder.report(problem)
-        throw decoder.reported()
+        field.report(problem)
+        return nil
       }
       for key in ["queue", "id"] where !timer && reader.contains(key) {
-        try reader.report("\"\(key)\" applies only to \"after\" and \"every\"", at: key)
+        reader.report("\"\(key)\" applies only to \"after\" and \"every\"", at: key)
       }
       if actions[0] == "cancel", reader.contains("args") {
-        try reader.report(
+        reader.report(
           "\"args\" applies only to \"send\", \"after\", \"every\" and \"emit\"", at: "args")
       }
-      let args = try reader.value("args", as: [String].self) ?? []
+      let args = reader.strings("args") ?? []
       switch actions[0] {
-      case "send": self = .send(try reader.name("send", "input", required: true) ?? "", args: args)
-      case "cancel": self = .cancel(try reader.name("cancel", "id", required: true) ?? "")
-      case "emit": self = .emit(try reader.name("emit", "output", required: true) ?? "", args: args)
+      case "send": self = .send(reader.name("send", "input", required: true) ?? "", args: args)
+      case "cancel": self = .cancel(reader.name("cancel", "id", required: true) ?? "")
+      case "emit": self = .emit(reader.name("emit", "output", required: true) ?? "", args: args)
       default:
         let action = actions[0]
         if !reader.contains("send") {
-          try reader.report("\"\(action)\" needs \"send\" (the input to deliver)", at: action)
+          reader.report("\"\(action)\" needs \"send\" (the input to deliver)", at: action)
         }
         let timer = Timer(
-          nanoseconds: try reader.duration(action) ?? 0,
-          send: try reader.name("send", "input") ?? "",
-          queue: try reader.name("queue", "queue"),
-          id: try reader.name("id", "id"), args: args)
+          nanoseconds: reader.duration(action) ?? 0,
+          send: reader.name("send", "input") ?? "",
+          queue: reader.name("queue", "queue"),
+          id: reader.name("id", "id"), args: args)
         self = action == "after" ? .after(timer) : .every(timer)
       }
     }

@@ -1,3 +1,5 @@
+import MillraceDrawing
+
 extension MachineFile {
   /// One entry of `"states"` as written: a name (a leaf with no entry or exit effects), or an
   /// object `{"name": s, "initial"?: child, "states"?: [...], "entry"?: [...], "exit"?: [...]}`.
@@ -5,7 +7,7 @@ extension MachineFile {
   /// A state with `states` is compound: a machine in it is always in one of its leaves, and
   /// entering it enters `initial` (which must be one of its direct children; checked when the
   /// file is compiled, like every other reference).
-  public struct State: Hashable, Sendable, Decodable, ExpressibleByStringLiteral {
+  public struct State: Hashable, Sendable, ExpressibleByStringLiteral {
     /// The state's name, unique in the whole file.
     public var name: String
     /// The child entered with this state, for a compound state.
@@ -37,37 +39,37 @@ extension MachineFile {
       self.init(name)
     }
 
-    /// Decodes a name or a state object, refusing unknown keys, bad names, an empty
+    /// Reads a name or a state object, refusing unknown keys, bad names, an empty
     /// `states` list and `initial` without `states`.
-    public init(from decoder: any Decoder) throws {
-      if let name = try? decoder.singleValueContainer().decode(String.self) {
+    init?(_ field: JSONField) {
+      if case .string(let name) = field.value {
         guard NameRule.isValid(name) else {
-          try decoder.report("invalid state name \(name.quoted) (\(NameRule.summary))")
-          throw decoder.reported()
+          field.report("invalid state name \(name.quoted) (\(NameRule.summary))")
+          return nil
         }
         self.init(name)
         return
       }
-      let reader = try FieldReader(decoder, known: Self.keys)
-      guard reader.isObject else { throw decoder.reported() }
-      let name = try reader.name("name", "state", required: true)
-      let initial = try reader.name("initial", "state")
-      let children = try reader.value("states", as: [Collected<State>].self)
-      let entry = try reader.value("entry", as: [Collected<Effect>].self)
-      let exit = try reader.value("exit", as: [Collected<Effect>].self)
+      let reader = FieldReader(field, known: Self.keys)
+      guard reader.isObject else { return nil }
+      let name = reader.name("name", "state", required: true)
+      let initial = reader.name("initial", "state")
+      let children = reader.list("states", State.init)
+      let entry = reader.list("entry", Effect.init)
+      let exit = reader.list("exit", Effect.init)
       if let children, children.isEmpty {
-        try reader.report("empty list; a compound state needs at least one child", at: "states")
+        reader.report("empty list; a compound state needs at least one child", at: "states")
       }
       if children != nil, !reader.contains("initial") {
-        try reader.report("a compound state needs \"initial\", one of its \"states\"", at: "states")
+        reader.report("a compound state needs \"initial\", one of its \"states\"", at: "states")
       }
       if reader.contains("initial"), !reader.contains("states") {
-        try reader.report("\"initial\" applies only to a state with \"states\"", at: "initial")
+        reader.report("\"initial\" applies only to a state with \"states\"", at: "initial")
       }
-      guard let name else { throw decoder.reported() }
+      guard let name else { return nil }
       self.init(
-        name, initial: initial, children: children?.compactMap(\.value) ?? [],
-        entry: entry?.compactMap(\.value) ?? [], exit: exit?.compactMap(\.value) ?? [])
+        name, initial: initial, children: children?.compactMap(\.self) ?? [],
+        entry: entry?.compactMap(\.self) ?? [], exit: exit?.compactMap(\.self) ?? [])
     }
 
     /// Every state of `states` (the elements of `"states"` by their positions there, which

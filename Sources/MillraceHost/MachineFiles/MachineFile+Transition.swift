@@ -2,7 +2,7 @@ extension MachineFile {
   /// One row of the transition table as written:
   /// `{"on": input|"*", "from": state|[states]|"*", "to"?: state, "guard"?: expression,
   /// "assign"?: {variable: expression}, "effects"?: [...]}`.
-  public struct Transition: Hashable, Sendable, Decodable {
+  public struct Transition: Hashable, Sendable {
     /// The input the row handles.
     public var on: InputPattern
     /// The states the row applies in.
@@ -33,33 +33,33 @@ extension MachineFile {
       self.effects = effects
     }
 
-    /// Decodes a row, refusing unknown keys, bad names and an empty `from` list.
-    public init(from decoder: any Decoder) throws {
-      let reader = try FieldReader(decoder, known: Self.keys)
-      let on = try reader.name("on", "input", required: true, wildcard: true)
-      let from = try Self.statePattern(reader)
-      to = try reader.name("to", "state")
-      effects = try reader.value("effects", as: [Collected<Effect>].self)?.compactMap(\.value) ?? []
-      self.guard = try reader.value("guard", as: String.self)
-      assign = try reader.value("assign", as: [String: String].self) ?? [:]
-      guard let on, let from else { throw decoder.reported() }
+    /// Reads a row, refusing unknown keys, bad names and an empty `from` list.
+    init?(_ field: JSONField) {
+      let reader = FieldReader(field, known: Self.keys)
+      let on = reader.name("on", "input", required: true, wildcard: true)
+      let from = Self.statePattern(reader)
+      to = reader.name("to", "state")
+      effects = reader.list("effects", Effect.init)?.compactMap(\.self) ?? []
+      self.guard = reader.string("guard")
+      assign = reader.stringMembers("assign") ?? [:]
+      guard let on, let from else { return nil }
       self.on = on == "*" ? .any : .input(on)
       self.from = from
     }
 
     /// `from`: a state, `"*"`, or a non-empty list of states.
-    private static func statePattern(_ reader: FieldReader) throws -> StatePattern? {
+    private static func statePattern(_ reader: FieldReader) -> StatePattern? {
       if !reader.contains("from") || reader.isString("from") {
-        let name = try reader.name("from", "state", required: true, wildcard: true)
+        let name = reader.name("from", "state", required: true, wildcard: true)
         return name.map { $0 == "*" ? .any : .state($0) }
       }
       guard reader.isList("from") else {
-        try reader.report("expected a state, a list of states, or \"*\"", at: "from")
+        reader.report("expected a state, a list of states, or \"*\"", at: "from")
         return nil
       }
-      guard let names = try reader.names("from", "state") else { return nil }
+      guard let names = reader.names("from", "state") else { return nil }
       if names.isEmpty {
-        try reader.report("empty list; write \"*\" for every state", at: "from")
+        reader.report("empty list; write \"*\" for every state", at: "from")
         return nil
       }
       return .states(names)

@@ -1,5 +1,3 @@
-import Foundation
-
 /// A machine file (DESIGN §4.2) as written: names are still strings, but every field has been
 /// checked on its own (shape, name syntax, durations, queue settings, no unknown keys).
 /// References between fields (is `to` a known state?) are checked when it becomes a
@@ -17,7 +15,7 @@ import Foundation
 ///   "transitions": [ { "on": "open", "from": "closed", "to": "opened" } ],
 ///   "migrate": { "states": { "shut": "closed" } } }  // optional: see `KindMigration`
 /// ```
-public struct MachineFile: Hashable, Sendable, Decodable {
+public struct MachineFile: Hashable, Sendable {
   /// The kind this file defines; unique within a machines directory.
   public var kind: String
   /// The state a machine of this kind starts in.
@@ -69,58 +67,50 @@ public struct MachineFile: Hashable, Sendable, Decodable {
     self.migrate = migrate
   }
 
-  /// Decodes a machine file, refusing unknown keys and malformed fields. Under
-  /// `MachineFile.decode(_:file:)` every problem is collected; under any other decoder the
-  /// first one is thrown as a `DecodingError`.
-  public init(from decoder: any Decoder) throws {
-    let reader = try FieldReader(decoder, known: Self.keys)
-    let kind = try reader.name("kind", "kind", required: true)
-    let initial = try reader.name("initial", "state", required: true)
-    states = try reader.value("states", as: [Collected<State>].self).flatMap { states in
+  /// Reads the machine file at `field`, refusing unknown keys and malformed fields; nil after
+  /// reporting every problem.
+  init?(_ field: JSONField) {
+    let reader = FieldReader(field, known: Self.keys)
+    let kind = reader.name("kind", "kind", required: true)
+    let initial = reader.name("initial", "state", required: true)
+    states = reader.list("states", State.init).flatMap { states in
       let declared = states.enumerated().compactMap { position, state in
-        state.value.map { (position, $0) }
+        state.map { (position, $0) }
       }
       let repeats = State.repeatedNames(declared)
       for (path, name) in repeats {
-        try decoder.report("duplicate state \(name.quoted)", at: path.codingPath)
+        field.reader.report("duplicate state \(name.quoted)", at: path)
       }
       return declared.count == states.count && repeats.isEmpty ? declared.map(\.1) : nil
     }
-    final = try reader.names("final", "state") ?? []
-    (inputs, parameters) = try Self.inputs(reader, decoder)
-    context = try reader.members("context", "variable", as: Variable.self) ?? [:]
+    final = reader.names("final", "state") ?? []
+    (inputs, parameters) = Self.inputs(reader)
+    context = reader.members("context", "variable", Variable.init) ?? [:]
     for name in context.keys.sorted() where !ExpressionIdentifier.isIdentifier(name) {
-      let path =
-        decoder.codingPath + [
-          AnyCodingKey(stringValue: "context"), AnyCodingKey(stringValue: name),
-        ]
-      try decoder.report(Parameter.invalidName(name, "variable"), at: path)
+      let path = field.path.key("context").key(name)
+      field.reader.report(Parameter.invalidName(name, "variable"), at: path)
     }
-    outputs = try reader.names("outputs", "output")
-    queues = try reader.members("queues", "queue", as: Queue.self) ?? [:]
-    let rows = try reader.value("transitions", required: true, as: [Collected<Transition>].self)
-    migrate = try reader.value("migrate", as: KindMigration.self) ?? KindMigration()
-    guard let kind, let initial, let rows else { throw decoder.reported() }
+    outputs = reader.names("outputs", "output")
+    queues = reader.members("queues", "queue", Queue.init) ?? [:]
+    let rows = reader.list("transitions", required: true, Transition.init)
+    migrate = reader.object("migrate", KindMigration.init) ?? KindMigration()
+    guard let kind, let initial, let rows else { return nil }
     self.kind = kind
     self.initial = initial
-    transitions = rows.compactMap(\.value)
+    transitions = rows.compactMap(\.self)
   }
 
   /// The declared inputs (nil when the file declares none) and the parameters of those that
   /// take any; an entry that fails is reported, and then the list is nil.
-  private static func inputs(_ reader: FieldReader, _ decoder: any Decoder) throws -> (
-    [String]?, [String: [Parameter]]
-  ) {
-    guard let items = try reader.value("inputs", as: [Collected<InputDeclaration>].self) else {
-      return (nil, [:])
-    }
+  private static func inputs(_ reader: FieldReader) -> ([String]?, [String: [Parameter]]) {
+    guard let items = reader.list("inputs", InputDeclaration.init) else { return (nil, [:]) }
     var names: [String] = []
     var parameters: [String: [Parameter]] = [:]
     for (position, item) in items.enumerated() {
-      guard let input = item.value else { continue }
+      guard let input = item else { continue }
       guard !names.contains(input.name) else {
-        let path = [AnyCodingKey(stringValue: "inputs"), AnyCodingKey(intValue: position)]
-        try decoder.report("duplicate input \(input.name.quoted)", at: decoder.codingPath + path)
+        let path = reader.field.path.key("inputs").index(position)
+        reader.field.reader.report("duplicate input \(input.name.quoted)", at: path)
         continue
       }
       names.append(input.name)
@@ -129,35 +119,15 @@ public struct MachineFile: Hashable, Sendable, Decodable {
     return names.count == items.count ? (names, parameters) : (nil, [:])
   }
 
-  /// Decodes the JSON text of the file named `file` (used in diagnostics), reporting every
+  /// Reads the JSON text of the file named `file` (used in diagnostics), reporting every
   /// problem of shape at once: invalid UTF-8, a JSON syntax error with its line and column,
   /// repeated keys, unknown keys, missing or mistyped fields, bad names, durations and queues.
   ///
   /// The result is never partial: if anything was reported, this throws.
-  public static func decode(_ data: Data, file: String) throws(MachineFileErrors) -> MachineFile {
-    func refuse(_ problems: [(path: JSONPath, message: String)]) -> MachineFileErrors {
-      MachineFileErrors(
-        problems.map { MachineFileDiagnostic(file: file, path: "\($0.path)", message: $0.message) })
-    }
-    guard String(validating: data, as: UTF8.self) != nil else {
-      throw refuse([(.root, "not valid UTF-8 text")])
-    }
-    let syntax = JSONSyntaxCheck.check(Array(data))
-    if let failure = syntax.failure {
-      let location = "line \(failure.line), column \(failure.column)"
-      throw refuse([(.root, "invalid JSON at \(location): \(failure.message)")])
-    }
-    let problems = DecodingProblems()
-    for path in syntax.duplicateKeys { problems.add(path, "duplicate key") }
-    let decoder = JSONDecoder()
-    decoder.userInfo[DecodingProblems.key] = problems
-    do {
-      let machineFile = try decoder.decode(MachineFile.self, from: data)
-      if problems.all.isEmpty { return machineFile }
-    } catch {
-      problems.add(error, codingPath: [])
-    }
-    throw refuse(problems.all)
+  public static func decode(_ json: some Collection<UInt8>, file: String) throws(MachineFileErrors)
+    -> MachineFile
+  {
+    try MachineFileReader.read(json, file: file, MachineFile.init)
   }
 }
 
@@ -167,7 +137,7 @@ extension MachineFile {
   /// `policy` is required. `max` (1...65535, default 1) is only for `latest` and `oldest`;
   /// `merge` is bounded by the machine's effect capacity alone. `overflow` (`suspend`, the
   /// default, or `discard`) is only for `oldest`.
-  public struct Queue: Hashable, Sendable, Decodable {
+  public struct Queue: Hashable, Sendable {
     /// What the queue does when a new effect starts while it is full.
     public var policy: KindDefinition.QueuePolicy
 
@@ -179,26 +149,26 @@ extension MachineFile {
       self.policy = policy
     }
 
-    /// Decodes a queue object, refusing unknown keys and settings that do not apply.
-    public init(from decoder: any Decoder) throws {
-      let reader = try FieldReader(decoder, known: Self.keys)
+    /// Reads a queue object, refusing unknown keys and settings that do not apply.
+    init?(_ field: JSONField) {
+      let reader = FieldReader(field, known: Self.keys)
       let names: KeyValuePairs = ["merge": Name.merge, "latest": .latest, "oldest": .oldest]
-      let name = try reader.choice("policy", "policy", required: true, names)
-      let max = try reader.integer("max", in: 1...Int(UInt16.max))
-      let overflow = try reader.choice(
+      let name = reader.choice("policy", "policy", required: true, names)
+      let max = reader.integer("max", in: 1...Int(UInt16.max))
+      let overflow = reader.choice(
         "overflow", "overflow",
         ["suspend": KindDefinition.Overflow.suspendNew, "discard": .discardNew])
       if name == .merge, reader.contains("max") {
-        try reader.report("\"max\" applies only to \"latest\" and \"oldest\"", at: "max")
+        reader.report("\"max\" applies only to \"latest\" and \"oldest\"", at: "max")
       }
       if name != .oldest, reader.contains("overflow") {
-        try reader.report("\"overflow\" applies only to \"oldest\"", at: "overflow")
+        reader.report("\"overflow\" applies only to \"oldest\"", at: "overflow")
       }
       switch name {
       case .merge: policy = .merge
       case .latest: policy = .latest(max: max ?? 1)
       case .oldest: policy = .oldest(max: max ?? 1, overflow ?? .suspendNew)
-      case nil: throw decoder.reported()
+      case nil: return nil
       }
     }
 

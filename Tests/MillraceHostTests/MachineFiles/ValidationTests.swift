@@ -390,14 +390,25 @@ import Testing
     #expect(wildcard.warnings.isEmpty)
   }
 
-  @Test func decodingWithoutTheSinkThrowsTheFirstProblem() {
-    let json = Data(machine(#"{ "on": "x", "from": "a", "oops": 1 }"#).utf8)
-    #expect(throws: DecodingError.self) { try JSONDecoder().decode(MachineFile.self, from: json) }
-    let good = Data(machine(#"{ "on": "x", "from": ["a", "b"], "to": "b" }"#).utf8)
+  @Test func decodeGivesTheFileAsWrittenOrEveryProblem() throws {
+    let good = machine(#"{ "on": "x", "from": ["a", "b"], "to": "b" }"#)
     #expect(
-      (try? JSONDecoder().decode(MachineFile.self, from: good))
+      try MachineFile.decode(Data(good.utf8), file: "t.json")
         == MachineFile(
           kind: "k", initial: "a",
           transitions: [.init(on: .input("x"), from: .states(["a", "b"]), to: "b")]))
+    let bad = machine(#"{ "on": "x", "from": "a", "oops": 1, "to": 2 }"#)
+    #expect(throws: MachineFileErrors.self) {
+      try MachineFile.decode(Data(bad.utf8), file: "t.json")
+    }
+    do {
+      _ = try MachineFile.decode(Data(bad.utf8), file: "t.json")
+    } catch {
+      #expect(
+        error.errors.map(\.description) == [
+          #"t.json: transitions[0].oops: unknown key; expected one of "assign", "effects", "from", "guard", "on", "to""#,
+          "t.json: transitions[0].to: expected a string",
+        ])
+    }
   }
 }
