@@ -29,9 +29,8 @@ public protocol Machine {
   ///
   /// The runtime's input path is specialized for each machine type, with `resolve` called
   /// from inside it. The compiler inlines small resolvers there on its own judgement; mark a
-  /// small resolver on a hot path `@inline(__always)` to be sure of it (a call saves and
-  /// restores registers and passes `effects` through memory: 3 ns an input for the auth
-  /// machine of `make bench`).
+  /// small resolver on a hot path `@inline(__always)` to be sure of it (what a call costs:
+  /// `docs/performance-notes.md`).
   static func resolve(
     _ input: Input, state: inout State, extra: Extra, effects: inout Effects<Self>
   ) -> Resolution

@@ -26,7 +26,7 @@ public enum DataMachine<Words: DataWords>: Machine {
   /// A machine keeps room for one queued input in its block when its inputs are of the
   /// smallest word class (16 bytes): an input of a data kind is bigger than the padding a
   /// block has, and without the slot every input would take, link and give back a cell of the
-  /// input pool (about 50 instructions an input, a quarter of a table row's dispatch).
+  /// input pool (its cost: `docs/performance-notes.md`).
   /// Bigger inputs take cells, so that no machine grows by more than 16 bytes.
   public static var reservesInputSlot: Bool { MemoryLayout<Input>.size <= 16 }
 
@@ -42,8 +42,7 @@ public enum DataMachine<Words: DataWords>: Machine {
 }
 
 /// A data kind as each of its machines holds it: a reference that is neither retained nor
-/// released on dispatch (a retained reference cost 44 instructions an input, a third of a
-/// table row). Whoever spawns machines with it keeps the `DataKind` alive for as long as any of
+/// released on dispatch. Whoever spawns machines with it keeps the `DataKind` alive for as long as any of
 /// them exists: a host does, through the kind's codec (`DataKind.codec`).
 public struct DataKindHandle<Words: DataWords> {
   /// The kind.

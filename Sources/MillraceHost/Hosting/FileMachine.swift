@@ -17,10 +17,8 @@ public enum FileMachine: Machine {
 
   /// Applies the first row, in file order, whose `on` and `from` match; or rejects.
   ///
-  /// Always inlined into the runtime's dispatch (specialized for `FileMachine`): 1.5–2 ns per
-  /// input less than a call in the auth benchmark. (An earlier compiler retained and released
-  /// the kind around its uses when this was inlined; Swift 6.3 does not: the specialized
-  /// `TypedMachine.resolve` has no reference counting of the kind.)
+  /// Always inlined into the runtime's dispatch, specialized for `FileMachine` (why:
+  /// `docs/performance-notes.md`).
   @inlinable
   @inline(__always)
   public static func resolve(

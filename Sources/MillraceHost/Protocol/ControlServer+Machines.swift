@@ -230,10 +230,9 @@ extension ControlServer {
   }
 
   /// The most names one `SCAN` step looks for, whatever its `COUNT`, and the most buckets
-  /// one call visits: a call stays within a few milliseconds of the loop at a million
-  /// machines (`COUNT 100000` with a `MATCH` that matched nothing visited a million buckets
-  /// in 487 ms; a step of 100,000 names took 210 ms; about 0.5 µs a bucket visited and 2 µs a
-  /// name answered). The cursor carries on where the call stopped.
+  /// one call visits, so that a call holds the loop for a few milliseconds at most at a
+  /// million machines (measured: `docs/performance-notes.md`). The cursor carries on where
+  /// the call stopped.
   static let scanCountLimit = 1_000
   static let scanVisitLimit = 4_096
 

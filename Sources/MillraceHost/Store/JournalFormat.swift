@@ -92,7 +92,7 @@ enum JournalFormat {
   }
 
   /// Appends one record of `payload` bytes, which `writePayload` writes in place (no
-  /// per-field `Array` appends, about a hundred instructions each), then its header.
+  /// per-field `Array` appends), then its header.
   @inline(__always)
   private static func appendRecord(
     payload: Int, epoch: UInt64, to buffer: ByteBuffer,
