@@ -51,6 +51,9 @@ public enum EffectMachine: Machine {
     case fired
   }
 
+  /// Queues by position: the benchmarks give the layout at spawn.
+  public typealias Queue = EffectQueue
+
   /// Starts, cancels or counts.
   public static func resolve(
     _ input: Input, state: inout Int, extra: Void, effects: inout Effects<Self>
