@@ -50,7 +50,7 @@ embedded: embedded-check libmillrace c-example footprint
 
 embedded-check:
 	@mkdir -p $(EMBEDDED_DIR)
-	$(SWIFTC) $(EMBEDDED_FLAGS) -module-name Millrace -emit-module \
+	$(SWIFTC) $(EMBEDDED_FLAGS) -module-name Millrace -package-name Millrace -emit-module \
 	  -emit-module-path $(EMBEDDED_DIR)/Millrace.swiftmodule \
 	  -c Sources/Millrace/*.swift -o $(EMBEDDED_DIR)/Millrace.o
 	$(SWIFTC) $(EMBEDDED_FLAGS) -I $(EMBEDDED_DIR) \

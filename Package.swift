@@ -41,6 +41,15 @@ let package = Package(
       providers: [.apt(["libsqlite3-dev"])]),
     // glibc's heap statistics (malloc.h) for INFO's memory section.
     .systemLibrary(name: "CHeap", path: "CSupport/CHeap"),
+    // The C API's header (millrace.h), as a module for MillraceC.
+    .systemLibrary(name: "CMillrace", path: "CSupport/CMillrace/include"),
+
+    // The C API over the core. The Makefile compiles it into one module with the core, as
+    // Embedded Swift, for the C library (`make embedded`); here it is its own module, so that
+    // every `swift build` type-checks it against the core's package interface.
+    .target(
+      name: "MillraceC", dependencies: ["Millrace", "CMillrace"],
+      swiftSettings: strict + [.define("MILLRACE_C_MODULE")]),
 
     // Request framing (RESP, inline, lines) and the RESP2/RESP3 writer: no libuv, no Foundation.
     .target(name: "MillraceWire", swiftSettings: strict),
@@ -81,6 +90,8 @@ let package = Package(
       swiftSettings: strict),
 
     .testTarget(name: "MillraceTests", dependencies: ["Millrace"], swiftSettings: strict),
+    .testTarget(
+      name: "MillraceCTests", dependencies: ["MillraceC", "CMillrace"], swiftSettings: strict),
     .testTarget(name: "MillraceWireTests", dependencies: ["MillraceWire"], swiftSettings: strict),
     .testTarget(
       name: "MillraceUVTests", dependencies: ["MillraceUV", "MillraceWire", "Millrace"],

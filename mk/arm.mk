@@ -110,7 +110,7 @@ $(ARM_DIR)/%/api-test.elf: $(C_API_TEST_SOURCES) \
 # The Embedded Swift check program (the same as `make embedded-check`), with the core.
 $(ARM_DIR)/%/check.elf: examples/embedded/main.swift $(ARM_DIR)/%/libmillrace.a \
 		examples/arm/startup.c examples/arm/sections.ld
-	$(SWIFTC) $(ARM_SWIFT_TARGET_$*) $(ARM_SWIFT_FLAGS) -module-name Millrace -emit-module \
+	$(SWIFTC) $(ARM_SWIFT_TARGET_$*) $(ARM_SWIFT_FLAGS) -module-name Millrace -package-name Millrace -emit-module \
 	  -emit-module-path $(dir $@)module/Millrace.swiftmodule \
 	  -c $(wildcard Sources/Millrace/*.swift) -o $(dir $@)core.o
 	$(SWIFTC) $(ARM_SWIFT_TARGET_$*) $(ARM_SWIFT_FLAGS) -I $(dir $@)module \

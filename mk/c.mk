@@ -24,7 +24,7 @@ C_API_INCLUDE := $(C_API_DIR)/include
 C_EXAMPLE_DIR := examples/c
 C_UV_DIR := .build/c-uv
 C_SWIFT_SOURCES := $(wildcard Sources/Millrace/*.swift) $(wildcard Sources/MillraceC/*.swift)
-C_SWIFT_MODULE := -swift-version 6 -module-name Millrace -I $(C_API_INCLUDE)
+C_SWIFT_MODULE := -swift-version 6 -module-name Millrace -package-name Millrace -I $(C_API_INCLUDE)
 C_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror
 C_EMBEDDED_CFLAGS := $(C_CFLAGS) -Os -ffunction-sections -I $(EMBEDDED_DIR)/include
 C_EMBEDDED_LDFLAGS := -Wl,--gc-sections

@@ -74,7 +74,7 @@ $(RISCV_DIR)/api-test.elf: $(C_API_TEST_SOURCES) $(C_EXAMPLE_HEADERS) $(RISCV_LI
 
 # The Embedded Swift check program (the same as `make embedded-check`), with the core.
 $(RISCV_DIR)/check.elf: examples/embedded/main.swift $(RISCV_LINK_DEPS)
-	$(SWIFTC) $(RISCV_SWIFT_TARGET) $(ARM_SWIFT_FLAGS) -module-name Millrace -emit-module \
+	$(SWIFTC) $(RISCV_SWIFT_TARGET) $(ARM_SWIFT_FLAGS) -module-name Millrace -package-name Millrace -emit-module \
 	  -emit-module-path $(dir $@)module/Millrace.swiftmodule \
 	  -c $(wildcard Sources/Millrace/*.swift) -o $(dir $@)core.o
 	$(SWIFTC) $(RISCV_SWIFT_TARGET) $(ARM_SWIFT_FLAGS) -I $(dir $@)module \

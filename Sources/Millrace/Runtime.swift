@@ -79,6 +79,7 @@ public final class Runtime {
   /// Observers cancelled during the running dispatch, released when it returns: one of them
   /// may be the observer being called.
   @usableFromInline
+  @exclusivity(unchecked)
   var retiredObservers: [Unmanaged<AnyObserverBox>] = []
   @usableFromInline
   @exclusivity(unchecked)
@@ -238,9 +239,10 @@ public final class Runtime {
     return (kind, table.takeFreeSlot().unsafelyUnwrapped)
   }
 
-  /// Counts a refused spawn and returns why, to be thrown.
+  /// Counts a refused spawn and returns why, to be thrown (also by the C API, whose own
+  /// limits refuse spawns the runtime never sees).
   @usableFromInline
-  func refuseSpawn(_ error: SpawnError) -> SpawnError {
+  package func refuseSpawn(_ error: SpawnError) -> SpawnError {
     counters.spawnsRefused &+= 1
     return error
   }
@@ -432,7 +434,7 @@ public final class Runtime {
   /// A handle to the live machine `id` names, when the caller knows it is of type `M` (the
   /// C API, whose machines all are); nil when no live machine has that id.
   @usableFromInline
-  func handle<M: Machine>(to id: MachineID, of type: M.Type) -> MachineHandle<M>? {
+  package func handle<M: Machine>(to id: MachineID, of type: M.Type) -> MachineHandle<M>? {
     guard table.liveRecord(id) != nil else { return nil }
     return MachineHandle(table: table, id: id)
   }

@@ -1,5 +1,11 @@
 import CMillrace
 
+// The package builds the C API as its own module over the core; the Makefile compiles both
+// into one module (`Millrace`) for the C library.
+#if MILLRACE_C_MODULE
+  import Millrace
+#endif
+
 /// Conversions between the C API's plain structs and the core's types. Each returns nil for
 /// a value the header declares out of range, which the caller reports as `MILLRACE_INVALID`.
 

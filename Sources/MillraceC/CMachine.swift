@@ -1,5 +1,11 @@
 import CMillrace
 
+// The package builds the C API as its own module over the core; the Makefile compiles both
+// into one module (`Millrace`) for the C library.
+#if MILLRACE_C_MODULE
+  import Millrace
+#endif
+
 /// What a C machine depends on: its resolver callback, the caller's context pointer, and how
 /// many queues it declared (so that effects naming another queue are refused).
 struct CResolver {

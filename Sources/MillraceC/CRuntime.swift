@@ -1,5 +1,11 @@
 import CMillrace
 
+// The package builds the C API as its own module over the core; the Makefile compiles both
+// into one module (`Millrace`) for the C library.
+#if MILLRACE_C_MODULE
+  import Millrace
+#endif
+
 /// A runtime as the C API hands it out: `millrace_runtime_t *` is this object, retained
 /// through `Unmanaged` from `millrace_create` until `millrace_destroy`.
 ///
@@ -26,7 +32,7 @@ final class CRuntime {
     capacity: RuntimeCapacity, region: OpaquePointer?,
     into out: UnsafeMutablePointer<OpaquePointer?>
   ) -> Int32 {
-    Millrace.withMemory(of: region) {
+    withMemoryRegion(region) {
       guard Room.has(Room.create), let runtime = Runtime(reserving: capacity) else {
         return MILLRACE_NO_CAPACITY.code
       }
@@ -39,7 +45,7 @@ final class CRuntime {
   /// Runs `body` with this runtime's memory entered: what it allocates comes from the
   /// runtime's buffer, or the heap.
   func withMemory<T>(_ body: () -> T) -> T {
-    Millrace.withMemory(of: region, body)
+    withMemoryRegion(region, body)
   }
 
   /// The runtime behind a C pointer, or nil for NULL.

@@ -1,5 +1,11 @@
 import CMillrace
 
+// The package builds the C API as its own module over the core; the Makefile compiles both
+// into one module (`Millrace`) for the C library.
+#if MILLRACE_C_MODULE
+  import Millrace
+#endif
+
 // The effects half of the C API (millrace.h, "Effects"): recording on the buffer a resolver
 // received. Each function documents its C contract in the header; these are the
 // implementations. None allocates.

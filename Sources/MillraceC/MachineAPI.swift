@@ -1,5 +1,11 @@
 import CMillrace
 
+// The package builds the C API as its own module over the core; the Makefile compiles both
+// into one module (`Millrace`) for the C library.
+#if MILLRACE_C_MODULE
+  import Millrace
+#endif
+
 // The machine half of the C API (millrace.h, "Machines"): spawn, remove, post, state,
 // observers and statistics. Each function documents its C contract in the header; these are
 // the implementations.
@@ -22,7 +28,7 @@ func cSpawn(
   }
   return owner.withMemory {
     guard Room.has(Room.spawn(queues: Int(config.queue_count))) else {
-      owner.runtime.counters.spawnsRefused &+= 1
+      _ = owner.runtime.refuseSpawn(.outOfMemory)
       return MILLRACE_NO_CAPACITY.code
     }
     var queues: [QueuePolicy] = []

@@ -1,5 +1,11 @@
 import CMillrace
 
+// The package builds the C API as its own module over the core; the Makefile compiles both
+// into one module (`Millrace`) for the C library.
+#if MILLRACE_C_MODULE
+  import Millrace
+#endif
+
 // The memory half of the C API (millrace.h, "Memory"): runtimes in callers' buffers, and the
 // room an allocating call needs. In the Embedded Swift library every allocation passes
 // through CSupport/CMillrace/memory (millrace_memory.h); the libuv build, against the full
@@ -37,7 +43,7 @@ enum Room {
 }
 
 /// Runs `body` with `region`'s memory entered (nil: the heap).
-func withMemory<T>(of region: OpaquePointer?, _ body: () -> T) -> T {
+func withMemoryRegion<T>(_ region: OpaquePointer?, _ body: () -> T) -> T {
   #if hasFeature(Embedded)
     let previous = millrace_memory_enter(region)
     defer { millrace_memory_leave(previous) }

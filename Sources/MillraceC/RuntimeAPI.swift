@@ -1,5 +1,11 @@
 import CMillrace
 
+// The package builds the C API as its own module over the core; the Makefile compiles both
+// into one module (`Millrace`) for the C library.
+#if MILLRACE_C_MODULE
+  import Millrace
+#endif
+
 // The runtime half of the C API (millrace.h, "Runtime"): creation, destruction, stepping,
 // time, statistics and the diagnostic observer. Each function documents its C contract in
 // the header; these are the implementations.
@@ -25,7 +31,7 @@ func cDestroy(_ pointer: OpaquePointer?) -> Int32 {
   let owner = Unmanaged<CRuntime>.fromOpaque(UnsafeRawPointer(pointer))
   let (isStepping, region) = owner._withUnsafeGuaranteedRef { ($0.isStepping, $0.region) }
   guard !isStepping else { return MILLRACE_BUSY.code }
-  withMemory(of: region) { owner.release() }
+  withMemoryRegion(region) { owner.release() }
   releaseRegion(region)
   return MILLRACE_OK.code
 }
