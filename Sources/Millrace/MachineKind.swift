@@ -11,6 +11,8 @@ enum CellOperation {
   case destroy
   /// Remove the machine's observer of registration `token` (`Observation.cancel()`).
   case removeObserver(token: UInt64)
+  /// Take out the placeholders of observers removed during the last dispatch.
+  case compactObservers
 }
 
 /// One effect queue of a machine type: its policy, and where its lists are in the block

@@ -70,20 +70,50 @@ struct ObserverList<Event> {
     return true
   }
 
-  /// Takes the box of registration `token` out of the list, keeping the order of the others,
-  /// and answers the reference the list held (the caller releases it); nil when no box of the
-  /// list has that token.
+  /// The token of a placeholder (`remove(token:inPlace:)`): no registration has it.
   @usableFromInline
-  mutating func remove(token: UInt64) -> Unmanaged<AnyObserverBox>? {
-    guard let storage else { return nil }
+  static var placeholderToken: UInt64 { 0 }
+
+  /// Takes the box of registration `token` out of the list and answers the reference the list
+  /// held (the caller releases it); nil when no box of the list has that token.
+  ///
+  /// `inPlace` (during a dispatch, while the list may be being notified) leaves a placeholder
+  /// that does nothing in the box's place, so that no observer changes place under a
+  /// notification going through the list; `compact()` takes placeholders out afterwards.
+  /// Otherwise the observers after it move down, keeping their order.
+  @usableFromInline
+  mutating func remove(token: UInt64, inPlace: Bool) -> Unmanaged<AnyObserverBox>? {
+    guard let storage, token != Self.placeholderToken else { return nil }
     for index in 0..<count where storage[index]._withUnsafeGuaranteedRef({ $0.token == token }) {
       let removed = storage[index]
-      (storage + index).moveInitialize(from: storage + index + 1, count: count - index - 1)
-      count -= 1
+      if inPlace {
+        storage[index] = Unmanaged.passRetained(ObserverBox(token: Self.placeholderToken) { _ in })
+      } else {
+        (storage + index).moveInitialize(from: storage + index + 1, count: count - index - 1)
+        count -= 1
+      }
       first = count > 0 ? storage[0] : nil
       return Unmanaged.fromOpaque(removed.toOpaque())
     }
     return nil
+  }
+
+  /// Takes out the placeholders `remove(token:inPlace:)` left, keeping the observers' order.
+  @usableFromInline
+  mutating func compact() {
+    guard let storage else { return }
+    var kept = 0
+    for index in 0..<count {
+      let box = storage[index]
+      if box._withUnsafeGuaranteedRef({ $0.token == Self.placeholderToken }) {
+        box.release()
+      } else {
+        (storage + kept).initialize(to: box)
+        kept += 1
+      }
+    }
+    count = kept
+    first = count > 0 ? storage[0] : nil
   }
 
   /// Forgets every observer and frees the storage.

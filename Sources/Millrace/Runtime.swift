@@ -76,11 +76,11 @@ public final class Runtime {
   /// less one): what `Effects` compares with, ready-made for every resolution.
   @usableFromInline
   let lastEffectIndex: UInt
-  /// Observers cancelled during the running dispatch, released when it returns: one of them
-  /// may be the observer being called.
+  /// Observers removed and not yet released (`retire`), each with the machine whose list
+  /// holds a placeholder in its place (removed during a dispatch), if any.
   @usableFromInline
   @exclusivity(unchecked)
-  var retiredObservers: [Unmanaged<AnyObserverBox>] = []
+  var retiredObservers: [(box: Unmanaged<AnyObserverBox>, machine: MachineID?)] = []
   @usableFromInline
   @exclusivity(unchecked)
   var isDispatching = false
@@ -533,19 +533,26 @@ public final class Runtime {
   /// returns (the box may be the observer being called), or, outside a dispatch, until the
   /// call that removed it is done with the runtime (`releaseRetiredObservers`), since the
   /// box may hold the last reference to the runtime.
+  /// `compacting` names the machine whose observer list has a placeholder in the box's place
+  /// (`ObserverList.remove(token:inPlace:)`), taken out before the box is released.
   @usableFromInline
-  func retire(_ observer: Unmanaged<AnyObserverBox>) {
-    retiredObservers.append(observer)
+  func retire(_ observer: Unmanaged<AnyObserverBox>, compacting machine: MachineID? = nil) {
+    retiredObservers.append((observer, machine))
   }
 
-  /// Releases the boxes of the observers cancelled during the last dispatch. The last
+  /// Takes the placeholders out of the observer lists of the machines that had observers
+  /// removed during the last dispatch, then releases the removed observers' boxes. The last
   /// reference to the runtime may go with one (an observer that captured it): the list is
   /// emptied first, and nothing of the runtime is touched after the releases.
   @usableFromInline
   func releaseRetiredObservers() {
     let retired = retiredObservers
     retiredObservers = []
-    for observer in retired { observer.release() }
+    for (_, machine) in retired {
+      guard let machine, table.liveRecord(machine) != nil else { continue }
+      perform(.compactObservers, on: machine.index)
+    }
+    for (box, _) in retired { box.release() }
   }
 
   /// Hands a finished job back; its results are queued to its machine unless the effect was

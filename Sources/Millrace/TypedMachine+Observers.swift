@@ -3,25 +3,21 @@ extension TypedMachine {
   /// Calls every observer with `event`, in the order they were added, then the observer of
   /// every machine of the kind, while the machine stays alive (an observer may remove it).
   /// Reads the list afresh for each observer, so one may add another meanwhile, or cancel
-  /// one: a cancelled observer's box stays alive until the dispatch returns
-  /// (`Runtime.retire`), and the observers after it move down a place, so an index whose
-  /// observer changed during the call is called again, not passed.
+  /// one: no observer changes place during a dispatch (a cancelled one leaves a placeholder,
+  /// `removeObserver`), and a cancelled observer's box stays alive until the dispatch returns
+  /// (`Runtime.retire`).
   @inlinable
   @inline(__always)
   func notify(_ event: Event) {
     if let side, let first = side.pointee.observers.first, isAlive {
       // The first observer straight from the side record: one load fewer on every reply.
       first._withUnsafeGuaranteedRef { $0.call(event) }
-      var index = side.pointee.observers.first?.toOpaque() == first.toOpaque() ? 1 : 0
+      var index = 1
       while index < side.pointee.observers.count && isAlive {
-        let observer = side.pointee.observers.storage.unsafelyUnwrapped[index]
-        observer._withUnsafeGuaranteedRef { $0.call(event) }
-        if index < side.pointee.observers.count
-          && side.pointee.observers.storage.unsafelyUnwrapped[index].toOpaque()
-            == observer.toOpaque()
-        {
-          index &+= 1
+        side.pointee.observers.storage.unsafelyUnwrapped[index]._withUnsafeGuaranteedRef {
+          $0.call(event)
         }
+        index &+= 1
       }
     }
     if let observer = entry.pointee.observer, isAlive {
@@ -32,11 +28,20 @@ extension TypedMachine {
   }
 
   /// Removes the observer of registration `token`, retiring its box (`Runtime.retire`);
-  /// false when the machine has no such observer.
+  /// false when the machine has no such observer. During a dispatch a placeholder keeps its
+  /// place until the dispatch returns (`compactObservers`).
   @usableFromInline
   func removeObserver(token: UInt64) -> Bool {
-    guard let removed = side?.pointee.observers.remove(token: token) else { return false }
-    withRuntime { $0.retire(removed) }
+    let inDispatch = withRuntime { $0.isDispatching }
+    guard let removed = side?.pointee.observers.remove(token: token, inPlace: inDispatch)
+    else { return false }
+    withRuntime { $0.retire(removed, compacting: inDispatch ? id : nil) }
     return true
+  }
+
+  /// Takes out of the observer list the placeholders that cancels during a dispatch left.
+  @usableFromInline
+  func compactObservers() {
+    side?.pointee.observers.compact()
   }
 }

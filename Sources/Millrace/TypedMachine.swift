@@ -198,6 +198,7 @@ struct TypedMachine<M: Machine> {
     case .terminate: terminate()
     case .destroy: destroy()
     case .removeObserver(let token): return removeObserver(token: token)
+    case .compactObservers: compactObservers()
     }
     return true
   }
