@@ -265,7 +265,7 @@ public final class StdinLines: LoopResource, ClosableHandleOwner {
     defer { delivering = false }
     while !paused && !closing {
       do {
-        guard let line = try decoder.next() else { break }
+        guard let line = try decoder.nextLine() else { break }
         onLine?(line)
       } catch {
         onError?(.lineTooLong)

@@ -447,7 +447,7 @@ public final class Connection: LoopResource, ClosableHandleOwner {
 
   private func nextFrame() throws(FramingError) -> Frame? {
     if framing == .resp { return try respDecoder.next() }
-    return try lineDecoder.nextFrame()
+    return try lineDecoder.next()
   }
 
   /// Hands out buffered requests, at most `requestsPerSlice`: with more, reading stops and the
