@@ -18,16 +18,10 @@ final class AsyncWakeup: SingleHandleResource {
     let rc = uv_async_init(loop.raw, handle) { raw in
       withOwner(of: asHandle(raw!), as: AsyncWakeup.self) { $0.onWake?() }
     }
-    if rc < 0 {
-      deallocateUV(handle)
-      throw UVError(rc)
-    }
-    self.handle = handle
-    handle.pointee.data = Unmanaged.passUnretained(self).toOpaque()
-    loop.register(self)
+    try adopt(handle, initialized: rc)
   }
 
-  func releaseCallbacks() {
+  func willCloseHandle() {
     let last = onShutdown
     onShutdown = nil
     last?()

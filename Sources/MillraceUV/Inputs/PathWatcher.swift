@@ -80,7 +80,7 @@ public final class PathWatcher: SingleHandleResource {
     shutdown()
   }
 
-  func releaseCallbacks() {
+  func willCloseHandle() {
     handler = nil
   }
 }

@@ -55,14 +55,7 @@ public final class SignalWatcher: SingleHandleResource {
     self.signal = signal
     self.handler = handler
     let handle = allocateUV(uv_signal_t.self)
-    let rc = uv_signal_init(loop.raw, handle)
-    if rc < 0 {
-      deallocateUV(handle)
-      throw UVError(rc)
-    }
-    self.handle = handle
-    handle.pointee.data = Unmanaged.passUnretained(self).toOpaque()
-    loop.register(self)
+    try adopt(handle, initialized: uv_signal_init(loop.raw, handle))
     let started = uv_signal_start(
       handle,
       { raw, _ in
@@ -87,7 +80,7 @@ public final class SignalWatcher: SingleHandleResource {
     shutdown()
   }
 
-  func releaseCallbacks() {
+  func willCloseHandle() {
     handler = nil
   }
 }

@@ -24,7 +24,7 @@ import MillraceWire
 ///   2 are left open. For a pipe or terminal libuv switches the descriptor to non-blocking mode.
 /// - After `close()` no callback runs; the reader and its closures are released once libuv is
 ///   done with its buffers.
-public final class StdinLines: LoopResource, ClosableHandleOwner {
+public final class StdinLines: SingleHandleResource {
   /// What the descriptor turned out to be.
   public enum Kind: Sendable, Equatable {
     /// A terminal, read through `uv_tty_t` (line discipline applies).
@@ -57,7 +57,8 @@ public final class StdinLines: LoopResource, ClosableHandleOwner {
 
   private static let chunkSize = 64 * 1024
   private var chunk: UnsafeMutableRawBufferPointer
-  private var stream: UnsafeMutablePointer<uv_stream_t>?
+  /// The terminal or pipe; nil for a file.
+  var handle: UnsafeMutablePointer<uv_stream_t>?
   private var fileRequest: UnsafeMutablePointer<uv_fs_t>?
   private var fileReadInFlight = false
   private var paused = false
@@ -105,7 +106,7 @@ public final class StdinLines: LoopResource, ClosableHandleOwner {
         chunk.deallocate()
         throw UVError(rc)
       }
-      stream = asStream(tty)
+      handle = asStream(tty)
       // libuv may reopen the terminal under a new descriptor (so that non-blocking mode does
       // not leak to other processes) and close only that one; the original is then ours.
       var used: uv_os_fd_t = -1
@@ -116,19 +117,20 @@ public final class StdinLines: LoopResource, ClosableHandleOwner {
       uv_pipe_init(loop.raw, pipe, 0)
       let rc = uv_pipe_open(pipe, fd)
       if rc < 0 {
-        // The handle was initialised: it must be closed, not just freed.
-        uv_close(asHandle(pipe)) { handle in deallocateUV(UnsafeMutableRawPointer(handle!)) }
+        discardHandle(pipe)  // initialised: it must be closed, not just freed
         chunk.deallocate()
         throw UVError(rc)
       }
-      stream = asStream(pipe)
+      handle = asStream(pipe)
     case .file:
       fileRequest = allocateUV(uv_fs_t.self)
     }
-    let me = Unmanaged.passUnretained(self).toOpaque()
-    stream?.pointee.data = me
-    fileRequest?.pointee.data = me
-    loop.register(self)
+    if let handle {
+      own(handle)
+    } else {
+      fileRequest!.pointee.data = Unmanaged.passUnretained(self).toOpaque()
+      loop.register(self)
+    }
     startReading()
   }
 
@@ -136,10 +138,7 @@ public final class StdinLines: LoopResource, ClosableHandleOwner {
   public func pauseReading() {
     loop.assertInLoop()
     paused = true
-    if reading, let stream {
-      uv_read_stop(stream)
-      reading = false
-    }
+    stopReading()
   }
 
   /// Delivers buffered lines, then reads on. Idempotent.
@@ -169,24 +168,25 @@ public final class StdinLines: LoopResource, ClosableHandleOwner {
 
   func shutdown() {
     guard !closing else { return }
-    closing = true
-    onLine = nil
-    onEnd = nil
-    onError = nil
-    if let stream {
-      uv_close(asHandle(stream), closeHandleCallback)
+    willCloseHandle()
+    if handle != nil {
+      closeHandle()
     } else if !fileReadInFlight {
       finishFileClose()
     }
     // else: the read in flight completes, sees `closing`, and finishes the close.
   }
 
-  func handleDidClose(_ raw: UnsafeMutablePointer<uv_handle_t>) {
-    deallocateUV(raw)
-    stream = nil
+  func willCloseHandle() {
+    closing = true
+    onLine = nil
+    onEnd = nil
+    onError = nil
+  }
+
+  func didCloseHandle() {
     if closeOriginalDescriptor { closeDescriptor(fd) }
     chunk.deallocate()
-    loop.unregister(self)
   }
 
   private func finishFileClose() {
@@ -201,7 +201,7 @@ public final class StdinLines: LoopResource, ClosableHandleOwner {
 
   private func startReading() {
     guard !paused, !closing, !ended, !reading else { return }
-    if let stream {
+    if let stream = handle {
       let rc = uv_read_start(
         stream,
         { handle, _, buffer in
@@ -220,6 +220,13 @@ public final class StdinLines: LoopResource, ClosableHandleOwner {
     } else {
       readFile()
     }
+  }
+
+  /// Stops reading a terminal or pipe (a file read in flight completes).
+  private func stopReading() {
+    guard reading, let stream = handle else { return }
+    uv_read_stop(stream)
+    reading = false
   }
 
   private func readFile() {
@@ -272,10 +279,7 @@ public final class StdinLines: LoopResource, ClosableHandleOwner {
       }
     }
     if paused {
-      if reading, let stream {
-        uv_read_stop(stream)
-        reading = false
-      }
+      stopReading()
     } else {
       startReading()
     }
@@ -283,10 +287,7 @@ public final class StdinLines: LoopResource, ClosableHandleOwner {
 
   private func end() {
     ended = true
-    if let stream, reading {
-      uv_read_stop(stream)
-      reading = false
-    }
+    stopReading()
     do {
       if let last = try decoder.finish() { onLine?(last) }
     } catch {
@@ -300,10 +301,7 @@ public final class StdinLines: LoopResource, ClosableHandleOwner {
 
   private func fail(_ error: UVError) {
     ended = true
-    if let stream, reading {
-      uv_read_stop(stream)
-      reading = false
-    }
+    stopReading()
     onError?(.read(error))
   }
 }

@@ -174,9 +174,7 @@ public final class EventLoop {
     closing = true
     deferred.removeAll()
     uv_idle_stop(idle)
-    if uv_is_closing(asHandle(idle)) == 0 {
-      uv_close(asHandle(idle)) { handle in deallocateUV(UnsafeMutableRawPointer(handle!)) }
-    }
+    if uv_is_closing(asHandle(idle)) == 0 { discardHandle(idle) }
     // Close callbacks may create or finish resources; repeat until nothing is left.
     var rounds = 0
     repeat {

@@ -23,10 +23,8 @@ public final class LoopTimer: SingleHandleResource {
     self.loop = loop
     self.handler = handler
     let handle = allocateUV(uv_timer_t.self)
-    uv_timer_init(loop.raw, handle)
-    self.handle = handle
-    handle.pointee.data = Unmanaged.passUnretained(self).toOpaque()
-    loop.register(self)
+    uv_timer_init(loop.raw, handle)  // cannot fail
+    own(handle)
   }
 
   /// Arms a one-shot timer that fires once after `delay`.
@@ -102,7 +100,7 @@ public final class LoopTimer: SingleHandleResource {
     shutdown()
   }
 
-  func releaseCallbacks() {
+  func willCloseHandle() {
     handler = nil
   }
 

@@ -36,7 +36,7 @@ import MillraceWire
 ///   runs exactly once. The object stays valid (holding it is safe) but inert.
 /// - Use on the loop thread only. Closing releases the buffers and `handler`, so a closed
 ///   connection that something still references costs only the small object itself.
-public final class Connection: LoopResource, ClosableHandleOwner {
+public final class Connection: SingleHandleResource {
   /// Why a connection closed.
   public enum CloseReason: Sendable, Equatable {
     /// `close()` or `closeAfterWriting()` was called.
@@ -110,7 +110,8 @@ public final class Connection: LoopResource, ClosableHandleOwner {
   // exclusivity checks on them (the class is used on the loop thread only, and no method
   // holds an access across a call that could re-enter it: `building` guards the one that
   // could, a reply builder writing to its own connection).
-  @exclusivity(unchecked) private var stream: UnsafeMutablePointer<uv_stream_t>?
+  /// The socket, nil once closed.
+  @exclusivity(unchecked) var handle: UnsafeMutablePointer<uv_stream_t>?
   private let writeRequest: UnsafeMutablePointer<uv_write_t>
   @exclusivity(unchecked) private var state = State.open
   private var closeReason = CloseReason.local
@@ -140,7 +141,6 @@ public final class Connection: LoopResource, ClosableHandleOwner {
 
   init(server: StreamServer, stream: UnsafeMutablePointer<uv_stream_t>, id: UInt64, peer: String) {
     self.server = server
-    self.stream = stream
     self.id = id
     self.peer = peer
     self.framing = server.configuration.framing
@@ -148,10 +148,8 @@ public final class Connection: LoopResource, ClosableHandleOwner {
     self.respDecoder = RESPDecoder(maxFrameLength: max(16, server.configuration.maxFrameLength))
     self.lineDecoder = LineDecoder(maxLineLength: server.configuration.maxFrameLength)
     self.writeRequest = allocateUV(uv_write_t.self)
-    let me = Unmanaged.passUnretained(self).toOpaque()
-    stream.pointee.data = me
-    writeRequest.pointee.data = me
-    server.loop.register(self)
+    writeRequest.pointee.data = Unmanaged.passUnretained(self).toOpaque()
+    own(stream)
   }
 
   deinit {
@@ -302,7 +300,7 @@ public final class Connection: LoopResource, ClosableHandleOwner {
   }
 
   private func flush() {
-    guard state != .closed, !writeInFlight, let stream else { return }
+    guard state != .closed, !writeInFlight, let stream = handle else { return }
     guard !outgoing.isEmpty else {
       finishDrainingIfDone()
       return
@@ -402,7 +400,7 @@ public final class Connection: LoopResource, ClosableHandleOwner {
   }
 
   private func startReading() {
-    guard state == .open, !paused, !reading, let stream else { return }
+    guard state == .open, !paused, !reading, let stream = handle else { return }
     let rc = uv_read_start(
       stream,
       { handle, _, buffer in
@@ -421,7 +419,7 @@ public final class Connection: LoopResource, ClosableHandleOwner {
   }
 
   private func stopReading() {
-    guard reading, let stream else { return }
+    guard reading, let stream = handle else { return }
     uv_read_stop(stream)
     reading = false
   }
@@ -528,9 +526,15 @@ public final class Connection: LoopResource, ClosableHandleOwner {
   }
 
   func closeNow(_ reason: CloseReason) {
-    guard state != .closed, let stream else { return }
+    guard state != .closed, handle != nil else { return }
     state = .closed
     closeReason = reason
+    willCloseHandle()
+    closeHandle()
+  }
+
+  /// Stops reading and drops the buffers (the write in flight keeps its own until it ends).
+  func willCloseHandle() {
     stopReading()
     outgoing = ByteBuffer(capacity: 16)
     pending = []
@@ -538,17 +542,13 @@ public final class Connection: LoopResource, ClosableHandleOwner {
     pendingBytes = 0
     respDecoder = RESPDecoder(maxFrameLength: respDecoder.maxFrameLength)
     lineDecoder = LineDecoder(maxLineLength: lineDecoder.maxLineLength)
-    uv_close(asHandle(stream), closeHandleCallback)
   }
 
-  func handleDidClose(_ raw: UnsafeMutablePointer<uv_handle_t>) {
-    deallocateUV(raw)
-    stream = nil
+  func didCloseHandle() {
     inFlightCount = 0
     inFlight.deallocate()  // libuv ran the write callbacks (if any) before this one
     inFlight = UnsafeMutableRawBufferPointer(start: nil, count: 0)
     server.connectionDidClose(self, reason: closeReason)
     storedHandler = nil
-    loop.unregister(self)
   }
 }
