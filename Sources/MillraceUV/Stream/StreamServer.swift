@@ -209,10 +209,19 @@ public final class StreamServer: SingleHandleResource {
     }
     let id = nextConnectionID
     nextConnectionID += 1
-    let connection = Connection(server: self, stream: client, id: id, peer: peerName(client))
+    let connection = Connection(
+      server: self, stream: client, id: id, peer: peerName(client), reader: makeReader())
     connections[id] = connection
     onConnect?(connection)
     connection.start()
+  }
+
+  /// A decoder of the configured framing, for a new connection.
+  private func makeReader() -> any RequestReader {
+    switch configuration.framing {
+    case .resp: DecodingReader(RESPDecoder(maxFrameLength: max(16, configuration.maxFrameLength)))
+    case .lines: DecodingReader(LineDecoder(maxLineLength: configuration.maxFrameLength))
+    }
   }
 
   private func peerName(_ client: UnsafeMutablePointer<uv_stream_t>) -> String {

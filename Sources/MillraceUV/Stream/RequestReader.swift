@@ -1,0 +1,63 @@
+import MillraceWire
+
+/// A connection's decoder, of the type its server's framing chose when it accepted the
+/// connection: the connection appends what it reads and asks for requests without knowing the
+/// framing.
+///
+/// Guarantees: one dynamic call per read (`append`, then `handOut`); the requests of the read
+/// are decoded and handed out by code specialized for the decoder's type, with no dynamic call
+/// per request.
+protocol RequestReader: AnyObject {
+  /// Bytes read and not yet handed out as requests.
+  var bufferedByteCount: Int { get }
+  /// Appends bytes read from the socket.
+  func append(_ bytes: UnsafeRawBufferPointer)
+  /// Hands `connection` the decoded requests while it accepts them (`Connection.canHandOut`),
+  /// at most `limit`; a framing error goes to `Connection.framingFailed` and ends the hand-out.
+  /// Returns whether it stopped at `limit` with more requests possibly buffered.
+  func handOut(to connection: Connection, limit: Int) -> Bool
+  /// Drops the buffered bytes and their memory (the connection closed).
+  func release()
+}
+
+/// The `RequestReader` of one decoder type.
+final class DecodingReader<Decoder: FrameDecoder>: RequestReader {
+  // Used on every read and request, on the loop thread only: no dynamic exclusivity checks (no
+  // access spans a call out of this class).
+  @exclusivity(unchecked) private var decoder: Decoder
+  /// The decoder as created, empty: what `release()` goes back to.
+  private let empty: Decoder
+
+  init(_ decoder: Decoder) {
+    self.decoder = decoder
+    self.empty = decoder
+  }
+
+  var bufferedByteCount: Int { decoder.bufferedByteCount }
+
+  func append(_ bytes: UnsafeRawBufferPointer) {
+    decoder.append(bytes)
+  }
+
+  func handOut(to connection: Connection, limit: Int) -> Bool {
+    var left = limit
+    while connection.canHandOut {
+      guard left > 0 else { return true }
+      left &-= 1
+      let frame: Frame?
+      do {
+        frame = try decoder.next()
+      } catch {
+        connection.framingFailed(error)
+        return false
+      }
+      guard let frame else { return false }
+      connection.deliver(frame)
+    }
+    return false
+  }
+
+  func release() {
+    decoder = empty
+  }
+}
