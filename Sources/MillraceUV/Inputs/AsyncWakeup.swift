@@ -5,23 +5,20 @@ import CLibUV
 /// `uv_async_send` on the handle may be called from any thread while the handle is open; the
 /// owner (`Inbox`) guarantees that no thread sends once `shutdown()` began, via `onShutdown`,
 /// which runs before `uv_close`.
-final class AsyncWakeup: SingleHandleResource {
-  let loop: EventLoop
-  var handle: UnsafeMutablePointer<uv_async_t>?
+final class AsyncWakeup: LoopHandle<uv_async_t> {
   var onWake: (() -> Void)?
   var onShutdown: (() -> Void)?
 
   init(loop: EventLoop) throws(UVError) {
-    loop.checkUsable()
-    self.loop = loop
-    let handle = allocateUV(uv_async_t.self)
-    let rc = uv_async_init(loop.raw, handle) { raw in
-      withOwner(of: asHandle(raw!), as: AsyncWakeup.self) { $0.onWake?() }
+    super.init(on: loop)
+    try adopt { handle in
+      uv_async_init(loop.raw, handle) { raw in
+        withOwner(of: asHandle(raw!), as: AsyncWakeup.self) { $0.onWake?() }
+      }
     }
-    try adopt(handle, initialized: rc)
   }
 
-  func willCloseHandle() {
+  override func willCloseHandle() {
     let last = onShutdown
     onShutdown = nil
     last?()

@@ -2,13 +2,6 @@ import CLibUV
 import MillraceWire
 
 extension Connection {
-  /// Stops handing out requests and reading the socket until `resumeReading()`. Idempotent.
-  public func pauseReading() {
-    loop.assertInLoop()
-    paused = true
-    stopReading()
-  }
-
   /// Hands out the requests buffered while paused (in the next loop iteration, in order), then
   /// reads on. Idempotent.
   public func resumeReading() {
@@ -38,34 +31,15 @@ extension Connection {
   }
 
   private func startReading() {
-    guard state == .open, !paused, !reading, let handle else { return }
-    let rc = uv_read_start(
-      handle,
-      { handle, _, buffer in
-        let chunk = withOwner(of: handle, as: Connection.self) { $0.server.readChunk }
-        buffer!.pointee = uv_buf_init(
-          chunk.baseAddress!.assumingMemoryBound(to: CChar.self), UInt32(chunk.count))
-      },
-      { handle, count, _ in
-        withOwner(of: asHandle(handle!), as: Connection.self) { $0.didRead(count) }
-      })
-    if rc < 0 {
-      closeNow(.error(UVError(rc)))
-    } else {
-      reading = true
-    }
+    guard state == .open, !paused else { return }
+    if let error = startStreamReading() { closeNow(.error(error)) }
   }
 
-  func stopReading() {
-    guard reading, let handle else { return }
-    uv_read_stop(handle)
-    reading = false
-  }
-
-  private func didRead(_ count: Int) {
+  /// A read completed (`didRead(_:)`): `count` bytes in `readChunk`, or an error or the end.
+  func readCompleted(_ count: Int) {
     guard state == .open else { return }
     if count > 0 {
-      reader.append(UnsafeRawBufferPointer(rebasing: server.readChunk[0..<count]))
+      reader.append(UnsafeRawBufferPointer(rebasing: readChunk[0..<count]))
       processFrames()
     } else if count == Int(UV_EOF.rawValue) {
       // The peer finished sending. A partial request is dropped; replies still go out.

@@ -36,7 +36,7 @@ import MillraceWire
 ///   runs exactly once. The object stays valid (holding it is safe) but inert.
 /// - Use on the loop thread only. Closing releases the buffers and `handler`, so a closed
 ///   connection that something still references costs only the small object itself.
-public final class Connection: SingleHandleResource, BatchedWriter {
+public final class Connection: StreamHandle, BatchedWriter {
   /// Why a connection closed.
   public enum CloseReason: Sendable, Equatable {
     /// `close()` or `closeAfterWriting()` was called.
@@ -89,9 +89,6 @@ public final class Connection: SingleHandleResource, BatchedWriter {
   // dynamically whatever the attribute says; behind accessors, only this module touches it.
   @exclusivity(unchecked) var storedHandler: (any ConnectionHandler)?
 
-  /// The loop the connection runs on.
-  public var loop: EventLoop { server.loop }
-
   /// The RESP version replies built with a `RESPWriter` are encoded in (`write(_:)`,
   /// `complete(_:_:)`); RESP2 until changed (by `HELLO 3`).
   public var replyVersion: RESPVersion {
@@ -105,8 +102,6 @@ public final class Connection: SingleHandleResource, BatchedWriter {
   // holds an access across a call that could re-enter it: `building` guards the one that
   // could, a reply builder writing to its own connection).
 
-  /// The socket, nil once closed.
-  @exclusivity(unchecked) var handle: UnsafeMutablePointer<uv_stream_t>?
   @exclusivity(unchecked) var state = State.open
   var closeReason = CloseReason.local
 
@@ -115,8 +110,6 @@ public final class Connection: SingleHandleResource, BatchedWriter {
   let reader: any RequestReader
   /// The most requests handed out per loop iteration (the server's `requestsPerSlice`).
   let requestsPerSlice: Int
-  @exclusivity(unchecked) var paused = false
-  @exclusivity(unchecked) var reading = false
   /// Handing out requests (`processFrames()`); replies wait for its end to be written.
   @exclusivity(unchecked) var processing = false
   /// A task that hands out the next buffered requests is scheduled (`continueLater()`).
@@ -147,6 +140,7 @@ public final class Connection: SingleHandleResource, BatchedWriter {
     self.reader = reader
     self.requestsPerSlice = max(1, server.configuration.requestsPerSlice)
     self.writeRequest = allocateUV(uv_write_t.self)
+    super.init(on: server.loop, readingInto: server.readChunk)
     writeRequest.pointee.data = Unmanaged.passUnretained(self).toOpaque()
     own(stream)
   }
@@ -158,9 +152,6 @@ public final class Connection: SingleHandleResource, BatchedWriter {
 
   /// Whether requests may still be handed out and replies written (not closing or closed).
   public var isOpen: Bool { state == .open }
-
-  /// Whether reading is paused by `pauseReading()`.
-  public var isPaused: Bool { paused }
 
   /// Reply bytes queued and not yet accepted by the socket.
   public var queuedByteCount: Int { outgoing.count + inFlightCount + replies.waitingByteCount }
@@ -178,12 +169,19 @@ public final class Connection: SingleHandleResource, BatchedWriter {
   }
 
   /// Closes at once, discarding unwritten replies (reason `.local`). Idempotent.
-  public func close() {
+  public override func close() {
     loop.assertInLoop()
     closeNow(.local)
   }
 
-  func shutdown() {
+  // The overrides of `StreamHandle` stay in the class body: Swift cannot override in an
+  // extension.
+
+  override func didRead(_ count: Int) {
+    readCompleted(count)
+  }
+
+  override func shutdown() {
     closeNow(.serverClosed)
   }
 
@@ -210,14 +208,14 @@ public final class Connection: SingleHandleResource, BatchedWriter {
   }
 
   /// Stops reading and drops the buffers (the write in flight keeps its own until it ends).
-  func willCloseHandle() {
+  override func willCloseHandle() {
     stopReading()
     outgoing = ByteBuffer(capacity: 16)
     replies.removeAll()
     reader.release()
   }
 
-  func didCloseHandle() {
+  override func didCloseHandle() {
     inFlightCount = 0
     inFlight.deallocate()  // libuv ran the write callbacks (if any) before this one
     inFlight = UnsafeMutableRawBufferPointer(start: nil, count: 0)

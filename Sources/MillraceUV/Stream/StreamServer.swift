@@ -27,7 +27,7 @@ import MillraceWire
 ///   (the other connections carry on). `onClose` runs exactly once per connection, last.
 /// - `close()` stops listening and closes every connection; no handler runs afterwards
 ///   except the `onClose` of connections still open, and the handlers are released.
-public final class StreamServer: SingleHandleResource {
+public final class StreamServer: LoopHandle<uv_stream_t> {
   /// How a connection's bytes are split into requests.
   public enum Framing: Sendable, Equatable {
     /// Newline-terminated lines (`\n` or `\r\n`); each frame has one part, the line.
@@ -70,8 +70,6 @@ public final class StreamServer: SingleHandleResource {
     }
   }
 
-  /// The loop the server runs on.
-  public let loop: EventLoop
   /// The configuration the server was created with.
   public let configuration: Configuration
   /// The bound address; for TCP with port 0, the port the system picked.
@@ -82,8 +80,6 @@ public final class StreamServer: SingleHandleResource {
   var onConnect: ((Connection) -> Void)?
   var onClose: ((Connection, Connection.CloseReason) -> Void)?
 
-  /// The listening socket.
-  var handle: UnsafeMutablePointer<uv_stream_t>?
   private var listenerClosed = false
   private var closed = false
   private var connections: [UInt64: Connection] = [:]
@@ -112,8 +108,6 @@ public final class StreamServer: SingleHandleResource {
     onConnect: ((Connection) -> Void)? = nil,
     onClose: ((Connection, Connection.CloseReason) -> Void)? = nil
   ) throws(UVError) {
-    loop.checkUsable()
-    self.loop = loop
     self.configuration = configuration
     self.address = address
     self.onFrame = onFrame
@@ -124,8 +118,9 @@ public final class StreamServer: SingleHandleResource {
     case .tcp: isUnix = false
     case .unix: isUnix = true
     }
-    // From here on the object is fully initialised: a throw runs deinit, which frees the chunk.
     readChunk = .allocate(byteCount: 64 * 1024, alignment: 16)
+    super.init(on: loop)
+    // From here on the object is fully initialised: a throw runs deinit, which frees the chunk.
     let listener =
       switch address {
       case .tcp(let host, let port): try bindTCP(host: host, port: port)
@@ -151,19 +146,14 @@ public final class StreamServer: SingleHandleResource {
   /// The open connections, in no particular order.
   public var openConnections: [Connection] { Array(connections.values) }
 
-  /// Stops listening and closes every connection (reason `.serverClosed`). Idempotent.
-  public func close() {
-    loop.assertInLoop()
-    shutdown()
-  }
-
-  func willCloseHandle() {
+  /// Stops listening and closes every connection (reason `.serverClosed`).
+  override func willCloseHandle() {
     closed = true
     onConnect = nil
     for connection in Array(connections.values) { connection.closeNow(.serverClosed) }
   }
 
-  func didCloseHandle() {
+  override func didCloseHandle() {
     listenerClosed = true
     releaseHandlersIfDone()
   }
