@@ -20,19 +20,19 @@ protocol RequestReader: AnyObject {
   func release()
 }
 
-/// The `RequestReader` of one decoder type.
-final class DecodingReader<Decoder: FrameDecoder>: RequestReader {
-  // Used on every read and request, on the loop thread only: no dynamic exclusivity checks (no
-  // access spans a call out of this class).
-  @exclusivity(unchecked) private var decoder: Decoder
-  /// The decoder as created, empty: what `release()` goes back to.
-  private let empty: Decoder
+/// A `RequestReader` that holds a decoder of one concrete type. Its requirements are
+/// implemented once, below; each conforming final class gets them specialized for its decoder
+/// (a generic class would not: its conformance, generic too, would decode through the
+/// protocol's witness table).
+protocol DecodingRequestReader: RequestReader {
+  associatedtype Decoder: FrameDecoder
+  /// The decoder; no access to it spans a call out of the reader.
+  var decoder: Decoder { get set }
+  /// A new decoder with the same limits, holding no memory.
+  func emptyDecoder() -> Decoder
+}
 
-  init(_ decoder: Decoder) {
-    self.decoder = decoder
-    self.empty = decoder
-  }
-
+extension DecodingRequestReader {
   var bufferedByteCount: Int { decoder.bufferedByteCount }
 
   func append(_ bytes: UnsafeRawBufferPointer) {
@@ -58,6 +58,30 @@ final class DecodingReader<Decoder: FrameDecoder>: RequestReader {
   }
 
   func release() {
-    decoder = empty
+    decoder = emptyDecoder()
   }
+}
+
+/// The reader of RESP requests (arrays and inline commands).
+final class RESPRequestReader: DecodingRequestReader {
+  // Used on every read and request, on the loop thread only: no dynamic exclusivity checks.
+  @exclusivity(unchecked) var decoder: RESPDecoder
+
+  init(maxFrameLength: Int) {
+    decoder = RESPDecoder(maxFrameLength: maxFrameLength)
+  }
+
+  func emptyDecoder() -> RESPDecoder { RESPDecoder(maxFrameLength: decoder.maxFrameLength) }
+}
+
+/// The reader of newline-terminated lines.
+final class LineRequestReader: DecodingRequestReader {
+  // Used on every read and request, on the loop thread only: no dynamic exclusivity checks.
+  @exclusivity(unchecked) var decoder: LineDecoder
+
+  init(maxLineLength: Int) {
+    decoder = LineDecoder(maxLineLength: maxLineLength)
+  }
+
+  func emptyDecoder() -> LineDecoder { LineDecoder(maxLineLength: decoder.maxLineLength) }
 }

@@ -209,8 +209,8 @@ public final class StreamServer: LoopHandle<uv_stream_t> {
   /// A decoder of the configured framing, for a new connection.
   private func makeReader() -> any RequestReader {
     switch configuration.framing {
-    case .resp: DecodingReader(RESPDecoder(maxFrameLength: max(16, configuration.maxFrameLength)))
-    case .lines: DecodingReader(LineDecoder(maxLineLength: configuration.maxFrameLength))
+    case .resp: RESPRequestReader(maxFrameLength: max(16, configuration.maxFrameLength))
+    case .lines: LineRequestReader(maxLineLength: configuration.maxFrameLength)
     }
   }
 
