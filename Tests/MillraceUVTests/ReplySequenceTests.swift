@@ -6,7 +6,8 @@ import Testing
 /// Replies leave in request order whatever order they are produced in (`Connection`'s reply
 /// sequence, without a socket).
 @Suite struct ReplySequenceTests {
-  /// A reply sequence and the output it releases into; each reply is its name and a space.
+  /// A reply sequence and the output it releases into, used as `Connection` uses it; each reply
+  /// is its name and a space.
   final class Queue {
     var replies = ReplySequence()
     let output = ByteBuffer()
@@ -16,7 +17,16 @@ import Testing
     func write(_ name: String) { replies.appendBehindWaiting(Self.bytes(name)) }
 
     func complete(_ slot: Connection.ReplySlot, _ name: String) -> Bool {
-      replies.complete(slot, releasingInto: output, Self.bytes(name))
+      switch replies.complete(slot) {
+      case .refused:
+        return false
+      case .first:
+        Self.bytes(name)(output)
+        replies.releaseReady { bytes in bytes.withUnsafeBytes { output.append($0) } }
+      case .waiting:
+        replies.fill(slot, Self.bytes(name))
+      }
+      return true
     }
 
     /// What was released, in order.

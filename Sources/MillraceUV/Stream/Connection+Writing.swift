@@ -45,9 +45,17 @@ extension Connection {
   @discardableResult
   public func complete(_ slot: ReplySlot, _ build: (inout RESPWriter) -> Void) -> Bool {
     loop.assertInLoop()
-    guard state != .closed,
-      replies.complete(slot, releasingInto: outgoing, { encode(into: $0, build) })
-    else { return false }
+    guard state != .closed else { return false }
+    switch replies.complete(slot) {
+    case .refused:
+      return false
+    case .first:
+      // Every reply before it was released to `outgoing`: encode it right behind them.
+      encode(into: outgoing, build)
+      replies.releaseReady { bytes in bytes.withUnsafeBytes { outgoing.append($0) } }
+    case .waiting:
+      replies.fill(slot) { encode(into: $0, build) }
+    }
     didQueue()
     return state != .closed
   }

@@ -9,8 +9,9 @@ import MillraceWire
 ///   of a slot never reserved, is refused and changes nothing).
 /// - When nothing waits (`isEmpty`), a reply written now may go out at once: it is the caller's
 ///   to send. Otherwise it waits behind the last reply, in its buffer.
-/// - A reply completed in the first slot, and every completed reply right behind it, are
-///   released into the caller's output in order, and their slots forgotten.
+/// - A reply completed in the first slot goes out at once (it is the caller's to send); then
+///   `releaseReady` hands over every completed reply right behind it, in order, and forgets
+///   their slots.
 /// - `waitingByteCount` is the bytes of the waiting replies, kept up to date by every call.
 struct ReplySequence {
   private struct Reply {
@@ -55,47 +56,39 @@ struct ReplySequence {
     fill(replyAt: replies.count - 1, encode)
   }
 
-  /// Completes `slot`: `encode` writes its bytes into `output` when it is the first slot (then
-  /// the completed replies behind it follow them there), else into the slot's own buffer.
-  /// Returns false, calling nothing, for a slot already completed or never reserved.
-  mutating func complete(
-    _ slot: Connection.ReplySlot, releasingInto output: ByteBuffer,
-    _ encode: (ByteBuffer) -> Void
-  ) -> Bool {
-    guard slot.sequence >= headSequence else { return false }
-    let index = head + Int(slot.sequence - headSequence)
-    guard index < replies.count, !replies[index].ready else { return false }
+  /// What completing a slot asks of the caller.
+  enum Completion {
+    /// The slot was completed already, or never reserved: nothing changed.
+    case refused
+    /// Every reply before it went out: send its bytes at once, then `releaseReady(_:)`.
+    case first
+    /// A reply before it still waits: `fill(_:_:)` writes its bytes into its own buffer.
+    case waiting
+  }
+
+  /// Marks `slot` completed, and says where its bytes go.
+  mutating func complete(_ slot: Connection.ReplySlot) -> Completion {
+    guard let index = index(of: slot), !replies[index].ready else { return .refused }
     replies[index].ready = true
-    if index == head {
-      // Every reply before it went out: encode it right behind them, without a buffer.
-      encode(output)
-      releaseReady(into: output)
-    } else {
-      fill(replyAt: index, encode)
+    return index == head ? .first : .waiting
+  }
+
+  /// Calls `encode` with the buffer of `slot`, completed and waiting (`complete` returned
+  /// `.waiting`), counting what it adds.
+  mutating func fill(_ slot: Connection.ReplySlot, _ encode: (ByteBuffer) -> Void) {
+    guard let index = index(of: slot), index != head, replies[index].ready else {
+      preconditionFailure("fill(_:_:) is for a completed slot that waits")
     }
-    return true
+    fill(replyAt: index, encode)
   }
 
-  /// Forgets every waiting reply and slot (the connection closed).
-  mutating func removeAll() {
-    replies = []
-    head = 0
-    waitingByteCount = 0
-  }
-
-  private mutating func fill(replyAt index: Int, _ encode: (ByteBuffer) -> Void) {
-    let target = replies[index].bytes ?? ByteBuffer()
-    replies[index].bytes = target
-    let before = target.count
-    encode(target)
-    waitingByteCount += target.count - before
-  }
-
-  private mutating func releaseReady(into output: ByteBuffer) {
+  /// After the first slot was completed and sent: calls `send` with the bytes of every
+  /// completed reply right behind it, in order, and forgets their slots.
+  mutating func releaseReady(_ send: (ByteBuffer) -> Void) {
     while head < replies.count && replies[head].ready {
       if let bytes = replies[head].bytes {
         waitingByteCount -= bytes.count
-        bytes.withUnsafeBytes { output.append($0) }
+        send(bytes)
         replies[head].bytes = nil
       }
       head += 1
@@ -108,5 +101,27 @@ struct ReplySequence {
       replies.removeFirst(head)
       head = 0
     }
+  }
+
+  /// Forgets every waiting reply and slot (the connection closed).
+  mutating func removeAll() {
+    replies = []
+    head = 0
+    waitingByteCount = 0
+  }
+
+  /// Where `slot` is in `replies`, if it is there.
+  private func index(of slot: Connection.ReplySlot) -> Int? {
+    guard slot.sequence >= headSequence else { return nil }
+    let index = head + Int(slot.sequence - headSequence)
+    return index < replies.count ? index : nil
+  }
+
+  private mutating func fill(replyAt index: Int, _ encode: (ByteBuffer) -> Void) {
+    let target = replies[index].bytes ?? ByteBuffer()
+    replies[index].bytes = target
+    let before = target.count
+    encode(target)
+    waitingByteCount += target.count - before
   }
 }
