@@ -36,7 +36,7 @@ func decode(_ stream: [UInt8], max: Int, pieces: [Int]) -> [Decoded] {
     offset += piece
     while true {
       do {
-        guard let line = try decoder.next() else { break }
+        guard let line = try decoder.nextLine() else { break }
         out.append(.line(Array(line)))
       } catch {
         check(error == .tooLong, "LineDecoder threw \(error)")

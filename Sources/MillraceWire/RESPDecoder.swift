@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// Incremental decoder of RESP2 *requests*: arrays of bulk strings (`*N\r\n$len\r\n...\r\n`)
 /// and inline commands (one line, split into words with Redis's quotes and escapes, see
 /// `InlineSplitter`), as Redis accepts them.
@@ -23,7 +17,7 @@
 /// - Errors are terminal: once `next()` threw, it throws the same error until `reset()` (a server
 ///   replies `-ERR toolong` / `-ERR protocol` and closes the connection).
 /// - Memory stays below `maxFrameLength` plus the bytes appended since the last `next()`.
-public struct RESPDecoder: Sendable {
+public struct RESPDecoder: FrameDecoder {
   /// The default maximum frame length, 64 KiB.
   public static let defaultMaxFrameLength = 64 * 1024
 
@@ -38,11 +32,7 @@ public struct RESPDecoder: Sendable {
     case inline(scan: Int)
   }
 
-  /// The bytes received are `buffer[0..<end]`; beyond `end` is room already allocated (the
-  /// array never shrinks its count, so an append is a copy, not `Array`'s generic
-  /// `append(contentsOf:)` and `removeAll(keepingCapacity:)`, about 150 instructions a read).
-  private var buffer: [UInt8] = []
-  private var end = 0
+  private var buffer = InputBuffer()
   private var frameStart = 0
   private var cursor = 0
   private var state = State.idle
@@ -56,41 +46,19 @@ public struct RESPDecoder: Sendable {
   }
 
   /// Bytes appended and not yet consumed by a returned frame.
-  public var bufferedByteCount: Int { end - (state == .idle ? cursor : frameStart) }
+  public var bufferedByteCount: Int { buffer.count - (state == .idle ? cursor : frameStart) }
 
   /// Appends input bytes (copied into the decoder's buffer).
   public mutating func append(_ bytes: UnsafeRawBufferPointer) {
-    guard let source = bytes.baseAddress, bytes.count > 0 else { return }
-    makeRoom(for: bytes.count)
-    if buffer.count - end < bytes.count { grow(toHold: end + bytes.count) }
-    let start = end
-    buffer.withUnsafeMutableBytes { room in
-      (room.baseAddress! + start).copyMemory(from: source, byteCount: bytes.count)
+    // The frame being decoded, or after a frame the next byte, is the first one still needed.
+    let dropped = buffer.append(bytes, keepingFrom: state == .idle ? cursor : frameStart)
+    guard dropped > 0 else { return }
+    cursor -= dropped
+    frameStart = max(0, frameStart - dropped)
+    for index in ranges.indices {
+      ranges[index] = ranges[index].lowerBound - dropped..<ranges[index].upperBound - dropped
     }
-    end += bytes.count
-  }
-
-  /// Replaces the buffer by one of at least `count` bytes, and twice the old one, holding its
-  /// received bytes: the count is the room, and it stays. `memcpy` and `memset`, not a generic
-  /// append of zeros (in a debug build, a loop of protocol calls per byte: 30-50 ms for a
-  /// 64 KiB read, long enough to hold every other client).
-  private mutating func grow(toHold count: Int) {
-    let size = max(count, buffer.count * 2)
-    let kept = end
-    buffer = buffer.withUnsafeBytes { old in
-      [UInt8](unsafeUninitializedCapacity: size) { room, initialized in
-        let base = UnsafeMutableRawPointer(room.baseAddress!)
-        if kept > 0 { memcpy(base, old.baseAddress!, kept) }
-        memset(base + kept, 0, size - kept)
-        initialized = size
-      }
-    }
-  }
-
-  /// Appends input bytes (copied into the decoder's buffer).
-  public mutating func append(_ bytes: some Collection<UInt8>) {
-    let copied = Array(bytes)
-    copied.withUnsafeBytes { append($0) }
+    if case .inline(let scan) = state { state = .inline(scan: scan - dropped) }
   }
 
   /// Returns the next complete request, or `nil` when more input is needed.
@@ -98,7 +66,7 @@ public struct RESPDecoder: Sendable {
     // The common request, a whole short array at the start of what is buffered, without the
     // state machine.
     if state == .idle && failure == nil {
-      guard cursor < end else { return nil }
+      guard cursor < buffer.count else { return nil }
       if buffer[cursor] == UInt8(ascii: "*") {
         frameStart = cursor
         if !ranges.isEmpty { ranges.removeAll(keepingCapacity: true) }
@@ -116,7 +84,7 @@ public struct RESPDecoder: Sendable {
 
   /// Forgets all buffered input and any error.
   public mutating func reset() {
-    end = 0
+    buffer.removeAll()
     ranges.removeAll(keepingCapacity: true)
     frameStart = 0
     cursor = 0
@@ -128,7 +96,7 @@ public struct RESPDecoder: Sendable {
     while true {
       switch state {
       case .idle:
-        guard cursor < end else { return nil }
+        guard cursor < buffer.count else { return nil }
         frameStart = cursor
         if !ranges.isEmpty { ranges.removeAll(keepingCapacity: true) }
         if buffer[cursor] == UInt8(ascii: "*") {
@@ -150,7 +118,7 @@ public struct RESPDecoder: Sendable {
         state = .bulkHeader(remaining: count)
 
       case .bulkHeader(let remaining):
-        guard cursor < end else { return nil }
+        guard cursor < buffer.count else { return nil }
         let byte = buffer[cursor]
         guard byte == UInt8(ascii: "$") else {
           throw .protocol("expected '$', got '\(printable(byte))'")
@@ -166,7 +134,7 @@ public struct RESPDecoder: Sendable {
         state = .bulkBody(remaining: remaining, length: length)
 
       case .bulkBody(let remaining, let length):
-        guard end - cursor >= length + 2 else { return nil }
+        guard buffer.count - cursor >= length + 2 else { return nil }
         guard buffer[cursor + length] == 13, buffer[cursor + length + 1] == 10 else {
           throw .protocol("expected CRLF after a bulk string of \(length) bytes")
         }
@@ -174,24 +142,22 @@ public struct RESPDecoder: Sendable {
         cursor += length + 2
         if remaining == 1 {
           state = .idle
-          return Frame(storage: buffer, ranges: ranges, isInline: false)
+          return Frame(storage: buffer.storage, ranges: ranges, isInline: false)
         }
         state = .bulkHeader(remaining: remaining - 1)
 
       case .inline(let scan):
-        guard let newline = find(10, from: scan) else {
-          if end - frameStart > maxFrameLength { throw .tooLong }
-          state = .inline(scan: end)
+        guard let (line, next) = buffer.line(from: frameStart, searchingFrom: scan) else {
+          if buffer.count - frameStart > maxFrameLength { throw .tooLong }
+          state = .inline(scan: buffer.count)
           return nil
         }
-        if newline + 1 - frameStart > maxFrameLength { throw .tooLong }
-        var lineEnd = newline
-        if lineEnd > frameStart && buffer[lineEnd - 1] == 13 { lineEnd -= 1 }
-        let decoded = try InlineSplitter.split(buffer[frameStart..<lineEnd], into: &ranges)
-        cursor = newline + 1
+        if next - frameStart > maxFrameLength { throw .tooLong }
+        let decoded = try InlineSplitter.split(buffer.storage[line], into: &ranges)
+        cursor = next
         state = .idle
         if ranges.isEmpty { continue }
-        return Frame(storage: decoded ?? buffer, ranges: ranges, isInline: true)
+        return Frame(storage: decoded ?? buffer.storage, ranges: ranges, isInline: true)
       }
     }
   }
@@ -204,15 +170,15 @@ public struct RESPDecoder: Sendable {
   private mutating func wholeArray() -> Frame? {
     let start = frameStart
     let limit = maxFrameLength
-    let received = end
+    let received = buffer.count
     guard
-      let found = buffer.withUnsafeBufferPointer({
+      let found = buffer.storage.withUnsafeBufferPointer({
         Self.shortArray(in: UnsafeBufferPointer(rebasing: $0[..<received]), at: start, limit: limit)
       })
     else { return nil }
     cursor = found.end
     return Frame(
-      storage: buffer, count: found.count, found.parts.0, found.parts.1, found.parts.2,
+      storage: buffer.storage, count: found.count, found.parts.0, found.parts.1, found.parts.2,
       isInline: false)
   }
 
@@ -263,14 +229,14 @@ public struct RESPDecoder: Sendable {
 
   /// Reads `-?[0-9]+\r\n` at `cursor`; `nil` when incomplete. Advances past the CRLF.
   private mutating func readNumber(_ what: StaticString) throws(FramingError) -> Int? {
-    let limit = min(end, cursor + 21)
+    let limit = min(buffer.count, cursor + 21)
     var carriageReturn = cursor
     while carriageReturn < limit && buffer[carriageReturn] != 13 { carriageReturn += 1 }
     if carriageReturn == limit {
       if limit - cursor >= 21 { throw .protocol("invalid \(what)") }
       return nil
     }
-    guard carriageReturn + 1 < end else { return nil }
+    guard carriageReturn + 1 < buffer.count else { return nil }
     guard buffer[carriageReturn + 1] == 10 else { throw .protocol("expected CRLF after \(what)") }
     var position = cursor
     var negative = false
@@ -290,38 +256,6 @@ public struct RESPDecoder: Sendable {
     }
     cursor = carriageReturn + 2
     return negative ? -value : value
-  }
-
-  private func find(_ byte: UInt8, from start: Int) -> Int? {
-    guard start < end else { return nil }
-    let received = end
-    return buffer.withUnsafeBytes { bytes -> Int? in
-      let base = bytes.baseAddress!
-      guard let hit = memchr(base + start, Int32(byte), received - start) else { return nil }
-      return base.distance(to: UnsafeRawPointer(hit))
-    }
-  }
-
-  private mutating func makeRoom(for incoming: Int) {
-    let keep = state == .idle ? cursor : frameStart
-    if keep == end {
-      end = 0
-      cursor = 0
-      frameStart = 0
-    } else if keep > 0 && buffer.count - end < incoming {
-      let kept = end - keep
-      buffer.withUnsafeMutableBytes { room in
-        let base = room.baseAddress!
-        _ = memmove(base, base + keep, kept)
-      }
-      end = kept
-      cursor -= keep
-      frameStart -= keep
-      for index in ranges.indices {
-        ranges[index] = ranges[index].lowerBound - keep..<ranges[index].upperBound - keep
-      }
-      if case .inline(let scan) = state { state = .inline(scan: scan - keep) }
-    }
   }
 
   private func printable(_ byte: UInt8) -> String {

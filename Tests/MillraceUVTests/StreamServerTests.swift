@@ -109,14 +109,18 @@ struct StreamServerTests {
   }
 
   @Test func ipv6LoopbackAndLineFraming() throws {
+    // The configured framing picks the connection's decoder: lines, whose over-long one closes
+    // the connection without a reply (the default error reply is RESP's only).
     let loop = try EventLoop()
     var configuration = StreamServer.Configuration(framing: .lines)
     configuration.maxFrameLength = 32
+    var reasons: [Connection.CloseReason] = []
     let server = try StreamServer(
       loop: loop, address: try ListenAddress(parsing: "[::1]:0"), configuration: configuration,
       onFrame: { connection, frame in
         connection.write(Array("got \(frame.string(at: 0))\n".utf8))
-      })
+      },
+      onClose: { _, reason in reasons.append(reason) })
     guard case .tcp(let host, let port) = server.address else { return }
     #expect(host == "::1")
     let tally = Tally()
@@ -124,12 +128,14 @@ struct StreamServerTests {
       let fd = TestClient.connectTCP(host: "::1", port: port)
       guard fd >= 0 else { return tally.fail("connect") }
       defer { close(fd) }
-      TestClient.send(fd, Array("one\r\ntwo\n".utf8))
-      let expected = Array("got one\ngot two\n".utf8)
-      TestClient.read(fd, count: expected.count) == expected ? tally.succeed() : tally.fail("reply")
+      TestClient.send(fd, Array("one\n*1 two\n".utf8) + Array(repeating: 120, count: 40))
+      let (reply, closed) = TestClient.readToEnd(fd)
+      reply == Array("got one\ngot *1 two\n".utf8) && closed
+        ? tally.succeed() : tally.fail("got \(String(decoding: reply, as: UTF8.self))")
     }
     runLoop(loop, until: tally, reports: 1)
     #expect(tally.failures == [])
+    #expect(reasons == [.framing(.tooLong)])
     try closeWithin(loop)
   }
 

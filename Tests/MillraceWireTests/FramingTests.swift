@@ -1,13 +1,57 @@
 import MillraceWire
 import Testing
 
-@Suite("RESP and line framing")
-struct FramingTests {
-  /// Feeds `input` to a fresh decoder in pieces of `step` bytes, collecting frames as strings.
-  func decode(_ input: [UInt8], step: Int, max: Int = 64 * 1024) throws(FramingError)
-    -> [[String]]
-  {
-    var decoder = RESPDecoder(maxFrameLength: max)
+/// A framing of requests, with what the tests need to speak it.
+enum Framing: String, CaseIterable, Sendable, CustomTestStringConvertible {
+  case resp
+  case lines
+
+  /// A decoder of this framing whose frames are at most `max` bytes.
+  func decoder(max: Int) -> any FrameDecoder {
+    switch self {
+    case .resp: RESPDecoder(maxFrameLength: max)
+    case .lines: LineDecoder(maxLineLength: max)
+    }
+  }
+
+  /// `request` as this framing sends it: a RESP array, or a line of its parts joined by
+  /// spaces, ending in `\n` or (`crlf`) `\r\n`.
+  func encode(_ request: [String], crlf: Bool = false) -> [UInt8] {
+    switch self {
+    case .resp: RESPWriter.request(request)
+    case .lines: Array((request.joined(separator: " ") + (crlf ? "\r\n" : "\n")).utf8)
+    }
+  }
+
+  /// The parts a decoder of this framing returns for `request`.
+  func parts(_ request: [String]) -> [String] {
+    self == .resp ? request : [request.joined(separator: " ")]
+  }
+
+  /// The smallest limit that accepts `request`: its bytes on the wire for RESP, the line
+  /// without its terminator for lines.
+  func limit(accepting request: [String]) -> Int {
+    switch self {
+    case .resp: encode(request).count
+    case .lines: encode(request).count - 1
+    }
+  }
+
+  var testDescription: String { rawValue }
+}
+
+/// What every `FrameDecoder` guarantees, checked through the protocol for each framing.
+@Suite("Framing through FrameDecoder")
+struct FrameDecoderTests {
+  static let requests = [
+    ["SEND", "door", "open"], ["PING"], ["SET", "k", "v"],
+    ["X", String(repeating: "y", count: 300)],
+  ]
+
+  /// Feeds `input` to `decoder` in pieces of `step` bytes, collecting frames as strings.
+  static func decode(
+    _ input: [UInt8], step: Int, with decoder: inout some FrameDecoder
+  ) throws(FramingError) -> [[String]] {
     var frames: [[String]] = []
     var offset = 0
     while offset < input.count {
@@ -19,11 +63,109 @@ struct FramingTests {
     return frames
   }
 
-  @Test func pipelinedArraysByteByByteAndInChunks() throws {
-    var input: [UInt8] = []
-    let requests = [["SEND", "door", "open"], ["PING"], ["SET", "k", ""], ["X", "a b\r\nc"]]
-    for request in requests { input += RESPWriter.request(request) }
-    for step in [1, 2, 3, 7, input.count] {
+  /// `decode` with a fresh decoder of `framing` (64 KiB frames).
+  static func decode(_ input: [UInt8], step: Int, _ framing: Framing) throws(FramingError)
+    -> [[String]]
+  {
+    var decoder = framing.decoder(max: 64 * 1024)
+    return try decode(input, step: step, with: &decoder)
+  }
+
+  @Test(arguments: Framing.allCases)
+  func everySplitYieldsTheSameFramesInOrder(framing: Framing) throws {
+    let input = Self.requests.enumerated().flatMap { framing.encode($1, crlf: $0 % 2 == 1) }
+    let expected = Self.requests.map { framing.parts($0) }
+    for step in [1, 2, 3, 7, 64, input.count] {
+      #expect(try Self.decode(input, step: step, framing) == expected, "step \(step)")
+    }
+  }
+
+  @Test(arguments: Framing.allCases)
+  func theLimitIsExact(framing: Framing) throws {
+    let request = ["ECHO", String(repeating: "x", count: 40)]
+    let limit = framing.limit(accepting: request)
+    var atLimit = framing.decoder(max: limit)
+    atLimit.append(framing.encode(request))
+    #expect(try atLimit.next()?.strings == framing.parts(request))
+    var underLimit = framing.decoder(max: limit - 1)
+    underLimit.append(framing.encode(request))
+    #expect(throws: FramingError.tooLong) { try underLimit.next() }
+  }
+
+  @Test(arguments: Framing.allCases)
+  func tooLongIsThrownBeforeTheWholeFrameArrived(framing: Framing) throws {
+    // A RESP header announces 5000 bytes; a line passes 1024 bytes without its end.
+    var decoder = framing.decoder(max: 1024)
+    let start = framing.encode(["ECHO", String(repeating: "x", count: 5000)])
+    decoder.append(start.prefix(1500))
+    #expect(throws: FramingError.tooLong) { try decoder.next() }
+  }
+
+  @Test(arguments: Framing.allCases)
+  func bufferedBytesCountWhatNoFrameConsumedAndResetForgetsThem(framing: Framing) throws {
+    var decoder = framing.decoder(max: 1024)
+    let first = framing.encode(["PING"])
+    let second = framing.encode(["SEND", "door", "open"])
+    decoder.append(first + second.prefix(5))
+    #expect(decoder.bufferedByteCount == first.count + 5)
+    #expect(try decoder.next()?.strings == ["PING"])
+    #expect(decoder.bufferedByteCount == 5)
+    #expect(try decoder.next() == nil)
+    decoder.reset()
+    #expect(decoder.bufferedByteCount == 0)
+    decoder.append(second)
+    #expect(try decoder.next()?.strings == framing.parts(["SEND", "door", "open"]))
+    #expect(decoder.bufferedByteCount == 0)
+  }
+
+  @Test(arguments: Framing.allCases)
+  func framesSurviveLaterDecoderWrites(framing: Framing) throws {
+    // A frame kept by the caller is a value: later input must not change it.
+    var decoder = framing.decoder(max: 1024)
+    decoder.append(framing.encode(["first", "one"]))
+    let kept = try #require(try decoder.next())
+    for _ in 0..<100 { decoder.append(framing.encode(["other", "two"])) }
+    while try decoder.next() != nil {}
+    #expect(kept.strings == framing.parts(["first", "one"]))
+  }
+
+  @Test(arguments: Framing.allCases)
+  func aLongStreamInSmallPiecesComesOutWhole(framing: Framing) throws {
+    // The decoder drops what it decoded as it goes, moving what is left: every frame must come
+    // out whole however the pieces fall, and what it holds stays below one frame.
+    let request = ["SEND", "machine", String(repeating: "p", count: 50)]
+    let encoded = framing.encode(request)
+    var decoder = framing.decoder(max: 1024)
+    var frames = 0
+    var sent = 0
+    for round in 0..<2000 {
+      let input = (0...round % 13).flatMap { _ in encoded }
+      sent += round % 13 + 1
+      for start in stride(from: 0, to: input.count, by: 40) {
+        decoder.append(input[start..<min(input.count, start + 40)])
+        while let frame = try decoder.next() {
+          #expect(frame.strings == framing.parts(request))
+          frames += 1
+        }
+        #expect(decoder.bufferedByteCount < encoded.count)
+      }
+    }
+    #expect(frames == sent)
+  }
+}
+
+/// What `RESPDecoder` adds: binary-safe bulk strings, inline commands mixed with arrays, and
+/// its errors.
+@Suite("RESP framing")
+struct RESPFramingTests {
+  func decode(_ input: [UInt8], step: Int) throws(FramingError) -> [[String]] {
+    try FrameDecoderTests.decode(input, step: step, .resp)
+  }
+
+  @Test func bulkStringsAreBinarySafe() throws {
+    let requests = [["SET", "k", ""], ["X", "a b\r\nc\n"], ["*1", "$2"]]
+    let input = requests.flatMap { RESPWriter.request($0) }
+    for step in [1, 2, 3, input.count] {
       #expect(try decode(input, step: step) == requests, "step \(step)")
     }
   }
@@ -71,15 +213,6 @@ struct FramingTests {
     var inline = RESPDecoder(maxFrameLength: 64)
     inline.append([UInt8](repeating: UInt8(ascii: "a"), count: 65))
     #expect(throws: FramingError.tooLong) { try inline.next() }
-
-    // Exactly at the limit is fine.
-    let exact = RESPWriter.request(["ECHO", String(repeating: "x", count: 40)])
-    var atLimit = RESPDecoder(maxFrameLength: exact.count)
-    atLimit.append(exact)
-    #expect(try atLimit.next()?.count == 2)
-    var underLimit = RESPDecoder(maxFrameLength: exact.count - 1)
-    underLimit.append(exact)
-    #expect(throws: FramingError.tooLong) { try underLimit.next() }
   }
 
   @Test(arguments: [
@@ -105,17 +238,17 @@ struct FramingTests {
     }
   }
 
-  @Test func framesSurviveLaterDecoderWrites() throws {
-    // A frame kept by the caller is a value: later input must not change it.
-    var decoder = RESPDecoder()
-    decoder.append(RESPWriter.request(["first", "one"]))
-    let kept = try #require(try decoder.next())
-    for _ in 0..<100 { decoder.append(RESPWriter.request(["other", "two"])) }
-    while try decoder.next() != nil {}
-    #expect(kept.strings == ["first", "one"])
-    #expect(kept.arguments == [Array("first".utf8), Array("one".utf8)])
+  @Test func decoderReadsWhatTheWriterWrites() throws {
+    var writer = RESPWriter()
+    let parts = ["SEND", "", String(repeating: "z", count: 3000), "\r\n\0"]
+    writer.array(parts)
+    #expect(try decode(writer.bytes, step: 5) == [parts])
   }
+}
 
+/// What `LineDecoder` adds: recovery after an over-long line, and the last line at the end.
+@Suite("Line framing")
+struct LineFramingTests {
   @Test func lineDecoderAcceptsLFAndCRLFAndRecoversFromLongLines() throws {
     var decoder = LineDecoder(maxLineLength: 5)
     var lines: [String] = []
@@ -124,7 +257,7 @@ struct FramingTests {
       decoder.append([byte])
       while true {
         do {
-          guard let line = try decoder.next() else { break }
+          guard let line = try decoder.nextLine() else { break }
           lines.append(String(decoding: line, as: UTF8.self))
         } catch {
           #expect(error == .tooLong)
@@ -140,56 +273,7 @@ struct FramingTests {
   @Test func lineOfExactlyMaxLengthWithCRLFIsAccepted() throws {
     var decoder = LineDecoder(maxLineLength: 4)
     for byte in Array("abcd\r\n".utf8) { decoder.append([byte]) }
-    #expect(try decoder.next().map { Array($0) } == Array("abcd".utf8))
-  }
-
-  @Test func writerEncodesEveryReplyKind() {
-    var writer = RESPWriter()
-    writer.simpleString("OK")
-    writer.error("TOOLONG", "frame exceeds\r\n64 KiB")
-    writer.integer(-42)
-    writer.integer(0)
-    writer.integer(Int.min)
-    writer.bulkString("hé")
-    writer.bulkString([UInt8]())
-    writer.null()
-    writer.nullArray()
-    writer.array(["a", "bc"])
-    let expected =
-      "+OK\r\n-TOOLONG frame exceeds  64 KiB\r\n:-42\r\n:0\r\n:-9223372036854775808\r\n"
-      + "$3\r\nhé\r\n$0\r\n\r\n$-1\r\n*-1\r\n*2\r\n$1\r\na\r\n$2\r\nbc\r\n"
-    #expect(String(decoding: writer.bytes, as: UTF8.self) == expected)
-  }
-
-  @Test func writerFallsBackToRESP2AndSpeaksRESP3() {
-    func encode(_ version: RESPVersion) -> String {
-      var writer = RESPWriter(version: version)
-      writer.mapHeader(1)
-      writer.bulkString("k")
-      writer.null()
-      writer.setHeader(1)
-      writer.boolean(true)
-      writer.pushHeader(2)
-      writer.double(1.5)
-      writer.double(-.infinity)
-      writer.verbatim("a:1")
-      writer.nullArray()
-      return String(decoding: writer.bytes, as: UTF8.self)
-    }
-    #expect(
-      encode(.resp2)
-        == "*2\r\n$1\r\nk\r\n$-1\r\n*1\r\n:1\r\n*2\r\n$3\r\n1.5\r\n$4\r\n-inf\r\n"
-        + "$3\r\na:1\r\n*-1\r\n")
-    #expect(
-      encode(.resp3)
-        == "%1\r\n$1\r\nk\r\n_\r\n~1\r\n#t\r\n>2\r\n,1.5\r\n,-inf\r\n=7\r\ntxt:a:1\r\n_\r\n")
-  }
-
-  @Test func decoderReadsWhatTheWriterWrites() throws {
-    var writer = RESPWriter()
-    let parts = ["SEND", "", String(repeating: "z", count: 3000), "\r\n\0"]
-    writer.array(parts)
-    #expect(try decode(writer.bytes, step: 5) == [parts])
+    #expect(try decoder.nextLine().map { Array($0) } == Array("abcd".utf8))
   }
 }
 

@@ -32,10 +32,10 @@ public final class EventLoop {
   private var deferredSpare: [() -> Void] = []
   /// Batches of `execute` tasks run so far (a `RuntimeLoop` pumps after each, see there).
   private(set) var deferredBatches: UInt64 = 0
-  /// Nesting depth of `batchWrites`, and the connections that wrote meanwhile. Touched on
+  /// Nesting depth of `batchWrites`, and the writers that got bytes meanwhile. Touched on
   /// every turn, on the loop thread only: no dynamic exclusivity checks.
   @exclusivity(unchecked) private var writeBatchDepth = 0
-  @exclusivity(unchecked) private var batchedWriters: [Connection] = []
+  @exclusivity(unchecked) private var batchedWriters: [any BatchedWriter] = []
 
   private static let ignoreSIGPIPE: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
 
@@ -85,9 +85,9 @@ public final class EventLoop {
     // By index: a write that closes a connection may queue others (appended, still visited).
     var index = 0
     while index < batchedWriters.count {
-      let connection = batchedWriters[index]
+      let writer = batchedWriters[index]
       index += 1
-      connection.writeBatched()
+      writer.writeBatched()
     }
     batchedWriters.removeAll(keepingCapacityUpTo: 1024)
   }
@@ -95,9 +95,9 @@ public final class EventLoop {
   /// Whether a write batch is running.
   var isBatchingWrites: Bool { writeBatchDepth > 0 }
 
-  /// `connection` has bytes to write when the batch ends.
-  func writeAtBatchEnd(_ connection: Connection) {
-    batchedWriters.append(connection)
+  /// `writer` has bytes to write when the batch ends.
+  func writeAtBatchEnd(_ writer: any BatchedWriter) {
+    batchedWriters.append(writer)
   }
 
   /// Runs the loop until `stop()` is called or nothing is left to wait for (no active,
@@ -174,9 +174,7 @@ public final class EventLoop {
     closing = true
     deferred.removeAll()
     uv_idle_stop(idle)
-    if uv_is_closing(asHandle(idle)) == 0 {
-      uv_close(asHandle(idle)) { handle in deallocateUV(UnsafeMutableRawPointer(handle!)) }
-    }
+    if uv_is_closing(asHandle(idle)) == 0 { discardHandle(idle) }
     // Close callbacks may create or finish resources; repeat until nothing is left.
     var rounds = 0
     repeat {

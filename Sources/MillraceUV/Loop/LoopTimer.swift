@@ -11,22 +11,16 @@ import CLibUV
 /// - The timer stays alive while its loop does (the loop owns it), whether or not the caller
 ///   keeps a reference; `close()` (or `EventLoop.close()`) releases it and its closure. After
 ///   `close()` the closure is never called again and `start` is ignored.
-public final class LoopTimer: SingleHandleResource {
-  /// The loop the timer runs on.
-  public let loop: EventLoop
-  var handle: UnsafeMutablePointer<uv_timer_t>?
+public final class LoopTimer: LoopHandle<uv_timer_t> {
   private var handler: ((LoopTimer) -> Void)?
 
   /// Creates a stopped timer; `handler` runs on the loop thread each time it fires.
   public init(loop: EventLoop, handler: @escaping (LoopTimer) -> Void) {
-    loop.checkUsable()
-    self.loop = loop
     self.handler = handler
+    super.init(on: loop)
     let handle = allocateUV(uv_timer_t.self)
-    uv_timer_init(loop.raw, handle)
-    self.handle = handle
-    handle.pointee.data = Unmanaged.passUnretained(self).toOpaque()
-    loop.register(self)
+    uv_timer_init(loop.raw, handle)  // cannot fail
+    own(handle)
   }
 
   /// Arms a one-shot timer that fires once after `delay`.
@@ -89,20 +83,7 @@ public final class LoopTimer: SingleHandleResource {
     return uv_is_active(asHandle(handle)) != 0
   }
 
-  /// Whether the timer does not keep `EventLoop.run()` from returning (`uv_unref`), for
-  /// housekeeping timers that should not keep a loop alive on their own.
-  public var isUnreferenced: Bool {
-    get { handleIsUnreferenced }
-    set { handleIsUnreferenced = newValue }
-  }
-
-  /// Closes the timer and releases its closure. Idempotent.
-  public func close() {
-    loop.assertInLoop()
-    shutdown()
-  }
-
-  func releaseCallbacks() {
+  override func willCloseHandle() {
     handler = nil
   }
 

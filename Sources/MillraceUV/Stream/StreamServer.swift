@@ -27,7 +27,7 @@ import MillraceWire
 ///   (the other connections carry on). `onClose` runs exactly once per connection, last.
 /// - `close()` stops listening and closes every connection; no handler runs afterwards
 ///   except the `onClose` of connections still open, and the handlers are released.
-public final class StreamServer: LoopResource, ClosableHandleOwner {
+public final class StreamServer: LoopHandle<uv_stream_t> {
   /// How a connection's bytes are split into requests.
   public enum Framing: Sendable, Equatable {
     /// Newline-terminated lines (`\n` or `\r\n`); each frame has one part, the line.
@@ -70,8 +70,6 @@ public final class StreamServer: LoopResource, ClosableHandleOwner {
     }
   }
 
-  /// The loop the server runs on.
-  public let loop: EventLoop
   /// The configuration the server was created with.
   public let configuration: Configuration
   /// The bound address; for TCP with port 0, the port the system picked.
@@ -82,7 +80,6 @@ public final class StreamServer: LoopResource, ClosableHandleOwner {
   var onConnect: ((Connection) -> Void)?
   var onClose: ((Connection, Connection.CloseReason) -> Void)?
 
-  private var listener: UnsafeMutablePointer<uv_stream_t>?
   private var listenerClosed = false
   private var closed = false
   private var connections: [UInt64: Connection] = [:]
@@ -111,8 +108,6 @@ public final class StreamServer: LoopResource, ClosableHandleOwner {
     onConnect: ((Connection) -> Void)? = nil,
     onClose: ((Connection, Connection.CloseReason) -> Void)? = nil
   ) throws(UVError) {
-    loop.checkUsable()
-    self.loop = loop
     self.configuration = configuration
     self.address = address
     self.onFrame = onFrame
@@ -123,21 +118,22 @@ public final class StreamServer: LoopResource, ClosableHandleOwner {
     case .tcp: isUnix = false
     case .unix: isUnix = true
     }
-    // From here on the object is fully initialised: a throw runs deinit, which frees the chunk.
     readChunk = .allocate(byteCount: 64 * 1024, alignment: 16)
-    switch address {
-    case .tcp(let host, let port): try bindTCP(host: host, port: port)
-    case .unix(let path): try bindUnix(path: path)
-    }
-    listener!.pointee.data = Unmanaged.passUnretained(self).toOpaque()
+    super.init(on: loop)
+    // From here on the object is fully initialised: a throw runs deinit, which frees the chunk.
+    let listener =
+      switch address {
+      case .tcp(let host, let port): try bindTCP(host: host, port: port)
+      case .unix(let path): try bindUnix(path: path)
+      }
     let rc = uv_listen(listener, configuration.backlog) { handle, status in
       withOwner(of: asHandle(handle!), as: StreamServer.self) { $0.accept(status: status) }
     }
     if rc < 0 {
-      Self.discard(listener!)
+      discardHandle(listener)
       throw UVError(rc)
     }
-    loop.register(self)
+    own(listener)
   }
 
   deinit {
@@ -150,25 +146,15 @@ public final class StreamServer: LoopResource, ClosableHandleOwner {
   /// The open connections, in no particular order.
   public var openConnections: [Connection] { Array(connections.values) }
 
-  /// Stops listening and closes every connection (reason `.serverClosed`). Idempotent.
-  public func close() {
-    loop.assertInLoop()
-    shutdown()
-  }
-
-  func shutdown() {
-    guard !closed else { return }
+  /// Stops listening and closes every connection (reason `.serverClosed`).
+  override func willCloseHandle() {
     closed = true
     onConnect = nil
     for connection in Array(connections.values) { connection.closeNow(.serverClosed) }
-    if let listener { uv_close(asHandle(listener), closeHandleCallback) }
   }
 
-  func handleDidClose(_ raw: UnsafeMutablePointer<uv_handle_t>) {
-    deallocateUV(raw)
-    listener = nil
+  override func didCloseHandle() {
     listenerClosed = true
-    loop.unregister(self)
     releaseHandlersIfDone()
   }
 
@@ -186,7 +172,7 @@ public final class StreamServer: LoopResource, ClosableHandleOwner {
   }
 
   private func accept(status: Int32) {
-    guard !closed, let listener else { return }
+    guard !closed, let listener = handle else { return }
     if status < 0 {
       refusedCount += 1
       return
@@ -204,7 +190,7 @@ public final class StreamServer: LoopResource, ClosableHandleOwner {
     guard uv_accept(listener, client) == 0, connections.count < configuration.maxConnections
     else {
       refusedCount += 1
-      Self.discard(client)
+      discardHandle(client)
       return
     }
     acceptedCount += 1
@@ -213,10 +199,19 @@ public final class StreamServer: LoopResource, ClosableHandleOwner {
     }
     let id = nextConnectionID
     nextConnectionID += 1
-    let connection = Connection(server: self, stream: client, id: id, peer: peerName(client))
+    let connection = Connection(
+      server: self, stream: client, id: id, peer: peerName(client), reader: makeReader())
     connections[id] = connection
     onConnect?(connection)
     connection.start()
+  }
+
+  /// A decoder of the configured framing, for a new connection.
+  private func makeReader() -> any RequestReader {
+    switch configuration.framing {
+    case .resp: RESPRequestReader(maxFrameLength: max(16, configuration.maxFrameLength))
+    case .lines: LineRequestReader(maxLineLength: configuration.maxFrameLength)
+    }
   }
 
   private func peerName(_ client: UnsafeMutablePointer<uv_stream_t>) -> String {
@@ -234,7 +229,9 @@ public final class StreamServer: LoopResource, ClosableHandleOwner {
     }
   }
 
-  private func bindTCP(host: String, port: Int) throws(UVError) {
+  private func bindTCP(
+    host: String, port: Int
+  ) throws(UVError) -> UnsafeMutablePointer<uv_stream_t> {
     var storage = try ListenAddress.resolve(host: host, port: port)
     let tcp = allocateUV(uv_tcp_t.self)
     uv_tcp_init(loop.raw, tcp)
@@ -242,10 +239,9 @@ public final class StreamServer: LoopResource, ClosableHandleOwner {
       pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { uv_tcp_bind(tcp, $0, 0) }
     }
     if rc < 0 {
-      Self.discard(asStream(tcp))
+      discardHandle(tcp)
       throw UVError(rc)
     }
-    listener = asStream(tcp)
     var bound = sockaddr_storage()
     var length = Int32(MemoryLayout<sockaddr_storage>.size)
     withUnsafeMutablePointer(to: &bound) { pointer in
@@ -257,9 +253,10 @@ public final class StreamServer: LoopResource, ClosableHandleOwner {
         }
       }
     }
+    return asStream(tcp)
   }
 
-  private func bindUnix(path: String) throws(UVError) {
+  private func bindUnix(path: String) throws(UVError) -> UnsafeMutablePointer<uv_stream_t> {
     guard path.utf8.count < MemoryLayout.size(ofValue: sockaddr_un().sun_path) else {
       throw UVError(UV_ENAMETOOLONG)
     }
@@ -271,10 +268,10 @@ public final class StreamServer: LoopResource, ClosableHandleOwner {
       rc = -errno
     }
     if rc < 0 {
-      Self.discard(asStream(pipe))  // closing a bound pipe unlinks its path
+      discardHandle(pipe)  // closing a bound pipe unlinks its path
       throw UVError(rc)
     }
-    listener = asStream(pipe)
+    return asStream(pipe)
   }
 
   /// Removes `path` if it is a socket nobody accepts on; refuses to touch anything else.
@@ -298,12 +295,6 @@ public final class StreamServer: LoopResource, ClosableHandleOwner {
     if connected == 0 { throw UVError(UV_EADDRINUSE) }
     guard errno == ECONNREFUSED || errno == ENOENT else { throw UVError(-errno) }
     unlink(path)
-  }
-
-  /// Closes a handle that has no owner object and frees its memory.
-  static func discard(_ stream: UnsafeMutablePointer<uv_stream_t>) {
-    stream.pointee.data = nil
-    uv_close(asHandle(stream)) { handle in deallocateUV(UnsafeMutableRawPointer(handle!)) }
   }
 
   private static func defaultFramingErrorReply(

@@ -24,7 +24,7 @@ import MillraceWire
 ///   2 are left open. For a pipe or terminal libuv switches the descriptor to non-blocking mode.
 /// - After `close()` no callback runs; the reader and its closures are released once libuv is
 ///   done with its buffers.
-public final class StdinLines: LoopResource, ClosableHandleOwner {
+public final class StdinLines: StreamHandle {
   /// What the descriptor turned out to be.
   public enum Kind: Sendable, Equatable {
     /// A terminal, read through `uv_tty_t` (line discipline applies).
@@ -43,8 +43,6 @@ public final class StdinLines: LoopResource, ClosableHandleOwner {
     case read(UVError)
   }
 
-  /// The loop the reader runs on.
-  public let loop: EventLoop
   /// The descriptor being read.
   public let fd: Int32
   /// How the descriptor is read.
@@ -56,12 +54,9 @@ public final class StdinLines: LoopResource, ClosableHandleOwner {
   private var onError: ((Failure) -> Void)?
 
   private static let chunkSize = 64 * 1024
-  private var chunk: UnsafeMutableRawBufferPointer
-  private var stream: UnsafeMutablePointer<uv_stream_t>?
+  /// Reads a file (a terminal or pipe is the `handle`).
   private var fileRequest: UnsafeMutablePointer<uv_fs_t>?
   private var fileReadInFlight = false
-  private var paused = false
-  private var reading = false
   private var ended = false
   private var closing = false
   private var delivering = false
@@ -81,8 +76,6 @@ public final class StdinLines: LoopResource, ClosableHandleOwner {
     onEnd: @escaping () -> Void = {},
     onError: @escaping (Failure) -> Void
   ) throws(UVError) {
-    loop.checkUsable()
-    self.loop = loop
     self.fd = fd
     self.decoder = LineDecoder(maxLineLength: maxLineLength)
     self.onLine = onLine
@@ -95,7 +88,8 @@ public final class StdinLines: LoopResource, ClosableHandleOwner {
     case UV_FILE: kind = .file
     default: throw UVError(UV_EBADF)
     }
-    chunk = .allocate(byteCount: Self.chunkSize, alignment: 16)
+    let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.chunkSize, alignment: 16)
+    super.init(on: loop, readingInto: chunk)
     switch kind {
     case .tty:
       let tty = allocateUV(uv_tty_t.self)
@@ -105,41 +99,29 @@ public final class StdinLines: LoopResource, ClosableHandleOwner {
         chunk.deallocate()
         throw UVError(rc)
       }
-      stream = asStream(tty)
       // libuv may reopen the terminal under a new descriptor (so that non-blocking mode does
       // not leak to other processes) and close only that one; the original is then ours.
       var used: uv_os_fd_t = -1
       uv_fileno(asHandle(tty), &used)
       closeOriginalDescriptor = fd > 2 && used != fd
+      own(asStream(tty))
     case .pipe:
       let pipe = allocateUV(uv_pipe_t.self)
       uv_pipe_init(loop.raw, pipe, 0)
       let rc = uv_pipe_open(pipe, fd)
       if rc < 0 {
-        // The handle was initialised: it must be closed, not just freed.
-        uv_close(asHandle(pipe)) { handle in deallocateUV(UnsafeMutableRawPointer(handle!)) }
+        discardHandle(pipe)  // initialised: it must be closed, not just freed
         chunk.deallocate()
         throw UVError(rc)
       }
-      stream = asStream(pipe)
+      own(asStream(pipe))
     case .file:
-      fileRequest = allocateUV(uv_fs_t.self)
+      let request = allocateUV(uv_fs_t.self)
+      request.pointee.data = Unmanaged.passUnretained(self).toOpaque()
+      fileRequest = request
+      loop.register(self)
     }
-    let me = Unmanaged.passUnretained(self).toOpaque()
-    stream?.pointee.data = me
-    fileRequest?.pointee.data = me
-    loop.register(self)
     startReading()
-  }
-
-  /// Stops reading until `resumeReading()`. Idempotent.
-  public func pauseReading() {
-    loop.assertInLoop()
-    paused = true
-    if reading, let stream {
-      uv_read_stop(stream)
-      reading = false
-    }
   }
 
   /// Delivers buffered lines, then reads on. Idempotent.
@@ -158,35 +140,27 @@ public final class StdinLines: LoopResource, ClosableHandleOwner {
     }
   }
 
-  /// Whether reading is paused.
-  public var isPaused: Bool { paused }
-
-  /// Stops reading and releases the callbacks. Idempotent.
-  public func close() {
-    loop.assertInLoop()
-    shutdown()
-  }
-
-  func shutdown() {
+  override func shutdown() {
     guard !closing else { return }
-    closing = true
-    onLine = nil
-    onEnd = nil
-    onError = nil
-    if let stream {
-      uv_close(asHandle(stream), closeHandleCallback)
+    willCloseHandle()
+    if handle != nil {
+      closeHandle()
     } else if !fileReadInFlight {
       finishFileClose()
     }
     // else: the read in flight completes, sees `closing`, and finishes the close.
   }
 
-  func handleDidClose(_ raw: UnsafeMutablePointer<uv_handle_t>) {
-    deallocateUV(raw)
-    stream = nil
+  override func willCloseHandle() {
+    closing = true
+    onLine = nil
+    onEnd = nil
+    onError = nil
+  }
+
+  override func didCloseHandle() {
     if closeOriginalDescriptor { closeDescriptor(fd) }
-    chunk.deallocate()
-    loop.unregister(self)
+    readChunk.deallocate()
   }
 
   private func finishFileClose() {
@@ -195,28 +169,14 @@ public final class StdinLines: LoopResource, ClosableHandleOwner {
       self.fileRequest = nil
     }
     if fd > 2 { closeDescriptor(fd) }
-    chunk.deallocate()
+    readChunk.deallocate()
     loop.unregister(self)
   }
 
   private func startReading() {
     guard !paused, !closing, !ended, !reading else { return }
-    if let stream {
-      let rc = uv_read_start(
-        stream,
-        { handle, _, buffer in
-          let chunk = withOwner(of: handle, as: StdinLines.self) { $0.chunk }
-          buffer!.pointee = uv_buf_init(
-            chunk.baseAddress!.assumingMemoryBound(to: CChar.self), UInt32(chunk.count))
-        },
-        { handle, count, _ in
-          withOwner(of: asHandle(handle!), as: StdinLines.self) { $0.didRead(count) }
-        })
-      if rc < 0 {
-        fail(UVError(rc))
-      } else {
-        reading = true
-      }
+    if handle != nil {
+      if let error = startStreamReading() { fail(error) }
     } else {
       readFile()
     }
@@ -225,7 +185,7 @@ public final class StdinLines: LoopResource, ClosableHandleOwner {
   private func readFile() {
     guard let fileRequest, !fileReadInFlight else { return }
     var buffer = uv_buf_init(
-      chunk.baseAddress!.assumingMemoryBound(to: CChar.self), UInt32(chunk.count))
+      readChunk.baseAddress!.assumingMemoryBound(to: CChar.self), UInt32(readChunk.count))
     let rc = uv_fs_read(loop.raw, fileRequest, fd, &buffer, 1, -1) { request in
       let this = Unmanaged<StdinLines>.fromOpaque(request!.pointee.data!).takeUnretainedValue()
       let result = request!.pointee.result
@@ -247,10 +207,10 @@ public final class StdinLines: LoopResource, ClosableHandleOwner {
     }
   }
 
-  private func didRead(_ count: Int) {
+  override func didRead(_ count: Int) {
     guard !closing else { return }
     if count > 0 {
-      decoder.append(UnsafeRawBufferPointer(rebasing: chunk[0..<count]))
+      decoder.append(UnsafeRawBufferPointer(rebasing: readChunk[0..<count]))
       deliverLines()
     } else if count == Int(UV_EOF.rawValue) || (count == 0 && kind == .file) {
       end()
@@ -265,17 +225,14 @@ public final class StdinLines: LoopResource, ClosableHandleOwner {
     defer { delivering = false }
     while !paused && !closing {
       do {
-        guard let line = try decoder.next() else { break }
+        guard let line = try decoder.nextLine() else { break }
         onLine?(line)
       } catch {
         onError?(.lineTooLong)
       }
     }
     if paused {
-      if reading, let stream {
-        uv_read_stop(stream)
-        reading = false
-      }
+      stopReading()
     } else {
       startReading()
     }
@@ -283,10 +240,7 @@ public final class StdinLines: LoopResource, ClosableHandleOwner {
 
   private func end() {
     ended = true
-    if let stream, reading {
-      uv_read_stop(stream)
-      reading = false
-    }
+    stopReading()
     do {
       if let last = try decoder.finish() { onLine?(last) }
     } catch {
@@ -300,10 +254,7 @@ public final class StdinLines: LoopResource, ClosableHandleOwner {
 
   private func fail(_ error: UVError) {
     ended = true
-    if let stream, reading {
-      uv_read_stop(stream)
-      reading = false
-    }
+    stopReading()
     onError?(.read(error))
   }
 }

@@ -15,7 +15,7 @@ import CLibUV
 /// - Signals that arrive close together may be coalesced into one call (libuv semantics).
 /// - While the watcher is open the signal's default action (for example terminating on
 ///   SIGTERM) is replaced; `close()` restores it once no other watcher on the signal remains.
-public final class SignalWatcher: SingleHandleResource {
+public final class SignalWatcher: LoopHandle<uv_signal_t> {
   /// A signal number with names for the ones a daemon handles.
   public struct Signal: Hashable, Sendable, CustomStringConvertible {
     /// The POSIX signal number.
@@ -39,30 +39,18 @@ public final class SignalWatcher: SingleHandleResource {
     }
   }
 
-  /// The loop the watcher runs on.
-  public let loop: EventLoop
   /// The watched signal.
   public let signal: Signal
-  var handle: UnsafeMutablePointer<uv_signal_t>?
   private var handler: ((Signal) -> Void)?
 
   /// Starts watching `signal`; `handler` runs on the loop thread for each delivery.
   public init(loop: EventLoop, signal: Signal, handler: @escaping (Signal) -> Void)
     throws(UVError)
   {
-    loop.checkUsable()
-    self.loop = loop
     self.signal = signal
     self.handler = handler
-    let handle = allocateUV(uv_signal_t.self)
-    let rc = uv_signal_init(loop.raw, handle)
-    if rc < 0 {
-      deallocateUV(handle)
-      throw UVError(rc)
-    }
-    self.handle = handle
-    handle.pointee.data = Unmanaged.passUnretained(self).toOpaque()
-    loop.register(self)
+    super.init(on: loop)
+    let handle = try adopt { uv_signal_init(loop.raw, $0) }
     let started = uv_signal_start(
       handle,
       { raw, _ in
@@ -74,20 +62,7 @@ public final class SignalWatcher: SingleHandleResource {
     }
   }
 
-  /// Whether the watcher does not keep `EventLoop.run()` from returning (`uv_unref`). A
-  /// daemon's watchers are usually unreferenced so that the loop ends when its real work does.
-  public var isUnreferenced: Bool {
-    get { handleIsUnreferenced }
-    set { handleIsUnreferenced = newValue }
-  }
-
-  /// Stops watching and releases the closure. Idempotent.
-  public func close() {
-    loop.assertInLoop()
-    shutdown()
-  }
-
-  func releaseCallbacks() {
+  override func willCloseHandle() {
     handler = nil
   }
 }

@@ -14,7 +14,7 @@ import CLibUV
 /// - The watcher stays alive while its loop does (the loop owns it); `close()` (or
 ///   `EventLoop.close()`) releases it and its closure, after which the closure is never
 ///   called again.
-public final class PathWatcher: SingleHandleResource {
+public final class PathWatcher: LoopHandle<uv_fs_event_t> {
   /// What an event says happened.
   public struct Kinds: OptionSet, Hashable, Sendable {
     /// libuv's `uv_fs_event` bits.
@@ -37,21 +37,16 @@ public final class PathWatcher: SingleHandleResource {
     public var error: UVError?
   }
 
-  /// The loop the watcher runs on.
-  public let loop: EventLoop
   /// The watched path.
   public let path: String
-  var handle: UnsafeMutablePointer<uv_fs_event_t>?
   private var handler: ((Event) -> Void)?
 
   /// Starts watching `path` (which must exist); `handler` runs on the loop thread per event.
   public init(loop: EventLoop, path: String, handler: @escaping (Event) -> Void) throws(UVError) {
-    loop.checkUsable()
-    self.loop = loop
     self.path = path
     self.handler = handler
-    let handle = allocateUV(uv_fs_event_t.self)
-    try adopt(handle, initialized: uv_fs_event_init(loop.raw, handle))
+    super.init(on: loop)
+    let handle = try adopt { uv_fs_event_init(loop.raw, $0) }
     let started = uv_fs_event_start(
       handle,
       { raw, name, events, status in
@@ -68,19 +63,7 @@ public final class PathWatcher: SingleHandleResource {
     }
   }
 
-  /// Whether the watcher does not keep `EventLoop.run()` from returning (`uv_unref`).
-  public var isUnreferenced: Bool {
-    get { handleIsUnreferenced }
-    set { handleIsUnreferenced = newValue }
-  }
-
-  /// Stops watching and releases the closure. Idempotent.
-  public func close() {
-    loop.assertInLoop()
-    shutdown()
-  }
-
-  func releaseCallbacks() {
+  override func willCloseHandle() {
     handler = nil
   }
 }
