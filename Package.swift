@@ -23,6 +23,7 @@ let package = Package(
     .executable(name: "millraced", targets: ["millraced"]),
     .executable(name: "millctl", targets: ["millctl"]),
     .executable(name: "millrace-demo", targets: ["millrace-demo"]),
+    .executable(name: "millrace-example", targets: ["millrace-example"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -79,6 +80,10 @@ let package = Package(
     .executableTarget(
       name: "millrace-demo", dependencies: ["Millrace", "MillraceUV", "MillraceWire"],
       swiftSettings: strict),
+    // The program the article "Building a small daemon" builds (MillraceUV.docc), run by
+    // IntegrationTests/ExampleProgramTests so that it cannot rot.
+    .executableTarget(
+      name: "millrace-example", dependencies: ["Millrace", "MillraceUV"], swiftSettings: strict),
 
     .testTarget(name: "MillraceTests", dependencies: ["Millrace"], swiftSettings: strict),
     .testTarget(name: "MillraceWireTests", dependencies: ["MillraceWire"], swiftSettings: strict),
