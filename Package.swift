@@ -28,6 +28,9 @@ let package = Package(
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    // `make docs` (swift package generate-documentation): a command plugin only, which no
+    // target depends on, so the core stays dependency-free.
+    .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
   ],
   targets: [
     // The core: no Foundation, no dependency, builds as Embedded Swift (`make embedded`).
