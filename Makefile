@@ -9,7 +9,7 @@ EMBEDDED_DIR := .build/embedded
 EMBEDDED_FLAGS := -target x86_64-unknown-linux-gnu -enable-experimental-feature Embedded \
 	-wmo -parse-as-library -Osize
 
-.PHONY: all deps build run test embedded embedded-check bench bench-quick scale sanitize \
+.PHONY: all deps build run test docs embedded embedded-check bench bench-quick scale sanitize \
 	sanitize-address sanitize-thread lint clean
 
 all: build
@@ -43,6 +43,14 @@ test: deps
 	$(MAKE) embedded
 	$(MAKE) embedded-arm
 	$(MAKE) c-tests c-example-uv
+
+# The DocC documentation of the core and of the libuv driver (swift-docc-plugin), every warning
+# (a broken symbol link, an undocumented parameter) an error. Writes
+# .build/plugins/Swift-DocC/outputs/Millrace.doccarchive and MillraceUV.doccarchive; browse
+# one with `swift package --disable-sandbox preview-documentation --target Millrace`.
+docs: deps
+	$(SWIFT) package --disable-sandbox generate-documentation --target Millrace \
+	  --target MillraceUV --warnings-as-errors
 
 # The core built a second time as Embedded Swift: a check program linked with libc alone, the
 # static C library with the C example, and the footprint.

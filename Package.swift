@@ -23,10 +23,14 @@ let package = Package(
     .executable(name: "millraced", targets: ["millraced"]),
     .executable(name: "millctl", targets: ["millctl"]),
     .executable(name: "millrace-demo", targets: ["millrace-demo"]),
+    .executable(name: "millrace-example", targets: ["millrace-example"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    // `make docs` (swift package generate-documentation): a command plugin only, which no
+    // target depends on, so the core stays dependency-free.
+    .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
   ],
   targets: [
     // The core: no Foundation, no dependency, builds as Embedded Swift (`make embedded`).
@@ -88,6 +92,10 @@ let package = Package(
     .executableTarget(
       name: "millrace-demo", dependencies: ["Millrace", "MillraceUV", "MillraceWire"],
       swiftSettings: strict),
+    // The program the article "Building a small daemon" builds (MillraceUV.docc), run by
+    // IntegrationTests/ExampleProgramTests so that it cannot rot.
+    .executableTarget(
+      name: "millrace-example", dependencies: ["Millrace", "MillraceUV"], swiftSettings: strict),
 
     .testTarget(name: "MillraceTests", dependencies: ["Millrace"], swiftSettings: strict),
     .testTarget(
