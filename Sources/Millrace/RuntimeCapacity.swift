@@ -66,7 +66,7 @@ public struct RuntimeCapacity: Hashable, Sendable {
   public static let maxEffects = Int(Int16.max)
   /// The most cells of one input or effect pool (`inputs`, `effects`).
   public static let maxPoolCells = 1 << 26
-  /// The most machine kinds (combinations of machine type, queue layout and input capacity)
+  /// The most machine kinds (combinations of machine type, queue layout and effect capacity)
   /// one runtime can host.
   public static let maxKinds = 1 << 14
 

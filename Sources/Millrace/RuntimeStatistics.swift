@@ -4,7 +4,7 @@ public struct RuntimeStatistics: Hashable, Sendable {
   public var machines: Int = 0
   /// The most machines ever alive at once.
   public var machinesHighWater: Int = 0
-  /// Spawns refused because every machine slot was taken.
+  /// Spawns refused, whatever the reason (`SpawnError`).
   public var spawnsRefused: UInt64 = 0
   /// Inputs resolved (handled or rejected).
   public var dispatched: UInt64 = 0

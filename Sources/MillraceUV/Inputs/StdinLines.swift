@@ -65,6 +65,8 @@ public final class StdinLines: StreamHandle {
   /// Starts reading `fd` (default: standard input) on `loop`.
   ///
   /// - Parameters:
+  ///   - loop: the loop the reader runs on.
+  ///   - fd: the descriptor to read (default 0, standard input).
   ///   - maxLineLength: longest accepted line in bytes, terminator excluded (default 64 KiB).
   ///   - onLine: each complete line.
   ///   - onEnd: end of input, after the last line.

@@ -95,6 +95,9 @@ public final class StreamServer: LoopHandle<uv_stream_t> {
   /// Binds `address` and starts listening.
   ///
   /// - Parameters:
+  ///   - loop: the loop the server and its connections run on.
+  ///   - address: where to listen: a TCP host and port, or a Unix socket path.
+  ///   - configuration: framing, limits and socket options.
   ///   - onFrame: each request, with the connection to reply on.
   ///   - onFramingError: an over-long or malformed request; the default writes Redis's
   ///     `-ERR Protocol error: ...` for RESP framing and nothing for lines.
