@@ -72,12 +72,6 @@ public struct EffectQueue: EffectQueueSet {
   @inlinable
   public var rawValue: UInt8 { index }
 
-  /// The queue `queue` names: its raw value, or the default queue for nil.
-  @inlinable
-  public init<Queue: EffectQueueSet>(_ queue: Queue?) {
-    self.index = queue?.rawValue ?? 0
-  }
-
   /// The default queue alone: a positional layout is given at spawn.
   public static var allCases: [EffectQueue] { [.default] }
 

@@ -58,30 +58,45 @@ public struct Effects<M: Machine> {
     record(.emit(output))
   }
 
-  /// Sends `input` once, `span` after the effect starts on `queue` (nil: the default queue).
+  /// Sends `input` once, `span` after the effect starts on the default queue.
+  @inlinable
+  public mutating func after(_ span: TimeSpan, send input: M.Input, id: EffectID = .none) {
+    record(.after(span, input, queue: .default, id: id))
+  }
+
+  /// Sends `input` once, `span` after the effect starts on `queue`.
   @inlinable
   public mutating func after(
-    _ span: TimeSpan, send input: M.Input, on queue: M.Queue? = nil, id: EffectID = .none
+    _ span: TimeSpan, send input: M.Input, on queue: M.Queue, id: EffectID = .none
   ) {
-    record(.after(span, input, queue: EffectQueue(queue), id: id))
+    record(.after(span, input, queue: EffectQueue(rawValue: queue.rawValue), id: id))
   }
 
-  /// Sends `input` every `span` after the effect starts on `queue` (nil: the default queue),
-  /// until cancelled.
+  /// Sends `input` every `span` after the effect starts on the default queue, until
+  /// cancelled.
+  @inlinable
+  public mutating func every(_ span: TimeSpan, send input: M.Input, id: EffectID = .none) {
+    record(.every(span, input, queue: .default, id: id))
+  }
+
+  /// Sends `input` every `span` after the effect starts on `queue`, until cancelled.
   @inlinable
   public mutating func every(
-    _ span: TimeSpan, send input: M.Input, on queue: M.Queue? = nil, id: EffectID = .none
+    _ span: TimeSpan, send input: M.Input, on queue: M.Queue, id: EffectID = .none
   ) {
-    record(.every(span, input, queue: EffectQueue(queue), id: id))
+    record(.every(span, input, queue: EffectQueue(rawValue: queue.rawValue), id: id))
   }
 
-  /// Runs `job` off the loop thread on `queue` (nil: the default queue); its results come
-  /// back as inputs.
+  /// Runs `job` off the loop thread on the default queue; its results come back as inputs.
   @inlinable
-  public mutating func run(
-    _ job: Job<M.Input>, on queue: M.Queue? = nil, id: EffectID = .none
-  ) {
-    record(.run(job, queue: EffectQueue(queue), id: id))
+  public mutating func run(_ job: Job<M.Input>, id: EffectID = .none) {
+    record(.run(job, queue: .default, id: id))
+  }
+
+  /// Runs `job` off the loop thread on `queue`; its results come back as inputs.
+  @inlinable
+  public mutating func run(_ job: Job<M.Input>, on queue: M.Queue, id: EffectID = .none) {
+    record(.run(job, queue: EffectQueue(rawValue: queue.rawValue), id: id))
   }
 
   /// Cancels every in-flight effect of this machine with `id`.

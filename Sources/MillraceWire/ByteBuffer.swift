@@ -1,6 +1,6 @@
 /// Growable bytes in memory the buffer owns, for encoding replies: an append is a capacity
 /// check and a copy, and emptying keeps the memory (no per-call work of `Array`'s generic
-/// `append(contentsOf:)` and `removeAll(keepingCapacity:)`, about a hundred instructions each).
+/// `append(contentsOf:)` and `removeAll(keepingCapacity:)`; see `docs/performance-notes.md`).
 ///
 /// Guarantees:
 /// - `count` bytes from `base` are the bytes appended since the last `removeAll`; `base` may

@@ -1,8 +1,8 @@
 extension Array {
   /// Empties the array and keeps its storage, cheaply for the short arrays one request or one
   /// turn uses: nothing to do when empty, `removeLast()` for one element, and
-  /// `removeAll(keepingCapacity: true)` (which goes through the generic `replaceSubrange`,
-  /// about a hundred instructions even for an empty array) otherwise.
+  /// `removeAll(keepingCapacity: true)` (which goes through the generic `replaceSubrange`
+  /// even for an empty array) otherwise.
   @inlinable
   package mutating func removeAllKeepingCapacity() {
     switch count {
