@@ -55,6 +55,7 @@ public enum EffectMachine: Machine {
   public typealias Queue = EffectQueue
 
   /// Starts, cancels or counts.
+  @inlinable @inline(__always)
   public static func resolve(
     _ input: Input, state: inout Int, extra: Void, effects: inout Effects<Self>
   ) -> Resolution {
