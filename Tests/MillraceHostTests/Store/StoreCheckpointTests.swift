@@ -24,6 +24,16 @@ struct StoreCheckpointTests {
     }
 
     func open() { semaphore.signal() }
+
+    /// Whether `count` jobs reached the gate within 10 s: the worker thread may not have run
+    /// yet when the commits that queued the job return (a busy machine).
+    func reached(_ count: Int) -> Bool {
+      for _ in 0..<1_000 {
+        if arrivals.load(ordering: .relaxed) >= count { return true }
+        usleep(10_000)
+      }
+      return false
+    }
   }
 
   /// Commits `names` in turns of one each, in `state`.
@@ -54,6 +64,7 @@ struct StoreCheckpointTests {
     // The job started; the commits that follow return while it is held.
     try commit(batch("n", 3 * MachineStore.checkpointRecords), to: store)
     #expect(store.checkpoints == 0)
+    #expect(gate.reached(1))
     #expect(gate.arrivals.load(ordering: .relaxed) == 1)
     gate.open()
     store.settle()
