@@ -20,3 +20,5 @@ public enum MachineEvent<Input, State, Output> {
     return nil
   }
 }
+
+extension MachineEvent: Sendable where Input: Sendable, State: Sendable, Output: Sendable {}

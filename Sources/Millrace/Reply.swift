@@ -23,3 +23,5 @@ public enum Reply<Input, State> {
 }
 
 extension Reply: Equatable where Input: Equatable, State: Equatable {}
+
+extension Reply: Sendable where Input: Sendable, State: Sendable {}
