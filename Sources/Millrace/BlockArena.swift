@@ -3,10 +3,10 @@
 ///
 /// Guarantees:
 /// - Blocks are carved in order and never given back to the arena; a removed machine's block
-///   stays with its kind (`BlockPool`) for the kind's next spawn.
+///   stays with its kind (`_BlockPool`) for the kind's next spawn.
 /// - With no bytes reserved, `isReserved` is false and nothing is carved.
 @usableFromInline
-struct BlockArena {
+struct _BlockArena {
   @usableFromInline let base: UnsafeMutableRawPointer?
   @usableFromInline let size: Int
   /// Bytes carved so far (with alignment padding).
@@ -17,7 +17,7 @@ struct BlockArena {
   init?(bytes: Int) {
     size = max(0, bytes)
     if size > 0 {
-      guard let base = Memory.allocate(bytes: size, alignment: 16) else { return nil }
+      guard let base = _Memory.allocate(bytes: size, alignment: 16) else { return nil }
       self.base = base
     } else {
       base = nil

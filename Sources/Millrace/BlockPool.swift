@@ -9,12 +9,12 @@
 /// - When the kind's last machine goes, every chunk is freed: memory a burst of machines
 ///   took comes back once they are all removed. Blocks freed while others live stay in the
 ///   pool for the kind's next spawn.
-/// - With bytes reserved for blocks at runtime creation (`BlockArena`), blocks are carved
+/// - With bytes reserved for blocks at runtime creation (`_BlockArena`), blocks are carved
 ///   from those one at a time instead, and never allocated.
 /// - Every chunk but the first ends with one pointer that links it to the chunk before.
 /// - Loop thread (or single thread) only, like the runtime that owns it.
 @usableFromInline
-struct BlockPool {
+struct _BlockPool {
   /// Bytes between blocks: the block size rounded up to the alignment (at least a pointer,
   /// which a free block holds to link the next free one).
   @usableFromInline let stride: Int
@@ -43,7 +43,7 @@ struct BlockPool {
   /// it has bytes reserved, else a new chunk's. False when there is none: the reserved bytes
   /// are used up, or the chunk cannot be allocated.
   @usableFromInline
-  mutating func reserve(from arena: inout BlockArena) -> Bool {
+  mutating func reserve(from arena: inout _BlockArena) -> Bool {
     guard free == nil else { return true }
     if arena.isReserved {
       guard arena.fits(stride, alignment: alignment) else { return false }
@@ -97,7 +97,7 @@ struct BlockPool {
     let blocks = blocks(inChunk: chunkCount)
     // The first chunk (one block) has no link: a kind of one machine costs one plain block.
     let linkBytes = chunkCount == 0 ? 0 : MemoryLayout<UnsafeMutableRawPointer>.size
-    guard let chunk = Memory.allocate(bytes: blocks * stride + linkBytes, alignment: alignment)
+    guard let chunk = _Memory.allocate(bytes: blocks * stride + linkBytes, alignment: alignment)
     else { return false }
     if linkBytes > 0 {
       link(of: chunk, blocks: blocks).storeBytes(

@@ -15,7 +15,7 @@
 ///   anything there while it holds the cell.
 /// - Loop thread (or single thread) only, like the runtime that owns it.
 @usableFromInline
-struct CellPool {
+struct _CellPool {
   /// Bytes between cells.
   @usableFromInline let stride: Int
   @usableFromInline let alignment: Int
@@ -25,8 +25,8 @@ struct CellPool {
   @usableFromInline private(set) var base: UnsafeMutableRawPointer
   /// Cells ever handed out since the pool was made or released (`0..<touched`).
   @usableFromInline private(set) var touched: UInt32 = 0
-  /// The first free cell among the touched ones, or `CellPool.none`.
-  @usableFromInline private(set) var free = CellPool.none
+  /// The first free cell among the touched ones, or `_CellPool.none`.
+  @usableFromInline private(set) var free = _CellPool.none
   /// Cells in use.
   @usableFromInline private(set) var live = 0
   /// For users that stamp cells with a generation: above every generation a cell given back
@@ -47,7 +47,7 @@ struct CellPool {
     // Below `none`; on a 32-bit target every `Int` is.
     let capacity = min(max(capacity, 1), Int(exactly: UInt32.max - 1) ?? Int.max)
     let (bytes, overflow) = stride.multipliedReportingOverflow(by: capacity)
-    guard !overflow, let base = Memory.allocate(bytes: bytes, alignment: alignment) else {
+    guard !overflow, let base = _Memory.allocate(bytes: bytes, alignment: alignment) else {
       return nil
     }
     self.alignment = alignment
@@ -86,7 +86,7 @@ struct CellPool {
   @inlinable
   mutating func take<Cell>(as type: Cell.Type, stride: Int) -> UInt32? {
     let index: UInt32
-    if free != CellPool.none {
+    if free != _CellPool.none {
       index = free
       free = (base + Int(index) &* stride).load(as: UInt32.self)
     } else if Int(touched) < capacity {
@@ -128,12 +128,12 @@ struct CellPool {
   @usableFromInline
   mutating func releaseMemory(above threshold: Int) -> Bool {
     guard live == 0, touchedBytes > threshold,
-      let fresh = Memory.allocate(bytes: stride * capacity, alignment: alignment)
+      let fresh = _Memory.allocate(bytes: stride * capacity, alignment: alignment)
     else { return false }
     base.deallocate()
     base = fresh
     touched = 0
-    free = CellPool.none
+    free = _CellPool.none
     return true
   }
 

@@ -1,6 +1,6 @@
 /// Where an in-flight effect is in its life.
 @usableFromInline
-enum EffectPhase: UInt8 {
+enum _EffectPhase: UInt8 {
   /// The slot holds no effect.
   case free
   /// Queued behind others on an `oldest(.suspendNew)` queue; not started.
@@ -13,15 +13,15 @@ enum EffectPhase: UInt8 {
 
 /// The kind of an in-flight effect.
 @usableFromInline
-enum EffectKind: UInt8 {
+enum _EffectKind: UInt8 {
   case after, every, job
 }
 
 /// A circular doubly-linked list of effect slots threaded through their pool: its first slot
 /// (the last is the first's `previous`) and its length.
 @usableFromInline
-struct SlotList {
-  @usableFromInline var head: UInt32 = CellPool.none
+struct _SlotList {
+  @usableFromInline var head: UInt32 = _CellPool.none
   @usableFromInline var count: UInt32 = 0
 
   @usableFromInline
@@ -35,25 +35,25 @@ struct SlotList {
 /// generation outlives the effect, so that a stale token (a delivery, a timer, a job of an
 /// effect that ended) never matches the cell's next effect.
 @usableFromInline
-struct EffectSlot<Input> {
-  /// The next effect of the same machine (newest first), or `CellPool.none`.
-  @usableFromInline var link: UInt32 = CellPool.none
+struct _EffectSlot<Input> {
+  /// The next effect of the same machine (newest first), or `_CellPool.none`.
+  @usableFromInline var link: UInt32 = _CellPool.none
   @usableFromInline var generation: UInt32 = 1
-  /// The previous effect of the same machine, or `CellPool.none` for its newest.
-  @usableFromInline var before: UInt32 = CellPool.none
+  /// The previous effect of the same machine, or `_CellPool.none` for its newest.
+  @usableFromInline var before: UInt32 = _CellPool.none
   /// The machine's slot in the runtime.
   @usableFromInline var owner: UInt32 = 0
-  @usableFromInline var phase = EffectPhase.free
-  @usableFromInline var kind = EffectKind.after
+  @usableFromInline var phase = _EffectPhase.free
+  @usableFromInline var kind = _EffectKind.after
   @usableFromInline var queue: UInt8 = 0
   @usableFromInline var id = EffectID.none
   @usableFromInline var span = TimeSpan.zero
-  @usableFromInline var timer = TimerHeap.none
+  @usableFromInline var timer = _TimerHeap.none
   /// Inputs of this effect queued in the machine but not yet dispatched.
   @usableFromInline var pending: UInt32 = 0
   /// The neighbours in its queue's running or waiting list (bounded queues only).
-  @usableFromInline var previous: UInt32 = CellPool.none
-  @usableFromInline var next: UInt32 = CellPool.none
+  @usableFromInline var previous: UInt32 = _CellPool.none
+  @usableFromInline var next: UInt32 = _CellPool.none
   @usableFromInline var input: Input? = nil
   @usableFromInline var job: Job<Input>? = nil
 
@@ -63,7 +63,7 @@ struct EffectSlot<Input> {
     self.generation = generation
   }
 
-  /// Where `generation` is in every `EffectSlot`, whatever its input type.
+  /// Where `generation` is in every `_EffectSlot`, whatever its input type.
   @usableFromInline
   static var generationOffset: Int { MemoryLayout<UInt32>.stride }
 }
@@ -73,36 +73,36 @@ struct EffectSlot<Input> {
 /// block (for each `latest` or `oldest` queue a running and a waiting list, 16 bytes). Pure
 /// bookkeeping: arming timers and submitting jobs is the typed machine's job.
 @usableFromInline
-struct EffectSlots<Input> {
+struct _EffectSlots<Input> {
   @usableFromInline
-  let record: UnsafeMutablePointer<MachineRecord>
+  let record: UnsafeMutablePointer<_MachineRecord>
   @usableFromInline
-  let pool: UnsafeMutablePointer<CellPool>
+  let pool: UnsafeMutablePointer<_CellPool>
   @usableFromInline
-  let lists: UnsafeMutablePointer<SlotList>
+  let lists: UnsafeMutablePointer<_SlotList>
   @usableFromInline
-  let layout: UnsafePointer<BlockLayout>
+  let layout: UnsafePointer<_BlockLayout>
   /// The machine's slot in the runtime.
   @usableFromInline
   let owner: UInt32
 
   @inlinable
   init(
-    record: UnsafeMutablePointer<MachineRecord>, owner: UInt32, block: UnsafeMutableRawPointer,
-    pool: UnsafeMutablePointer<CellPool>, layout: UnsafePointer<BlockLayout>
+    record: UnsafeMutablePointer<_MachineRecord>, owner: UInt32, block: UnsafeMutableRawPointer,
+    pool: UnsafeMutablePointer<_CellPool>, layout: UnsafePointer<_BlockLayout>
   ) {
     self.record = record
     self.owner = owner
     self.pool = pool
     self.layout = layout
-    lists = (block + layout.pointee.listsOffset).assumingMemoryBound(to: SlotList.self)
+    lists = (block + layout.pointee.listsOffset).assumingMemoryBound(to: _SlotList.self)
   }
 
   /// Initializes a new block's lists (all empty) and the record's effect fields.
   @inlinable
   func initialize() {
-    lists.initialize(repeating: SlotList(), count: 2 * layout.pointee.listCount)
-    record.pointee.effectHead = CellPool.none
+    lists.initialize(repeating: _SlotList(), count: 2 * layout.pointee.listCount)
+    record.pointee.effectHead = _CellPool.none
     record.pointee.effectsInFlight = 0
   }
 
@@ -114,8 +114,8 @@ struct EffectSlots<Input> {
 
   /// The slot in cell `index`.
   @inlinable
-  func slot(_ index: UInt32) -> UnsafeMutablePointer<EffectSlot<Input>> {
-    pool.pointee.cell(index, as: EffectSlot<Input>.self)
+  func slot(_ index: UInt32) -> UnsafeMutablePointer<_EffectSlot<Input>> {
+    pool.pointee.cell(index, as: _EffectSlot<Input>.self)
   }
 
   /// The most effects the machine may have in flight.
@@ -133,7 +133,7 @@ struct EffectSlots<Input> {
 
   /// The running (or waiting) list of queue `queue`, or nil for a `merge` queue.
   @inlinable
-  func list(_ queue: Int, waiting: Bool) -> UnsafeMutablePointer<SlotList>? {
+  func list(_ queue: Int, waiting: Bool) -> UnsafeMutablePointer<_SlotList>? {
     let index = layout.pointee.queues[queue].lists
     return index < 0 ? nil : lists + (2 * index + (waiting ? 1 : 0))
   }
@@ -145,17 +145,17 @@ struct EffectSlots<Input> {
   func allocate() -> UInt32? {
     guard Int(record.pointee.effectsInFlight) < capacity else { return nil }
     let touched = pool.pointee.touched
-    guard let index = pool.pointee.take(as: EffectSlot<Input>.self) else { return nil }
+    guard let index = pool.pointee.take(as: _EffectSlot<Input>.self) else { return nil }
     let cell = UnsafeMutableRawPointer(slot(index))
     let generation =
       pool.pointee.touched != touched
       ? pool.pointee.generationFloor
-      : cell.load(fromByteOffset: EffectSlot<Input>.generationOffset, as: UInt32.self)
-    let slot = cell.bindMemory(to: EffectSlot<Input>.self, capacity: 1)
-    slot.initialize(to: EffectSlot(owner: owner, generation: generation))
+      : cell.load(fromByteOffset: _EffectSlot<Input>.generationOffset, as: UInt32.self)
+    let slot = cell.bindMemory(to: _EffectSlot<Input>.self, capacity: 1)
+    slot.initialize(to: _EffectSlot(owner: owner, generation: generation))
     let head = record.pointee.effectHead
     slot.pointee.link = head
-    if head != CellPool.none { self.slot(head).pointee.before = index }
+    if head != _CellPool.none { self.slot(head).pointee.before = index }
     record.pointee.effectHead = index
     record.pointee.effectsInFlight &+= 1
     if record.pointee.effectsInFlight > record.pointee.effectsHighWater {
@@ -170,12 +170,12 @@ struct EffectSlots<Input> {
   func release(_ index: UInt32) {
     let slot = self.slot(index)
     let (link, before) = (slot.pointee.link, slot.pointee.before)
-    if before == CellPool.none {
+    if before == _CellPool.none {
       record.pointee.effectHead = link
     } else {
       self.slot(before).pointee.link = link
     }
-    if link != CellPool.none { self.slot(link).pointee.before = before }
+    if link != _CellPool.none { self.slot(link).pointee.before = before }
     var generation = slot.pointee.generation &+ 1
     if generation == 0 { generation = 1 }
     // The slot's references go; the plain data left is overwritten by the next `allocate`.
@@ -184,11 +184,11 @@ struct EffectSlots<Input> {
     if !_isPOD(Input.self) { slot.pointee.input = nil }
     let cell = UnsafeMutableRawPointer(slot)
     cell.storeBytes(
-      of: generation, toByteOffset: EffectSlot<Input>.generationOffset, as: UInt32.self)
+      of: generation, toByteOffset: _EffectSlot<Input>.generationOffset, as: UInt32.self)
     if generation >= pool.pointee.generationFloor {
       pool.pointee.generationFloor = generation == UInt32.max ? 1 : generation + 1
     }
-    pool.pointee.give(index, as: EffectSlot<Input>.self)
+    pool.pointee.give(index, as: _EffectSlot<Input>.self)
     record.pointee.effectsInFlight &-= 1
   }
 
@@ -207,7 +207,7 @@ struct EffectSlots<Input> {
     guard let list = list(queue, waiting: waiting) else { return }
     let slot = self.slot(index)
     let head = list.pointee.head
-    if head == CellPool.none {
+    if head == _CellPool.none {
       slot.pointee.previous = index
       slot.pointee.next = index
       list.pointee.head = index
@@ -226,7 +226,7 @@ struct EffectSlots<Input> {
   func unlink(_ index: UInt32, fromWaiting waiting: Bool, of queue: Int) {
     guard let list = list(queue, waiting: waiting) else { return }
     if list.pointee.count == 1 {
-      list.pointee.head = CellPool.none
+      list.pointee.head = _CellPool.none
     } else {
       let previous = slot(index).pointee.previous
       let next = slot(index).pointee.next
@@ -245,7 +245,7 @@ struct EffectSlots<Input> {
     guard let running = list(queue, waiting: false), let waiting = list(queue, waiting: true)
     else {
       var index = record.pointee.effectHead
-      while index != CellPool.none {
+      while index != _CellPool.none {
         let slot = self.slot(index)
         if Int(slot.pointee.queue) == queue { members.append((index, false)) }
         index = slot.pointee.link

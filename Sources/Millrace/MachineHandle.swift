@@ -6,21 +6,21 @@
 /// runtime. Use it on the runtime's thread only.
 public struct MachineHandle<M: Machine> {
   @usableFromInline
-  let table: MachineTable
+  let table: _MachineTable
   /// The machine's id in its runtime.
   public let id: MachineID
 
   @inlinable
-  init(table: MachineTable, id: MachineID) {
+  init(table: _MachineTable, id: MachineID) {
     self.table = table
     self.id = id
   }
 
   /// The machine, while it is alive.
   @inlinable
-  var machine: TypedMachine<M>? {
+  var machine: _TypedMachine<M>? {
     guard table.liveRecord(id) != nil else { return nil }
-    return TypedMachine(table: table, index: id.index)
+    return _TypedMachine(table: table, index: id.index)
   }
 
   /// Whether the machine is still spawned.
@@ -65,9 +65,9 @@ public struct MachineHandle<M: Machine> {
   public func observe(
     _ observer: @escaping (MachineEvent<M.Input, M.State, M.Output>) -> Void
   ) -> Observation? {
-    // The box before the checked allocations (`Memory`): a full allocator refuses one of
+    // The box before the checked allocations (`_Memory`): a full allocator refuses one of
     // those, never the box.
-    let box = ObserverBox(token: table.newObserverToken(), observer)
+    let box = _ObserverBox(token: table.newObserverToken(), observer)
     guard machine?.makeSide()?.pointee.observers.append(box) == true else { return nil }
     return Observation(table: table, machine: id, token: box.token)
   }

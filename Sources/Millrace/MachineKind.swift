@@ -1,6 +1,6 @@
 /// What the runtime asks of a machine without knowing its types.
 @usableFromInline
-enum CellOperation {
+enum _CellOperation {
   /// A timer of effect slot `slot` fired; `disarmed` when it was one-shot.
   case fire(slot: UInt32, generation: UInt32, disarmed: Bool)
   /// A job of this machine came back from the driver.
@@ -18,7 +18,7 @@ enum CellOperation {
 /// One effect queue of a machine type: its policy, and where its lists are in the block
 /// (`merge` queues keep none: nothing ever waits on them or is cancelled in their order).
 @usableFromInline
-struct QueueLayout {
+struct _QueueLayout {
   @usableFromInline let policy: QueuePolicy
   @usableFromInline let limit: Int
   /// Index of the queue's pair of lists in the block, or -1 for a `merge` queue.
@@ -35,10 +35,10 @@ struct QueueLayout {
 /// Where a machine's parts are in its block, and its queues: plain data copied out of the
 /// kind for each operation, so that the hot path reads it without reference counting.
 @usableFromInline
-struct BlockLayout {
+struct _BlockLayout {
   /// Byte offsets in the block: state at 0, then the inline input, then extra, then queue
   /// lists (state, inline input and extra at offsets that depend on the types alone; see
-  /// `TypedMachine.inputOffset` and `TypedMachine.extraOffset`).
+  /// `_TypedMachine.inputOffset` and `_TypedMachine.extraOffset`).
   @usableFromInline let inputOffset: Int
   @usableFromInline let extraOffset: Int
   @usableFromInline let listsOffset: Int
@@ -47,7 +47,7 @@ struct BlockLayout {
   /// How many queues keep lists (`latest` and `oldest` ones).
   @usableFromInline let listCount: Int
   /// The queues, by index (owned by the kind).
-  @usableFromInline let queues: UnsafeMutablePointer<QueueLayout>
+  @usableFromInline let queues: UnsafeMutablePointer<_QueueLayout>
   @usableFromInline let queueCount: Int
   @usableFromInline let blockBytes: Int
   @usableFromInline let alignment: Int
@@ -71,9 +71,9 @@ struct BlockLayout {
     for index in 0..<queueCount {
       let policy = index < count ? policies[index] : .merge
       if case .merge = policy {
-        (queues + index).initialize(to: QueueLayout(policy: policy, lists: -1))
+        (queues + index).initialize(to: _QueueLayout(policy: policy, lists: -1))
       } else {
-        (queues + index).initialize(to: QueueLayout(policy: policy, lists: lists))
+        (queues + index).initialize(to: _QueueLayout(policy: policy, lists: lists))
         lists += 1
       }
     }
@@ -99,7 +99,7 @@ struct BlockLayout {
 
 /// The size of one cell of a pool, by which kinds share pools.
 @usableFromInline
-struct CellShape: Hashable {
+struct _CellShape: Hashable {
   @usableFromInline let stride: Int
   @usableFromInline let alignment: Int
 
@@ -113,8 +113,8 @@ struct CellShape: Hashable {
 /// A kind's input path: given the machine's table, slot, record and kind entry, which the
 /// runtime's loop has at hand (so that the input path looks none of them up again).
 @usableFromInline
-typealias Dispatch = (
-  MachineTable, UInt32, UnsafeMutablePointer<MachineRecord>, UnsafePointer<KindEntry>
+typealias _Dispatch = (
+  _MachineTable, UInt32, UnsafeMutablePointer<_MachineRecord>, UnsafePointer<_KindEntry>
 ) -> Void
 
 /// The code and block layout shared by every machine of one type, queue layout and input
@@ -122,52 +122,52 @@ typealias Dispatch = (
 ///
 /// `dispatch` and `perform` are closures formed where the machine's type is known, so they run
 /// specialized code: `dispatch` is the input path alone, one call with no operation to switch
-/// on; `perform` does everything else. Instances are `TypedMachineKind<M>`, whose class
+/// on; `perform` does everything else. Instances are `_TypedMachineKind<M>`, whose class
 /// names the type (`type`).
 @usableFromInline
-class MachineKind {
+class _MachineKind {
   /// Takes turns of the machine in a slot, taken off the ready list, at least one and at
-  /// most the table's `turnsLeft` (`TypedMachine.dispatch(in:)`).
+  /// most the table's `turnsLeft` (`_TypedMachine.dispatch(in:)`).
   @usableFromInline
-  let dispatch: Dispatch
+  let dispatch: _Dispatch
   @usableFromInline
-  let perform: (MachineTable, UInt32, CellOperation) -> Bool
+  let perform: (_MachineTable, UInt32, _CellOperation) -> Bool
   /// The block layout, in storage the kind owns so that views point to it instead of copying.
   @usableFromInline
-  let layoutStorage: UnsafeMutablePointer<BlockLayout>
+  let layoutStorage: UnsafeMutablePointer<_BlockLayout>
 
   /// The blocks of this kind's machines (no exclusivity checks: no access calls out).
   @usableFromInline
   @exclusivity(unchecked)
-  var blocks: BlockPool
+  var blocks: _BlockPool
   /// The cells its queued inputs and in-flight effects take, and the runtime's pools of such
   /// cells (set when the runtime adopts the kind).
-  @usableFromInline let inputShape: CellShape
-  @usableFromInline let effectShape: CellShape
-  @usableFromInline var inputPool: UnsafeMutablePointer<CellPool>?
-  @usableFromInline var effectPool: UnsafeMutablePointer<CellPool>?
+  @usableFromInline let inputShape: _CellShape
+  @usableFromInline let effectShape: _CellShape
+  @usableFromInline var inputPool: UnsafeMutablePointer<_CellPool>?
+  @usableFromInline var effectPool: UnsafeMutablePointer<_CellPool>?
   /// The observer of every machine of the kind's type (`Runtime.observeAll`): an
-  /// `ObserverBox` of the typed event with the machine's id, which the runtime keeps.
+  /// `_ObserverBox` of the typed event with the machine's id, which the runtime keeps.
   @usableFromInline var observer: UnsafeMutableRawPointer?
-  /// The machine type (`TypedMachineKind.type`): the same for every kind of one type.
+  /// The machine type (`_TypedMachineKind.type`): the same for every kind of one type.
   @usableFromInline let type: UInt
   /// Whether spawns that name no queues use this kind: its queues are the type's own
   /// (`Machine.Queue`), read when the runtime first spawned the type without queues.
   @usableFromInline @exclusivity(unchecked) var isDefault = false
 
   @usableFromInline
-  var layout: BlockLayout { layoutStorage.pointee }
+  var layout: _BlockLayout { layoutStorage.pointee }
 
   @usableFromInline
   init(
-    type: UInt, layout: BlockLayout, inputShape: CellShape, effectShape: CellShape,
-    dispatch: @escaping Dispatch,
-    perform: @escaping (MachineTable, UInt32, CellOperation) -> Bool
+    type: UInt, layout: _BlockLayout, inputShape: _CellShape, effectShape: _CellShape,
+    dispatch: @escaping _Dispatch,
+    perform: @escaping (_MachineTable, UInt32, _CellOperation) -> Bool
   ) {
     self.type = type
     layoutStorage = .allocate(capacity: 1)
     layoutStorage.initialize(to: layout)
-    blocks = BlockPool(blockBytes: layout.blockBytes, alignment: layout.alignment)
+    blocks = _BlockPool(blockBytes: layout.blockBytes, alignment: layout.alignment)
     self.inputShape = inputShape
     self.effectShape = effectShape
     self.dispatch = dispatch
@@ -182,8 +182,8 @@ class MachineKind {
     layoutStorage.deallocate()
   }
 
-  /// Whether this kind is for machines of `type` (`TypedMachineKind.type`) with `policies`
-  /// (as `BlockLayout` keeps them: at most 256, none meaning one `merge` queue) and
+  /// Whether this kind is for machines of `type` (`_TypedMachineKind.type`) with `policies`
+  /// (as `_BlockLayout` keeps them: at most 256, none meaning one `merge` queue) and
   /// `effectCapacity`. (Input limits are per machine, in its record, and do not make kinds.)
   @usableFromInline
   func matches(type: UInt, policies: [QueuePolicy], effectCapacity: Int) -> Bool {
@@ -201,15 +201,15 @@ class MachineKind {
 /// A kind as the runtime's kind table holds it: the kind, unretained (the runtime's `kinds`
 /// array keeps it), its layout, pools and observer, so that a view reaches each with one load.
 @usableFromInline
-struct KindEntry {
-  @usableFromInline let kind: Unmanaged<MachineKind>
-  @usableFromInline let layout: UnsafePointer<BlockLayout>
-  @usableFromInline let inputs: UnsafeMutablePointer<CellPool>
-  @usableFromInline let effects: UnsafeMutablePointer<CellPool>
+struct _KindEntry {
+  @usableFromInline let kind: Unmanaged<_MachineKind>
+  @usableFromInline let layout: UnsafePointer<_BlockLayout>
+  @usableFromInline let inputs: UnsafeMutablePointer<_CellPool>
+  @usableFromInline let effects: UnsafeMutablePointer<_CellPool>
   @usableFromInline let observer: UnsafeMutableRawPointer?
 
   @usableFromInline
-  init(_ kind: MachineKind) {
+  init(_ kind: _MachineKind) {
     self.kind = Unmanaged.passUnretained(kind)
     layout = UnsafePointer(kind.layoutStorage)
     inputs = kind.inputPool.unsafelyUnwrapped
@@ -220,37 +220,37 @@ struct KindEntry {
 
 /// The kind of machines of type `M`: its class identifies the type.
 @usableFromInline
-final class TypedMachineKind<M: Machine>: MachineKind {
+final class _TypedMachineKind<M: Machine>: _MachineKind {
   /// The machine type `M` as a number: the identity of this class, one per machine type, the
   /// same in every runtime for the life of the process. Reads no object (Embedded Swift lacks
   /// metatypes of value types, but has those of classes).
   @inlinable
-  static var type: UInt { UInt(bitPattern: ObjectIdentifier(TypedMachineKind<M>.self)) }
+  static var type: UInt { UInt(bitPattern: ObjectIdentifier(_TypedMachineKind<M>.self)) }
 
   @inlinable
   init(policies: [QueuePolicy], effectCapacity: Int) {
     super.init(
-      type: TypedMachineKind.type,
-      layout: BlockLayout(
+      type: _TypedMachineKind.type,
+      layout: _BlockLayout(
         policies: policies, effectCapacity: effectCapacity,
         // Sizes, not strides: a stride only matters between array elements, and a `Void`
         // extra then takes no room at all.
         state: (MemoryLayout<M.State>.size, MemoryLayout<M.State>.alignment),
-        inlineInput: (TypedMachine<M>.inlineInputSize, TypedMachine<M>.inlineInputAlignment),
+        inlineInput: (_TypedMachine<M>.inlineInputSize, _TypedMachine<M>.inlineInputAlignment),
         extra: (MemoryLayout<M.Extra>.size, MemoryLayout<M.Extra>.alignment),
-        listPair: (2 * MemoryLayout<SlotList>.stride, MemoryLayout<SlotList>.alignment)),
-      inputShape: CellShape(
-        stride: MemoryLayout<InputCell<M.Input>>.stride,
-        alignment: MemoryLayout<InputCell<M.Input>>.alignment),
-      effectShape: CellShape(
-        stride: MemoryLayout<EffectSlot<M.Input>>.stride,
-        alignment: MemoryLayout<EffectSlot<M.Input>>.alignment),
+        listPair: (2 * MemoryLayout<_SlotList>.stride, MemoryLayout<_SlotList>.alignment)),
+      inputShape: _CellShape(
+        stride: MemoryLayout<_InputCell<M.Input>>.stride,
+        alignment: MemoryLayout<_InputCell<M.Input>>.alignment),
+      effectShape: _CellShape(
+        stride: MemoryLayout<_EffectSlot<M.Input>>.stride,
+        alignment: MemoryLayout<_EffectSlot<M.Input>>.alignment),
       dispatch: { table, index, record, entry in
-        TypedMachine<M>(table: table, index: index, record: record, entry: entry)
+        _TypedMachine<M>(table: table, index: index, record: record, entry: entry)
           .dispatch(in: table)
       },
       perform: { table, index, operation in
-        TypedMachine<M>(table: table, index: index).perform(operation)
+        _TypedMachine<M>(table: table, index: index).perform(operation)
       })
   }
 }

@@ -11,13 +11,13 @@
 ///   the runtime (like handles). Use on the runtime's thread only.
 public struct MachineLookup<M: Machine> {
   @usableFromInline
-  let table: MachineTable
-  /// `M` as its kinds name it (`TypedMachineKind.type`).
+  let table: _MachineTable
+  /// `M` as its kinds name it (`_TypedMachineKind.type`).
   @usableFromInline
   let type: UInt
 
   @usableFromInline
-  init(table: MachineTable, type: UInt) {
+  init(table: _MachineTable, type: UInt) {
     self.table = table
     self.type = type
   }
@@ -34,7 +34,7 @@ public struct MachineLookup<M: Machine> {
   @inlinable
   public func post(_ input: M.Input, tag: PostTag = .none, to id: MachineID) -> PostResult {
     guard holds(id) else { return .noMachine }
-    return TypedMachine<M>(table: table, index: id.index).post(input, tag: tag)
+    return _TypedMachine<M>(table: table, index: id.index).post(input, tag: tag)
   }
 
   /// Whether `id` names a live machine of type `M`.
@@ -51,6 +51,6 @@ extension Runtime {
   /// A lookup of typed handles to this runtime's machines of type `M` by their ids. Make it
   /// once and keep it.
   public func lookup<M: Machine>(_ type: M.Type) -> MachineLookup<M> {
-    MachineLookup(table: table, type: TypedMachineKind<M>.type)
+    MachineLookup(table: table, type: _TypedMachineKind<M>.type)
   }
 }

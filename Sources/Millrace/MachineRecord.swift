@@ -8,30 +8,30 @@
 /// queue layout. Observers and routes live in a side record made on first use, which the
 /// machine table's side list holds. Counters are 32-bit and wrap.
 @usableFromInline
-struct MachineRecord {
+struct _MachineRecord {
   /// The machine's typed storage; nil while the slot is free.
   @usableFromInline var block: UnsafeMutableRawPointer?
   /// Distinguishes machines that used this slot at different times.
   @usableFromInline var generation: UInt32 = 1
-  /// While the machine is in the ready list, the next slot in it (`MachineRecord.last` for
-  /// the last one); `MachineRecord.running` while its inputs are being dispatched (it is then
+  /// While the machine is in the ready list, the next slot in it (`_MachineRecord.last` for
+  /// the last one); `_MachineRecord.running` while its inputs are being dispatched (it is then
   /// off the list, and its dispatch puts it back if it yields with inputs left);
-  /// `MachineRecord.none` otherwise. While the slot is free, the next slot in the free list.
+  /// `_MachineRecord.none` otherwise. While the slot is free, the next slot in the free list.
   /// Scheduling is read from here rather than from a flag, so that posting and dispatching
   /// only store to it and never read-modify-write a shared word.
-  @usableFromInline var next: UInt32 = MachineRecord.none
+  @usableFromInline var next: UInt32 = _MachineRecord.none
   @usableFromInline var posted: UInt32 = 0
   @usableFromInline var handled: UInt32 = 0
   @usableFromInline var rejected: UInt32 = 0
   @usableFromInline var dropped: UInt32 = 0
   /// The queued inputs in cells of the kind's input pool, in a circular list, each linked to
-  /// the next newer one and the newest to the oldest; this is the newest (`CellPool.none`
-  /// when no input is queued), or `MachineRecord.inputInBlock` when the only queued input
-  /// waits in the machine's block (`TypedMachine.inlineInput`).
-  @usableFromInline var inputTail: UInt32 = CellPool.none
+  /// the next newer one and the newest to the oldest; this is the newest (`_CellPool.none`
+  /// when no input is queued), or `_MachineRecord.inputInBlock` when the only queued input
+  /// waits in the machine's block (`_TypedMachine.inlineInput`).
+  @usableFromInline var inputTail: UInt32 = _CellPool.none
   /// The in-flight effects: cells of the kind's effect pool, linked newest first.
-  @usableFromInline var effectHead: UInt32 = CellPool.none
-  /// Observers, routes and redirect (a `MachineSide<M>`), made on first use: the index of its
+  @usableFromInline var effectHead: UInt32 = _CellPool.none
+  /// Observers, routes and redirect (a `_MachineSide<M>`), made on first use: the index of its
   /// pointer in the machine table's side list, 0 for none.
   @usableFromInline var side: UInt32 = 0
   @usableFromInline var inputCount: UInt16 = 0
@@ -65,24 +65,24 @@ struct MachineRecord {
   /// The machine's kind: its index in the runtime's kind table.
   @inlinable
   var kind: UInt16 {
-    get { kindAndFlags & MachineRecord.kindMask }
+    get { kindAndFlags & _MachineRecord.kindMask }
     set {
-      kindAndFlags = kindAndFlags & ~MachineRecord.kindMask | newValue & MachineRecord.kindMask
+      kindAndFlags = kindAndFlags & ~_MachineRecord.kindMask | newValue & _MachineRecord.kindMask
     }
   }
 
   /// Whether the machine is alive.
   @inlinable
   var isAlive: Bool {
-    get { kindAndFlags & MachineRecord.alive != 0 }
-    set { setFlag(MachineRecord.alive, newValue) }
+    get { kindAndFlags & _MachineRecord.alive != 0 }
+    set { setFlag(_MachineRecord.alive, newValue) }
   }
 
   /// Whether the slot is in the ready list or being dispatched (meaningful while the machine
   /// has a block): a post then needs not schedule it, and a removal leaves its slot to the
   /// dispatch that will take it off.
   @inlinable
-  var isScheduled: Bool { next != MachineRecord.none }
+  var isScheduled: Bool { next != _MachineRecord.none }
 
   @inlinable
   mutating func setFlag(_ flag: UInt16, _ on: Bool) {

@@ -3,12 +3,12 @@
 /// the record points to it untyped, the machine's typed code reaches it as this struct, with
 /// no reference counting on the way.
 @usableFromInline
-struct MachineSide<M: Machine> {
+struct _MachineSide<M: Machine> {
   @usableFromInline
   typealias Event = MachineEvent<M.Input, M.State, M.Output>
 
   @usableFromInline
-  var observers = ObserverList<Event>()
+  var observers = _ObserverList<Event>()
   @usableFromInline
   var routes: [(M.Output) -> Void] = []
   @usableFromInline

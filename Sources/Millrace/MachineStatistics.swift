@@ -24,7 +24,7 @@ public struct MachineStatistics: Hashable, Sendable {
 
   /// The statistics kept in `record`.
   @inlinable
-  init(_ record: MachineRecord) {
+  init(_ record: _MachineRecord) {
     posted = record.posted
     handled = record.handled
     rejected = record.rejected

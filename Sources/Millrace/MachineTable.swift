@@ -11,10 +11,10 @@
 /// removes every machine, which releases their observers. A handle that outlives its runtime
 /// finds its machine dead.
 @usableFromInline
-final class MachineTable {
+final class _MachineTable {
   @usableFromInline
   @exclusivity(unchecked)
-  private(set) var records: UnsafeMutablePointer<MachineRecord>
+  private(set) var records: UnsafeMutablePointer<_MachineRecord>
   @usableFromInline
   let capacity: Int
   /// The runtime that owns the table: valid whenever a machine is alive (the runtime removes
@@ -27,21 +27,21 @@ final class MachineTable {
   /// kept (`retiredKinds`), so a view made before still reads its entry.
   @usableFromInline
   @exclusivity(unchecked)
-  private(set) var kinds: UnsafeMutablePointer<KindEntry>
+  private(set) var kinds: UnsafeMutablePointer<_KindEntry>
   private var kindCapacity = 1
-  private var retiredKinds: [UnsafeMutablePointer<KindEntry>] = []
+  private var retiredKinds: [UnsafeMutablePointer<_KindEntry>] = []
   @usableFromInline
   @exclusivity(unchecked)
   var freeHead: UInt32
-  /// The first slot of the ready list; `MachineRecord.last` or `MachineRecord.none` when
+  /// The first slot of the ready list; `_MachineRecord.last` or `_MachineRecord.none` when
   /// the list is empty (a pop copies the popped record's link here as it is, `last` too).
   @usableFromInline
   @exclusivity(unchecked)
-  var readyHead = MachineRecord.none
+  var readyHead = _MachineRecord.none
   /// The last slot of the ready list; meaningful only while the list is not empty.
   @usableFromInline
   @exclusivity(unchecked)
-  var readyTail = MachineRecord.none
+  var readyTail = _MachineRecord.none
   /// Turns the running `Runtime.dispatch` may still take (meaningless outside it): machines'
   /// input paths count their turns down here, where the runtime's loop reads them back.
   @usableFromInline
@@ -77,13 +77,13 @@ final class MachineTable {
   @usableFromInline
   convenience init?(capacity: Int) {
     // Below the slot sentinels; on a 32-bit target every `Int` is.
-    let capacity = min(max(capacity, 1), Int(exactly: MachineRecord.running) ?? Int.max)
-    guard let records = Memory.allocate(MachineRecord.self, count: capacity) else { return nil }
-    guard let kinds = Memory.allocate(KindEntry.self, count: 1) else {
+    let capacity = min(max(capacity, 1), Int(exactly: _MachineRecord.running) ?? Int.max)
+    guard let records = _Memory.allocate(_MachineRecord.self, count: capacity) else { return nil }
+    guard let kinds = _Memory.allocate(_KindEntry.self, count: 1) else {
       records.deallocate()
       return nil
     }
-    guard let sides = Memory.allocate(UnsafeMutableRawPointer?.self, count: 1) else {
+    guard let sides = _Memory.allocate(UnsafeMutableRawPointer?.self, count: 1) else {
       records.deallocate()
       kinds.deallocate()
       return nil
@@ -92,14 +92,14 @@ final class MachineTable {
   }
 
   private init(
-    capacity: Int, records: UnsafeMutablePointer<MachineRecord>,
-    kinds: UnsafeMutablePointer<KindEntry>, sides: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    capacity: Int, records: UnsafeMutablePointer<_MachineRecord>,
+    kinds: UnsafeMutablePointer<_KindEntry>, sides: UnsafeMutablePointer<UnsafeMutableRawPointer?>
   ) {
     self.capacity = capacity
     self.records = records
     self.kinds = kinds
     self.sides = sides
-    freeHead = MachineRecord.none
+    freeHead = _MachineRecord.none
   }
 
   deinit {
@@ -115,7 +115,7 @@ final class MachineTable {
   @usableFromInline
   func reserveKind(at index: Int) -> Bool {
     if index == kindCapacity {
-      guard let grown = Memory.allocate(KindEntry.self, count: 2 * kindCapacity) else {
+      guard let grown = _Memory.allocate(_KindEntry.self, count: 2 * kindCapacity) else {
         return false
       }
       grown.initialize(from: kinds, count: kindCapacity)
@@ -128,13 +128,13 @@ final class MachineTable {
 
   /// Writes the entry of kind `index`, for which `reserveKind` made room.
   @usableFromInline
-  func setKind(_ entry: KindEntry, at index: Int) {
+  func setKind(_ entry: _KindEntry, at index: Int) {
     (kinds + index).initialize(to: entry)
   }
 
   /// The record of the live machine `id` names, or nil.
   @inlinable
-  func liveRecord(_ id: MachineID) -> UnsafeMutablePointer<MachineRecord>? {
+  func liveRecord(_ id: MachineID) -> UnsafeMutablePointer<_MachineRecord>? {
     guard id.index < initialized else { return nil }
     let record = records + Int(id.index)
     // A machine's generation changes when it is removed (`retire`): a matching one is alive.
@@ -144,19 +144,19 @@ final class MachineTable {
 
   /// Whether a slot is free.
   @inlinable
-  var hasFreeSlot: Bool { freeHead != MachineRecord.none || Int(initialized) < capacity }
+  var hasFreeSlot: Bool { freeHead != _MachineRecord.none || Int(initialized) < capacity }
 
   /// Takes a free slot, or nil when every slot is in use.
   @usableFromInline
   func takeFreeSlot() -> UInt32? {
     let index: UInt32
-    if freeHead != MachineRecord.none {
+    if freeHead != _MachineRecord.none {
       index = freeHead
       freeHead = records[Int(index)].next
-      records[Int(index)].next = MachineRecord.none
+      records[Int(index)].next = _MachineRecord.none
     } else if Int(initialized) < capacity {
       index = initialized
-      var record = MachineRecord()
+      var record = _MachineRecord()
       record.generation = generationFloor
       (records + Int(index)).initialize(to: record)
       initialized += 1
@@ -191,24 +191,24 @@ final class MachineTable {
 
   /// Bytes of records written so far.
   @usableFromInline
-  var touchedBytes: Int { Int(initialized) * MemoryLayout<MachineRecord>.stride }
+  var touchedBytes: Int { Int(initialized) * MemoryLayout<_MachineRecord>.stride }
 
   /// When no slot is in use and more than `threshold` bytes of records were written, frees
   /// the records' memory and reserves it afresh, untouched; returns whether it did.
   @usableFromInline
   func releaseMemory(above threshold: Int) -> Bool {
     guard inUse == 0, touchedBytes > threshold,
-      let fresh = Memory.allocate(MachineRecord.self, count: capacity)
+      let fresh = _Memory.allocate(_MachineRecord.self, count: capacity)
     else { return false }
     records.deinitialize(count: Int(initialized))
     records.deallocate()
     records = fresh
     initialized = 0
-    freeHead = MachineRecord.none
+    freeHead = _MachineRecord.none
     return true
   }
 
-  /// The side records of machines that have one (`MachineRecord.side` indexes this; entry 0
+  /// The side records of machines that have one (`_MachineRecord.side` indexes this; entry 0
   /// is unused). A free entry holds the index of the next free one, shifted left and tagged
   /// with 1 (no side record's address is odd), so that removing a side record never
   /// allocates. Grows only when a side record is made.
@@ -237,7 +237,7 @@ final class MachineTable {
       return index
     }
     if sideCount == sideCapacity {
-      guard let grown = Memory.allocate(UnsafeMutableRawPointer?.self, count: sideCapacity * 2)
+      guard let grown = _Memory.allocate(UnsafeMutableRawPointer?.self, count: sideCapacity * 2)
       else { return nil }
       grown.moveInitialize(from: sides, count: sideCount)
       sides.deallocate()
@@ -258,14 +258,14 @@ final class MachineTable {
 
   /// Whether any slot is in the ready list.
   @inlinable
-  var hasReady: Bool { readyHead < MachineRecord.last }
+  var hasReady: Bool { readyHead < _MachineRecord.last }
 
   /// Appends slot `index`, whose record is `record`, to the ready list and marks it
   /// scheduled.
   @inlinable
-  func schedule(_ index: UInt32, _ record: UnsafeMutablePointer<MachineRecord>) {
-    record.pointee.next = MachineRecord.last
-    if readyHead >= MachineRecord.last {
+  func schedule(_ index: UInt32, _ record: UnsafeMutablePointer<_MachineRecord>) {
+    record.pointee.next = _MachineRecord.last
+    if readyHead >= _MachineRecord.last {
       readyHead = index
     } else {
       records[Int(readyTail)].next = index
@@ -273,15 +273,15 @@ final class MachineTable {
     readyTail = index
   }
 
-  /// Removes the first slot of the ready list and marks it running (`MachineRecord.running`);
+  /// Removes the first slot of the ready list and marks it running (`_MachineRecord.running`);
   /// answers it with its record, or nil when the list is empty.
   @inlinable
-  func takeReady() -> (index: UInt32, record: UnsafeMutablePointer<MachineRecord>)? {
+  func takeReady() -> (index: UInt32, record: UnsafeMutablePointer<_MachineRecord>)? {
     let index = readyHead
-    guard index < MachineRecord.last else { return nil }
+    guard index < _MachineRecord.last else { return nil }
     let record = records + Int(index)
     readyHead = record.pointee.next
-    record.pointee.next = MachineRecord.running
+    record.pointee.next = _MachineRecord.running
     return (index, record)
   }
 }

@@ -8,7 +8,7 @@
 ///   `allocate(capacity:)` does not check.
 /// - With the full Swift runtime, which stops the program when it cannot allocate, never nil.
 @usableFromInline
-enum Memory {
+enum _Memory {
   /// `count` uninitialized `T`s (at least one), or nil when the allocator refuses or the
   /// byte count overflows `Int`.
   @inlinable

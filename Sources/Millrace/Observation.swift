@@ -13,26 +13,26 @@
 /// Use it on the runtime's thread, like the handle that made it.
 public struct Observation {
   @usableFromInline
-  let _table: MachineTable
+  let _table: _MachineTable
   /// The machine observed, or nil for an observer of every machine of `_type`.
   @usableFromInline
   let _machine: MachineID?
-  /// The machine type observed (`TypedMachineKind.type`), for `observeAll`.
+  /// The machine type observed (`_TypedMachineKind.type`), for `observeAll`.
   @usableFromInline
   let _type: UInt
-  /// The registration's number (`AnyObserverBox.token`).
+  /// The registration's number (`_AnyObserverBox.token`).
   @usableFromInline
   let _token: UInt64
 
   /// The observation of `machine`'s observer `token`.
   @usableFromInline
-  init(table: MachineTable, machine: MachineID, token: UInt64) {
+  init(table: _MachineTable, machine: MachineID, token: UInt64) {
     (_table, _machine, _type, _token) = (table, machine, 0, token)
   }
 
   /// The observation of the observer `token` of every machine of `type`.
   @usableFromInline
-  init(table: MachineTable, type: UInt, token: UInt64) {
+  init(table: _MachineTable, type: UInt, token: UInt64) {
     (_table, _machine, _type, _token) = (table, nil, type, token)
   }
 

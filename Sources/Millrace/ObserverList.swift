@@ -1,8 +1,8 @@
 /// An observer box of any event type, as the runtime's list of boxes to release after a
 /// dispatch (`Runtime.retiredObservers`) holds it.
 @usableFromInline
-class AnyObserverBox {
-  /// The registration's number, unique in its runtime (`MachineTable.newObserverToken`): what
+class _AnyObserverBox {
+  /// The registration's number, unique in its runtime (`_MachineTable.newObserverToken`): what
   /// an `Observation` finds the box by, without keeping it alive.
   @usableFromInline
   let token: UInt64
@@ -16,7 +16,7 @@ class AnyObserverBox {
 /// One observer closure, boxed so that it can be borrowed (its `let` closure is called
 /// without retaining its context).
 @usableFromInline
-final class ObserverBox<Event>: AnyObserverBox {
+final class _ObserverBox<Event>: _AnyObserverBox {
   @usableFromInline
   let call: (Event) -> Void
 
@@ -31,11 +31,11 @@ final class ObserverBox<Event>: AnyObserverBox {
 /// instead of retaining an array buffer and every closure context per event.
 ///
 /// Grows (allocates) only when an observer is added, never when notifying
-/// (`TypedMachine.notify`).
+/// (`_TypedMachine.notify`).
 @usableFromInline
-struct ObserverList<Event> {
+struct _ObserverList<Event> {
   @usableFromInline
-  var storage: UnsafeMutablePointer<Unmanaged<ObserverBox<Event>>>?
+  var storage: UnsafeMutablePointer<Unmanaged<_ObserverBox<Event>>>?
   @usableFromInline
   var count = 0
   @usableFromInline
@@ -43,19 +43,19 @@ struct ObserverList<Event> {
   /// The first observer again (also at `storage[0]`), so that a reply reaches it with one
   /// load fewer: every load on that chain of pointers shows in the dispatch latency.
   @usableFromInline
-  var first: Unmanaged<ObserverBox<Event>>?
+  var first: Unmanaged<_ObserverBox<Event>>?
 
   @usableFromInline
   init() {}
 
   /// Adds `box` at the end, retaining it; false when the list must grow and the memory
-  /// cannot be allocated (`Memory`). The box is made by the caller, before this allocation.
+  /// cannot be allocated (`_Memory`). The box is made by the caller, before this allocation.
   @usableFromInline
-  mutating func append(_ box: ObserverBox<Event>) -> Bool {
+  mutating func append(_ box: _ObserverBox<Event>) -> Bool {
     if count == capacity {
       guard
-        let grown = Memory.allocate(
-          Unmanaged<ObserverBox<Event>>.self, count: max(2, capacity * 2))
+        let grown = _Memory.allocate(
+          Unmanaged<_ObserverBox<Event>>.self, count: max(2, capacity * 2))
       else { return false }
       if let storage {
         grown.moveInitialize(from: storage, count: count)
@@ -82,12 +82,12 @@ struct ObserverList<Event> {
   /// notification going through the list; `compact()` takes placeholders out afterwards.
   /// Otherwise the observers after it move down, keeping their order.
   @usableFromInline
-  mutating func remove(token: UInt64, inPlace: Bool) -> Unmanaged<AnyObserverBox>? {
+  mutating func remove(token: UInt64, inPlace: Bool) -> Unmanaged<_AnyObserverBox>? {
     guard let storage, token != Self.placeholderToken else { return nil }
     for index in 0..<count where storage[index]._withUnsafeGuaranteedRef({ $0.token == token }) {
       let removed = storage[index]
       if inPlace {
-        storage[index] = Unmanaged.passRetained(ObserverBox(token: Self.placeholderToken) { _ in })
+        storage[index] = Unmanaged.passRetained(_ObserverBox(token: Self.placeholderToken) { _ in })
       } else {
         (storage + index).moveInitialize(from: storage + index + 1, count: count - index - 1)
         count -= 1

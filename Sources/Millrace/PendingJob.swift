@@ -25,7 +25,7 @@ public class PendingJob: @unchecked Sendable {
 
 /// The typed job behind a `PendingJob`.
 @usableFromInline
-final class TypedPendingJob<Input>: PendingJob, @unchecked Sendable {
+final class _TypedPendingJob<Input>: PendingJob, @unchecked Sendable {
   @usableFromInline
   let job: Job<Input>
   @usableFromInline

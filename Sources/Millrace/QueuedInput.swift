@@ -1,6 +1,6 @@
 /// An input waiting in a machine's queue, with where it came from.
 @usableFromInline
-struct QueuedInput<Input> {
+struct _QueuedInput<Input> {
   @usableFromInline
   var tag: PostTag
   /// The in-flight effect that produced it (slot << 32 | generation), or 0 for none. A
@@ -22,15 +22,15 @@ struct QueuedInput<Input> {
 /// keeps its free list in a free cell's first 4 bytes, which `queued` covers: a free cell
 /// holds no input.)
 @usableFromInline
-struct InputCell<Input> {
+struct _InputCell<Input> {
   @usableFromInline
-  var queued: QueuedInput<Input>
-  /// The next cell of the queue, or `CellPool.none`.
+  var queued: _QueuedInput<Input>
+  /// The next cell of the queue, or `_CellPool.none`.
   @usableFromInline
   var next: UInt32
 
   @inlinable
-  init(_ queued: QueuedInput<Input>, next: UInt32) {
+  init(_ queued: _QueuedInput<Input>, next: UInt32) {
     self.queued = queued
     self.next = next
   }

@@ -37,7 +37,7 @@ public final class Runtime {
   var counters = RuntimeStatistics()
   /// The machine records, with the free and ready lists.
   @usableFromInline
-  let table: MachineTable
+  let table: _MachineTable
   /// The machine kinds in use: one per machine type and queue layout, kept for the runtime's
   /// life. Records name them by index into the table's `kinds`, which
   /// mirrors this array unretained so that dispatch reaches a kind without retaining it.
@@ -45,22 +45,22 @@ public final class Runtime {
   /// checks, as `blockArena` does (a spawn paid more for the checks than for the rest).
   @usableFromInline
   @exclusivity(unchecked)
-  var kinds: [MachineKind] = []
+  var kinds: [_MachineKind] = []
   /// The bytes reserved for machine blocks (`capacity.blockBytes`), if any.
   @usableFromInline
   @exclusivity(unchecked)
-  var blockArena: BlockArena
+  var blockArena: _BlockArena
   /// The input and effect pools, one per cell shape, made when a kind first needs one; kinds
   /// point into them.
   @usableFromInline
-  var pools: [(shape: CellShape, inputs: Bool, pool: UnsafeMutablePointer<CellPool>)] = []
+  var pools: [(shape: _CellShape, inputs: Bool, pool: UnsafeMutablePointer<_CellPool>)] = []
   /// The observers of whole machine types (`observeAll`), one per type at most: the type
-  /// (`MachineKind.type`) and the box its kinds point to, retained.
+  /// (`_MachineKind.type`) and the box its kinds point to, retained.
   @usableFromInline
-  var observedTypes: [(type: UInt, box: Unmanaged<AnyObserverBox>)] = []
+  var observedTypes: [(type: UInt, box: Unmanaged<_AnyObserverBox>)] = []
   @usableFromInline
   @exclusivity(unchecked)
-  var timers: TimerHeap
+  var timers: _TimerHeap
   @usableFromInline
   @exclusivity(unchecked)
   var scratch: UnsafeMutableRawPointer
@@ -80,7 +80,7 @@ public final class Runtime {
   /// holds a placeholder in its place (removed during a dispatch), if any.
   @usableFromInline
   @exclusivity(unchecked)
-  var retiredObservers: [(box: Unmanaged<AnyObserverBox>, machine: MachineID?)] = []
+  var retiredObservers: [(box: Unmanaged<_AnyObserverBox>, machine: MachineID?)] = []
   @usableFromInline
   @exclusivity(unchecked)
   var isDispatching = false
@@ -111,13 +111,13 @@ public final class Runtime {
     // larger grows it when first spawned (`reserveScratch`).
     let scratchBytes =
       MemoryLayout<Effect<Int32, Int32>>.stride * capacity.effectsPerResolution
-    guard let table = MachineTable(capacity: capacity.machines) else { return nil }
-    guard let timers = TimerHeap(capacity: capacity.timers) else { return nil }
-    guard let blockArena = BlockArena(bytes: capacity.blockBytes) else {
+    guard let table = _MachineTable(capacity: capacity.machines) else { return nil }
+    guard let timers = _TimerHeap(capacity: capacity.timers) else { return nil }
+    guard let blockArena = _BlockArena(bytes: capacity.blockBytes) else {
       timers.deallocate()
       return nil
     }
-    guard let scratch = Memory.allocate(bytes: scratchBytes, alignment: 16) else {
+    guard let scratch = _Memory.allocate(bytes: scratchBytes, alignment: 16) else {
       timers.deallocate()
       blockArena.deallocate()
       return nil
@@ -128,7 +128,7 @@ public final class Runtime {
   }
 
   private init(
-    capacity: RuntimeCapacity, table: MachineTable, timers: TimerHeap, blockArena: BlockArena,
+    capacity: RuntimeCapacity, table: _MachineTable, timers: _TimerHeap, blockArena: _BlockArena,
     scratch: UnsafeMutableRawPointer, scratchBytes: Int
   ) {
     self.capacity = capacity
@@ -196,7 +196,7 @@ public final class Runtime {
       kind: kind(of: type, queues: queues),
       effectBytes: MemoryLayout<Effect<M.Input, M.Output>>.stride * capacity.effectsPerResolution,
       effectAlignment: MemoryLayout<Effect<M.Input, M.Output>>.alignment)
-    TypedMachine<M>.spawn(
+    _TypedMachine<M>.spawn(
       runtime: self, index: index, kind: kind, state: state, extra: extra,
       inputCapacity: RuntimeCapacity.clamp(
         inputCapacity ?? capacity.inputsPerMachine, to: RuntimeCapacity.maxInputs))
@@ -254,7 +254,7 @@ public final class Runtime {
   /// exists.
   @inlinable
   func kind<M: Machine>(of type: M.Type, queues: [QueuePolicy]?) -> UInt16? {
-    let type = TypedMachineKind<M>.type
+    let type = _TypedMachineKind<M>.type
     if queues == nil {
       // Through the table's unretained entries: no reference counting per kind looked at.
       let entries = table.kinds
@@ -264,7 +264,7 @@ public final class Runtime {
       }
     }
     return kind(of: type, queues: queues, policies: queues ?? M.Queue.policies) {
-      TypedMachineKind<M>(policies: $0, effectCapacity: $1)
+      _TypedMachineKind<M>(policies: $0, effectCapacity: $1)
     }
   }
 
@@ -273,7 +273,7 @@ public final class Runtime {
   @usableFromInline
   func kind(
     of type: UInt, queues: [QueuePolicy]?, policies: [QueuePolicy],
-    make: ([QueuePolicy], Int) -> MachineKind
+    make: ([QueuePolicy], Int) -> _MachineKind
   ) -> UInt16? {
     let effectCapacity = capacity.effectsPerMachine
     let found = kinds.firstIndex {
@@ -284,7 +284,7 @@ public final class Runtime {
       return UInt16(truncatingIfNeeded: found)
     }
     guard kinds.count < RuntimeCapacity.maxKinds else { return nil }
-    // The kind and the arrays' room first, the checked allocations (`Memory`) after them: a
+    // The kind and the arrays' room first, the checked allocations (`_Memory`) after them: a
     // full allocator then refuses a checked one, never one of these (a stop on Embedded Swift).
     let kind = make(policies, effectCapacity)
     kinds.reserveCapacity(kinds.count + 1)
@@ -304,22 +304,22 @@ public final class Runtime {
   /// Rewrites the table's kind entries from `kinds`.
   @usableFromInline
   func rebuildKindEntries() {
-    for (index, kind) in kinds.enumerated() { table.setKind(KindEntry(kind), at: index) }
+    for (index, kind) in kinds.enumerated() { table.setKind(_KindEntry(kind), at: index) }
   }
 
   /// The pool of cells of `shape` (input or effect cells), made now if there is none; nil
   /// when its memory cannot be allocated.
   @usableFromInline
-  func pool(_ shape: CellShape, inputs: Bool) -> UnsafeMutablePointer<CellPool>? {
+  func pool(_ shape: _CellShape, inputs: Bool) -> UnsafeMutablePointer<_CellPool>? {
     if let found = pools.first(where: { $0.shape == shape && $0.inputs == inputs }) {
       return found.pool
     }
     guard
-      let cells = CellPool(
+      let cells = _CellPool(
         stride: shape.stride, alignment: shape.alignment,
         capacity: inputs ? capacity.inputs : capacity.effects)
     else { return nil }
-    guard let pool = Memory.allocate(CellPool.self, count: 1) else {
+    guard let pool = _Memory.allocate(_CellPool.self, count: 1) else {
       cells.deallocate()
       return nil
     }
@@ -375,7 +375,7 @@ public final class Runtime {
   /// Runs `operation` on the machine in slot `index` through its kind.
   @inlinable
   @discardableResult
-  func perform(_ operation: CellOperation, on index: UInt32) -> Bool {
+  func perform(_ operation: _CellOperation, on index: UInt32) -> Bool {
     let table = self.table
     return table.kinds[Int(table.records[Int(index)].kind)].kind._withUnsafeGuaranteedRef {
       $0.perform(table, index, operation)
@@ -399,10 +399,10 @@ public final class Runtime {
     _ type: M.Type,
     _ observer: @escaping (MachineID, MachineEvent<M.Input, M.State, M.Output>) -> Void
   ) -> Observation {
-    let box = ObserverBox<TypedMachine<M>.KindEvent>(token: table.newObserverToken()) {
+    let box = _ObserverBox<_TypedMachine<M>.KindEvent>(token: table.newObserverToken()) {
       observer($0.0, $0.1)
     }
-    let observation = Observation(table: table, type: TypedMachineKind<M>.type, token: box.token)
+    let observation = Observation(table: table, type: _TypedMachineKind<M>.type, token: box.token)
     setObserver(of: observation._type, to: Unmanaged.passRetained(box))
     if !isDispatching { releaseRetiredObservers() }
     return observation
@@ -411,7 +411,7 @@ public final class Runtime {
   /// Makes `box` (retained) the observer of every machine of `type`, now and later (nil:
   /// none). The one it replaces is retired (`retire`).
   @usableFromInline
-  func setObserver(of type: UInt, to box: Unmanaged<AnyObserverBox>?) {
+  func setObserver(of type: UInt, to box: Unmanaged<_AnyObserverBox>?) {
     for kind in kinds where kind.type == type { kind.observer = box?.toOpaque() }
     rebuildKindEntries()
     for observed in observedTypes where observed.type == type { retire(observed.box) }
@@ -446,7 +446,7 @@ public final class Runtime {
   func reserveScratch(bytes: Int, alignment: Int) -> Bool {
     guard bytes > scratchBytes || alignment > 16 else { return true }
     let grown = bytes > scratchBytes ? bytes : scratchBytes
-    guard let fresh = Memory.allocate(bytes: grown, alignment: alignment > 16 ? alignment : 16)
+    guard let fresh = _Memory.allocate(bytes: grown, alignment: alignment > 16 ? alignment : 16)
     else { return false }
     if isDispatching {
       retiredScratch.append(scratch)
@@ -534,9 +534,9 @@ public final class Runtime {
   /// call that removed it is done with the runtime (`releaseRetiredObservers`), since the
   /// box may hold the last reference to the runtime.
   /// `compacting` names the machine whose observer list has a placeholder in the box's place
-  /// (`ObserverList.remove(token:inPlace:)`), taken out before the box is released.
+  /// (`_ObserverList.remove(token:inPlace:)`), taken out before the box is released.
   @usableFromInline
-  func retire(_ observer: Unmanaged<AnyObserverBox>, compacting machine: MachineID? = nil) {
+  func retire(_ observer: Unmanaged<_AnyObserverBox>, compacting machine: MachineID? = nil) {
     retiredObservers.append((observer, machine))
   }
 

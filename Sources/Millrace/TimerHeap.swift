@@ -11,7 +11,7 @@
 /// then, freed ones reused first), so on a system with virtual memory the table costs what
 /// its high-water mark of timers touched; `releaseMemory` gives it back while none is armed.
 @usableFromInline
-struct TimerHeap {
+struct _TimerHeap {
   /// One armed timer: whom to tell, and where its node is.
   @usableFromInline
   struct Entry {
@@ -84,7 +84,7 @@ struct TimerHeap {
   @usableFromInline
   init?(capacity: Int) {
     let capacity = capacity < 1 ? 1 : min(capacity, Int(Int32.max))
-    guard let tables = TimerHeap.allocateTables(capacity) else { return nil }
+    guard let tables = _TimerHeap.allocateTables(capacity) else { return nil }
     self.capacity = capacity
     (entries, heap) = tables
   }
@@ -93,8 +93,8 @@ struct TimerHeap {
   private static func allocateTables(
     _ capacity: Int
   ) -> (UnsafeMutablePointer<Entry>, UnsafeMutablePointer<Node>)? {
-    guard let entries = Memory.allocate(Entry.self, count: capacity) else { return nil }
-    guard let heap = Memory.allocate(Node.self, count: capacity) else {
+    guard let entries = _Memory.allocate(Entry.self, count: capacity) else { return nil }
+    guard let heap = _Memory.allocate(Node.self, count: capacity) else {
       entries.deallocate()
       return nil
     }
@@ -118,7 +118,7 @@ struct TimerHeap {
   @usableFromInline
   mutating func releaseMemory(above threshold: Int) -> Bool {
     guard count == 0, touchedBytes > threshold,
-      let tables = TimerHeap.allocateTables(capacity)
+      let tables = _TimerHeap.allocateTables(capacity)
     else { return false }
     deallocate()
     (entries, heap) = tables
@@ -209,13 +209,13 @@ struct TimerHeap {
   /// Puts `node` at `position` and tells its entry.
   @inlinable
   mutating func place(_ node: Node, at position: Int) {
-    TimerHeap.place(node, at: position, heap: heap, entries: entries)
+    _TimerHeap.place(node, at: position, heap: heap, entries: entries)
   }
 
   /// Moves the node at `position`, whose key changed, up or down to where it belongs.
   @inlinable
   mutating func restore(_ position: Int) {
-    if position > 0 && heap[position].precedes(heap[TimerHeap.parent(of: position)]) {
+    if position > 0 && heap[position].precedes(heap[_TimerHeap.parent(of: position)]) {
       siftUp(position)
     } else {
       siftDown(position)
@@ -224,7 +224,7 @@ struct TimerHeap {
 
   /// The parent of the node at `position` (> 0).
   @inlinable
-  static func parent(of position: Int) -> Int { (position &- 1) / TimerHeap.arity }
+  static func parent(of position: Int) -> Int { (position &- 1) / _TimerHeap.arity }
 
   @inlinable
   mutating func siftUp(_ start: Int) {
@@ -232,12 +232,12 @@ struct TimerHeap {
     var position = start
     let node = heap[position]
     while position > 0 {
-      let parent = TimerHeap.parent(of: position)
+      let parent = _TimerHeap.parent(of: position)
       guard node.precedes(heap[parent]) else { break }
-      TimerHeap.place(heap[parent], at: position, heap: heap, entries: entries)
+      _TimerHeap.place(heap[parent], at: position, heap: heap, entries: entries)
       position = parent
     }
-    TimerHeap.place(node, at: position, heap: heap, entries: entries)
+    _TimerHeap.place(node, at: position, heap: heap, entries: entries)
   }
 
   @inlinable
@@ -246,7 +246,7 @@ struct TimerHeap {
     var position = start
     let node = heap[position]
     while true {
-      let first = TimerHeap.arity &* position &+ 1
+      let first = _TimerHeap.arity &* position &+ 1
       guard first < count else { break }
       var best = first
       if first &+ 3 < count {
@@ -263,9 +263,9 @@ struct TimerHeap {
         }
       }
       guard heap[best].precedes(node) else { break }
-      TimerHeap.place(heap[best], at: position, heap: heap, entries: entries)
+      _TimerHeap.place(heap[best], at: position, heap: heap, entries: entries)
       position = best
     }
-    TimerHeap.place(node, at: position, heap: heap, entries: entries)
+    _TimerHeap.place(node, at: position, heap: heap, entries: entries)
   }
 }

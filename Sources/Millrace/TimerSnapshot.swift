@@ -49,7 +49,7 @@ extension MachineHandle {
         var deadline: Instant? = nil
         if !waiting {
           deadline = machine.withRuntime { runtime in
-            slot.timer == TimerHeap.none
+            slot.timer == _TimerHeap.none
               ? runtime.now : Instant(nanoseconds: runtime.timers.deadline(of: slot.timer))
           }
         }

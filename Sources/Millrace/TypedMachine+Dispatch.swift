@@ -1,8 +1,8 @@
 /// Dispatch: a machine's turns, each resolving one queued input and applying its effects.
-extension TypedMachine {
-  /// Takes turns of this machine (marked running by `MachineTable.takeReady`), one queued
+extension _TypedMachine {
+  /// Takes turns of this machine (marked running by `_MachineTable.takeReady`), one queued
   /// input each, while it has inputs, no other machine is ready and the running dispatch has
-  /// turns left (`MachineTable.turnsLeft`, counted down here, at least one taken). Inputs
+  /// turns left (`_MachineTable.turnsLeft`, counted down here, at least one taken). Inputs
   /// queued to it meanwhile (its own `send`, an observer's post) do not schedule it: when it
   /// yields with inputs left it goes to the back of the ready list, behind every machine
   /// scheduled during its turns, and otherwise it is left unscheduled. Taking the next turn
@@ -11,7 +11,7 @@ extension TypedMachine {
   /// is one call.
   @inlinable
   @inline(__always)
-  func dispatch(in table: MachineTable) {
+  func dispatch(in table: _MachineTable) {
     while true {
       // Counted before the input is resolved, as `statistics.dispatched` shows it to the
       // observers of its reply.
@@ -19,7 +19,7 @@ extension TypedMachine {
       resolveNext()
       // A machine removed during its turn has no inputs left (`terminate`).
       guard record.pointee.inputCount > 0 else {
-        record.pointee.next = MachineRecord.none
+        record.pointee.next = _MachineRecord.none
         return
       }
       if table.turnsLeft == 0 || table.hasReady {
@@ -39,7 +39,7 @@ extension TypedMachine {
       return
     }
     while let queued = popCell() {
-      if queued.token != 0 && !TypedMachine.claimDelivery(queued.token, of: index, in: table) {
+      if queued.token != 0 && !_TypedMachine.claimDelivery(queued.token, of: index, in: table) {
         withRuntime { $0.counters.discarded &+= 1 }
         continue
       }
@@ -55,9 +55,9 @@ extension TypedMachine {
   @inlinable
   @inline(never)
   static func claimDelivery(
-    _ token: UInt64, of index: UInt32, in table: Unmanaged<MachineTable>
+    _ token: UInt64, of index: UInt32, in table: Unmanaged<_MachineTable>
   ) -> Bool {
-    table._withUnsafeGuaranteedRef { TypedMachine(table: $0, index: index) }.claimDelivery(token)
+    table._withUnsafeGuaranteedRef { _TypedMachine(table: $0, index: index) }.claimDelivery(token)
   }
 
   /// Checks that the effect behind a delivery is still live and, for the last delivery of a
@@ -104,7 +104,7 @@ extension TypedMachine {
     switch resolution {
     case .handled:
       record.pointee.handled &+= 1
-      notify(TypedMachine.reply(.success(input, from: from, to: state.pointee), tag: tag))
+      notify(_TypedMachine.reply(.success(input, from: from, to: state.pointee), tag: tag))
       var index = 0
       while index < recorded.count {
         let effect = (storage + index).move()
@@ -116,7 +116,7 @@ extension TypedMachine {
       state.pointee = from
       recorded.discardAll()
       record.pointee.rejected &+= 1
-      notify(TypedMachine.reply(.failure(input, state: from), tag: tag))
+      notify(_TypedMachine.reply(.failure(input, state: from), tag: tag))
     }
   }
 

@@ -1,6 +1,6 @@
 /// Effects: applying recorded effects, and the in-flight ones (timers, jobs) on the
 /// machine's queues, with their policies and cancellation.
-extension TypedMachine {
+extension _TypedMachine {
   /// Applies one recorded effect, consuming it (its payload moves on; nothing of it is
   /// copied and destroyed). Inlined into `resolve`: `send`, the effect of a machine that feeds
   /// itself, is on the input path, and starting or cancelling an effect pays no call.
@@ -47,7 +47,7 @@ extension TypedMachine {
   /// Starts an in-flight effect on its queue, applying the queue's policy.
   @inlinable
   func start(
-    _ effectKind: EffectKind, span: TimeSpan, input: M.Input?, job: Job<M.Input>?,
+    _ effectKind: _EffectKind, span: TimeSpan, input: M.Input?, job: Job<M.Input>?,
     queue: EffectQueue, id effectID: EffectID
   ) {
     let effects = self.effects
@@ -115,7 +115,7 @@ extension TypedMachine {
       slot.pointee.timer = timer
     case .job:
       guard let job = slot.pointee.job else { return }
-      let pending = TypedPendingJob(
+      let pending = _TypedPendingJob(
         job: job, machine: id, slot: index, generation: slot.pointee.generation)
       withRuntime { $0.submit(pending) }
     }
@@ -135,7 +135,7 @@ extension TypedMachine {
     let effects = self.effects
     guard effects.isLive(slot: index, generation: generation) else { return }
     let slot = effects.slot(index)
-    if disarmed { slot.pointee.timer = TimerHeap.none }
+    if disarmed { slot.pointee.timer = _TimerHeap.none }
     guard slot.pointee.phase == .running, let input = slot.pointee.input else { return }
     let token = UInt64(index) << 32 | UInt64(generation)
     if slot.pointee.kind == .every {
@@ -157,7 +157,7 @@ extension TypedMachine {
     guard effects.isLive(slot: pending.slot, generation: pending.generation) else { return }
     let slot = effects.slot(pending.slot)
     guard slot.pointee.phase == .running, slot.pointee.kind == .job else { return }
-    let job = unsafeDowncast(pending, to: TypedPendingJob<M.Input>.self)
+    let job = unsafeDowncast(pending, to: _TypedPendingJob<M.Input>.self)
     slot.pointee.phase = .finishing
     slot.pointee.job = nil
     let token = UInt64(pending.slot) << 32 | UInt64(pending.generation)
@@ -184,7 +184,7 @@ extension TypedMachine {
     let effects = self.effects
     let slot = effects.slot(index)
     let timer = slot.pointee.timer
-    if timer != TimerHeap.none { withRuntime { $0.disarmTimer(timer) } }
+    if timer != _TimerHeap.none { withRuntime { $0.disarmTimer(timer) } }
     effects.unlink(index, fromWaiting: slot.pointee.phase == .waiting, of: Int(slot.pointee.queue))
     effects.release(index)
     withRuntime { $0.counters.effectsCancelled &+= 1 }
@@ -199,17 +199,17 @@ extension TypedMachine {
     // only those can have room for a waiting effect now.
     var touched: UInt64 = 0
     var index = record.pointee.effectHead
-    while index != CellPool.none {
+    while index != _CellPool.none {
       let slot = effects.slot(index)
       let next = slot.pointee.link
       if slot.pointee.id == effectID {
-        touched |= TypedMachine.queueBit(Int(slot.pointee.queue))
+        touched |= _TypedMachine.queueBit(Int(slot.pointee.queue))
         cancelSlot(index)
       }
       index = next
     }
     guard touched != 0 else { return }
-    for queue in 0..<layout.pointee.queueCount where touched & TypedMachine.queueBit(queue) != 0 {
+    for queue in 0..<layout.pointee.queueCount where touched & _TypedMachine.queueBit(queue) != 0 {
       promote(queue)
     }
   }
@@ -230,7 +230,7 @@ extension TypedMachine {
     else { return }
     while Int(running.pointee.count) < layout.pointee.queues[queue].limit {
       let head = waiting.pointee.head
-      guard head != CellPool.none else { return }
+      guard head != _CellPool.none else { return }
       effects.unlink(head, fromWaiting: true, of: queue)
       effects.slot(head).pointee.phase = .running
       effects.append(head, toWaiting: false, of: queue)

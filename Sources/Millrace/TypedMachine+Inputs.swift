@@ -1,5 +1,5 @@
 /// Inputs: a machine's queue of inputs, in its block or in cells of the runtime's input pool.
-extension TypedMachine {
+extension _TypedMachine {
   /// Appends an input to the machine's queue; false when the machine has `inputCapacity`
   /// inputs queued or the pool has no cell for it. Into an empty queue, a small input
   /// without tag or token goes to the block (`inlineInput`); every other input takes a cell
@@ -9,11 +9,11 @@ extension TypedMachine {
   @inline(__always)
   func append(_ input: M.Input, tag: PostTag, token: UInt64) -> Bool {
     // Into an empty queue: the limit is at least one.
-    if TypedMachine.hasInlineSlot && record.pointee.inputCount == 0 && tag.rawValue == 0
+    if _TypedMachine.hasInlineSlot && record.pointee.inputCount == 0 && tag.rawValue == 0
       && token == 0
     {
       inlineInput.initialize(to: input)
-      record.pointee.inputTail = MachineRecord.inputInBlock
+      record.pointee.inputTail = _MachineRecord.inputInBlock
       record.pointee.inputCount = 1
       return true
     }
@@ -26,24 +26,24 @@ extension TypedMachine {
     let count = record.pointee.inputCount
     guard count < record.pointee.inputCapacity else { return false }
     let pool = inputPool
-    guard let cell = pool.pointee.take(as: InputCell<M.Input>.self) else { return false }
+    guard let cell = pool.pointee.take(as: _InputCell<M.Input>.self) else { return false }
     var tail = record.pointee.inputTail
-    if TypedMachine.hasInlineSlot && tail == MachineRecord.inputInBlock {
-      guard let first = TypedMachine.moveInlineInput(from: inlineInput, to: pool) else {
-        pool.pointee.give(cell, as: InputCell<M.Input>.self)
+    if _TypedMachine.hasInlineSlot && tail == _MachineRecord.inputInBlock {
+      guard let first = _TypedMachine.moveInlineInput(from: inlineInput, to: pool) else {
+        pool.pointee.give(cell, as: _InputCell<M.Input>.self)
         return false
       }
       tail = first
     }
-    let pointer = UnsafeMutableRawPointer(TypedMachine.inputCell(pool, cell)).bindMemory(
-      to: InputCell<M.Input>.self, capacity: 1)
-    let queued = QueuedInput(input: input, tag: tag, token: token)
+    let pointer = UnsafeMutableRawPointer(_TypedMachine.inputCell(pool, cell)).bindMemory(
+      to: _InputCell<M.Input>.self, capacity: 1)
+    let queued = _QueuedInput(input: input, tag: tag, token: token)
     // The newest cell links to the oldest: itself when no cell was queued.
-    if tail == CellPool.none {
-      pointer.initialize(to: InputCell(queued, next: cell))
+    if tail == _CellPool.none {
+      pointer.initialize(to: _InputCell(queued, next: cell))
     } else {
-      let tail = TypedMachine.inputCell(pool, tail)
-      pointer.initialize(to: InputCell(queued, next: tail.pointee.next))
+      let tail = _TypedMachine.inputCell(pool, tail)
+      pointer.initialize(to: _InputCell(queued, next: tail.pointee.next))
       tail.pointee.next = cell
     }
     record.pointee.inputTail = cell
@@ -57,20 +57,20 @@ extension TypedMachine {
   @inlinable
   @inline(never)
   static func moveInlineInput(
-    from slot: UnsafeMutablePointer<M.Input>, to pool: UnsafeMutablePointer<CellPool>
+    from slot: UnsafeMutablePointer<M.Input>, to pool: UnsafeMutablePointer<_CellPool>
   ) -> UInt32? {
-    guard let cell = pool.pointee.take(as: InputCell<M.Input>.self) else { return nil }
+    guard let cell = pool.pointee.take(as: _InputCell<M.Input>.self) else { return nil }
     UnsafeMutableRawPointer(inputCell(pool, cell)).bindMemory(
-      to: InputCell<M.Input>.self, capacity: 1
-    ).initialize(to: InputCell(QueuedInput(input: slot.move(), tag: .none, token: 0), next: cell))
+      to: _InputCell<M.Input>.self, capacity: 1
+    ).initialize(to: _InputCell(_QueuedInput(input: slot.move(), tag: .none, token: 0), next: cell))
     return cell
   }
 
   /// Takes the oldest queued input (from the block or a cell, which goes back to the pool),
   /// or nil.
   @inlinable
-  func popFirst() -> QueuedInput<M.Input>? {
-    if let input = popInline() { return QueuedInput(input: input, tag: .none, token: 0) }
+  func popFirst() -> _QueuedInput<M.Input>? {
+    if let input = popInline() { return _QueuedInput(input: input, tag: .none, token: 0) }
     return popCell()
   }
 
@@ -78,9 +78,9 @@ extension TypedMachine {
   @inlinable
   @inline(__always)
   func popInline() -> M.Input? {
-    guard TypedMachine.hasInlineSlot && record.pointee.inputTail == MachineRecord.inputInBlock
+    guard _TypedMachine.hasInlineSlot && record.pointee.inputTail == _MachineRecord.inputInBlock
     else { return nil }
-    record.pointee.inputTail = CellPool.none
+    record.pointee.inputTail = _CellPool.none
     record.pointee.inputCount = 0
     return inlineInput.move()
   }
@@ -88,19 +88,19 @@ extension TypedMachine {
   /// Takes the oldest input queued in a cell, giving the cell back to the pool, or nil; call
   /// it when no input waits in the block (`popInline`).
   @inlinable
-  func popCell() -> QueuedInput<M.Input>? {
+  func popCell() -> _QueuedInput<M.Input>? {
     let last = record.pointee.inputTail
-    guard last != CellPool.none else { return nil }
+    guard last != _CellPool.none else { return nil }
     let pool = inputPool
-    let tail = TypedMachine.inputCell(pool, last)
+    let tail = _TypedMachine.inputCell(pool, last)
     let head = tail.pointee.next
-    let cell = TypedMachine.inputCell(pool, head).move()
+    let cell = _TypedMachine.inputCell(pool, head).move()
     if head == last {
-      record.pointee.inputTail = CellPool.none
+      record.pointee.inputTail = _CellPool.none
     } else {
       tail.pointee.next = cell.next
     }
-    pool.pointee.give(head, as: InputCell<M.Input>.self)
+    pool.pointee.give(head, as: _InputCell<M.Input>.self)
     record.pointee.inputCount &-= 1
     return cell.queued
   }

@@ -1,6 +1,6 @@
 /// Life: filling a slot with a new machine, and removing it (in two steps: `terminate` while
 /// it may be mid-dispatch, `destroy` once it is not).
-extension TypedMachine {
+extension _TypedMachine {
   /// Fills slot `index`'s record and a new block for a machine in `state` that may queue
   /// `inputCapacity` inputs.
   @inlinable
@@ -19,15 +19,15 @@ extension TypedMachine {
     (block + layout.pointee.extraOffset).bindMemory(to: M.Extra.self, capacity: 1).initialize(
       to: extra)
     (block + layout.pointee.listsOffset).bindMemory(
-      to: SlotList.self, capacity: 2 * layout.pointee.listCount)
+      to: _SlotList.self, capacity: 2 * layout.pointee.listCount)
     let generation = record.pointee.generation
-    record.initialize(to: MachineRecord())
+    record.initialize(to: _MachineRecord())
     record.pointee.generation = generation
     record.pointee.block = block
     record.pointee.kind = kindIndex
     record.pointee.inputCapacity = UInt16(truncatingIfNeeded: inputCapacity)
     record.pointee.isAlive = true
-    EffectSlots<M.Input>(
+    _EffectSlots<M.Input>(
       record: record, owner: index, block: block, pool: entry.pointee.effects, layout: layout
     ).initialize()
   }
@@ -41,10 +41,10 @@ extension TypedMachine {
     record.pointee.isAlive = false
     table._withUnsafeGuaranteedRef { $0.retire(index) }
     let effects = self.effects
-    while case let index = record.pointee.effectHead, index != CellPool.none {
+    while case let index = record.pointee.effectHead, index != _CellPool.none {
       let timer = effects.slot(index).pointee.timer
       withRuntime { runtime in
-        if timer != TimerHeap.none { runtime.disarmTimer(timer) }
+        if timer != _TimerHeap.none { runtime.disarmTimer(timer) }
         runtime.counters.effectsCancelled &+= 1
       }
       effects.release(index)

@@ -1,5 +1,5 @@
 /// Observers: delivering a machine's events to its observers and its type's, and removing one.
-extension TypedMachine {
+extension _TypedMachine {
   /// Calls every observer with `event`, in the order they were added, then the observer of
   /// every machine of the kind, while the machine stays alive (an observer may remove it).
   /// Reads the list afresh for each observer, so one may add another meanwhile, or cancel
@@ -21,7 +21,7 @@ extension TypedMachine {
       }
     }
     if let observer = entry.pointee.observer, isAlive {
-      Unmanaged<ObserverBox<KindEvent>>.fromOpaque(observer)._withUnsafeGuaranteedRef {
+      Unmanaged<_ObserverBox<KindEvent>>.fromOpaque(observer)._withUnsafeGuaranteedRef {
         $0.call((id, event))
       }
     }

@@ -10,7 +10,7 @@
 /// Nothing here allocates except `run` effects (which create the job the driver receives),
 /// spawning (the block) and the first observer, route or redirect (the side record).
 @usableFromInline
-struct TypedMachine<M: Machine> {
+struct _TypedMachine<M: Machine> {
   @usableFromInline
   typealias Event = MachineEvent<M.Input, M.State, M.Output>
   /// What an observer of every machine of the type gets (`Runtime.observeAll`).
@@ -26,16 +26,16 @@ struct TypedMachine<M: Machine> {
   /// The runtime's machine table, unretained (the runtime and every handle hold it): posts and
   /// sends schedule through it directly, not through `runtime.table`, a load fewer on the way.
   @usableFromInline
-  let table: Unmanaged<MachineTable>
+  let table: Unmanaged<_MachineTable>
   @usableFromInline
   let index: UInt32
   @usableFromInline
-  let record: UnsafeMutablePointer<MachineRecord>
+  let record: UnsafeMutablePointer<_MachineRecord>
   /// The machine's kind entry: its layout, pools and observer (valid for the runtime's life,
-  /// see `MachineTable.kinds`; an observer replaced meanwhile stays valid until the runtime
+  /// see `_MachineTable.kinds`; an observer replaced meanwhile stays valid until the runtime
   /// goes).
   @usableFromInline
-  let entry: UnsafePointer<KindEntry>
+  let entry: UnsafePointer<_KindEntry>
   /// The machine's block (read from the record on each use: a view small enough to travel in
   /// registers is worth more than the load).
   @inlinable
@@ -43,7 +43,7 @@ struct TypedMachine<M: Machine> {
 
   /// The machine in slot `index` of `table`, which must hold one (alive or awaiting release).
   @inlinable
-  init(table: MachineTable, index: UInt32) {
+  init(table: _MachineTable, index: UInt32) {
     let record = table.records + Int(index)
     self.init(
       table: table, index: index, record: record,
@@ -53,8 +53,8 @@ struct TypedMachine<M: Machine> {
   /// The machine in slot `index` of `table`, with its record and kind entry.
   @inlinable
   init(
-    table: MachineTable, index: UInt32, record: UnsafeMutablePointer<MachineRecord>,
-    entry: UnsafePointer<KindEntry>
+    table: _MachineTable, index: UInt32, record: UnsafeMutablePointer<_MachineRecord>,
+    entry: UnsafePointer<_KindEntry>
   ) {
     self.table = Unmanaged.passUnretained(table)
     self.index = index
@@ -64,16 +64,16 @@ struct TypedMachine<M: Machine> {
 
   /// The kind's layout (read only where effects need it: the input path does not).
   @inlinable
-  var layout: UnsafePointer<BlockLayout> { entry.pointee.layout }
+  var layout: UnsafePointer<_BlockLayout> { entry.pointee.layout }
 
   /// The runtime's pool of this machine's input cells.
   @inlinable
-  var inputPool: UnsafeMutablePointer<CellPool> { entry.pointee.inputs }
+  var inputPool: UnsafeMutablePointer<_CellPool> { entry.pointee.inputs }
 
   /// Whether the block holds a slot for one queued input (`inlineInput`): when the machine
   /// type reserves one (`Machine.reservesInputSlot`), or when the input fits in the padding
   /// of a block of the state and extra alone (a block is at least a pointer and a whole
-  /// number of its alignment, `BlockPool`), so that the slot does not make a machine bigger.
+  /// number of its alignment, `_BlockPool`), so that the slot does not make a machine bigger.
   /// A constant in specialized code.
   @inlinable
   static var hasInlineSlot: Bool {
@@ -106,13 +106,13 @@ struct TypedMachine<M: Machine> {
   static var inlineInputAlignment: Int { hasInlineSlot ? MemoryLayout<M.Input>.alignment : 1 }
 
   /// Where the inline input is in the block: after the state, at an offset the types alone
-  /// decide (a constant in specialized code), as `BlockLayout` lays it out.
+  /// decide (a constant in specialized code), as `_BlockLayout` lays it out.
   @inlinable
   static var inputOffset: Int {
     roundUp(MemoryLayout<M.State>.size, to: inlineInputAlignment)
   }
 
-  /// Where the extra is in the block: after the inline input, as `BlockLayout` lays it out.
+  /// Where the extra is in the block: after the inline input, as `_BlockLayout` lays it out.
   @inlinable
   static var extraOffset: Int {
     roundUp(inputOffset + inlineInputSize, to: MemoryLayout<M.Extra>.alignment)
@@ -135,62 +135,62 @@ struct TypedMachine<M: Machine> {
 
   @inlinable
   var extra: UnsafeMutablePointer<M.Extra> {
-    (block + TypedMachine.extraOffset).assumingMemoryBound(to: M.Extra.self)
+    (block + _TypedMachine.extraOffset).assumingMemoryBound(to: M.Extra.self)
   }
 
   /// The block's slot for the machine's only queued input, when that input is small,
   /// untagged and no effect's delivery (`append`): while it is there
-  /// (`MachineRecord.inputInBlock`), queuing and dispatching it take no pool cell.
+  /// (`_MachineRecord.inputInBlock`), queuing and dispatching it take no pool cell.
   @inlinable
   var inlineInput: UnsafeMutablePointer<M.Input> {
-    (block + TypedMachine.inputOffset).assumingMemoryBound(to: M.Input.self)
+    (block + _TypedMachine.inputOffset).assumingMemoryBound(to: M.Input.self)
   }
 
-  /// The input cell `index` of `pool` (whose cells are `InputCell<M.Input>`: a constant
+  /// The input cell `index` of `pool` (whose cells are `_InputCell<M.Input>`: a constant
   /// stride in specialized code).
   @inlinable
-  static func inputCell(_ pool: UnsafeMutablePointer<CellPool>, _ index: UInt32)
-    -> UnsafeMutablePointer<InputCell<M.Input>>
+  static func inputCell(_ pool: UnsafeMutablePointer<_CellPool>, _ index: UInt32)
+    -> UnsafeMutablePointer<_InputCell<M.Input>>
   {
-    pool.pointee.cell(index, as: InputCell<M.Input>.self)
+    pool.pointee.cell(index, as: _InputCell<M.Input>.self)
   }
 
   @inlinable
-  var effects: EffectSlots<M.Input> {
-    EffectSlots(
+  var effects: _EffectSlots<M.Input> {
+    _EffectSlots(
       record: record, owner: index, block: block, pool: entry.pointee.effects,
       layout: entry.pointee.layout)
   }
 
   /// The side record, if one was made.
   @inlinable
-  var side: UnsafeMutablePointer<MachineSide<M>>? {
+  var side: UnsafeMutablePointer<_MachineSide<M>>? {
     let index = record.pointee.side
     guard index != 0 else { return nil }
     return table._withUnsafeGuaranteedRef { $0.side(index) }.assumingMemoryBound(
-      to: MachineSide<M>.self)
+      to: _MachineSide<M>.self)
   }
 
   /// The side record, made now if there is none yet (not for the hot path); nil when the
-  /// memory for it cannot be allocated (`Memory`).
+  /// memory for it cannot be allocated (`_Memory`).
   @usableFromInline
-  func makeSide() -> UnsafeMutablePointer<MachineSide<M>>? {
+  func makeSide() -> UnsafeMutablePointer<_MachineSide<M>>? {
     if let side { return side }
-    guard let side = Memory.allocate(MachineSide<M>.self, count: 1) else { return nil }
+    guard let side = _Memory.allocate(_MachineSide<M>.self, count: 1) else { return nil }
     guard
       let index = table._withUnsafeGuaranteedRef({ $0.addSide(UnsafeMutableRawPointer(side)) })
     else {
       side.deallocate()
       return nil
     }
-    side.initialize(to: MachineSide())
+    side.initialize(to: _MachineSide())
     record.pointee.side = index
     return side
   }
 
   /// Does `operation`; false only for an observer to remove that the machine does not have.
   @inlinable
-  func perform(_ operation: CellOperation) -> Bool {
+  func perform(_ operation: _CellOperation) -> Bool {
     switch operation {
     case .fire(let slot, let generation, let disarmed):
       fire(slot: slot, generation: generation, disarmed: disarmed)

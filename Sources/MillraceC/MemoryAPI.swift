@@ -14,7 +14,7 @@ import CMillrace
 /// What an allocating call may allocate without checking: Swift's own objects and arrays
 /// (a class instance, a closure context, an array's buffer), which Embedded Swift cannot
 /// refuse (it stops the program). The call first reserves that many bytes; the core's
-/// checked allocations (`Memory`) are then refused rather than leave less than the rest of
+/// checked allocations (`_Memory`) are then refused rather than leave less than the rest of
 /// the reserve. In machine words, so that a 64-bit host asks for twice the bytes of a 32-bit
 /// target; `make c-tests` and the ARM runs hold every call to them (memory_test.c, buffers
 /// and heaps of every size).

@@ -37,8 +37,8 @@ import Testing
   }
 
   @Test func aKindOfOneWordKeepsAQueuedInputInTheBlock() throws {
-    #expect(TypedMachine<DataMachine<DataWords1>>.hasInlineSlot)
-    #expect(!TypedMachine<DataMachine<DataWords2>>.hasInlineSlot)
+    #expect(_TypedMachine<DataMachine<DataWords1>>.hasInlineSlot)
+    #expect(!_TypedMachine<DataMachine<DataWords2>>.hasInlineSlot)
     let json = #"""
       { "kind": "adder", "initial": "on", "context": { "sum": { "type": "int" } },
         "inputs": [ { "name": "add", "params": [ { "name": "n", "type": "int" } ] } ],

@@ -27,7 +27,7 @@ struct FootprintTests {
 
   @Test("a machine's record is 56 bytes, and its block holds only its state and extra")
   func recordSize() throws {
-    #expect(MemoryLayout<MachineRecord>.stride == 56)
+    #expect(MemoryLayout<_MachineRecord>.stride == 56)
     let runtime = Runtime()
     _ = try runtime.spawn(Echo.self, state: 0)
     #expect(runtime.kinds.first?.blocks.stride == MemoryLayout<Int>.stride)
@@ -91,8 +91,8 @@ struct FootprintTests {
 
   @Test("a kind's blocks come from chunks that grow 1, 2, 4, ...; all go with the last block")
   func blockPoolCarvesChunks() {
-    var pool = BlockPool(blockBytes: 20, alignment: 4)
-    var heap = BlockArena(bytes: 0)!
+    var pool = _BlockPool(blockBytes: 20, alignment: 4)
+    var heap = _BlockArena(bytes: 0)!
     func take() -> UnsafeMutableRawPointer {
       let reserved = pool.reserve(from: &heap)
       #expect(reserved)

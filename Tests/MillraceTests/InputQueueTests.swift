@@ -63,9 +63,9 @@ struct InputQueueTests {
 
   @Test("a block holds an input slot only where the input fits in its padding")
   func slotOnlyInPadding() throws {
-    #expect(TypedMachine<Tiny>.hasInlineSlot)
-    #expect(TypedMachine<Timed>.hasInlineSlot)
-    #expect(!TypedMachine<Wide>.hasInlineSlot)
+    #expect(_TypedMachine<Tiny>.hasInlineSlot)
+    #expect(_TypedMachine<Timed>.hasInlineSlot)
+    #expect(!_TypedMachine<Wide>.hasInlineSlot)
     let runtime = Runtime()
     _ = try runtime.spawn(Tiny.self, state: 0, extra: ("a", Logger.Log()))
     _ = try runtime.spawn(Wide.self, state: 0)
@@ -74,7 +74,7 @@ struct InputQueueTests {
 
   @Test("a type that reserves an input slot gets one, its block bigger by the input")
   func reservedSlot() throws {
-    #expect(TypedMachine<Reserved>.hasInlineSlot)
+    #expect(_TypedMachine<Reserved>.hasInlineSlot)
     let runtime = Runtime()
     let machine = try runtime.spawn(Reserved.self, state: 0)
     _ = try runtime.spawn(Wide.self, state: 0)

@@ -49,7 +49,7 @@ struct KindCacheTests {
     for _ in 0..<3 { _ = try runtime.spawn(Counted.self, state: 0) }
     #expect(Counted.queueReads == reads + 1)
     #expect(runtime.kinds.count == 1)
-    #expect(runtime.kinds[0].type == TypedMachineKind<Counted>.type)
+    #expect(runtime.kinds[0].type == _TypedMachineKind<Counted>.type)
     #expect(runtime.kinds[0].layout.queueCount == 2)
     _ = first.post(2)
     runtime.dispatch()
@@ -68,7 +68,7 @@ struct KindCacheTests {
     #expect(runtime.kinds.count == 2)
     #expect(Set(counted.map(kind(of:))) == [0])
     #expect(Set(others.map(kind(of:))) == [1])
-    #expect(TypedMachineKind<Counted>.type != TypedMachineKind<Other>.type)
+    #expect(_TypedMachineKind<Counted>.type != _TypedMachineKind<Other>.type)
     for handle in counted { _ = handle.post(5) }
     for handle in others { _ = handle.post(5) }
     runtime.dispatch()

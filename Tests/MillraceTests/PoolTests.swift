@@ -23,7 +23,7 @@ struct PoolTests {
     }
   }
 
-  func pool(_ runtime: Runtime, inputs: Bool) -> CellPool? {
+  func pool(_ runtime: Runtime, inputs: Bool) -> _CellPool? {
     runtime.pools.first { $0.inputs == inputs }?.pool.pointee
   }
 
@@ -91,7 +91,7 @@ struct PoolTests {
     #expect(runtime.table.initialized == 10_000)
     #expect(runtime.statistics.timers == 10_000)
     for handle in old { runtime.remove(handle) }
-    #expect(runtime.releaseMemory() > 10_000 * MemoryLayout<MachineRecord>.stride)
+    #expect(runtime.releaseMemory() > 10_000 * MemoryLayout<_MachineRecord>.stride)
     #expect(runtime.table.initialized == 0)
     #expect(runtime.statistics.timers == 0)
     var new: [MachineHandle<Counter>] = []
@@ -110,7 +110,7 @@ struct PoolTests {
     first.observe { if case .emitted(let value) = $0 { outputs.append(value) } }
     _ = first.post(.arm)
     runtime.dispatch()
-    let view = TypedMachine<Counter>(table: runtime.table, index: first.id.index)
+    let view = _TypedMachine<Counter>(table: runtime.table, index: first.id.index)
     let cell = try #require(view.record.pointee.effectHead == 0 ? UInt32(0) : nil)
     let stale = view.effects.slot(cell).pointee.generation
     // The timer fires behind a `disarm`: its delivery is queued with the effect's token, and
@@ -124,7 +124,7 @@ struct PoolTests {
     runtime.dispatch()
     #expect(outputs.isEmpty)
     #expect(runtime.statistics.discarded == 1)
-    let reused = TypedMachine<Counter>(table: runtime.table, index: second.id.index)
+    let reused = _TypedMachine<Counter>(table: runtime.table, index: second.id.index)
     #expect(reused.record.pointee.effectHead == cell)
     #expect(reused.effects.slot(cell).pointee.generation > stale)
     #expect(!view.effects.isLive(slot: cell, generation: stale))

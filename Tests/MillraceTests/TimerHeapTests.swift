@@ -7,11 +7,11 @@ struct TimerHeapTests {
   /// A heap and, beside it, what it should hold: each armed handle's deadline and arming
   /// order, kept the plain way.
   final class Rig {
-    var heap: TimerHeap
+    var heap: _TimerHeap
     var model: [UInt32: (deadline: UInt64, order: Int)] = [:]
     var armings = 0
 
-    init(capacity: Int) { heap = TimerHeap(capacity: capacity)! }
+    init(capacity: Int) { heap = _TimerHeap(capacity: capacity)! }
 
     deinit { heap.deallocate() }
 
