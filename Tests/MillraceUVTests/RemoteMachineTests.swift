@@ -22,43 +22,68 @@ final class Collected<Value: Sendable>: Sendable {
   var all: [Value] { values.withLock { $0 } }
 }
 
+/// What the loop thread of a `RemoteMachineTests` run reports to the test.
+enum LoopStage: Sendable {
+  case ready(RemoteMachine<Accumulator>, stop: Inbox<Bool>.Sender)
+  case failed(String)
+  case closed
+}
+
 @Suite("RemoteMachine", .serialized)
 struct RemoteMachineTests {
-  /// A loop with an accumulator behind a `RemoteMachine`, and an inbox that stops the loop;
-  /// `body` runs in a detached task, then the loop stops. Returns the machine's handle.
-  @discardableResult
+  /// Runs an event loop with an accumulator behind a `RemoteMachine` on a thread of its own
+  /// (not one of Swift concurrency's: the tasks that send must not wait for a blocked one),
+  /// runs `body` with the remote, then stops the loop and waits for it to close. `onLoop`
+  /// runs on the loop thread before the loop starts.
   func run(
-    inputCapacity: Int? = nil, commands: Int = 1_024,
-    _ body: @escaping @Sendable (RemoteMachine<Accumulator>) async -> Void,
-    onLoop: (MachineHandle<Accumulator>, Runtime) -> Void = { _, _ in }
-  ) throws -> MachineHandle<Accumulator> {
-    let loop = try EventLoop()
-    let runtime = Runtime()
-    let driver = RuntimeLoop(loop: loop, runtime: runtime)
-    let machine = try runtime.spawn(Accumulator.self, state: 0, inputCapacity: inputCapacity)
-    let remote = try RemoteMachine(machine, driver: driver, capacity: commands)
-    let stop = try Inbox<Bool>(loop: loop, capacity: 1) { _ in loop.stop() }
-    let stopper = stop.sender
-    onLoop(machine, runtime)
-    Task.detached {
-      await body(remote)
-      stopper.post(true)
+    inputCapacity: Int? = nil,
+    onLoop: @escaping @Sendable (MachineHandle<Accumulator>, Runtime) -> Void = { _, _ in },
+    _ body: (RemoteMachine<Accumulator>) async -> Void
+  ) async throws {
+    let (stages, reporter) = AsyncStream<LoopStage>.makeStream()
+    spawnThread {
+      do {
+        let loop = try EventLoop()
+        let runtime = Runtime()
+        let driver = RuntimeLoop(loop: loop, runtime: runtime)
+        let machine = try runtime.spawn(
+          Accumulator.self, state: 0, inputCapacity: inputCapacity)
+        let remote = try RemoteMachine(machine, driver: driver)
+        let stop = try Inbox<Bool>(loop: loop, capacity: 1) { _ in loop.stop() }
+        onLoop(machine, runtime)
+        reporter.yield(.ready(remote, stop: stop.sender))
+        runLoop(loop, timeout: 30)
+        try closeWithin(loop)
+      } catch {
+        reporter.yield(.failed("\(error)"))
+      }
+      reporter.yield(.closed)
+      reporter.finish()
     }
-    runLoop(loop, timeout: 30)
-    try closeWithin(loop)
-    return machine
+    var iterator = stages.makeAsyncIterator()
+    guard case .ready(let remote, let stop) = await iterator.next() else {
+      Issue.record("the loop thread did not start")
+      return
+    }
+    await body(remote)
+    stop.post(true)
+    // The loop thread's failures are this test's, recorded here, where the test runs.
+    while let stage = await iterator.next() {
+      if case .failed(let error) = stage { Issue.record("the loop thread failed: \(error)") }
+    }
   }
 
   @Test("sends from many tasks each get their own reply, in each task's order")
-  func sendsFromTasks() throws {
+  func sendsFromTasks() async throws {
     let replies = Collected<(task: Int, input: Int, to: Int)>()
-    let machine = try run { remote in
+    try await run { remote in
       await withTaskGroup(of: Void.self) { group in
         for task in 0..<4 {
           group.addTask {
             for index in 0..<200 {
               guard
-                case .success(let input, _, let to) = try? await remote.send(task * 1_000 + index)
+                case .success(let input, _, let to) = try? await remote.send(
+                  task * 1_000 + index + 1)
               else { continue }
               replies.append((task, input, to))
             }
@@ -70,17 +95,16 @@ struct RemoteMachineTests {
     #expect(all.count == 800)
     for task in 0..<4 {
       let inputs = all.filter { $0.task == task }.map(\.input)
-      #expect(inputs == (0..<200).map { task * 1_000 + $0 })
+      #expect(inputs == (1...200).map { task * 1_000 + $0 })
     }
     // Each reply's total is a distinct prefix sum: no reply was given twice or to another.
     #expect(Set(all.map(\.to)).count == 800)
-    #expect(machine.state == nil)  // the loop and its runtime are gone
   }
 
   @Test("a rejected input is a failure reply, not an error")
-  func rejection() throws {
+  func rejection() async throws {
     let result = Collected<Bool>()
-    try run { remote in
+    try await run { remote in
       if case .failure(let input, let state) = try? await remote.send(-1) {
         result.append(input == -1 && state == 0)
       }
@@ -89,9 +113,9 @@ struct RemoteMachineTests {
   }
 
   @Test("the event stream sees every reply from the moment it subscribed, then finishes")
-  func events() throws {
+  func events() async throws {
     let seen = Collected<Int>()
-    try run { remote in
+    try await run { remote in
       let events = remote.events()
       // The subscription reaches the loop before the sends behind it in the inbox.
       for value in 1...5 { _ = try? await remote.send(value) }
@@ -104,9 +128,9 @@ struct RemoteMachineTests {
   }
 
   @Test("a closed remote fails its later sends instead of leaving them waiting")
-  func closed() throws {
+  func closed() async throws {
     let errors = Collected<RemoteMachineError>()
-    try run { remote in
+    try await run { remote in
       _ = try? await remote.send(1)
       remote.close()
       do throws(RemoteMachineError) {
@@ -121,9 +145,12 @@ struct RemoteMachineTests {
   @Test(
     "sends to a machine removed meanwhile all return: queued ones and later ones with noMachine",
     arguments: 0..<5)
-  func removal(_ round: Int) throws {
+  func removal(_ round: Int) async throws {
     let results = Collected<Result<Int, RemoteMachineError>>()
-    try run { remote in
+    // The first reply removes the machine: inputs queued behind it are dropped.
+    try await run(onLoop: { machine, runtime in
+      machine.observe { [unowned runtime] _ in runtime.remove(machine) }
+    }) { remote in
       await withTaskGroup(of: Void.self) { group in
         for input in 10..<20 {
           group.addTask {
@@ -140,9 +167,6 @@ struct RemoteMachineTests {
       } catch {
         results.append(.failure(error))
       }
-    } onLoop: { machine, runtime in
-      // The first reply removes the machine: inputs queued behind it are dropped.
-      machine.observe { [unowned runtime] _ in runtime.remove(machine) }
     }
     let all = results.all
     #expect(all.count == 11)
