@@ -1,10 +1,10 @@
+import Foundation
 import Millrace
 import MillraceUV
 import Synchronization
 import Testing
 
-/// Adds each input to its total; rejects negative inputs; `-100` removes nothing but takes
-/// no reply path other than rejection.
+/// Adds each input to its total; rejects negative inputs.
 enum Accumulator: Machine {
   static func resolve(
     _ input: Int, state: inout Int, extra: Void, effects: inout Effects<Self>
@@ -22,61 +22,81 @@ final class Collected<Value: Sendable>: Sendable {
   var all: [Value] { values.withLock { $0 } }
 }
 
-/// What the loop thread of a `RemoteMachineTests` run reports to the test.
-enum LoopStage: Sendable {
-  case ready(RemoteMachine<Accumulator>, stop: Inbox<Bool>.Sender)
-  case failed(String)
-  case closed
+/// A task executor with a thread of its own: the tasks of a `RemoteMachineTests` run (and
+/// their child tasks, which inherit it) never wait for one of Swift concurrency's shared
+/// threads, which the test itself and other tests running meanwhile may all be holding.
+final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
+  private let condition = NSCondition()
+  private var jobs: [UnownedJob] = []
+  private var stopped = false
+
+  init() {
+    spawnThread { self.work() }
+  }
+
+  func enqueue(_ job: consuming ExecutorJob) {
+    let job = UnownedJob(job)
+    condition.lock()
+    jobs.append(job)
+    condition.signal()
+    condition.unlock()
+  }
+
+  /// Lets the thread end once the jobs queued so far ran.
+  func shutdown() {
+    condition.lock()
+    stopped = true
+    condition.signal()
+    condition.unlock()
+  }
+
+  private func work() {
+    while true {
+      condition.lock()
+      while jobs.isEmpty && !stopped { condition.wait() }
+      if jobs.isEmpty {
+        condition.unlock()
+        return
+      }
+      let job = jobs.removeFirst()
+      condition.unlock()
+      job.runSynchronously(on: asUnownedTaskExecutor())
+    }
+  }
 }
 
 @Suite("RemoteMachine", .serialized)
 struct RemoteMachineTests {
-  /// Runs an event loop with an accumulator behind a `RemoteMachine` on a thread of its own
-  /// (not one of Swift concurrency's: the tasks that send must not wait for a blocked one),
-  /// runs `body` with the remote, then stops the loop and waits for it to close. `onLoop`
+  /// Runs an event loop with an accumulator behind a `RemoteMachine` on this thread, and
+  /// `body` in a task on a `ThreadExecutor`; the loop stops when `body` is done. `onLoop`
   /// runs on the loop thread before the loop starts.
   func run(
     inputCapacity: Int? = nil,
-    onLoop: @escaping @Sendable (MachineHandle<Accumulator>, Runtime) -> Void = { _, _ in },
-    _ body: (RemoteMachine<Accumulator>) async -> Void
-  ) async throws {
-    let (stages, reporter) = AsyncStream<LoopStage>.makeStream()
-    spawnThread {
-      do {
-        let loop = try EventLoop()
-        let runtime = Runtime()
-        let driver = RuntimeLoop(loop: loop, runtime: runtime)
-        let machine = try runtime.spawn(
-          Accumulator.self, state: 0, inputCapacity: inputCapacity)
-        let remote = try RemoteMachine(machine, driver: driver)
-        let stop = try Inbox<Bool>(loop: loop, capacity: 1) { _ in loop.stop() }
-        onLoop(machine, runtime)
-        reporter.yield(.ready(remote, stop: stop.sender))
-        runLoop(loop, timeout: 30)
-        try closeWithin(loop)
-      } catch {
-        reporter.yield(.failed("\(error)"))
-      }
-      reporter.yield(.closed)
-      reporter.finish()
+    onLoop: (MachineHandle<Accumulator>, Runtime) -> Void = { _, _ in },
+    _ body: @escaping @Sendable (RemoteMachine<Accumulator>) async -> Void
+  ) throws {
+    let loop = try EventLoop()
+    let runtime = Runtime()
+    let driver = RuntimeLoop(loop: loop, runtime: runtime)
+    let machine = try runtime.spawn(Accumulator.self, state: 0, inputCapacity: inputCapacity)
+    let remote = try RemoteMachine(machine, driver: driver)
+    let stop = try Inbox<Bool>(loop: loop, capacity: 1) { _ in loop.stop() }
+    let stopper = stop.sender
+    onLoop(machine, runtime)
+    let executor = ThreadExecutor()
+    defer { executor.shutdown() }
+    Task(executorPreference: executor) {
+      await body(remote)
+      stopper.post(true)
     }
-    var iterator = stages.makeAsyncIterator()
-    guard case .ready(let remote, let stop) = await iterator.next() else {
-      Issue.record("the loop thread did not start")
-      return
-    }
-    await body(remote)
-    stop.post(true)
-    // The loop thread's failures are this test's, recorded here, where the test runs.
-    while let stage = await iterator.next() {
-      if case .failed(let error) = stage { Issue.record("the loop thread failed: \(error)") }
-    }
+    runLoop(loop, timeout: 30)
+    try closeWithin(loop)
   }
 
   @Test("sends from many tasks each get their own reply, in each task's order")
-  func sendsFromTasks() async throws {
+  func sendsFromTasks() throws {
     let replies = Collected<(task: Int, input: Int, to: Int)>()
-    try await run { remote in
+    try run { remote in
       await withTaskGroup(of: Void.self) { group in
         for task in 0..<4 {
           group.addTask {
@@ -102,9 +122,9 @@ struct RemoteMachineTests {
   }
 
   @Test("a rejected input is a failure reply, not an error")
-  func rejection() async throws {
+  func rejection() throws {
     let result = Collected<Bool>()
-    try await run { remote in
+    try run { remote in
       if case .failure(let input, let state) = try? await remote.send(-1) {
         result.append(input == -1 && state == 0)
       }
@@ -113,9 +133,9 @@ struct RemoteMachineTests {
   }
 
   @Test("the event stream sees every reply from the moment it subscribed, then finishes")
-  func events() async throws {
+  func events() throws {
     let seen = Collected<Int>()
-    try await run { remote in
+    try run { remote in
       let events = remote.events()
       // The subscription reaches the loop before the sends behind it in the inbox.
       for value in 1...5 { _ = try? await remote.send(value) }
@@ -128,9 +148,9 @@ struct RemoteMachineTests {
   }
 
   @Test("a closed remote fails its later sends instead of leaving them waiting")
-  func closed() async throws {
+  func closed() throws {
     let errors = Collected<RemoteMachineError>()
-    try await run { remote in
+    try run { remote in
       _ = try? await remote.send(1)
       remote.close()
       do throws(RemoteMachineError) {
@@ -145,10 +165,10 @@ struct RemoteMachineTests {
   @Test(
     "sends to a machine removed meanwhile all return: queued ones and later ones with noMachine",
     arguments: 0..<5)
-  func removal(_ round: Int) async throws {
+  func removal(_ round: Int) throws {
     let results = Collected<Result<Int, RemoteMachineError>>()
     // The first reply removes the machine: inputs queued behind it are dropped.
-    try await run(onLoop: { machine, runtime in
+    try run(onLoop: { machine, runtime in
       machine.observe { [unowned runtime] _ in runtime.remove(machine) }
     }) { remote in
       await withTaskGroup(of: Void.self) { group in
