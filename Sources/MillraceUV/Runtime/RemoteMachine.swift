@@ -93,7 +93,9 @@ where M.Input: Sendable, M.State: Sendable, M.Output: Sendable {
   /// and the event subscriptions.
   final class LoopSide {
     let handle: MachineHandle<M>
-    var inbox: Inbox<Command>?
+    /// Weak: the inbox keeps this object (its handler) until the inbox or its loop closes; a
+    /// strong reference back would keep both for ever.
+    weak var inbox: Inbox<Command>?
     var observation: Observation?
     var waiting: [UInt64: Waiter] = [:]
     var subscribers: [(id: UInt64, continuation: AsyncStream<Event>.Continuation)] = []
