@@ -80,6 +80,8 @@ struct RemoteMachineTests {
     let driver = RuntimeLoop(loop: loop, runtime: runtime)
     let machine = try runtime.spawn(Accumulator.self, state: 0, inputCapacity: inputCapacity)
     let remote = try RemoteMachine(machine, driver: driver)
+    // As a host does: the remote's own turn-end check must survive it.
+    driver.onTurnEnd = {}
     let stop = try Inbox<Bool>(loop: loop, capacity: 1) { _ in loop.stop() }
     let stopper = stop.sender
     onLoop(machine, runtime)

@@ -54,11 +54,7 @@ where M.Input: Sendable, M.State: Sendable, M.Output: Sendable {
     }
     state.inbox = inbox
     state.observation = handle.observe { [weak state] event in state?.deliver(event) }
-    let previous = driver.onTurnEnd
-    driver.onTurnEnd = { [weak state] in
-      previous?()
-      state?.checkAlive()
-    }
+    driver.turnEndHooks.append { [weak state] in state?.checkAlive() ?? false }
     sender = inbox.sender
   }
 
@@ -144,10 +140,13 @@ where M.Input: Sendable, M.State: Sendable, M.Output: Sendable {
       }
     }
 
-    /// After each turn: a machine removed meanwhile answers no more sends.
-    func checkAlive() {
-      guard !closed, !waiting.isEmpty || !subscribers.isEmpty, !handle.isAlive else { return }
+    /// After each turn: a machine removed meanwhile answers no more sends. False once there
+    /// is nothing more to check (closed, or the machine gone).
+    func checkAlive() -> Bool {
+      guard !closed else { return false }
+      guard !handle.isAlive else { return true }
       finish(.noMachine)
+      return false
     }
 
     /// Fails every waiting send with `error` and finishes every stream.

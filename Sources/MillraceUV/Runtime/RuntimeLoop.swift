@@ -45,6 +45,10 @@ public final class RuntimeLoop: LoopResource, ClosableHandleOwner {
   public static let startInstant = Instant(nanoseconds: 1 << 62)
   /// Runs after every pump (after dispatch), on the loop thread.
   @exclusivity(unchecked) public var onTurnEnd: (() -> Void)?
+  /// Run after `onTurnEnd` after every pump, for MillraceUV's own objects (`RemoteMachine`),
+  /// apart from it so that a host assigning `onTurnEnd` does not drop them; a hook that
+  /// answers false is done and removed.
+  @exclusivity(unchecked) var turnEndHooks: [() -> Bool] = []
 
   // Read on every pump (every loop iteration), on the loop thread only: no dynamic
   // exclusivity checks.
@@ -132,6 +136,7 @@ public final class RuntimeLoop: LoopResource, ClosableHandleOwner {
       runtime.advance(to: now)
       runtime.dispatch(limit: batchSize)
       onTurnEnd?()
+      if !turnEndHooks.isEmpty { turnEndHooks.removeAll { !$0() } }
     }
     keepPolling(runtime.hasPendingInputs)
     rearm()
@@ -169,6 +174,7 @@ public final class RuntimeLoop: LoopResource, ClosableHandleOwner {
     runtime.removeJobExecutor()
     runtime.installJobExecutor { _ in }
     onTurnEnd = nil
+    turnEndHooks.removeAll()
     timer.close()
     pool.close()
     let handles = [
