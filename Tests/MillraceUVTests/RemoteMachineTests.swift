@@ -138,7 +138,7 @@ struct RemoteMachineTests {
   func events() throws {
     let seen = Collected<Int>()
     try run { remote in
-      let events = remote.events()
+      guard let events = try? remote.events() else { return }
       // The subscription reaches the loop before the sends behind it in the inbox.
       for value in 1...5 { _ = try? await remote.send(value) }
       remote.close()
@@ -147,6 +147,22 @@ struct RemoteMachineTests {
       }
     }
     #expect(seen.all == [1, 2, 3, 4, 5])
+  }
+
+  @Test("the event stream finishes when the machine is removed, after its last event")
+  func eventsEndWithTheMachine() throws {
+    let seen = Collected<Int>()
+    try run(onLoop: { machine, runtime in
+      machine.observe { [unowned runtime] _ in runtime.remove(machine) }
+    }) { remote in
+      guard let events = try? remote.events() else { return }
+      _ = try? await remote.send(1)
+      // Without the end of the stream, this would wait until the loop's time limit.
+      for await event in events {
+        if case .replied(.success(let input, _, _), _) = event { seen.append(input) }
+      }
+    }
+    #expect(seen.all == [1])
   }
 
   @Test("a closed remote fails its later sends instead of leaving them waiting")

@@ -69,13 +69,21 @@ where M.Input: Sendable, M.State: Sendable, M.Output: Sendable {
 
   /// The machine's events from now on, keeping at most `limit` of the newest when the
   /// reader falls behind.
-  public func events(bufferingNewest limit: Int = 1_024) -> AsyncStream<Event> {
+  ///
+  /// Throws `.inboxFull` when the subscription could not be sent to the loop, rather than
+  /// return a stream that would only ever be empty.
+  public func events(
+    bufferingNewest limit: Int = 1_024
+  ) throws(RemoteMachineError) -> AsyncStream<Event> {
     let (stream, continuation) = AsyncStream<Event>.makeStream(
       bufferingPolicy: .bufferingNewest(limit))
     let id = subscriptionIDs.wrappingAdd(1, ordering: .relaxed).newValue
     let sender = self.sender
     continuation.onTermination = { _ in sender.post(.unsubscribe(id)) }
-    if !sender.post(.subscribe(id, continuation)) { continuation.finish() }
+    guard sender.post(.subscribe(id, continuation)) else {
+      continuation.finish()
+      throw .inboxFull
+    }
     return stream
   }
 
