@@ -3,7 +3,7 @@
 ///
 /// Guarantees:
 /// - Blocks are carved in order and never given back to the arena; a removed machine's block
-///   stays with its kind (`_BlockPool`) for the kind's next spawn.
+///   stays with its variant (`_BlockPool`) for the variant's next spawn.
 /// - With no bytes reserved, `isReserved` is false and nothing is carved.
 @usableFromInline
 struct _BlockArena {

@@ -1,14 +1,14 @@
-/// The blocks of one machine kind, carved from chunks of several blocks each, so that a
+/// The blocks of one machine variant, carved from chunks of several blocks each, so that a
 /// machine's block carries no allocator header or rounding of its own.
 ///
 /// Guarantees:
 /// - `reserve(from:)` allocates only when every block of every chunk is in use; the chunks grow
-///   1, 2, 4, ... blocks up to 64 blocks (or 256 KiB) each, so a kind of one machine costs a
-///   single block and a kind of many pays one allocator header and link per up to 64
+///   1, 2, 4, ... blocks up to 64 blocks (or 256 KiB) each, so a variant of one machine costs a
+///   single block and a variant of many pays one allocator header and link per up to 64
 ///   machines.
-/// - When the kind's last machine goes, every chunk is freed: memory a burst of machines
+/// - When the variant's last machine goes, every chunk is freed: memory a burst of machines
 ///   took comes back once they are all removed. Blocks freed while others live stay in the
-///   pool for the kind's next spawn.
+///   pool for the variant's next spawn.
 /// - With bytes reserved for blocks at runtime creation (`_BlockArena`), blocks are carved
 ///   from those one at a time instead, and never allocated.
 /// - Every chunk but the first ends with one pointer that links it to the chunk before.
@@ -77,7 +77,7 @@ struct _BlockPool {
     free = block
   }
 
-  /// Frees every chunk. Only with no block in use (or when the kind goes).
+  /// Frees every chunk. Only with no block in use (or when the variant goes).
   @usableFromInline
   mutating func releaseAll() {
     while let chunk = lastChunk {
@@ -95,7 +95,7 @@ struct _BlockPool {
   /// Allocates the next chunk and frees its blocks; false when it cannot be allocated.
   private mutating func addChunk() -> Bool {
     let blocks = blocks(inChunk: chunkCount)
-    // The first chunk (one block) has no link: a kind of one machine costs one plain block.
+    // The first chunk (one block) has no link: a variant of one machine costs one plain block.
     let linkBytes = chunkCount == 0 ? 0 : MemoryLayout<UnsafeMutableRawPointer>.size
     guard let chunk = _Memory.allocate(bytes: blocks * stride + linkBytes, alignment: alignment)
     else { return false }

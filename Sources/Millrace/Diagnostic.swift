@@ -5,7 +5,7 @@ public enum Diagnostic: Hashable, Sendable {
   case inputQueueFull(MachineID, InputSource)
   /// An in-flight effect found no free effect slot in its machine and was not started.
   case effectSlotsFull(MachineID)
-  /// A timer effect found the runtime's timer table full and was not started.
+  /// A timer effect found the runtime's timer registry full and was not started.
   case timersFull(MachineID)
   /// A resolution recorded more effects than `effectsPerResolution`; the extra were dropped.
   case effectBufferFull(MachineID, dropped: Int)

@@ -28,7 +28,7 @@ struct _SlotList {
   init() {}
 }
 
-/// One in-flight effect of a machine, in a cell of its kind's effect pool.
+/// One in-flight effect of a machine, in a cell of its variant's effect pool.
 ///
 /// `link` and `generation` come first, at offsets every input type shares (checked when the
 /// pool is made): the pool keeps its free list in `link` while the cell is free, and the
@@ -69,7 +69,7 @@ struct _EffectSlot<Input> {
 }
 
 /// A machine's in-flight effects and the lists of its bounded queues, as a view over its
-/// record (the newest effect, count in flight), its kind's effect pool (the slots) and its
+/// record (the newest effect, count in flight), its variant's effect pool (the slots) and its
 /// block (for each `latest` or `oldest` queue a running and a waiting list, 16 bytes). Pure
 /// bookkeeping: arming timers and submitting jobs is the typed machine's job.
 @usableFromInline
@@ -125,9 +125,20 @@ struct _EffectSlots<Input> {
   @inlinable
   var inFlight: Int { Int(record.pointee.effectsInFlight) }
 
-  /// The queue an effect naming `queue` runs on (the default one for an undeclared queue).
+  /// The index of `queue`, which an effect names. Stops the program when the machine has no
+  /// such queue: a position past its layout is a programming error (the typed `Effects`
+  /// methods cannot make one), and running the effect on another queue would apply a policy
+  /// nobody asked for.
   @inlinable
   func queueIndex(_ queue: EffectQueue) -> Int {
+    let index = Int(queue.index)
+    precondition(index < layout.pointee.queueCount, "an effect names a queue its machine lacks")
+    return index
+  }
+
+  /// The index of `queue` when the machine has it, else the default queue's (0).
+  @inlinable
+  func queueIndexOrDefault(_ queue: EffectQueue) -> Int {
     Int(queue.index) < layout.pointee.queueCount ? Int(queue.index) : 0
   }
 

@@ -9,40 +9,40 @@ public struct Effects<M: Machine> {
   public typealias Recorded = Effect<M.Input, M.Output>
 
   @usableFromInline
-  let storage: UnsafeMutablePointer<Recorded>
+  let _storage: UnsafeMutablePointer<Recorded>
   /// The index of the buffer's last slot (it holds at least one): unsigned, so that the
   /// compiler knows a resolution's first effect fits without looking.
   @usableFromInline
-  let lastIndex: UInt
+  let _lastIndex: UInt
   @usableFromInline
-  var recorded: Int = 0
+  var _recorded: Int = 0
   @usableFromInline
-  var dropped: Int = 0
+  var _dropped: Int = 0
 
   /// How many effects were recorded so far.
   @inlinable
-  public var count: Int { recorded }
+  public var count: Int { _recorded }
   /// How many effects were dropped because the buffer was full.
   @inlinable
-  public var overflow: Int { dropped }
+  public var overflow: Int { _dropped }
 
-  /// A buffer of `lastIndex + 1` effects at `storage`.
+  /// A buffer of `_lastIndex + 1` effects at `_storage`.
   @usableFromInline
   init(storage: UnsafeMutablePointer<Recorded>, lastIndex: UInt) {
-    self.storage = storage
-    self.lastIndex = lastIndex
+    self._storage = storage
+    self._lastIndex = lastIndex
   }
 
   /// Records `effect`; returns false (and counts it) when the buffer is full.
   @inlinable
   @discardableResult
   public mutating func record(_ effect: Recorded) -> Bool {
-    guard UInt(truncatingIfNeeded: recorded) <= lastIndex else {
-      dropped &+= 1
+    guard UInt(truncatingIfNeeded: _recorded) <= _lastIndex else {
+      _dropped &+= 1
       return false
     }
-    (storage + recorded).initialize(to: effect)
-    recorded &+= 1
+    (_storage + _recorded).initialize(to: effect)
+    _recorded &+= 1
     return true
   }
 
@@ -107,8 +107,8 @@ public struct Effects<M: Machine> {
 
   /// Destroys the recorded effects without applying them.
   @inlinable
-  mutating func discardAll() {
-    storage.deinitialize(count: recorded)
-    recorded = 0
+  mutating func _discardAll() {
+    _storage.deinitialize(count: _recorded)
+    _recorded = 0
   }
 }

@@ -2,16 +2,16 @@
 /// front of one, or a `merge` of several. Use it on the runtime's thread only.
 public struct InputPort<Input> {
   @usableFromInline
-  let sink: (Input, PostTag) -> PostResult
+  let _sink: (Input, PostTag) -> PostResult
 
   /// Creates a port from the function that posts.
   public init(_ sink: @escaping (Input, PostTag) -> PostResult) {
-    self.sink = sink
+    self._sink = sink
   }
 
   /// Posts `input`; the result says whether it was queued.
   @inlinable
   public func post(_ input: Input, tag: PostTag = .none) -> PostResult {
-    sink(input, tag)
+    _sink(input, tag)
   }
 }

@@ -6,10 +6,10 @@
 /// cross threads, a job can only be made for `Sendable` inputs.
 public final class Job<Input>: @unchecked Sendable {
   @usableFromInline
-  let work: @Sendable () -> [Input]
+  let _work: @Sendable () -> [Input]
 
   /// Creates a job from a closure that returns the inputs to deliver (possibly none).
   public init(_ work: @escaping @Sendable () -> [Input]) where Input: Sendable {
-    self.work = work
+    self._work = work
   }
 }

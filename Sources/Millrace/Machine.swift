@@ -14,7 +14,7 @@ public protocol Machine {
   associatedtype Extra = Void
   /// The machine's effect queues, which its effects name (`Effects.after(_:send:on:id:)`):
   /// by default one `merge` queue. A runtime reads their policies when it first spawns the
-  /// type without queues of its own, and keeps using the kind it made from them.
+  /// type without queues of its own, and keeps using the variant it made from them.
   associatedtype Queue: EffectQueueSet = DefaultQueue
 
   /// Whether every machine's block keeps room for one queued input even where the input does
@@ -39,4 +39,34 @@ public protocol Machine {
 extension Machine {
   /// No slot that would make a machine bigger.
   public static var reservesInputSlot: Bool { false }
+}
+
+/// A machine with no dependencies (`Extra` is `Void`), whose resolver takes no `extra`.
+///
+/// Conform to this instead of `Machine` when spawn gives the machine nothing besides its
+/// state: the runtime calls `resolve(_:state:effects:)` exactly where it would call
+/// `Machine.resolve(_:state:extra:effects:)`, and the forwarding costs nothing once
+/// specialized.
+public protocol PlainMachine: Machine where Extra == Void {
+  // Restated so that the compiler infers them from `resolve(_:state:effects:)` too.
+  /// What the machine accepts.
+  associatedtype Input
+  /// What the machine remembers between inputs.
+  associatedtype State
+
+  /// Resolves one input, as `Machine.resolve(_:state:extra:effects:)` does.
+  static func resolve(
+    _ input: Input, state: inout State, effects: inout Effects<Self>
+  ) -> Resolution
+}
+
+extension PlainMachine {
+  /// Forwards to `resolve(_:state:effects:)`.
+  @inlinable
+  @inline(__always)
+  public static func resolve(
+    _ input: Input, state: inout State, extra: Void, effects: inout Effects<Self>
+  ) -> Resolution {
+    resolve(input, state: &state, effects: &effects)
+  }
 }

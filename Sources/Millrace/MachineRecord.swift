@@ -1,12 +1,12 @@
-/// The bookkeeping of one machine slot: 56 bytes (52 on 32-bit) in a table the runtime reserves when it is
-/// created, so that a machine costs no memory beyond this record, its own block (state,
-/// extra, lists of its bounded queues) and the pool cells of the inputs it has queued and the
-/// effects it has in flight.
+/// The bookkeeping of one machine slot: 56 bytes (52 on 32-bit) in the registry the runtime
+/// reserves when it is created, so that a machine costs no memory beyond this record, its own block
+/// (state, extra, lists of its bounded queues) and the pool cells of the inputs it has queued and
+/// the effects it has in flight.
 ///
 /// The typed parts live in the machine's block and in pool cells; the code that knows their
-/// types is reached through the runtime's kind table at `kind`, one kind per machine type,
+/// types is reached through the runtime's variant table at `variant`, one variant per machine type,
 /// queue layout. Observers and routes live in a side record made on first use, which the
-/// machine table's side list holds. Counters are 32-bit and wrap.
+/// machine registry's side list holds. Counters are 32-bit and wrap.
 @usableFromInline
 struct _MachineRecord {
   /// The machine's typed storage; nil while the slot is free.
@@ -24,15 +24,15 @@ struct _MachineRecord {
   @usableFromInline var handled: UInt32 = 0
   @usableFromInline var rejected: UInt32 = 0
   @usableFromInline var dropped: UInt32 = 0
-  /// The queued inputs in cells of the kind's input pool, in a circular list, each linked to
+  /// The queued inputs in cells of the variant's input pool, in a circular list, each linked to
   /// the next newer one and the newest to the oldest; this is the newest (`_CellPool.none`
   /// when no input is queued), or `_MachineRecord.inputInBlock` when the only queued input
   /// waits in the machine's block (`_TypedMachine.inlineInput`).
   @usableFromInline var inputTail: UInt32 = _CellPool.none
-  /// The in-flight effects: cells of the kind's effect pool, linked newest first.
+  /// The in-flight effects: cells of the variant's effect pool, linked newest first.
   @usableFromInline var effectHead: UInt32 = _CellPool.none
   /// Observers, routes and redirect (a `_MachineSide<M>`), made on first use: the index of its
-  /// pointer in the machine table's side list, 0 for none.
+  /// pointer in the machine registry's side list, 0 for none.
   @usableFromInline var side: UInt32 = 0
   @usableFromInline var inputCount: UInt16 = 0
   /// The most inputs the machine may have queued.
@@ -40,9 +40,9 @@ struct _MachineRecord {
   @usableFromInline var queueHighWater: UInt16 = 0
   @usableFromInline var effectsHighWater: UInt16 = 0
   @usableFromInline var effectsInFlight: UInt16 = 0
-  /// The machine's kind (its index in the runtime's kind table) in the low 14 bits, and the
+  /// The machine's variant (its index in the runtime's variant table) in the low 14 bits, and the
   /// alive flag.
-  @usableFromInline var kindAndFlags: UInt16 = 0
+  @usableFromInline var variantAndFlags: UInt16 = 0
 
   /// No slot (end of a list; in `next` of a live machine: not in the ready list).
   @usableFromInline static let none = UInt32.max
@@ -56,25 +56,26 @@ struct _MachineRecord {
   /// In `inputTail`: the machine's only queued input waits in its block, not in a pool cell
   /// (no cell index is this high: `RuntimeCapacity.maxPoolCells`).
   @usableFromInline static let inputInBlock = UInt32.max - 1
-  /// The bits of `kindAndFlags` that hold the kind.
-  @usableFromInline static let kindMask: UInt16 = (1 << 14) - 1
+  /// The bits of `variantAndFlags` that hold the variant.
+  @usableFromInline static let variantMask: UInt16 = (1 << 14) - 1
 
   @inlinable
   init() {}
 
-  /// The machine's kind: its index in the runtime's kind table.
+  /// The machine's variant: its index in the runtime's variant table.
   @inlinable
-  var kind: UInt16 {
-    get { kindAndFlags & _MachineRecord.kindMask }
+  var variant: UInt16 {
+    get { variantAndFlags & _MachineRecord.variantMask }
     set {
-      kindAndFlags = kindAndFlags & ~_MachineRecord.kindMask | newValue & _MachineRecord.kindMask
+      variantAndFlags =
+        variantAndFlags & ~_MachineRecord.variantMask | newValue & _MachineRecord.variantMask
     }
   }
 
   /// Whether the machine is alive.
   @inlinable
   var isAlive: Bool {
-    get { kindAndFlags & _MachineRecord.alive != 0 }
+    get { variantAndFlags & _MachineRecord.alive != 0 }
     set { setFlag(_MachineRecord.alive, newValue) }
   }
 
@@ -86,6 +87,6 @@ struct _MachineRecord {
 
   @inlinable
   mutating func setFlag(_ flag: UInt16, _ on: Bool) {
-    kindAndFlags = on ? kindAndFlags | flag : kindAndFlags & ~flag
+    variantAndFlags = on ? variantAndFlags | flag : variantAndFlags & ~flag
   }
 }

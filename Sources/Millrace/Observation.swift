@@ -8,16 +8,16 @@
 /// reference cycle through the machine); cancelling is how such a cycle ends. Dropping an
 /// `Observation` does not cancel it: an observer lasts as long as its machine (or, for
 /// `observeAll`, the runtime) unless cancelled. An observation holds no reference to the
-/// observer or the runtime, only to the runtime's machine table, as a handle does.
+/// observer or the runtime, only to the runtime's machine registry, as a handle does.
 ///
 /// Use it on the runtime's thread, like the handle that made it.
 public struct Observation {
   @usableFromInline
-  let _table: _MachineTable
+  let _registry: _MachineRegistry
   /// The machine observed, or nil for an observer of every machine of `_type`.
   @usableFromInline
   let _machine: MachineID?
-  /// The machine type observed (`_TypedMachineKind.type`), for `observeAll`.
+  /// The machine type observed (`_TypedMachineVariant.type`), for `observeAll`.
   @usableFromInline
   let _type: UInt
   /// The registration's number (`_AnyObserverBox.token`).
@@ -26,32 +26,33 @@ public struct Observation {
 
   /// The observation of `machine`'s observer `token`.
   @usableFromInline
-  init(table: _MachineTable, machine: MachineID, token: UInt64) {
-    (_table, _machine, _type, _token) = (table, machine, 0, token)
+  init(registry: _MachineRegistry, machine: MachineID, token: UInt64) {
+    (_registry, _machine, _type, _token) = (registry, machine, 0, token)
   }
 
   /// The observation of the observer `token` of every machine of `type`.
   @usableFromInline
-  init(table: _MachineTable, type: UInt, token: UInt64) {
-    (_table, _machine, _type, _token) = (table, nil, type, token)
+  init(registry: _MachineRegistry, type: UInt, token: UInt64) {
+    (_registry, _machine, _type, _token) = (registry, nil, type, token)
   }
 
   /// Stops the observer; true when it was registered until now, false when it was already
   /// cancelled (or, for `observeAll`, replaced), its machine removed or its runtime gone.
   @discardableResult
   public func cancel() -> Bool {
-    guard let runtime = _table.owner else { return false }
+    _registry.assertOnItsThread()
+    guard let runtime = _registry.owner else { return false }
     return runtime._withUnsafeGuaranteedRef { runtime in
       let removed: Bool
       if let machine = _machine {
         removed =
-          runtime.table.liveRecord(machine) != nil
-          && runtime.perform(.removeObserver(token: _token), on: machine.index)
+          runtime._registry.liveRecord(machine) != nil
+          && runtime._perform(.removeObserver(token: _token), on: machine.index)
       } else {
-        removed = runtime.removeObserver(of: _type, token: _token)
+        removed = runtime._removeObserver(of: _type, token: _token)
       }
       // Last: the observer released may hold the last reference to the runtime.
-      if !runtime.isDispatching { runtime.releaseRetiredObservers() }
+      if !runtime._isDispatching { runtime._releaseRetiredObservers() }
       return removed
     }
   }

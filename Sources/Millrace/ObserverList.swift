@@ -2,7 +2,7 @@
 /// dispatch (`Runtime.retiredObservers`) holds it.
 @usableFromInline
 class _AnyObserverBox {
-  /// The registration's number, unique in its runtime (`_MachineTable.newObserverToken`): what
+  /// The registration's number, unique in its runtime (`_MachineRegistry.newObserverToken`): what
   /// an `Observation` finds the box by, without keeping it alive.
   @usableFromInline
   let token: UInt64

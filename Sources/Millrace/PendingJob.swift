@@ -6,17 +6,17 @@
 /// machine was removed) may still be executed; its results are discarded on completion.
 public class PendingJob: @unchecked Sendable {
   @usableFromInline
-  let machine: MachineID
+  let _machine: MachineID
   @usableFromInline
-  let slot: UInt32
+  let _slot: UInt32
   @usableFromInline
-  let generation: UInt32
+  let _generation: UInt32
 
   @usableFromInline
   init(machine: MachineID, slot: UInt32, generation: UInt32) {
-    self.machine = machine
-    self.slot = slot
-    self.generation = generation
+    self._machine = machine
+    self._slot = slot
+    self._generation = generation
   }
 
   /// Runs the job's work and keeps its results until completion.
@@ -39,6 +39,6 @@ final class _TypedPendingJob<Input>: PendingJob, @unchecked Sendable {
 
   @usableFromInline
   override func execute() {
-    results = job.work()
+    results = job._work()
   }
 }

@@ -48,16 +48,16 @@ extension Effects where M.Input: BitwiseCopyable, M.Output: BitwiseCopyable {
     assert(start >= 0 && count >= 0 && start + count <= prebuilt.count)
     var index = 0
     while index < count {
-      guard UInt(truncatingIfNeeded: recorded) <= lastIndex else {
-        dropped &+= count &- index
+      guard UInt(truncatingIfNeeded: _recorded) <= _lastIndex else {
+        _dropped &+= count &- index
         return
       }
       // A bitwise copy is a copy: no effect in `prebuilt` holds a reference. Whole strides
       // (padding too): two 16-byte moves where the size alone takes three.
-      UnsafeMutableRawPointer(storage + recorded).copyMemory(
+      UnsafeMutableRawPointer(_storage + _recorded).copyMemory(
         from: prebuilt._storage + (start &+ index),
         byteCount: MemoryLayout<Recorded>.stride)
-      recorded &+= 1
+      _recorded &+= 1
       index &+= 1
     }
   }

@@ -2,22 +2,22 @@
 /// before any effect of that input starts.
 public enum Reply<Input, State> {
   /// The input was handled; `from` and `to` are the states before and after (possibly equal).
-  case success(Input, from: State, to: State)
+  case handled(Input, from: State, to: State)
   /// No transition exists for the input in `state`; nothing changed.
-  case failure(Input, state: State)
+  case rejected(Input, state: State)
 
   /// The input this reply answers.
   @inlinable
   public var input: Input {
     switch self {
-    case .success(let input, _, _), .failure(let input, _): return input
+    case .handled(let input, _, _), .rejected(let input, _): return input
     }
   }
 
   /// Whether the input was handled.
   @inlinable
-  public var isSuccess: Bool {
-    if case .success = self { return true }
+  public var isHandled: Bool {
+    if case .handled = self { return true }
     return false
   }
 }

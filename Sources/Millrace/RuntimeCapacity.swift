@@ -1,7 +1,7 @@
 /// The fixed capacities of a runtime, set when it is created.
 ///
 /// A machine costs its 56-byte record and its block (its state, extra and the lists of its
-/// bounded effect queues), taken at `spawn` from `blockBytes` when set, else from its kind's
+/// bounded effect queues), taken at `spawn` from `blockBytes` when set, else from its variant's
 /// chunks on the heap. Its queued inputs and in-flight effects are cells of runtime-wide
 /// pools (`inputs`, `effects`), one pool per cell size, drawn as needed with a per-machine
 /// limit for fairness (`inputsPerMachine`, `effectsPerMachine`): an idle machine holds none.
@@ -9,7 +9,7 @@
 /// keeps a slot for one input, and an untagged input posted or sent into its empty queue
 /// waits there instead of in a cell, for as long as it is the only one queued.
 /// Every table and pool is reserved when the runtime is created (a pool of a new cell size
-/// when the first kind needing it is spawned) and first written as it fills, so on a system
+/// when the first variant needing it is spawned) and first written as it fills, so on a system
 /// with virtual memory it costs what it holds, not what it could hold. After that, nothing on
 /// the hot path allocates, and running out of any of these is reported, never a crash.
 public struct RuntimeCapacity: Hashable, Sendable {
@@ -27,7 +27,7 @@ public struct RuntimeCapacity: Hashable, Sendable {
   public var effectsPerResolution: Int
   /// Bytes reserved at creation for machine blocks; 0 (the default) takes blocks from the
   /// heap at spawn instead. When set, `spawn` never allocates a block and refuses once these
-  /// bytes are used up (a removed machine's block is reused by the next spawn of its kind).
+  /// bytes are used up (a removed machine's block is reused by the next spawn of its variant).
   public var blockBytes: Int
   /// How many inputs can wait in pool cells at once across all machines (per pool: machines
   /// whose queued inputs have the same cell size share one). An input alone in its
@@ -46,16 +46,16 @@ public struct RuntimeCapacity: Hashable, Sendable {
     inputs: Int? = nil, effects: Int? = nil
   ) {
     self.machines = machines < 1 ? 1 : machines
-    self.inputsPerMachine = RuntimeCapacity.clamp(inputsPerMachine, to: RuntimeCapacity.maxInputs)
-    self.effectsPerMachine = RuntimeCapacity.clamp(
+    self.inputsPerMachine = RuntimeCapacity._clamp(inputsPerMachine, to: RuntimeCapacity.maxInputs)
+    self.effectsPerMachine = RuntimeCapacity._clamp(
       effectsPerMachine, to: RuntimeCapacity.maxEffects)
     self.timers = timers < 1 ? 1 : timers
     self.effectsPerResolution = effectsPerResolution < 1 ? 1 : effectsPerResolution
     self.blockBytes = blockBytes < 0 ? 0 : blockBytes
-    self.inputs = RuntimeCapacity.clamp(
+    self.inputs = RuntimeCapacity._clamp(
       inputs ?? RuntimeCapacity.product(self.machines, self.inputsPerMachine),
       to: RuntimeCapacity.maxPoolCells)
-    self.effects = RuntimeCapacity.clamp(
+    self.effects = RuntimeCapacity._clamp(
       effects ?? RuntimeCapacity.product(self.machines, self.effectsPerMachine),
       to: RuntimeCapacity.maxPoolCells)
   }
@@ -66,9 +66,9 @@ public struct RuntimeCapacity: Hashable, Sendable {
   public static let maxEffects = Int(Int16.max)
   /// The most cells of one input or effect pool (`inputs`, `effects`).
   public static let maxPoolCells = 1 << 26
-  /// The most machine kinds (combinations of machine type, queue layout and effect capacity)
+  /// The most machine variants (combinations of machine type, queue layout and effect capacity)
   /// one runtime can host.
-  public static let maxKinds = 1 << 14
+  public static let maxVariants = 1 << 14
 
   /// `a × b`, or `Int.max` when that overflows.
   static func product(_ a: Int, _ b: Int) -> Int {
@@ -78,7 +78,7 @@ public struct RuntimeCapacity: Hashable, Sendable {
 
   /// `value` raised to 1 and capped at `limit`.
   @usableFromInline
-  static func clamp(_ value: Int, to limit: Int) -> Int {
+  static func _clamp(_ value: Int, to limit: Int) -> Int {
     value < 1 ? 1 : value > limit ? limit : value
   }
 }

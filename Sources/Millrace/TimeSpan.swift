@@ -37,29 +37,29 @@ public struct TimeSpan: Hashable, Comparable, Sendable {
   /// A span of `value` microseconds, saturating on overflow.
   @inlinable
   public static func microseconds(_ value: Int64) -> TimeSpan {
-    scaled(value, by: 1_000)
+    _scaled(value, by: 1_000)
   }
 
   /// A span of `value` milliseconds, saturating on overflow.
   @inlinable
   public static func milliseconds(_ value: Int64) -> TimeSpan {
-    scaled(value, by: 1_000_000)
+    _scaled(value, by: 1_000_000)
   }
 
   /// A span of `value` seconds, saturating on overflow.
   @inlinable
   public static func seconds(_ value: Int64) -> TimeSpan {
-    scaled(value, by: 1_000_000_000)
+    _scaled(value, by: 1_000_000_000)
   }
 
   /// A span of `value` minutes, saturating on overflow.
   @inlinable
   public static func minutes(_ value: Int64) -> TimeSpan {
-    scaled(value, by: 60_000_000_000)
+    _scaled(value, by: 60_000_000_000)
   }
 
   @inlinable
-  static func scaled(_ value: Int64, by unit: Int64) -> TimeSpan {
+  static func _scaled(_ value: Int64, by unit: Int64) -> TimeSpan {
     let (product, overflow) = value.multipliedReportingOverflow(by: unit)
     return TimeSpan(nanoseconds: overflow ? (value < 0 ? .min : .max) : product)
   }

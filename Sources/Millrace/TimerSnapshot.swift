@@ -39,18 +39,18 @@ extension MachineHandle {
   @inlinable
   public var timers: [TimerSnapshot<M.Input>] {
     // Without effects in flight there is nothing to list (and no generic code to run).
-    guard let machine, machine.record.pointee.effectsInFlight > 0 else { return [] }
+    guard let _machine, _machine.record.pointee.effectsInFlight > 0 else { return [] }
     var snapshots: [TimerSnapshot<M.Input>] = []
-    let effects = machine.effects
-    for queue in 0..<machine.layout.pointee.queueCount {
+    let effects = _machine.effects
+    for queue in 0..<_machine.layout.pointee.queueCount {
       for (index, waiting) in effects.members(of: queue) {
         let slot = effects.slot(index).pointee
         guard slot.kind != .job, let input = slot.input else { continue }
         var deadline: Instant? = nil
         if !waiting {
-          deadline = machine.withRuntime { runtime in
+          deadline = _machine.withRuntime { runtime in
             slot.timer == _TimerHeap.none
-              ? runtime.now : Instant(nanoseconds: runtime.timers.deadline(of: slot.timer))
+              ? runtime.now : Instant(nanoseconds: runtime._timers.deadline(of: slot.timer))
           }
         }
         snapshots.append(
@@ -67,20 +67,21 @@ extension Runtime {
   /// Re-creates a saved timer effect in `handle`'s machine without applying queue policies
   /// (the saved set already obeyed them): a snapshot with a deadline runs and fires at it (at
   /// once if already past); one without waits on its queue (or, on a `merge` queue, where
-  /// nothing waits, runs and fires now). Returns false, and reports a
-  /// diagnostic, when no effect slot or timer is free.
+  /// nothing waits, runs and fires now). A snapshot naming a queue the machine lacks (its
+  /// queues changed since the snapshot was taken) is restored on the default queue. Returns
+  /// false, and reports a diagnostic, when no effect slot or timer is free.
   @inlinable
   @discardableResult
   public func restore<M: Machine>(_ timer: TimerSnapshot<M.Input>, into handle: MachineHandle<M>)
     -> Bool
   {
-    guard handle.table === table, let machine = handle.machine else { return false }
+    guard handle._registry === _registry, let machine = handle._machine else { return false }
     let effects = machine.effects
     guard let index = effects.allocate() else {
       machine.overflow(.effectSlotsFull(machine.id))
       return false
     }
-    let queue = effects.queueIndex(timer.queue)
+    let queue = effects.queueIndexOrDefault(timer.queue)
     let slot = effects.slot(index)
     slot.pointee.kind = timer.repeats ? .every : .after
     slot.pointee.queue = UInt8(truncatingIfNeeded: queue)
@@ -95,7 +96,7 @@ extension Runtime {
     let period: UInt64 =
       timer.repeats ? UInt64(timer.span.nanoseconds > 0 ? timer.span.nanoseconds : 1) : 0
     guard
-      let handle = armTimer(
+      let handle = _armTimer(
         deadline: deadline.nanoseconds, period: period, owner: machine.id, slot: index,
         slotGeneration: slot.pointee.generation)
     else {
@@ -105,7 +106,7 @@ extension Runtime {
       return false
     }
     slot.pointee.timer = handle
-    counters.effectsStarted &+= 1
+    _counters.effectsStarted &+= 1
     return true
   }
 }

@@ -1,36 +1,36 @@
-/// Dispatch: a machine's turns, each resolving one queued input and applying its effects.
+/// Dispatch: a machine's steps, each resolving one queued input and applying its effects.
 extension _TypedMachine {
-  /// Takes turns of this machine (marked running by `_MachineTable.takeReady`), one queued
+  /// Takes steps of this machine (marked running by `_MachineRegistry.takeReady`), one queued
   /// input each, while it has inputs, no other machine is ready and the running dispatch has
-  /// turns left (`_MachineTable.turnsLeft`, counted down here, at least one taken). Inputs
+  /// steps left (`_MachineRegistry.stepsLeft`, counted down here, at least one taken). Inputs
   /// queued to it meanwhile (its own `send`, an observer's post) do not schedule it: when it
   /// yields with inputs left it goes to the back of the ready list, behind every machine
-  /// scheduled during its turns, and otherwise it is left unscheduled. Taking the next turn
+  /// scheduled during its steps, and otherwise it is left unscheduled. Taking the next step
   /// at once when no other machine is ready is what the ready list would do, minus the trip
-  /// through it. Inlined with `resolve` into the kind's `dispatch` closure: the input path
+  /// through it. Inlined with `resolve` into the variant's `dispatch` closure: the input path
   /// is one call.
   @inlinable
   @inline(__always)
-  func dispatch(in table: _MachineTable) {
+  func dispatch(in registry: _MachineRegistry) {
     while true {
       // Counted before the input is resolved, as `statistics.dispatched` shows it to the
       // observers of its reply.
-      table.turnsLeft &-= 1
+      registry.stepsLeft &-= 1
       resolveNext()
-      // A machine removed during its turn has no inputs left (`terminate`).
+      // A machine removed during its step has no inputs left (`terminate`).
       guard record.pointee.inputCount > 0 else {
         record.pointee.next = _MachineRecord.none
         return
       }
-      if table.turnsLeft == 0 || table.hasReady {
-        table.schedule(index, record)
+      if registry.stepsLeft == 0 || registry.hasReady {
+        registry.schedule(index, record)
         return
       }
     }
   }
 
   /// Resolves the next queued input whose effect (if any) was not cancelled meanwhile; when
-  /// every one left was, the turn resolves none and is not counted as dispatched.
+  /// every one left was, the step resolves none and is not counted as dispatched.
   @inlinable
   @inline(__always)
   func resolveNext() {
@@ -39,14 +39,14 @@ extension _TypedMachine {
       return
     }
     while let queued = popCell() {
-      if queued.token != 0 && !_TypedMachine.claimDelivery(queued.token, of: index, in: table) {
-        withRuntime { $0.counters.discarded &+= 1 }
+      if queued.token != 0 && !_TypedMachine.claimDelivery(queued.token, of: index, in: registry) {
+        withRuntime { $0._counters.discarded &+= 1 }
         continue
       }
       resolve(queued.input, tag: queued.tag)
       return
     }
-    withRuntime { $0.counters.dispatched &-= 1 }
+    withRuntime { $0._counters.dispatched &-= 1 }
   }
 
   /// `claimDelivery(_:)` of the machine in slot `index`, out of line with its arguments in
@@ -55,9 +55,10 @@ extension _TypedMachine {
   @inlinable
   @inline(never)
   static func claimDelivery(
-    _ token: UInt64, of index: UInt32, in table: Unmanaged<_MachineTable>
+    _ token: UInt64, of index: UInt32, in registry: Unmanaged<_MachineRegistry>
   ) -> Bool {
-    table._withUnsafeGuaranteedRef { _TypedMachine(table: $0, index: index) }.claimDelivery(token)
+    registry._withUnsafeGuaranteedRef { _TypedMachine(registry: $0, index: index) }.claimDelivery(
+      token)
   }
 
   /// Checks that the effect behind a delivery is still live and, for the last delivery of a
@@ -84,10 +85,10 @@ extension _TypedMachine {
   func resolve(_ input: M.Input, tag: PostTag) {
     let (storage, lastIndex) = withRuntime { runtime in
       (
-        runtime.scratch.bindMemory(
+        runtime._scratch.bindMemory(
           to: Effect<M.Input, M.Output>.self,
-          capacity: Int(truncatingIfNeeded: runtime.lastEffectIndex) &+ 1),
-        runtime.lastEffectIndex
+          capacity: Int(truncatingIfNeeded: runtime._lastEffectIndex) &+ 1),
+        runtime._lastEffectIndex
       )
     }
     var recorded = Effects<M>(storage: storage, lastIndex: lastIndex)
@@ -97,14 +98,14 @@ extension _TypedMachine {
     if recorded.overflow > 0 {
       let (id, dropped) = (self.id, recorded.overflow)
       withRuntime { runtime in
-        runtime.counters.effectsOverflowed &+= UInt64(dropped)
-        runtime.report(.effectBufferFull(id, dropped: dropped))
+        runtime._counters.effectsOverflowed &+= UInt64(dropped)
+        runtime._report(.effectBufferFull(id, dropped: dropped))
       }
     }
     switch resolution {
     case .handled:
       record.pointee.handled &+= 1
-      notify(_TypedMachine.reply(.success(input, from: from, to: state.pointee), tag: tag))
+      notify(_TypedMachine.reply(.handled(input, from: from, to: state.pointee), tag: tag))
       var index = 0
       while index < recorded.count {
         let effect = (storage + index).move()
@@ -114,9 +115,9 @@ extension _TypedMachine {
       }
     case .rejected:
       state.pointee = from
-      recorded.discardAll()
+      recorded._discardAll()
       record.pointee.rejected &+= 1
-      notify(_TypedMachine.reply(.failure(input, state: from), tag: tag))
+      notify(_TypedMachine.reply(.rejected(input, state: from), tag: tag))
     }
   }
 

@@ -62,7 +62,7 @@ extension _TypedMachine {
       case .latest:
         cancelSlot(running.pointee.head)
       case .oldest(_, .discardNew):
-        withRuntime { $0.counters.discarded &+= 1 }
+        withRuntime { $0._counters.discarded &+= 1 }
         return
       case .oldest(_, .suspendNew):
         waits = true
@@ -91,7 +91,7 @@ extension _TypedMachine {
   func launch(_ index: UInt32) {
     let effects = self.effects
     let slot = effects.slot(index)
-    withRuntime { $0.counters.effectsStarted &+= 1 }
+    withRuntime { $0._counters.effectsStarted &+= 1 }
     switch slot.pointee.kind {
     case .after, .every:
       let span = slot.pointee.span
@@ -100,8 +100,8 @@ extension _TypedMachine {
       let (id, generation) = (self.id, slot.pointee.generation)
       guard
         let timer = withRuntime({ runtime in
-          runtime.armTimer(
-            deadline: runtime.currentTime.advanced(by: span).nanoseconds, period: period,
+          runtime._armTimer(
+            deadline: runtime._currentTime.advanced(by: span).nanoseconds, period: period,
             owner: id, slot: index, slotGeneration: generation)
         })
       else {
@@ -117,15 +117,15 @@ extension _TypedMachine {
       guard let job = slot.pointee.job else { return }
       let pending = _TypedPendingJob(
         job: job, machine: id, slot: index, generation: slot.pointee.generation)
-      withRuntime { $0.submit(pending) }
+      withRuntime { $0._submit(pending) }
     }
   }
 
   @inlinable
   func overflow(_ diagnostic: Diagnostic) {
     withRuntime { runtime in
-      runtime.counters.effectsOverflowed &+= 1
-      runtime.report(diagnostic)
+      runtime._counters.effectsOverflowed &+= 1
+      runtime._report(diagnostic)
     }
   }
 
@@ -154,18 +154,18 @@ extension _TypedMachine {
   @inlinable
   func complete(_ pending: PendingJob) {
     let effects = self.effects
-    guard effects.isLive(slot: pending.slot, generation: pending.generation) else { return }
-    let slot = effects.slot(pending.slot)
+    guard effects.isLive(slot: pending._slot, generation: pending._generation) else { return }
+    let slot = effects.slot(pending._slot)
     guard slot.pointee.phase == .running, slot.pointee.kind == .job else { return }
     let job = unsafeDowncast(pending, to: _TypedPendingJob<M.Input>.self)
     slot.pointee.phase = .finishing
     slot.pointee.job = nil
-    let token = UInt64(pending.slot) << 32 | UInt64(pending.generation)
+    let token = UInt64(pending._slot) << 32 | UInt64(pending._generation)
     for result in job.results where enqueue(result, token: token, source: .job) {
       slot.pointee.pending += 1
     }
     job.results = []
-    if slot.pointee.pending == 0 { finish(pending.slot) }
+    if slot.pointee.pending == 0 { finish(pending._slot) }
   }
 
   /// Frees the slot of an effect that completed, and starts whatever waited for its place.
@@ -184,10 +184,10 @@ extension _TypedMachine {
     let effects = self.effects
     let slot = effects.slot(index)
     let timer = slot.pointee.timer
-    if timer != _TimerHeap.none { withRuntime { $0.disarmTimer(timer) } }
+    if timer != _TimerHeap.none { withRuntime { $0._disarmTimer(timer) } }
     effects.unlink(index, fromWaiting: slot.pointee.phase == .waiting, of: Int(slot.pointee.queue))
     effects.release(index)
-    withRuntime { $0.counters.effectsCancelled &+= 1 }
+    withRuntime { $0._counters.effectsCancelled &+= 1 }
   }
 
   /// Cancels every effect with `effectID`, then starts effects that now fit on their queues.

@@ -3,7 +3,7 @@ extension _TypedMachine {
   /// Appends an input to the machine's queue; false when the machine has `inputCapacity`
   /// inputs queued or the pool has no cell for it. Into an empty queue, a small input
   /// without tag or token goes to the block (`inlineInput`); every other input takes a cell
-  /// of the kind's input pool, and so does the one in the block when another joins it (the
+  /// of the variant's input pool, and so does the one in the block when another joins it (the
   /// block holds an input only while it is the only one queued).
   @inlinable
   @inline(__always)
@@ -108,7 +108,7 @@ extension _TypedMachine {
   /// Queues an input from outside the runtime, to a machine known to be alive.
   @inlinable
   func post(_ input: M.Input, tag: PostTag) -> PostResult {
-    // The view came from a live id (`MachineHandle.machine`): a removed machine's slot has
+    // The view came from a live id (`MachineHandle._machine`): a removed machine's slot has
     // another generation, so this machine is alive.
     guard append(input, tag: tag, token: 0) else {
       record.pointee.dropped &+= 1
@@ -126,7 +126,7 @@ extension _TypedMachine {
     guard append(input, tag: .none, token: token) else {
       record.pointee.dropped &+= 1
       let id = self.id
-      withRuntime { $0.report(.inputQueueFull(id, source)) }
+      withRuntime { $0._report(.inputQueueFull(id, source)) }
       return false
     }
     noteQueued()
@@ -140,7 +140,7 @@ extension _TypedMachine {
       record.pointee.queueHighWater = record.pointee.inputCount
     }
     if !record.pointee.isScheduled {
-      table._withUnsafeGuaranteedRef { $0.schedule(index, record) }
+      registry._withUnsafeGuaranteedRef { $0.schedule(index, record) }
     }
   }
 }

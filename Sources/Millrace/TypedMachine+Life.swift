@@ -5,16 +5,16 @@ extension _TypedMachine {
   /// `inputCapacity` inputs.
   @inlinable
   static func spawn(
-    runtime: Runtime, index: UInt32, kind kindIndex: UInt16, state: M.State, extra: M.Extra,
+    runtime: Runtime, index: UInt32, variant variantIndex: UInt16, state: M.State, extra: M.Extra,
     inputCapacity: Int
   ) {
-    let entry = runtime.table.kinds + Int(kindIndex)
+    let entry = runtime._registry.variants + Int(variantIndex)
     let layout = entry.pointee.layout
     precondition(
       layout.pointee.inputOffset == inputOffset && layout.pointee.extraOffset == extraOffset,
       "the block layout and the typed offsets disagree")
-    let record = runtime.table.records + Int(index)
-    let block = entry.pointee.kind._withUnsafeGuaranteedRef { $0.blocks.take() }
+    let record = runtime._registry.records + Int(index)
+    let block = entry.pointee.variant._withUnsafeGuaranteedRef { $0.blocks.take() }
     block.bindMemory(to: M.State.self, capacity: 1).initialize(to: state)
     (block + layout.pointee.extraOffset).bindMemory(to: M.Extra.self, capacity: 1).initialize(
       to: extra)
@@ -24,7 +24,7 @@ extension _TypedMachine {
     record.initialize(to: _MachineRecord())
     record.pointee.generation = generation
     record.pointee.block = block
-    record.pointee.kind = kindIndex
+    record.pointee.variant = variantIndex
     record.pointee.inputCapacity = UInt16(truncatingIfNeeded: inputCapacity)
     record.pointee.isAlive = true
     _EffectSlots<M.Input>(
@@ -39,13 +39,13 @@ extension _TypedMachine {
   func terminate() {
     guard isAlive else { return }
     record.pointee.isAlive = false
-    table._withUnsafeGuaranteedRef { $0.retire(index) }
+    registry._withUnsafeGuaranteedRef { $0.retire(index) }
     let effects = self.effects
     while case let index = record.pointee.effectHead, index != _CellPool.none {
       let timer = effects.slot(index).pointee.timer
       withRuntime { runtime in
-        if timer != _TimerHeap.none { runtime.disarmTimer(timer) }
-        runtime.counters.effectsCancelled &+= 1
+        if timer != _TimerHeap.none { runtime._disarmTimer(timer) }
+        runtime._counters.effectsCancelled &+= 1
       }
       effects.release(index)
     }
@@ -59,13 +59,13 @@ extension _TypedMachine {
     effects.deinitialize()
     state.deinitialize(count: 1)
     extra.deinitialize(count: 1)
-    let kind = Int(record.pointee.kind)
-    withRuntime { $0.table.kinds[kind].kind.takeUnretainedValue().blocks.give(block) }
+    let variant = Int(record.pointee.variant)
+    withRuntime { $0._registry.variants[variant].variant.takeUnretainedValue().blocks.give(block) }
     record.pointee.block = nil
     if let side {
       let index = record.pointee.side
       record.pointee.side = 0
-      table._withUnsafeGuaranteedRef { $0.removeSide(index) }
+      registry._withUnsafeGuaranteedRef { $0.removeSide(index) }
       side.pointee.observers.removeAll()
       side.deinitialize(count: 1)
       side.deallocate()

@@ -1,7 +1,7 @@
 /// Observers: delivering a machine's events to its observers and its type's, and removing one.
 extension _TypedMachine {
   /// Calls every observer with `event`, in the order they were added, then the observer of
-  /// every machine of the kind, while the machine stays alive (an observer may remove it).
+  /// every machine of the variant, while the machine stays alive (an observer may remove it).
   /// Reads the list afresh for each observer, so one may add another meanwhile, or cancel
   /// one: no observer changes place during a dispatch (a cancelled one leaves a placeholder,
   /// `removeObserver`), and a cancelled observer's box stays alive until the dispatch returns
@@ -21,7 +21,7 @@ extension _TypedMachine {
       }
     }
     if let observer = entry.pointee.observer, isAlive {
-      Unmanaged<_ObserverBox<KindEvent>>.fromOpaque(observer)._withUnsafeGuaranteedRef {
+      Unmanaged<_ObserverBox<TypeEvent>>.fromOpaque(observer)._withUnsafeGuaranteedRef {
         $0.call((id, event))
       }
     }
@@ -32,10 +32,10 @@ extension _TypedMachine {
   /// place until the dispatch returns (`compactObservers`).
   @usableFromInline
   func removeObserver(token: UInt64) -> Bool {
-    let inDispatch = withRuntime { $0.isDispatching }
+    let inDispatch = withRuntime { $0._isDispatching }
     guard let removed = side?.pointee.observers.remove(token: token, inPlace: inDispatch)
     else { return false }
-    withRuntime { $0.retire(removed, compacting: inDispatch ? id : nil) }
+    withRuntime { $0._retire(removed, compacting: inDispatch ? id : nil) }
     return true
   }
 

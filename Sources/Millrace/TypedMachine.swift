@@ -1,9 +1,9 @@
-/// A typed view of one machine: its record in the runtime's table, its block (state, extra,
+/// A typed view of one machine: its record in the runtime's registry, its block (state, extra,
 /// bounded queue lists) and its cells in the runtime's input and effect pools, with everything
 /// the runtime does to a machine of type `M`.
 ///
 /// One file per concept: the view and its layout here; `+Inputs` (the input queue),
-/// `+Dispatch` (turns and resolution), `+Effects` (effects and their queues), `+Observers`,
+/// `+Dispatch` (steps and resolution), `+Effects` (effects and their queues), `+Observers`,
 /// `+Life` (spawn and removal).
 ///
 /// A view is made per operation and never stored. Every method runs on the runtime's thread.
@@ -15,54 +15,56 @@ struct _TypedMachine<M: Machine> {
   typealias Event = MachineEvent<M.Input, M.State, M.Output>
   /// What an observer of every machine of the type gets (`Runtime.observeAll`).
   @usableFromInline
-  typealias KindEvent = (MachineID, Event)
+  typealias TypeEvent = (MachineID, Event)
 
   /// The runtime, unretained: it outlives every use of a view (it removes its machines before
-  /// it goes away). Borrowed through `withRuntime`, never retained. Read from the table
+  /// it goes away). Borrowed through `withRuntime`, never retained. Read from the registry
   /// rather than kept in the view: a view of four words travels in registers to the
   /// out-of-line effect paths, where one of five is written to memory on every dispatch.
   @inlinable
-  var runtime: Unmanaged<Runtime> { table._withUnsafeGuaranteedRef { $0.owner.unsafelyUnwrapped } }
-  /// The runtime's machine table, unretained (the runtime and every handle hold it): posts and
-  /// sends schedule through it directly, not through `runtime.table`, a load fewer on the way.
+  var runtime: Unmanaged<Runtime> {
+    registry._withUnsafeGuaranteedRef { $0.owner.unsafelyUnwrapped }
+  }
+  /// The runtime's machine registry, unretained (the runtime and every handle hold it): posts and
+  /// sends schedule through it directly, not through `runtime.registry`, a load fewer on the way.
   @usableFromInline
-  let table: Unmanaged<_MachineTable>
+  let registry: Unmanaged<_MachineRegistry>
   @usableFromInline
   let index: UInt32
   @usableFromInline
   let record: UnsafeMutablePointer<_MachineRecord>
-  /// The machine's kind entry: its layout, pools and observer (valid for the runtime's life,
-  /// see `_MachineTable.kinds`; an observer replaced meanwhile stays valid until the runtime
+  /// The machine's variant entry: its layout, pools and observer (valid for the runtime's life,
+  /// see `_MachineRegistry.variants`; an observer replaced meanwhile stays valid until the runtime
   /// goes).
   @usableFromInline
-  let entry: UnsafePointer<_KindEntry>
+  let entry: UnsafePointer<_VariantEntry>
   /// The machine's block (read from the record on each use: a view small enough to travel in
   /// registers is worth more than the load).
   @inlinable
   var block: UnsafeMutableRawPointer { record.pointee.block.unsafelyUnwrapped }
 
-  /// The machine in slot `index` of `table`, which must hold one (alive or awaiting release).
+  /// The machine in slot `index` of `registry`, which must hold one (alive or awaiting release).
   @inlinable
-  init(table: _MachineTable, index: UInt32) {
-    let record = table.records + Int(index)
+  init(registry: _MachineRegistry, index: UInt32) {
+    let record = registry.records + Int(index)
     self.init(
-      table: table, index: index, record: record,
-      entry: UnsafePointer(table.kinds + Int(record.pointee.kind)))
+      registry: registry, index: index, record: record,
+      entry: UnsafePointer(registry.variants + Int(record.pointee.variant)))
   }
 
-  /// The machine in slot `index` of `table`, with its record and kind entry.
+  /// The machine in slot `index` of `registry`, with its record and variant entry.
   @inlinable
   init(
-    table: _MachineTable, index: UInt32, record: UnsafeMutablePointer<_MachineRecord>,
-    entry: UnsafePointer<_KindEntry>
+    registry: _MachineRegistry, index: UInt32, record: UnsafeMutablePointer<_MachineRecord>,
+    entry: UnsafePointer<_VariantEntry>
   ) {
-    self.table = Unmanaged.passUnretained(table)
+    self.registry = Unmanaged.passUnretained(registry)
     self.index = index
     self.record = record
     self.entry = entry
   }
 
-  /// The kind's layout (read only where effects need it: the input path does not).
+  /// The variant's layout (read only where effects need it: the input path does not).
   @inlinable
   var layout: UnsafePointer<_BlockLayout> { entry.pointee.layout }
 
@@ -167,7 +169,7 @@ struct _TypedMachine<M: Machine> {
   var side: UnsafeMutablePointer<_MachineSide<M>>? {
     let index = record.pointee.side
     guard index != 0 else { return nil }
-    return table._withUnsafeGuaranteedRef { $0.side(index) }.assumingMemoryBound(
+    return registry._withUnsafeGuaranteedRef { $0.side(index) }.assumingMemoryBound(
       to: _MachineSide<M>.self)
   }
 
@@ -178,7 +180,7 @@ struct _TypedMachine<M: Machine> {
     if let side { return side }
     guard let side = _Memory.allocate(_MachineSide<M>.self, count: 1) else { return nil }
     guard
-      let index = table._withUnsafeGuaranteedRef({ $0.addSide(UnsafeMutableRawPointer(side)) })
+      let index = registry._withUnsafeGuaranteedRef({ $0.addSide(UnsafeMutableRawPointer(side)) })
     else {
       side.deallocate()
       return nil

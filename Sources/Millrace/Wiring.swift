@@ -15,9 +15,9 @@ extension Runtime {
   ) -> Bool {
     checkOwned(source)
     checkOwned(target)
-    guard let side = source.machine?.makeSide() else { return false }
+    guard let side = source._machine?.makeSide() else { return false }
     side.pointee.routes.append { output in
-      map(output) { input in target.machine?.enqueue(input, token: 0, source: .route) }
+      map(output) { input in target._machine?.enqueue(input, token: 0, source: .route) }
     }
     return true
   }
@@ -42,7 +42,7 @@ extension Runtime {
     _ handle: MachineHandle<M>, _ map: @escaping (M.Output) -> Redirection<M.Input>
   ) -> Bool {
     checkOwned(handle)
-    guard let side = handle.machine?.makeSide() else { return false }
+    guard let side = handle._machine?.makeSide() else { return false }
     side.pointee.redirect = map
     return true
   }
@@ -73,9 +73,12 @@ extension Runtime {
     }
   }
 
-  /// Stops the program when `handle` is of a machine of another runtime.
+  /// Stops the program when `handle` is of a machine of another runtime (and, in debug
+  /// builds, when the caller is off the runtime's thread).
   func checkOwned<M: Machine>(_ handle: MachineHandle<M>) {
+    _registry.assertOnItsThread()
     precondition(
-      handle.table === table, "wiring a machine of another runtime: both ends must be this one's")
+      handle._registry === _registry,
+      "wiring a machine of another runtime: both ends must be this one's")
   }
 }

@@ -77,13 +77,13 @@ extension millrace_event_t {
   /// The C form of one reply or output.
   init(_ event: MachineEvent<Int32, Int32, Int32>) {
     switch event {
-    case .replied(.success(let input, let from, let to), let tag):
+    case .replied(.handled(let input, let from, let to), let tag):
       self.init(
-        kind: Int32(MILLRACE_EVENT_SUCCESS.rawValue), input: input, from: from, to: to,
+        kind: Int32(MILLRACE_EVENT_HANDLED.rawValue), input: input, from: from, to: to,
         output: 0, tag: tag.rawValue)
-    case .replied(.failure(let input, let state), let tag):
+    case .replied(.rejected(let input, let state), let tag):
       self.init(
-        kind: Int32(MILLRACE_EVENT_FAILURE.rawValue), input: input, from: state, to: state,
+        kind: Int32(MILLRACE_EVENT_REJECTED.rawValue), input: input, from: state, to: state,
         output: 0, tag: tag.rawValue)
     case .emitted(let output):
       self.init(

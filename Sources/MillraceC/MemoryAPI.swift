@@ -26,8 +26,8 @@ enum Room {
   static let observe = 32 * word
   /// `millrace_set_diagnostic_observer`: the observer's closure.
   static let observer = 16 * word
-  /// `millrace_spawn` with `queues` queues: the queue array and, for a new kind, the kind,
-  /// its layout and the growth of the runtime's kind and pool arrays.
+  /// `millrace_spawn` with `queues` queues: the queue array and, for a new variant, the variant,
+  /// its layout and the growth of the runtime's variant and pool arrays.
   static func spawn(queues: Int) -> Int { (128 + 12 * queues) * word }
 
   /// Reserves `bytes` for the call in progress in the memory entered; false when they

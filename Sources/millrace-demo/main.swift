@@ -8,13 +8,13 @@
 import Millrace
 import MillraceUV
 
-enum TrafficLight: Machine {
+enum TrafficLight: PlainMachine {
   enum State: String { case red, green, yellow, flashing }
   enum Input: String { case tick, flash, resume }
 
   typealias Output = String
   static func resolve(
-    _ input: Input, state: inout State, extra: Void, effects: inout Effects<Self>
+    _ input: Input, state: inout State, effects: inout Effects<Self>
   ) -> Resolution {
     switch (input, state) {
     case (.tick, .red): state = .green
@@ -32,9 +32,9 @@ enum TrafficLight: Machine {
 /// The reply line for one input's reply.
 func describe(_ reply: Reply<TrafficLight.Input, TrafficLight.State>) -> String {
   switch reply {
-  case .success(let input, let from, let to):
+  case .handled(let input, let from, let to):
     return "\(input.rawValue): \(from.rawValue) -> \(to.rawValue)"
-  case .failure(let input, let state): return "rejected \(input.rawValue) in \(state.rawValue)"
+  case .rejected(let input, let state): return "rejected \(input.rawValue) in \(state.rawValue)"
   }
 }
 

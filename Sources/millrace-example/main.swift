@@ -11,7 +11,7 @@ import Millrace
 import MillraceUV
 
 /// The light: a machine with two states, a timer on a queue of its own, and outputs.
-enum StairLight: Machine {
+enum StairLight: PlainMachine {
   enum State: String { case off, on }
   enum Input: String, Sendable { case press, off, timeout }
   typealias Output = String
@@ -27,7 +27,7 @@ enum StairLight: Machine {
   static let onFor = TimeSpan.milliseconds(200)
 
   static func resolve(
-    _ input: Input, state: inout State, extra: Void, effects: inout Effects<Self>
+    _ input: Input, state: inout State, effects: inout Effects<Self>
   ) -> Resolution {
     switch (input, state) {
     case (.press, .off):
@@ -51,9 +51,9 @@ enum StairLight: Machine {
 /// One line for a reply.
 func describe(_ reply: Reply<StairLight.Input, StairLight.State>) -> String {
   switch reply {
-  case .success(let input, let from, let to):
+  case .handled(let input, let from, let to):
     return "\(input.rawValue): \(from.rawValue) -> \(to.rawValue)"
-  case .failure(let input, let state):
+  case .rejected(let input, let state):
     return "\(input.rawValue): rejected in \(state.rawValue)"
   }
 }

@@ -47,7 +47,7 @@ import Testing
       """#
     let host = try host(json, log: HostKindTests.EventLog())
     let machine = try host.spawn(kind: "adder", name: "a", state: nil).get()
-    func cellsInUse() -> Int { runtime.pools.first { $0.inputs }?.pool.pointee.live ?? 0 }
+    func cellsInUse() -> Int { runtime._pools.first { $0.inputs }?.pool.pointee.live ?? 0 }
     #expect(machine.post("add", ["2"], tag: .none) == .accepted)
     #expect(cellsInUse() == 0)
     #expect(machine.post("add", ["3"], tag: .none) == .accepted)

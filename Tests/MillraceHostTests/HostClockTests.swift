@@ -61,9 +61,9 @@ struct HostClockTests {
 
   @Test("an overdue every fires once, then on its grid")
   func overdueEveryInTheRuntime() throws {
-    enum Ticker: Machine {
+    enum Ticker: PlainMachine {
       static func resolve(
-        _ input: Int, state: inout Int, extra: Void, effects: inout Effects<Self>
+        _ input: Int, state: inout Int, effects: inout Effects<Self>
       ) -> Resolution {
         state += 1
         return .handled

@@ -52,8 +52,8 @@ struct HostKindTests {
     runtime.dispatch()
     #expect(
       log.events == [
-        .succeeded(input: "dec", from: "2", to: "1", tag: PostTag(1)),
-        .succeeded(input: "add:-1", from: "1", to: "0", tag: PostTag(2)),
+        .handled(input: "dec", from: "2", to: "1", tag: PostTag(1)),
+        .handled(input: "add:-1", from: "1", to: "0", tag: PostTag(2)),
         .emitted("zero"),
         .rejected(input: "dec", state: "0", tag: PostTag(3)),
       ])
@@ -70,9 +70,9 @@ struct HostKindTests {
 
   @Test("stored timers come back with their wall-clock deadlines")
   func storedTimersRoundTrip() throws {
-    enum Alarm: Machine {
+    enum Alarm: PlainMachine {
       static func resolve(
-        _ input: String, state: inout String, extra: Void, effects: inout Effects<Self>
+        _ input: String, state: inout String, effects: inout Effects<Self>
       ) -> Resolution {
         if input == "arm" { effects.after(.seconds(2), send: "ring", id: "alarm") }
         state = input

@@ -16,10 +16,10 @@ struct AuthScenarioTests {
     driver.runUntilIdle()
     #expect(
       recorder.replies == [
-        .success(.login, from: .loggedOut, to: .loggingIn),
-        .success(.loginOK, from: .loggingIn, to: .loggedIn),
-        .success(.logout, from: .loggedIn, to: .loggingOut),
-        .success(.logoutOK, from: .loggingOut, to: .loggedOut),
+        .handled(.login, from: .loggedOut, to: .loggingIn),
+        .handled(.loginOK, from: .loggingIn, to: .loggedIn),
+        .handled(.logout, from: .loggedIn, to: .loggingOut),
+        .handled(.logoutOK, from: .loggingOut, to: .loggedOut),
       ])
     #expect(auth.state == .loggedOut)
   }
@@ -34,11 +34,11 @@ struct AuthScenarioTests {
     driver.runUntilIdle()
     #expect(
       recorder.replies == [
-        .success(.login, from: .loggedOut, to: .loggingIn),
-        .success(.forceLogout, from: .loggingIn, to: .loggingOut),
-        .failure(.loginOK, state: .loggingOut),
-        .failure(.logout, state: .loggingOut),
-        .success(.logoutOK, from: .loggingOut, to: .loggedOut),
+        .handled(.login, from: .loggedOut, to: .loggingIn),
+        .handled(.forceLogout, from: .loggingIn, to: .loggingOut),
+        .rejected(.loginOK, state: .loggingOut),
+        .rejected(.logout, state: .loggingOut),
+        .handled(.logoutOK, from: .loggingOut, to: .loggedOut),
       ])
   }
 
@@ -61,7 +61,7 @@ struct AuthScenarioTests {
     driver.advance(by: .seconds(1))
     #expect(auth.state == .loggedOut)
     #expect(recorder.replies.count == 4)
-    #expect(recorder.replies.allSatisfy { $0.isSuccess })
+    #expect(recorder.replies.allSatisfy { $0.isHandled })
   }
 
   @Test("on a latest queue a rejected second login cancels nothing")
@@ -74,10 +74,10 @@ struct AuthScenarioTests {
     driver.advance(by: .milliseconds(100))
     _ = auth.post(.login)
     driver.runUntilIdle()
-    #expect(recorder.replies.last == .failure(.login, state: .loggingIn))
+    #expect(recorder.replies.last == .rejected(.login, state: .loggingIn))
     driver.advance(to: .ms(1000))
     #expect(auth.state == .loggedIn)
-    #expect(recorder.replies.last == .success(.loginOK, from: .loggingIn, to: .loggedIn))
+    #expect(recorder.replies.last == .handled(.loginOK, from: .loggingIn, to: .loggedIn))
     #expect(recorder.events.last?.at == .ms(1000))
   }
 
@@ -92,7 +92,7 @@ struct AuthScenarioTests {
     driver.advance(by: .seconds(5))
     #expect(auth.state == .loggedOut)
     #expect(!recorder.replies.contains { $0.input == .loginOK })
-    #expect(recorder.replies.last == .success(.logoutOK, from: .loggingOut, to: .loggedOut))
+    #expect(recorder.replies.last == .handled(.logoutOK, from: .loggingOut, to: .loggedOut))
     #expect(recorder.events.last?.at == .ms(1500))
     #expect(runtime.statistics.effectsCancelled == 1)
   }

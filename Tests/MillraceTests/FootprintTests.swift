@@ -3,12 +3,12 @@ import Testing
 @testable import Millrace
 
 /// The memory layout behind the per-machine budget (DESIGN.md §6: 64 bytes beyond its queue
-/// slots) and the sharing of machine kinds.
+/// slots) and the sharing of machine variants.
 @Suite("Footprint")
 struct FootprintTests {
-  enum Echo: Machine {
+  enum Echo: PlainMachine {
     static func resolve(
-      _ input: Int, state: inout Int, extra: Void, effects: inout Effects<Self>
+      _ input: Int, state: inout Int, effects: inout Effects<Self>
     ) -> Resolution {
       state = input
       return .handled
@@ -16,9 +16,9 @@ struct FootprintTests {
   }
 
   /// The same shape as `Echo`, another type.
-  enum Twin: Machine {
+  enum Twin: PlainMachine {
     static func resolve(
-      _ input: Int, state: inout Int, extra: Void, effects: inout Effects<Self>
+      _ input: Int, state: inout Int, effects: inout Effects<Self>
     ) -> Resolution {
       state = -input
       return .handled
@@ -30,27 +30,27 @@ struct FootprintTests {
     #expect(MemoryLayout<_MachineRecord>.stride == 56)
     let runtime = Runtime()
     _ = try runtime.spawn(Echo.self, state: 0)
-    #expect(runtime.kinds.first?.blocks.stride == MemoryLayout<Int>.stride)
+    #expect(runtime._variants.first?.blocks.stride == MemoryLayout<Int>.stride)
   }
 
-  @Test("machines of one type and queue layout share one kind, whatever their input limits")
-  func kindsAreShared() throws {
+  @Test("machines of one type and queue layout share one variant, whatever their input limits")
+  func variantsAreShared() throws {
     let runtime = Runtime()
     var handles: [MachineHandle<Echo>] = []
     for _ in 0..<5 { handles.append(try runtime.spawn(Echo.self, state: 0)) }
-    #expect(runtime.kinds.count == 1)
+    #expect(runtime._variants.count == 1)
     _ = try runtime.spawn(Echo.self, state: 0, queues: [.merge, .latest(max: 1)])
     let small = try runtime.spawn(Echo.self, state: 0, inputCapacity: 3)
-    #expect(runtime.kinds.count == 2)
+    #expect(runtime._variants.count == 2)
     #expect((0..<4).map { small.post($0) } == [.accepted, .accepted, .accepted, .queueFull])
   }
 
-  @Test("machines of different types never share a kind, even with the same layout")
-  func kindsTellTypesApart() throws {
+  @Test("machines of different types never share a variant, even with the same layout")
+  func variantsTellTypesApart() throws {
     let runtime = Runtime()
     let echo = try runtime.spawn(Echo.self, state: 0)
     let twin = try runtime.spawn(Twin.self, state: 0)
-    #expect(runtime.kinds.count == 2)
+    #expect(runtime._variants.count == 2)
     _ = echo.post(4)
     _ = twin.post(4)
     runtime.dispatch()
@@ -64,7 +64,7 @@ struct FootprintTests {
     _ = try runtime.spawn(Echo.self, state: 0, queues: [.merge, .merge])
     _ = try runtime.spawn(
       Echo.self, state: 0, queues: [.merge, .latest(max: 1), .oldest(max: 2, .suspendNew)])
-    #expect(runtime.kinds.map(\.layout.listCount) == [0, 2])
+    #expect(runtime._variants.map(\.layout.listCount) == [0, 2])
   }
 
   @Test("a handle that outlives its runtime finds its machine gone")
@@ -89,7 +89,7 @@ struct FootprintTests {
     #expect(second.state == 2)
   }
 
-  @Test("a kind's blocks come from chunks that grow 1, 2, 4, ...; all go with the last block")
+  @Test("a variant's blocks come from chunks that grow 1, 2, 4, ...; all go with the last block")
   func blockPoolCarvesChunks() {
     var pool = _BlockPool(blockBytes: 20, alignment: 4)
     var heap = _BlockArena(bytes: 0)!
@@ -120,7 +120,7 @@ struct FootprintTests {
     pool.give(again)
   }
 
-  @Test("removing every machine of a kind and spawning again reuses nothing stale")
+  @Test("removing every machine of a variant and spawning again reuses nothing stale")
   func blocksComeBackAfterTheLastMachine() throws {
     let runtime = Runtime(capacity: RuntimeCapacity(machines: 300))
     for round in 0..<3 {
@@ -130,7 +130,7 @@ struct FootprintTests {
       }
       for (value, handle) in handles.enumerated() { #expect(handle.state == value + round) }
       for handle in handles.reversed() { runtime.remove(handle) }
-      #expect(runtime.kinds.first?.blocks.live == 0)
+      #expect(runtime._variants.first?.blocks.live == 0)
     }
   }
 
@@ -143,18 +143,18 @@ struct FootprintTests {
     while let handle = try? runtime.spawn(Echo.self, state: handles.count) {
       handles.append(handle)
     }
-    let stride = try #require(runtime.kinds.first?.blocks.stride)
+    let stride = try #require(runtime._variants.first?.blocks.stride)
     #expect(handles.count == 4096 / stride)
     #expect(throws: SpawnError.blockBytesUsedUp) { try runtime.spawn(Echo.self, state: 0) }
     #expect(runtime.statistics.spawnsRefused == 2)
-    // A removed machine's block is kept by its kind and serves the next spawn of that kind.
+    // A removed machine's block is kept by its variant and serves the next spawn of that variant.
     runtime.remove(handles[0])
     let again = try runtime.spawn(Echo.self, state: 7)
     #expect(again.post(9) == .accepted)
     runtime.dispatch()
     #expect(again.state == 9)
     #expect(handles.dropFirst().enumerated().allSatisfy { $1.state == $0 + 1 })
-    // Another kind has no block to take, even with a machine slot free.
+    // Another variant has no block to take, even with a machine slot free.
     runtime.remove(handles[1])
     #expect(throws: SpawnError.blockBytesUsedUp) { try runtime.spawn(Twin.self, state: 0) }
     #expect(runtime.statistics.spawnsRefused == 3)

@@ -31,11 +31,11 @@ struct InputQueueTests {
   typealias Wide = FootprintTests.Echo
 
   /// `arm` starts `after(1 s, done)` with id `t`, `disarm` cancels it, `done` emits 1.
-  enum Timed: Machine {
+  enum Timed: PlainMachine {
     enum Input: UInt8 { case arm, disarm, done }
     typealias Output = Int
     static func resolve(
-      _ input: Input, state: inout UInt8, extra: Void, effects: inout Effects<Self>
+      _ input: Input, state: inout UInt8, effects: inout Effects<Self>
     ) -> Resolution {
       switch input {
       case .arm: effects.after(.seconds(1), send: .done, id: "t")
@@ -47,10 +47,10 @@ struct InputQueueTests {
   }
 
   /// `Wide`'s shape, with a slot the type reserves: the block grows by the input.
-  enum Reserved: Machine {
+  enum Reserved: PlainMachine {
     static var reservesInputSlot: Bool { true }
     static func resolve(
-      _ input: Int, state: inout Int, extra: Void, effects: inout Effects<Self>
+      _ input: Int, state: inout Int, effects: inout Effects<Self>
     ) -> Resolution {
       state = input
       return .handled
@@ -58,7 +58,7 @@ struct InputQueueTests {
   }
 
   func cellsInUse(_ runtime: Runtime) -> Int {
-    runtime.pools.first { $0.inputs }?.pool.pointee.live ?? 0
+    runtime._pools.first { $0.inputs }?.pool.pointee.live ?? 0
   }
 
   @Test("a block holds an input slot only where the input fits in its padding")
@@ -69,7 +69,7 @@ struct InputQueueTests {
     let runtime = Runtime()
     _ = try runtime.spawn(Tiny.self, state: 0, extra: ("a", Logger.Log()))
     _ = try runtime.spawn(Wide.self, state: 0)
-    #expect(runtime.kinds.map(\.blocks.stride) == [32, 8])
+    #expect(runtime._variants.map(\.blocks.stride) == [32, 8])
   }
 
   @Test("a type that reserves an input slot gets one, its block bigger by the input")
@@ -78,9 +78,9 @@ struct InputQueueTests {
     let runtime = Runtime()
     let machine = try runtime.spawn(Reserved.self, state: 0)
     _ = try runtime.spawn(Wide.self, state: 0)
-    #expect(runtime.kinds.map(\.blocks.stride) == [16, 8])
+    #expect(runtime._variants.map(\.blocks.stride) == [16, 8])
     var states: [Int] = []
-    machine.observe { if case .replied(.success(_, _, let to), _) = $0 { states.append(to) } }
+    machine.observe { if case .replied(.handled(_, _, let to), _) = $0 { states.append(to) } }
     #expect(machine.post(1) == .accepted)
     #expect(cellsInUse(runtime) == 0)
     #expect(machine.post(2) == .accepted)

@@ -2,10 +2,10 @@ import Millrace
 import Testing
 
 /// `fetch(n)` runs a job that yields `got(n * 10)` and `got(n * 10 + 1)`; `abort` cancels it.
-enum Fetcher: Machine {
+enum Fetcher: PlainMachine {
   enum Input: Equatable, Sendable { case fetch(Int), got(Int), abort }
   static func resolve(
-    _ input: Input, state: inout [Int], extra: Void, effects: inout Effects<Self>
+    _ input: Input, state: inout [Int], effects: inout Effects<Self>
   ) -> Resolution {
     switch input {
     case .fetch(let n): effects.run(Job { [.got(n * 10), .got(n * 10 + 1)] }, id: "fetch")

@@ -3,13 +3,13 @@ import Testing
 
 /// The README's nested-states example (a code-defined machine with `playing` and `paused`
 /// inside `on`), kept here so that it keeps compiling and doing what the README says.
-enum Player: Machine {
+enum Player: PlainMachine {
   enum On { case playing, paused }
   enum State: Equatable { case off, on(On) }
   enum Input { case power, pause, play }
   typealias Output = String
   static func resolve(
-    _ input: Input, state: inout State, extra: Void, effects: inout Effects<Self>
+    _ input: Input, state: inout State, effects: inout Effects<Self>
   ) -> Resolution {
     guard case .on(let child) = state else {  // top level: `off`
       guard input == .power else { return .rejected }
@@ -43,7 +43,7 @@ enum Player: Machine {
     }
     runtime.dispatch()
     #expect(
-      recorder.replies.map(\.isSuccess) == [false, true, true, false, true, true])
+      recorder.replies.map(\.isHandled) == [false, true, true, false, true, true])
     #expect(recorder.outputs == ["poweredOn", "poweredOff"])
     #expect(player.state == .off)
   }

@@ -7,11 +7,11 @@ import Testing
 @Suite("Pools")
 struct PoolTests {
   /// Counts its inputs; `arm` starts `after(1 s, done)` with id `t`, `disarm` cancels it.
-  enum Counter: Machine {
+  enum Counter: PlainMachine {
     enum Input: Equatable { case tick, arm, disarm, done }
     typealias Output = Int
     static func resolve(
-      _ input: Input, state: inout Int, extra: Void, effects: inout Effects<Self>
+      _ input: Input, state: inout Int, effects: inout Effects<Self>
     ) -> Resolution {
       switch input {
       case .tick: state += 1
@@ -24,7 +24,7 @@ struct PoolTests {
   }
 
   func pool(_ runtime: Runtime, inputs: Bool) -> _CellPool? {
-    runtime.pools.first { $0.inputs == inputs }?.pool.pointee
+    runtime._pools.first { $0.inputs == inputs }?.pool.pointee
   }
 
   @Test("idle machines hold no input or effect cells, and records are written as slots are taken")
@@ -32,7 +32,7 @@ struct PoolTests {
     let runtime = Runtime(capacity: RuntimeCapacity(machines: 100_000))
     var handles: [MachineHandle<Counter>] = []
     for _ in 0..<1000 { handles.append(try runtime.spawn(Counter.self, state: 0)) }
-    #expect(runtime.table.initialized == 1000)
+    #expect(runtime._registry.initialized == 1000)
     #expect(pool(runtime, inputs: true)?.touched == 0)
     #expect(pool(runtime, inputs: false)?.touched == 0)
     #expect(handles[500].post(.tick) == .accepted)
@@ -88,11 +88,11 @@ struct PoolTests {
     // Only the drained input pool goes; machines, effects and timers are in use.
     let inputBytes = try #require(pool(runtime, inputs: true)?.touchedBytes)
     #expect(runtime.releaseMemory() == inputBytes)
-    #expect(runtime.table.initialized == 10_000)
+    #expect(runtime._registry.initialized == 10_000)
     #expect(runtime.statistics.timers == 10_000)
     for handle in old { runtime.remove(handle) }
     #expect(runtime.releaseMemory() > 10_000 * MemoryLayout<_MachineRecord>.stride)
-    #expect(runtime.table.initialized == 0)
+    #expect(runtime._registry.initialized == 0)
     #expect(runtime.statistics.timers == 0)
     var new: [MachineHandle<Counter>] = []
     for _ in 0..<10_000 { new.append(try runtime.spawn(Counter.self, state: 2)) }
@@ -110,7 +110,7 @@ struct PoolTests {
     first.observe { if case .emitted(let value) = $0 { outputs.append(value) } }
     _ = first.post(.arm)
     runtime.dispatch()
-    let view = _TypedMachine<Counter>(table: runtime.table, index: first.id.index)
+    let view = _TypedMachine<Counter>(registry: runtime._registry, index: first.id.index)
     let cell = try #require(view.record.pointee.effectHead == 0 ? UInt32(0) : nil)
     let stale = view.effects.slot(cell).pointee.generation
     // The timer fires behind a `disarm`: its delivery is queued with the effect's token, and
@@ -124,7 +124,7 @@ struct PoolTests {
     runtime.dispatch()
     #expect(outputs.isEmpty)
     #expect(runtime.statistics.discarded == 1)
-    let reused = _TypedMachine<Counter>(table: runtime.table, index: second.id.index)
+    let reused = _TypedMachine<Counter>(registry: runtime._registry, index: second.id.index)
     #expect(reused.record.pointee.effectHead == cell)
     #expect(reused.effects.slot(cell).pointee.generation > stale)
     #expect(!view.effects.isLive(slot: cell, generation: stale))
@@ -136,7 +136,7 @@ struct PoolTests {
     var seen: [(MachineID, Int)] = []
     let first = try runtime.spawn(Counter.self, state: 0)
     runtime.observeAll(Counter.self) { id, event in
-      if case .replied(.success(_, _, let to), _) = event { seen.append((id, to)) }
+      if case .replied(.handled(_, _, let to), _) = event { seen.append((id, to)) }
     }
     let second = try runtime.spawn(Counter.self, state: 10, queues: [.latest(max: 1)])
     let other = try runtime.spawn(FootprintTests.Echo.self, state: 0)
@@ -189,7 +189,7 @@ struct PoolTests {
     #expect(counters.handle(again.id)?.state == 5)
   }
 
-  @Test("an observer may replace observeAll and grow the kind table during dispatch")
+  @Test("an observer may replace observeAll and grow the variant table during dispatch")
   func observerReplacesItselfAndAddsKinds() throws {
     let runtime = Runtime()
     var first = 0
@@ -199,12 +199,12 @@ struct PoolTests {
     runtime.observeAll(Counter.self) { [unowned runtime] _, event in
       guard case .replied = event else { return }
       first += 1
-      // Replaced while it runs, and the kind table grows (new queue layouts) meanwhile:
+      // Replaced while it runs, and the variant table grows (new queue layouts) meanwhile:
       // the view in dispatch still reads its entry and this observer's box.
       runtime.observeAll(Counter.self) { _, event in
         if case .replied = event { second += 1 }
       }
-      retired = runtime.retiredObservers.count
+      retired = runtime._retiredObservers.count
       for limit in 1...4 {
         _ = try? runtime.spawn(Counter.self, state: 0, queues: [.latest(max: limit)])
       }
@@ -214,10 +214,10 @@ struct PoolTests {
     runtime.dispatch()
     #expect(first == 1)
     #expect(second == 1)
-    #expect(runtime.kinds.count == 5)
+    #expect(runtime._variants.count == 5)
     // The replaced one was kept while dispatching, and released when the dispatch returned.
     #expect(retired == 1)
-    #expect(runtime.retiredObservers.isEmpty)
-    #expect(runtime.observedTypes.count == 1)
+    #expect(runtime._retiredObservers.isEmpty)
+    #expect(runtime._observedTypes.count == 1)
   }
 }

@@ -69,6 +69,17 @@ enum MisnumberedQueues: Machine {
   }
 }
 
+/// Records an effect by position on a queue past its two (the typed methods cannot).
+enum PastItsQueues: Machine {
+  typealias Queue = NamedQueues.Queue
+  static func resolve(
+    _ input: Int, state: inout Int, extra: Void, effects: inout Effects<Self>
+  ) -> Resolution {
+    effects.record(.after(.milliseconds(1), input, queue: EffectQueue(UInt8(input))))
+    return .handled
+  }
+}
+
 @Suite("Queue policies")
 struct QueuePolicyTests {
   @Test("a machine's own queue type gives its layout, and its effects run on the queue named")
@@ -91,6 +102,23 @@ struct QueuePolicyTests {
   func misnumberedQueues() async {
     await #expect(processExitsWith: .failure) {
       _ = try? Runtime().spawn(MisnumberedQueues.self, state: 0)
+    }
+  }
+
+  @Test("an effect recorded on a queue its machine lacks stops the program, not runs elsewhere")
+  func effectOnMissingQueue() async throws {
+    // The last queue the machine has is fine ...
+    let runtime = Runtime()
+    let machine = try runtime.spawn(PastItsQueues.self, state: 0)
+    _ = machine.post(1)
+    runtime.dispatch()
+    #expect(runtime.statistics.effectsStarted == 1)
+    // ... the next one is not.
+    await #expect(processExitsWith: .failure) {
+      let runtime = Runtime()
+      let machine = try? runtime.spawn(PastItsQueues.self, state: 0)
+      _ = machine?.post(2)
+      _ = runtime.dispatch()
     }
   }
 

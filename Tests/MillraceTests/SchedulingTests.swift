@@ -69,7 +69,7 @@ struct SchedulingTests {
   func selfFeedingYieldsToObserverPosts() throws {
     let (runtime, log, a, b) = try countdownAndLogger()
     a.observe { event in
-      if case .replied(.success(2, _, _), _) = event { _ = b.post(9) }
+      if case .replied(.handled(2, _, _), _) = event { _ = b.post(9) }
     }
     _ = a.post(2)
     #expect(runtime.dispatch() == 4)
@@ -182,8 +182,8 @@ struct SchedulingTests {
       capacity: RuntimeCapacity(effectsPerMachine: 2, timers: 3, effectsPerResolution: 2))
     var diagnostics: [Diagnostic] = []
     runtime.onDiagnostic = { diagnostics.append($0) }
-    let first = try runtime.spawn(Starter.self, state: [])
-    let second = try runtime.spawn(Starter.self, state: [])
+    let first = try runtime.spawn(Starter.self, state: [], queues: [.merge, .merge])
+    let second = try runtime.spawn(Starter.self, state: [], queues: [.merge, .merge])
     for n in 1...3 { _ = first.post(.start(n)) }
     for n in 1...2 { _ = second.post(.start(n)) }
     let chatty = try runtime.spawn(

@@ -2,10 +2,10 @@ import Millrace
 import Testing
 
 /// `start` starts `every(30 ms, tick)` with id `timer`; `tick` counts; `stop` cancels `timer`.
-enum Ticker: Machine {
+enum Ticker: PlainMachine {
   enum Input: Equatable { case start, tick, stop }
   static func resolve(
-    _ input: Input, state: inout Int, extra: Void, effects: inout Effects<Self>
+    _ input: Input, state: inout Int, effects: inout Effects<Self>
   ) -> Resolution {
     switch input {
     case .start: effects.every(.milliseconds(30), send: .tick, id: "timer")
@@ -17,11 +17,11 @@ enum Ticker: Machine {
 }
 
 /// `request` starts `after(1 s, done)` with id `foo`; `cancel(id)` only exists for `foo`.
-enum Requester: Machine {
+enum Requester: PlainMachine {
   enum State: Equatable { case idle, requesting }
   enum Input: Equatable { case request, cancel(EffectID), done, startThenCancel, cancelThenStart }
   static func resolve(
-    _ input: Input, state: inout State, extra: Void, effects: inout Effects<Self>
+    _ input: Input, state: inout State, effects: inout Effects<Self>
   ) -> Resolution {
     switch (input, state) {
     case (.request, .idle):
@@ -86,9 +86,9 @@ struct TimerAndCancellationTests {
     _ = machine.post(.request)
     _ = machine.post(.cancel("dummy"))
     driver.runUntilIdle()
-    #expect(recorder.replies.last == .failure(.cancel("dummy"), state: .requesting))
+    #expect(recorder.replies.last == .rejected(.cancel("dummy"), state: .requesting))
     driver.advance(by: .seconds(1))
-    #expect(recorder.replies.last == .success(.done, from: .requesting, to: .idle))
+    #expect(recorder.replies.last == .handled(.done, from: .requesting, to: .idle))
   }
 
   @Test("cancelling by id stops the effect for good")

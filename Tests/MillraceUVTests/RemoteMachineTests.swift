@@ -1,13 +1,14 @@
 import Foundation
 import Millrace
-import MillraceUV
 import Synchronization
 import Testing
 
+@testable import MillraceUV
+
 /// Adds each input to its total; rejects negative inputs.
-enum Accumulator: Machine {
+enum Accumulator: PlainMachine {
   static func resolve(
-    _ input: Int, state: inout Int, extra: Void, effects: inout Effects<Self>
+    _ input: Int, state: inout Int, effects: inout Effects<Self>
   ) -> Resolution {
     guard input >= 0 else { return .rejected }
     state += input
@@ -104,7 +105,7 @@ struct RemoteMachineTests {
           group.addTask {
             for index in 0..<200 {
               guard
-                case .success(let input, _, let to) = try? await remote.send(
+                case .handled(let input, _, let to) = try? await remote.send(
                   task * 1_000 + index + 1)
               else { continue }
               replies.append((task, input, to))
@@ -123,11 +124,11 @@ struct RemoteMachineTests {
     #expect(Set(all.map(\.to)).count == 800)
   }
 
-  @Test("a rejected input is a failure reply, not an error")
+  @Test("a rejected input is a rejected reply, not an error")
   func rejection() throws {
     let result = Collected<Bool>()
     try run { remote in
-      if case .failure(let input, let state) = try? await remote.send(-1) {
+      if case .rejected(let input, let state) = try? await remote.send(-1) {
         result.append(input == -1 && state == 0)
       }
     }
@@ -143,7 +144,7 @@ struct RemoteMachineTests {
       for value in 1...5 { _ = try? await remote.send(value) }
       remote.close()
       for await event in events {
-        if case .replied(.success(let input, _, _), _) = event { seen.append(input) }
+        if case .replied(.handled(let input, _, _), _) = event { seen.append(input) }
       }
     }
     #expect(seen.all == [1, 2, 3, 4, 5])
@@ -159,10 +160,43 @@ struct RemoteMachineTests {
       _ = try? await remote.send(1)
       // Without the end of the stream, this would wait until the loop's time limit.
       for await event in events {
-        if case .replied(.success(let input, _, _), _) = event { seen.append(input) }
+        if case .replied(.handled(let input, _, _), _) = event { seen.append(input) }
       }
     }
     #expect(seen.all == [1])
+  }
+
+  @Test("a stream whose reader fell behind keeps its newest events and counts the others")
+  func eventsDropped() throws {
+    let seen = Collected<Int>()
+    let dropped = Collected<Int>()
+    try run { remote in
+      guard let events = try? remote.events(bufferingNewest: 2) else { return }
+      // Nobody reads while the five replies come: the buffer keeps the last two.
+      for value in 1...5 { _ = try? await remote.send(value) }
+      remote.close()
+      for await event in events {
+        if case .replied(.handled(let input, _, _), _) = event { seen.append(input) }
+      }
+      dropped.append(events.dropped)
+    }
+    #expect(seen.all == [4, 5])
+    #expect(dropped.all == [3])
+  }
+
+  @Test("a stream whose iteration ended leaves the loop at its next turn end, no command sent")
+  func endedStreamUnsubscribes() throws {
+    let runtime = Runtime()
+    let side = RemoteMachine<Accumulator>.LoopSide(
+      handle: try runtime.spawn(Accumulator.self, state: 0))
+    var events: RemoteMachine<Accumulator>.EventStream? = .init(bufferingNewest: 4)
+    side.handle(.subscribe(events!.subscription))
+    #expect(side.checkAlive())
+    #expect(side.subscribers.count == 1)
+    // The last reference to the stream goes: its iteration can never start, so it ended.
+    events = nil
+    #expect(side.checkAlive())
+    #expect(side.subscribers.isEmpty)
   }
 
   @Test("a closed remote fails its later sends instead of leaving them waiting")

@@ -4,10 +4,10 @@ import Testing
 
 /// `arm(ms)` starts `after(ms, ring)`; `ring` counts; `work` runs a job yielding `done`;
 /// `abort` cancels the job; `spin` sends itself again until its count reaches 0.
-enum Bell: Machine {
+enum Bell: PlainMachine {
   enum Input: Equatable, Sendable { case arm(Int64), ring, work, done, abort, spin(Int) }
   static func resolve(
-    _ input: Input, state: inout [Input], extra: Void, effects: inout Effects<Self>
+    _ input: Input, state: inout [Input], effects: inout Effects<Self>
   ) -> Resolution {
     switch input {
     case .arm(let ms): effects.after(.milliseconds(ms), send: .ring)

@@ -380,12 +380,12 @@ static void test_block_bytes_exhausted(void) {
     check(millrace_spawn(runtime, &probe_config, &machines[0]) == MILLRACE_OK &&
               millrace_post(runtime, machines[0], PROBE_NOOP) == MILLRACE_OK &&
               millrace_step(runtime, 0, SIZE_MAX) == 1,
-          "a removed machine's block serves the next spawn of its kind, which runs");
+          "a removed machine's block serves the next spawn of its variant, which runs");
     millrace_remove(runtime, machines[1]);
     other.queues = &latest;
     other.queue_count = 1;
     check(millrace_spawn(runtime, &other, &extra) == MILLRACE_NO_CAPACITY,
-          "another kind (another queue layout) cannot use that block: refused");
+          "another variant (another queue layout) cannot use that block: refused");
     millrace_destroy(runtime);
 }
 

@@ -2,8 +2,8 @@
  *
  * Linked against libmillrace.a with the allocator wrapped (ld --wrap=posix_memalign and
  * friends), it records every block the library allocates while tracking is on and forgets
- * the ones it frees. Machines of one kind take their blocks from chunks of 1, 2, 4, ... up
- * to 64 blocks, so it spawns a first machine (untracked: the kind and its first chunk) and
+ * the ones it frees. Machines of one variant take their blocks from chunks of 1, 2, 4, ... up
+ * to 64 blocks, so it spawns a first machine (untracked: the variant and its first chunk) and
  * then SPAWNS more, which fill the chunks of 2 to 32 blocks exactly, and divides. Spawning
  * with more queues shows what they add, so every part is named by measurement, not by reading
  * the code. Runtime tables sized per machine slot are measured the same way, by creating
@@ -168,7 +168,7 @@ static struct blocks measure_spawns(uint32_t inputs, uint32_t effects, uint32_t 
     return kept;
 }
 
-/* The bytes the first spawn (which makes the kind) and SPAWNS more allocate when the runtime
+/* The bytes the first spawn (which makes the variant) and SPAWNS more allocate when the runtime
  * reserved `block_bytes` at creation. */
 static size_t measure_reserved_spawns(uint32_t inputs, uint32_t effects, size_t *first) {
     const millrace_capacity_t capacity = {.machines = SPAWNS + 1,
@@ -196,7 +196,7 @@ static size_t measure_reserved_spawns(uint32_t inputs, uint32_t effects, size_t 
 }
 
 /* The bytes a runtime allocates from its creation through its first spawn (which makes the
- * kind and the pools of queued inputs and in-flight effects), with pools of `inputs` and
+ * variant and the pools of queued inputs and in-flight effects), with pools of `inputs` and
  * `effects` cells. */
 static size_t measure_first_spawn(uint32_t inputs, uint32_t effects) {
     const millrace_capacity_t capacity = {.machines = 8, .inputs = inputs, .effects = effects};
@@ -239,9 +239,9 @@ int main(void) {
     size_t first = measure_first_spawn(CELLS, CELLS);
     size_t per_input = (measure_first_spawn(2 * CELLS, CELLS) - first) / CELLS;
     size_t per_effect = (measure_first_spawn(CELLS, 2 * CELLS) - first) / CELLS;
-    /* Each chunk after a kind's first ends with one pointer linking the chunks. */
+    /* Each chunk after a variant's first ends with one pointer linking the chunks. */
     size_t links = base.count * sizeof(void *);
-    size_t block, per_bounded, reserved, kind;
+    size_t block, per_bounded, reserved, variant;
     double chunk_overhead, framework;
 
     if (base.count != bounded.count || total(&base) != total(&longer)) {
@@ -256,14 +256,14 @@ int main(void) {
     framework = (double)record + chunk_overhead;
 
     printf("RAM per machine (Embedded Swift build; method: the allocator is wrapped and the bytes\n"
-           "a runtime keeps per machine slot and %d spawns of one kind keep are measured;\n"
+           "a runtime keeps per machine slot and %d spawns of one variant keep are measured;\n"
            "spawning with a bounded queue, or into pools of more cells, tells the parts\n"
            "apart; sizes are the bytes requested, unless marked glibc):\n",
            SPAWNS);
     printf("  machine record, reserved at create per machine slot: %zu bytes\n", record);
     printf("  queued inputs (but one alone in its queue, which waits in the block) and in-flight\n"
            "  effects are cells of runtime-wide pools (capacity.inputs, capacity.effects), made at\n"
-           "  a kind's first spawn: %zu bytes per input cell, %zu per effect cell; an idle machine\n"
+           "  a variant's first spawn: %zu bytes per input cell, %zu per effect cell; an idle machine\n"
            "  holds none, and its per-machine limits (%d inputs, %d effects) reserve nothing\n",
            per_input, per_effect, INPUTS, EFFECTS);
     printf("  %d spawns (one merge queue) keep %zu chunks, %zu bytes (%zu as glibc sets them"
@@ -280,19 +280,19 @@ int main(void) {
     printf("  per machine beyond its own data: %.1f bytes"
            " (record %zu + %.1f of chunk overhead)\n",
            framework, record, chunk_overhead);
-    printf("  a kind's first machine has a chunk of its own: record %zu + glibc's header %zu"
+    printf("  a variant's first machine has a chunk of its own: record %zu + glibc's header %zu"
            " (+ 0 to 15 of rounding, by slot counts)\n",
            record, sizeof(size_t));
     printf("  with its own data: %.1f bytes\n", framework + (double)block);
-    reserved = measure_reserved_spawns(INPUTS, EFFECTS, &kind);
+    reserved = measure_reserved_spawns(INPUTS, EFFECTS, &variant);
     if (reserved == (size_t)-1) {
         printf("footprint: spawns into reserved block bytes were refused\n");
         return 1;
     }
-    printf("  with block_bytes reserved at create: a kind's first spawn allocates %zu bytes (the"
-           " kind,\n  shared), the %d after it %zu; every machine costs its record (%zu) beyond"
+    printf("  with block_bytes reserved at create: a variant's first spawn allocates %zu bytes (the"
+           " variant,\n  shared), the %d after it %zu; every machine costs its record (%zu) beyond"
            " its %zu-byte block\n",
-           kind, SPAWNS, reserved, record, block);
+           variant, SPAWNS, reserved, record, block);
     if (framework < BUDGET_BYTES) {
         printf("  budget under %d bytes: met\n", BUDGET_BYTES);
     } else {

@@ -24,12 +24,12 @@ static void scenario_observe(void *context, millrace_machine_t machine,
 
     (void)machine;
     switch (event->kind) {
-    case MILLRACE_EVENT_SUCCESS:
+    case MILLRACE_EVENT_HANDLED:
         scenario->replies[event->input]++;
         printf("     t=%4.1f  %s: %s -> %s\n", tick, auth_input_name(event->input),
                auth_state_name(event->from), auth_state_name(event->to));
         break;
-    case MILLRACE_EVENT_FAILURE:
+    case MILLRACE_EVENT_REJECTED:
         scenario->replies[event->input]++;
         scenario->failures++;
         printf("     t=%4.1f  %s: rejected in %s\n", tick, auth_input_name(event->input),

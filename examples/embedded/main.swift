@@ -7,10 +7,10 @@ import Millrace
 enum AuthState: Equatable { case loggedOut, loggingIn, loggedIn, loggingOut }
 enum AuthInput: Equatable { case login, loginOK, logout, logoutOK, forceLogout }
 
-enum Ticker: Machine {
+enum Ticker: PlainMachine {
   typealias Output = Int
   static func resolve(
-    _ input: UInt8, state: inout Int, extra: Void, effects: inout Effects<Self>
+    _ input: UInt8, state: inout Int, effects: inout Effects<Self>
   ) -> Resolution {
     switch input {
     case 0: effects.every(.milliseconds(30), send: 1, id: "timer")
@@ -62,7 +62,7 @@ func runChecks() {
   auth.observe { event in
     guard let reply = event.reply else { return }
     replies += 1
-    if !reply.isSuccess { failed += 1 }
+    if !reply.isHandled { failed += 1 }
   }
   check(auth.post(.login) == .accepted, "post login accepted")
   driver.runUntilIdle()

@@ -67,9 +67,9 @@ func record<Input, State>(
   state: (State) -> AuthState
 ) {
   switch reply {
-  case .success(let given, let from, let to):
+  case .handled(let given, let from, let to):
     sink.auth(AuthReply(input: input(given), from: state(from), to: state(to), handled: true))
-  case .failure(let given, let current):
+  case .rejected(let given, let current):
     sink.auth(
       AuthReply(input: input(given), from: state(current), to: state(current), handled: false))
   }
@@ -91,7 +91,7 @@ public final class CounterPath: HotPath {
     counter = try! runtime.spawn(CounterMachine.self, state: 0)
     let sink = self.sink
     counter.observe { event in
-      if case .replied(.success(_, let from, let to), _) = event {
+      if case .replied(.handled(_, let from, let to), _) = event {
         sink.counter(CounterReply(from: from, to: to))
       }
     }

@@ -11,12 +11,11 @@ import BenchWorkloads
 import Millrace
 
 /// The counter: `increment` → state + 1.
-public enum CounterMachine: Machine {
+public enum CounterMachine: PlainMachine {
   /// Adds one to the state.
   @inlinable @inline(__always)
   public static func resolve(
-    _ input: CounterInput, state: inout Int, extra: Void,
-    effects: inout Effects<Self>
+    _ input: CounterInput, state: inout Int, effects: inout Effects<Self>
   ) -> Resolution {
     state &+= 1
     return .handled
@@ -24,12 +23,11 @@ public enum CounterMachine: Machine {
 }
 
 /// The auth machine; `login` / `logout` feed `loginOK` / `logoutOK` back with `send`.
-public enum AuthMachine: Machine {
+public enum AuthMachine: PlainMachine {
   /// `Auth.resolve`, its effect input sent back to the machine.
   @inlinable @inline(__always)
   public static func resolve(
-    _ input: AuthInput, state: inout AuthState, extra: Void,
-    effects: inout Effects<Self>
+    _ input: AuthInput, state: inout AuthState, effects: inout Effects<Self>
   ) -> Resolution {
     guard let (to, effect) = Auth.resolve(input, state) else { return .rejected }
     state = to
@@ -40,7 +38,7 @@ public enum AuthMachine: Machine {
 
 /// Starts and cancels effects: `arm(queue, id, ms)` starts `after(ms, fired)` on `queue` with
 /// `id`; `cancel(id)` cancels it; `fired` counts.
-public enum EffectMachine: Machine {
+public enum EffectMachine: PlainMachine {
   /// What the effect and timer benchmarks post.
   public enum Input {
     /// Start `after(milliseconds, fired)` on `queue` with `id`.
@@ -57,7 +55,7 @@ public enum EffectMachine: Machine {
   /// Starts, cancels or counts.
   @inlinable @inline(__always)
   public static func resolve(
-    _ input: Input, state: inout Int, extra: Void, effects: inout Effects<Self>
+    _ input: Input, state: inout Int, effects: inout Effects<Self>
   ) -> Resolution {
     switch input {
     case .arm(let queue, let id, let milliseconds):

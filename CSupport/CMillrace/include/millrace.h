@@ -17,9 +17,9 @@
  * Memory. millrace_create() reserves every runtime-wide pool (machine table, ready ring,
  * timer table, effect buffer, and `block_bytes` for machine blocks when set) from its
  * capacities. millrace_spawn() takes one machine's block (its state, input ring, effect slots
- * and queue lists) from `block_bytes` when set (then only a kind's first spawn allocates, for
- * the kind); otherwise from the chunks of blocks its kind keeps, allocating a chunk when they
- * are all in use (chunks hold 1, 2, 4, ... up to 64 blocks and are freed with the kind's last
+ * and queue lists) from `block_bytes` when set (then only a variant's first spawn allocates, for
+ * the variant); otherwise from the chunks of blocks its variant keeps, allocating a chunk when they
+ * are all in use (chunks hold 1, 2, 4, ... up to 64 blocks and are freed with the variant's last
  * machine). millrace_observe() and
  * millrace_set_diagnostic_observer() allocate the observer they register, and
  * millrace_uv_attach() its attachment. Nothing else allocates: posting, stepping, resolving,
@@ -141,8 +141,8 @@ typedef struct millrace_capacity {
     /* Bytes reserved at create for machine blocks (default 0: blocks come from the heap at
      * spawn). When set, millrace_spawn() allocates no block: it carves each machine's block
      * from these bytes and answers MILLRACE_NO_CAPACITY once they are used up; a removed
-     * machine's block is reused by the next spawn of the same kind. Only the first spawn of
-     * each kind (queue layout) allocates: the kind and, for a new cell size, its input and
+     * machine's block is reused by the next spawn of the same variant. Only the first spawn of
+     * each variant (queue layout) allocates: the variant and, for a new cell size, its input and
      * effect pools (reserved, written as they fill). `make footprint` prints a block's size.
      * Any value. */
     uint32_t block_bytes;
@@ -204,12 +204,17 @@ typedef struct millrace_machine_config {
 /* The kinds of events an observer receives. */
 typedef enum millrace_event_kind {
     /* The input was handled: `from` and `to` are the states before and after. */
-    MILLRACE_EVENT_SUCCESS = 0,
+    MILLRACE_EVENT_HANDLED = 0,
     /* The input was rejected in state `from` (`to` equals `from`). */
-    MILLRACE_EVENT_FAILURE = 1,
+    MILLRACE_EVENT_REJECTED = 1,
     /* The machine emitted `output`. */
     MILLRACE_EVENT_OUTPUT = 2,
 } millrace_event_kind_t;
+
+/* Their former names, kept for source compatibility (same values): the events now take the
+   words of the resolver's MILLRACE_HANDLED and MILLRACE_REJECTED. */
+#define MILLRACE_EVENT_SUCCESS MILLRACE_EVENT_HANDLED
+#define MILLRACE_EVENT_FAILURE MILLRACE_EVENT_REJECTED
 
 /* One reply or output. Fields that do not apply to the kind are 0. */
 typedef struct millrace_event {
@@ -390,7 +395,7 @@ typedef struct millrace_allocator {
 int millrace_set_allocator(const millrace_allocator_t *allocator);
 
 /* millrace_create() in the caller's `buffer` of `size` bytes: the runtime, its pools, its
- * machines' blocks and kinds, and its observers are all carved from it, and it is the
+ * machines' blocks and variants, and its observers are all carved from it, and it is the
  * caller's again after millrace_destroy(). Any alignment works; 16 wastes nothing.
  * Errors: those of millrace_create(), MILLRACE_INVALID also when `buffer` is NULL;
  * MILLRACE_NO_CAPACITY when `size` is too small for the capacities; MILLRACE_UNSUPPORTED in
@@ -402,7 +407,7 @@ int millrace_create_in(void *buffer, size_t size, const millrace_capacity_t *cap
  * `machines` machines alive at once; `inputs` inputs queued and `effects` effects in flight
  * across them (the capacity's `inputs` and `effects`, by default machines times the
  * per-machine limits); `timers` timers and `per_resolution` effects per resolution (the
- * capacity's fields); `kinds` kinds (distinct input capacities and queue arrays spawned) of
+ * capacity's fields); `variants` variants (distinct input capacities and queue arrays spawned) of
  * at most `queues` queues each; and `observers` observer registrations. A constant
  * expression, for a static array:
  *
@@ -412,13 +417,13 @@ int millrace_create_in(void *buffer, size_t size, const millrace_capacity_t *cap
  * tells what a program really used (its high-water mark). It includes the room an
  * allocating call reserves for Swift's small objects (see "Memory" above). */
 #define MILLRACE__WORDS(count) ((size_t)(count) * sizeof(void *))
-#define MILLRACE_RUNTIME_BYTES(machines, inputs, effects, timers, per_resolution, kinds, \
-                               queues, observers)                                        \
+#define MILLRACE_RUNTIME_BYTES(machines, inputs, effects, timers, per_resolution, variants, \
+                               queues, observers)                                       \
     (MILLRACE__WORDS(448 + 16 * (size_t)(queues)) +                                     \
-     (size_t)(machines) * (64 + MILLRACE__WORDS(12) + 16 * (size_t)(queues)) +           \
-     (size_t)(inputs) * 32 + (size_t)(effects) * (16 + MILLRACE__WORDS(8)) +             \
-     (size_t)(timers) * 64 + (size_t)(per_resolution) * 64 +                             \
-     (size_t)(kinds) * MILLRACE__WORDS(64 + 8 * (size_t)(queues)) +                      \
+     (size_t)(machines) * (64 + MILLRACE__WORDS(12) + 16 * (size_t)(queues)) +          \
+     (size_t)(inputs) * 32 + (size_t)(effects) * (16 + MILLRACE__WORDS(8)) +            \
+     (size_t)(timers) * 64 + (size_t)(per_resolution) * 64 +                            \
+     (size_t)(variants) * MILLRACE__WORDS(64 + 8 * (size_t)(queues)) +                  \
      (size_t)(observers) * MILLRACE__WORDS(40))
 
 /* How much of a runtime's buffer is in use. */
@@ -440,7 +445,7 @@ int millrace_memory_stats(const millrace_runtime_t *runtime, millrace_memory_sta
 /* Spawns a machine as `config` says and stores its id in `*machine`. Fills one of the
  * machine records reserved at create and takes the machine's block (its state, context,
  * input ring, effect slots and the lists of its latest/oldest queues) from the capacity's
- * `block_bytes` when set, else from its kind's chunks, allocating a chunk only when they are
+ * `block_bytes` when set, else from its variant's chunks, allocating a chunk only when they are
  * full; the first spawn of a kind also allocates the kind. Machines spawned with the same input capacity and queues share a
  * kind (and its free blocks), whatever their resolvers.
  * Errors: MILLRACE_INVALID when an argument or `config->resolve` is NULL, `queues` is NULL

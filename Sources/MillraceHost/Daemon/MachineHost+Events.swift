@@ -33,8 +33,8 @@ extension MachineHost {
       // (an `after` fired, an `every` ticked), which its record must say.
       if store != nil {
         switch reply {
-        case .success: markChanged(id.index)
-        case .failure: if replyTag == .none { markChanged(id.index) }
+        case .handled: markChanged(id.index)
+        case .rejected: if replyTag == .none { markChanged(id.index) }
         }
       }
     case .emitted:
@@ -52,7 +52,7 @@ extension MachineHost {
     if event.tag != .none, let waiter = awaiting.remove(tag: event.tag.rawValue) {
       let outcome: SendOutcome =
         switch event {
-        case .succeeded(_, let from, let to, _, _): .moved(from: from, to: to)
+        case .handled(_, let from, let to, _, _): .moved(from: from, to: to)
         case .rejected(let input, let state, _): .rejected(input: input, state: state)
         case .emitted: .machineRemoved(directory.entry(slot).name)  // outputs carry no tag
         }

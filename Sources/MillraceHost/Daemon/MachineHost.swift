@@ -53,7 +53,7 @@ public final class MachineHost {
   // and no access to one spans a call that could re-enter the host: no dynamic exclusivity
   // checks.
   /// The accepted `SEND`s whose input was not processed yet, by their inputs' tags.
-  @exclusivity(unchecked) var awaiting = TagTable<Waiter>()
+  @exclusivity(unchecked) var awaiting = TagSlab<Waiter>()
   /// The slots of machines changed in this turn (each marked `DirectoryEntry.isChanged`, so
   /// listed once); ones removed since are skipped when the turn is persisted.
   @exclusivity(unchecked) var dirty: [UInt32] = []
@@ -292,7 +292,8 @@ public final class MachineHost {
     switch reason {
     case .machineSlotsFull: "every machine slot is in use (--max-machines)"
     case .blockBytesUsedUp: "the bytes reserved for machines are used up"
-    case .kindsFull: "the runtime has as many kinds as it can hold"
+    case .variantsFull:
+      "the runtime has as many machine variants (type and queue layout) as it can hold"
     case .outOfMemory: "out of memory"
     }
   }
@@ -360,7 +361,7 @@ public final class MachineHost {
     case .accepted:
       _ = awaiting.insert(Waiter(machine: id, requester: requester, ticket: ticket))
       return .success(())
-    case .busy:
+    case .queueFull:
       return .failure(.init(.busy, busyText(entry.name, id: id, kind: entry.pointee.kind)))
     case .unknownInput:
       let input = String(decoding: input, as: UTF8.self)

@@ -28,17 +28,17 @@
 ///   (copies share the arrays); `deallocate()` frees them.
 struct NameBuckets {
   /// One array of bucket heads: each is the first entry's slot + 1, or 0 for an empty bucket.
-  struct Table {
+  struct BucketArray {
     var heads: UnsafeMutablePointer<UInt32>? = nil
     /// The number of buckets (a power of two), or 0 with no array.
     var count = 0
 
     var mask: Int { count - 1 }
 
-    /// A table of `count` empty buckets.
-    static func make(_ count: Int) -> Table {
+    /// An array of `count` empty buckets.
+    static func make(_ count: Int) -> BucketArray {
       let heads = calloc(count, MemoryLayout<UInt32>.stride)!
-      return Table(heads: heads.bindMemory(to: UInt32.self, capacity: count), count: count)
+      return BucketArray(heads: heads.bindMemory(to: UInt32.self, capacity: count), count: count)
     }
 
     /// Frees the array.
@@ -48,9 +48,9 @@ struct NameBuckets {
   }
 
   /// The array in use (while resizing, the one being emptied).
-  private(set) var main = Table()
+  private(set) var main = BucketArray()
   /// While resizing, the array the buckets move to; new names go there.
-  private(set) var target = Table()
+  private(set) var target = BucketArray()
   /// While resizing, the next bucket of `main` to move; -1 otherwise.
   private var rehashIndex = -1
   /// The number of names.
@@ -94,10 +94,10 @@ struct NameBuckets {
 
   @inline(__always)
   private static func find(
-    hash: UInt32, in table: Table, _ entries: UnsafeMutablePointer<DirectoryEntry>,
+    hash: UInt32, in array: BucketArray, _ entries: UnsafeMutablePointer<DirectoryEntry>,
     where matches: (UnsafeMutablePointer<DirectoryEntry>) -> Bool
   ) -> UInt32? {
-    var link = table.heads.unsafelyUnwrapped[Int(hash) & table.mask]
+    var link = array.heads.unsafelyUnwrapped[Int(hash) & array.mask]
     while link != 0 {
       let entry = entries + Int(link &- 1)
       if matches(entry) { return link &- 1 }
@@ -117,10 +117,10 @@ struct NameBuckets {
     } else if count + 1 > main.count {
       startResize(to: main.count * 2)
     }
-    let table = isResizing ? target : main
-    let bucket = Int(entries[Int(slot)].hash) & table.mask
-    entries[Int(slot)].next = table.heads.unsafelyUnwrapped[bucket]
-    table.heads.unsafelyUnwrapped[bucket] = slot &+ 1
+    let array = isResizing ? target : main
+    let bucket = Int(entries[Int(slot)].hash) & array.mask
+    entries[Int(slot)].next = array.heads.unsafelyUnwrapped[bucket]
+    array.heads.unsafelyUnwrapped[bucket] = slot &+ 1
     count += 1
   }
 
@@ -156,10 +156,10 @@ struct NameBuckets {
   }
 
   private static func unlink(
-    _ slot: UInt32, from table: Table, bucket: Int,
+    _ slot: UInt32, from array: BucketArray, bucket: Int,
     _ entries: UnsafeMutablePointer<DirectoryEntry>
   ) -> Bool {
-    let heads = table.heads.unsafelyUnwrapped
+    let heads = array.heads.unsafelyUnwrapped
     var previous: UnsafeMutablePointer<DirectoryEntry>? = nil
     var link = heads[bucket]
     while link != 0 {
@@ -220,7 +220,7 @@ struct NameBuckets {
     if rehashIndex == main.count {
       main.release()
       main = target
-      target = Table()
+      target = BucketArray()
       rehashIndex = -1
     }
   }
@@ -250,7 +250,8 @@ struct NameBuckets {
   ) -> UInt64 {
     guard self.count > 0 else { return 0 }
     let (small, large) =
-      !isResizing ? (main, Table()) : main.count <= target.count ? (main, target) : (target, main)
+      !isResizing
+      ? (main, BucketArray()) : main.count <= target.count ? (main, target) : (target, main)
     let smallMask = UInt64(small.mask)
     let largeMask = UInt64(max(large.mask, 0))
     var cursor = cursor
@@ -271,10 +272,10 @@ struct NameBuckets {
   }
 
   private static func visit(
-    _ table: Table, bucket: Int, _ entries: UnsafeMutablePointer<DirectoryEntry>,
+    _ array: BucketArray, bucket: Int, _ entries: UnsafeMutablePointer<DirectoryEntry>,
     _ body: (UInt32) -> Void
   ) {
-    var link = table.heads.unsafelyUnwrapped[bucket]
+    var link = array.heads.unsafelyUnwrapped[bucket]
     while link != 0 {
       body(link &- 1)
       link = entries[Int(link &- 1)].next

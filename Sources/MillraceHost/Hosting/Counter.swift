@@ -1,9 +1,10 @@
 import Millrace
 
-/// The built-in code-defined kind `counter`: an integer state; inputs `inc`, `dec`, `reset`,
-/// and `add` with an integer (`SEND c add 5`, or as one word, `add:5`). It emits `zero` whenever it comes back to 0. It shows
-/// how a daemon that links MillraceHost registers kinds compiled in Swift.
-public enum Counter: Machine {
+/// The built-in code-defined kind `counter`: an integer state; inputs `inc`, `dec`, `reset`, and
+/// `add` with an integer (`SEND c add 5`, or as one word, `add:5`). It emits `zero` whenever it
+/// comes back to 0. It shows how a daemon that links MillraceHost registers kinds compiled in
+/// Swift.
+public enum Counter: PlainMachine {
   /// What a counter accepts.
   public enum Input: Hashable, Sendable {
     /// Adds one.
@@ -21,7 +22,7 @@ public enum Counter: Machine {
 
   /// Applies the input to the count.
   public static func resolve(
-    _ input: Input, state: inout Int, extra: Void, effects: inout Effects<Self>
+    _ input: Input, state: inout Int, effects: inout Effects<Self>
   ) -> Resolution {
     let next: Int
     switch input {

@@ -5,7 +5,7 @@ public enum HostedPostResult: Hashable, Sendable {
   /// Queued; its reply will carry the tag.
   case accepted
   /// The machine's queue is full; nothing changed.
-  case busy
+  case queueFull
   /// The kind has no such input.
   case unknownInput
   /// The input exists but the arguments do not fit its parameters; the text says why.

@@ -98,7 +98,7 @@ final class KindOperations {
       }
       switch lookup.post(input, tag: tag, to: id) {
       case .accepted: return .accepted
-      case .queueFull: return .busy
+      case .queueFull: return .queueFull
       case .noMachine: return .noMachine
       }
     }
@@ -132,11 +132,11 @@ final class KindOperations {
     let isFinal = lifecycle.isFinal
     print = { event in
       switch event.assumingMemoryBound(to: MachineEvent<M.Input, M.State, M.Output>.self).pointee {
-      case .replied(.success(let input, let from, let to), let tag):
-        .succeeded(
+      case .replied(.handled(let input, let from, let to), let tag):
+        .handled(
           input: formatInput(input), from: formatState(from), to: formatState(to),
           final: isFinal(to) && !isFinal(from), tag: tag)
-      case .replied(.failure(let input, let state), let tag):
+      case .replied(.rejected(let input, let state), let tag):
         .rejected(input: formatInput(input), state: formatState(state), tag: tag)
       case .emitted(let output):
         .emitted(formatOutput(output))

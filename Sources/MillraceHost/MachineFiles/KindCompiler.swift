@@ -141,7 +141,7 @@ struct KindCompiler {
 
   /// The nesting of `declared` (whose names are `states`, in order), with the final states.
   private func stateTree(
-    _ declared: [(state: MachineFile.State, path: JSONPath)], _ states: NameTable
+    _ declared: [(state: MachineFile.State, path: JSONPath)], _ states: InternedNames
   ) -> StateTree {
     var parents = [KindDefinition.StateIndex?](repeating: nil, count: states.count)
     var initialChildren = [KindDefinition.StateIndex?](repeating: nil, count: states.count)
@@ -273,9 +273,10 @@ struct KindCompiler {
   /// The table of `declared` names, or of the names `uses` make when nothing is declared;
   /// a table that would exceed `limit` is reported at the top-level key `plural`.
   private mutating func table(
-    _ declared: [String]?, _ plural: String, _ uses: [Reference], limit: Int = NameTable.capacity
-  ) -> NameTable {
-    var table = NameTable()
+    _ declared: [String]?, _ plural: String, _ uses: [Reference],
+    limit: Int = InternedNames.capacity
+  ) -> InternedNames {
+    var table = InternedNames()
     for name in declared ?? uses.map(\.name) where table.intern(name, limit: limit) == nil {
       error(JSONPath.root.key(plural), "too many \(plural) (at most \(limit))")
       break
@@ -286,7 +287,7 @@ struct KindCompiler {
   /// Checks one section of `migrate` (`migrate.states`, noun `state`): every target must be a
   /// name of `table`, and no source may be (an old name the kind still has is not old).
   private mutating func checkMigration(
-    _ mapping: [String: String], _ section: String, _ noun: String, against table: NameTable
+    _ mapping: [String: String], _ section: String, _ noun: String, against table: InternedNames
   ) {
     for (old, new) in mapping.sorted(by: { $0.key < $1.key }) {
       let path = JSONPath.root.key("migrate").key(section).key(old)

@@ -11,8 +11,8 @@ struct KindDataCompiler {
   typealias Site = (effect: MachineFile.Effect, path: JSONPath, row: Int?)
 
   private let file: MachineFile
-  private let inputs: NameTable
-  private let outputs: NameTable
+  private let inputs: InternedNames
+  private let outputs: InternedNames
   private let layout: TableLayout
   private var builder = ExpressionProgramBuilder()
   private var texts: [String] = []
@@ -35,7 +35,7 @@ struct KindDataCompiler {
       || sites.contains { !$0.effect.args.isEmpty }
   }
 
-  init(file: MachineFile, inputs: NameTable, outputs: NameTable, layout: TableLayout) {
+  init(file: MachineFile, inputs: InternedNames, outputs: InternedNames, layout: TableLayout) {
     self.file = file
     self.inputs = inputs
     self.outputs = outputs

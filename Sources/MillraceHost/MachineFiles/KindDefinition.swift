@@ -1,6 +1,6 @@
 /// A validated, interned table-machine kind, ready for a dispatcher.
 ///
-/// Every name (state, input, output, queue, effect id) is a small integer with a `NameTable`
+/// Every name (state, input, output, queue, effect id) is a small integer with an `InternedNames`
 /// to go back; durations are nanoseconds. The table keeps file order and "the first row whose
 /// `on` and `from` match wins" (DESIGN §4.2): `firstMatch(input:state:)` implements exactly
 /// that without allocating, hashing or comparing strings, by scanning a precomputed list per
@@ -35,20 +35,20 @@ public struct KindDefinition: Sendable {
   public let initial: StateIndex
   /// The states: declared in the file, or else the initial state then every `from` and `to`
   /// in file order.
-  public let states: NameTable
+  public let states: InternedNames
   /// The inputs: declared, or else every `on` and `send` in file order.
-  public let inputs: NameTable
+  public let inputs: InternedNames
   /// The outputs: declared, or else every `emit` in file order.
-  public let outputs: NameTable
+  public let outputs: InternedNames
   /// The effect queues: `default` first, then the declared ones sorted by name.
-  public let queues: NameTable
+  public let queues: InternedNames
   /// The policy of each queue, by queue index.
   public let queuePolicies: [QueuePolicy]
   /// How names of earlier versions of the kind map to its names; validated: every target is
   /// a name of the kind, no source is.
   public let migration: KindMigration
   /// The effect ids, in order of their first `after` / `every` effect.
-  public let effectIDs: NameTable
+  public let effectIDs: InternedNames
   /// How the states nest, and which are final.
   public let tree: StateTree
   /// The transition table in file order.
@@ -144,8 +144,8 @@ extension KindDefinition {
 }
 
 extension KindDefinition {
-  /// Whether a machine runs the same under `other` as under this definition: the same kind,
-  /// names in the same order, initial state, nesting, queues, rows and effects. The file's name, its
+  /// Whether a machine runs the same under `other` as under this definition: the same kind, names
+  /// in the same order, initial state, nesting, queues, rows and effects. The file's name, its
   /// warnings and `migrate` do not matter.
   public func runsLike(_ other: KindDefinition) -> Bool {
     kind == other.kind && initial == other.initial && states == other.states

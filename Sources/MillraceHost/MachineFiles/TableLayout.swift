@@ -35,16 +35,16 @@ struct TableLayout {
   private(set) var candidateStart: [Int32] = [0]
   private(set) var candidateRows: [Int32] = []
 
-  private let states: NameTable
-  private let inputs: NameTable
-  private let outputs: NameTable
-  private let queues: NameTable
-  private let effectIDs: NameTable
+  private let states: InternedNames
+  private let inputs: InternedNames
+  private let outputs: InternedNames
+  private let queues: InternedNames
+  private let effectIDs: InternedNames
 
   /// Lays out `file` with names from the given tables, which must hold every name it uses.
   init(
-    file: MachineFile, states: NameTable, inputs: NameTable, outputs: NameTable,
-    queues: NameTable, effectIDs: NameTable
+    file: MachineFile, states: InternedNames, inputs: InternedNames, outputs: InternedNames,
+    queues: InternedNames, effectIDs: InternedNames
   ) {
     (self.states, self.inputs, self.outputs) = (states, inputs, outputs)
     (self.queues, self.effectIDs) = (queues, effectIDs)
@@ -133,7 +133,7 @@ struct TableLayout {
   }
 
   /// The index of a name already checked to be in `table`.
-  func index(_ name: String, in table: NameTable) -> UInt16 {
+  func index(_ name: String, in table: InternedNames) -> UInt16 {
     guard let index = table.index(of: name) else {
       preconditionFailure("\(name.quoted) should have been checked by KindCompiler")
     }

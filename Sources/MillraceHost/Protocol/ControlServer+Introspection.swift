@@ -80,7 +80,7 @@ extension ControlServer {
       return session.fail(.generic("Invalid command specified"))
     }
     var command = table.commands[index]
-    if !command.subcommands.isEmpty, let sub = CommandTable.subcommand(of: command, in: request) {
+    if !command.subcommands.isEmpty, let sub = CommandIndex.subcommand(of: command, in: request) {
       command = sub
     }
     guard command.accepts(wordCount: request.count) else {

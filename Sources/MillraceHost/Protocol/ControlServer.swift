@@ -48,7 +48,7 @@ public final class ControlServer {
   let facts: Facts
   /// The loop's clock in milliseconds (client ages and idle times).
   let milliseconds: () -> UInt64
-  let table = CommandTable(ControlServer.commands)
+  let table = CommandIndex(ControlServer.commands)
   /// The most names `LIST` answers with; above, it points to `SCAN`.
   public var listLimit = 10_000
 
@@ -138,11 +138,11 @@ public final class ControlServer {
     var sub = -1
     if entry.hasSubcommands && frame.count > 1 {
       let container = table.commands[index]
-      guard let found = CommandTable.subcommandIndex(of: container, in: frame) else {
+      guard let found = CommandIndex.subcommandIndex(of: container, in: frame) else {
         return refuse(.unknownSubcommand(frame, of: container.name), session)
       }
       let spec = container.subcommands[found]
-      entry = CommandTable.Entry(
+      entry = CommandIndex.Entry(
         arity: spec.arity, flags: spec.flags, hasSubcommands: false, run: spec.run)
       sub = found
     }

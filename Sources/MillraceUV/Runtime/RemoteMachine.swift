@@ -14,9 +14,10 @@ import Synchronization
 /// - Sends from one task reach the machine in the order they were made, behind the inputs
 ///   already queued to it.
 /// - An event stream sees every event from the moment its subscription reaches the loop,
-///   in order, keeping at most its buffer's newest events when its reader falls behind; it
-///   finishes when the machine is removed or this object is closed. Ending its iteration
-///   removes the subscription.
+///   in order, keeping at most its buffer's newest events when its reader falls behind, and
+///   counting the ones it dropped (`EventStream.dropped`); it finishes when the machine is
+///   removed or this object is closed. Ending its iteration removes the subscription, even
+///   when the inbox is full.
 /// - Nothing on the loop blocks on a task: a full inbox refuses a send at once
 ///   (`.inboxFull`).
 ///
@@ -32,13 +33,11 @@ where M.Input: Sendable, M.State: Sendable, M.Output: Sendable {
   /// What the loop is asked to do.
   enum Command: Sendable {
     case send(M.Input, Waiter)
-    case subscribe(UInt64, AsyncStream<Event>.Continuation)
-    case unsubscribe(UInt64)
+    case subscribe(Subscription)
     case close
   }
 
   private let sender: Inbox<Command>.Sender
-  private let subscriptionIDs = Atomic<UInt64>(0)
 
   /// A remote view of `handle`'s machine, driven by `driver`, whose inbox queues at most
   /// `capacity` commands (sends and subscriptions) between the loop's wake-ups.
@@ -68,23 +67,17 @@ where M.Input: Sendable, M.State: Sendable, M.Output: Sendable {
   }
 
   /// The machine's events from now on, keeping at most `limit` of the newest when the
-  /// reader falls behind.
+  /// reader falls behind; the stream counts what it drops (`EventStream.dropped`).
   ///
   /// Throws `.inboxFull` when the subscription could not be sent to the loop, rather than
   /// return a stream that would only ever be empty.
-  public func events(
-    bufferingNewest limit: Int = 1_024
-  ) throws(RemoteMachineError) -> AsyncStream<Event> {
-    let (stream, continuation) = AsyncStream<Event>.makeStream(
-      bufferingPolicy: .bufferingNewest(limit))
-    let id = subscriptionIDs.wrappingAdd(1, ordering: .relaxed).newValue
-    let sender = self.sender
-    continuation.onTermination = { _ in sender.post(.unsubscribe(id)) }
-    guard sender.post(.subscribe(id, continuation)) else {
-      continuation.finish()
+  public func events(bufferingNewest limit: Int = 1_024) throws(RemoteMachineError) -> EventStream {
+    let events = EventStream(bufferingNewest: limit)
+    guard sender.post(.subscribe(events.subscription)) else {
+      events.subscription.continuation.finish()
       throw .inboxFull
     }
-    return stream
+    return events
   }
 
   /// Fails the sends still waiting (`.closed`), finishes every event stream and stops the
@@ -102,7 +95,7 @@ where M.Input: Sendable, M.State: Sendable, M.Output: Sendable {
     weak var inbox: Inbox<Command>?
     var observation: Observation?
     var waiting: [UInt64: Waiter] = [:]
-    var subscribers: [(id: UInt64, continuation: AsyncStream<Event>.Continuation)] = []
+    var subscribers: [Subscription] = []
     var nextTag: UInt64 = 1
     var closed = false
 
@@ -125,11 +118,9 @@ where M.Input: Sendable, M.State: Sendable, M.Output: Sendable {
         case .queueFull: continuation.resume(.failure(.queueFull))
         case .noMachine: continuation.resume(.failure(.noMachine))
         }
-      case .subscribe(let id, let continuation):
-        guard !closed, handle.isAlive else { return continuation.finish() }
-        subscribers.append((id, continuation))
-      case .unsubscribe(let id):
-        subscribers.removeAll { $0.id == id }
+      case .subscribe(let subscription):
+        guard !closed, handle.isAlive else { return subscription.continuation.finish() }
+        subscribers.append(subscription)
       case .close:
         finish(.closed)
         closed = true
@@ -140,7 +131,7 @@ where M.Input: Sendable, M.State: Sendable, M.Output: Sendable {
 
     /// An event of the machine: to every subscriber, and a reply to the send it answers.
     func deliver(_ event: Event) {
-      for subscriber in subscribers { subscriber.continuation.yield(event) }
+      for subscriber in subscribers { subscriber.yield(event) }
       if case .replied(let reply, let tag) = event,
         let continuation = waiting.removeValue(forKey: tag.rawValue)
       {
@@ -148,10 +139,12 @@ where M.Input: Sendable, M.State: Sendable, M.Output: Sendable {
       }
     }
 
-    /// After each turn: a machine removed meanwhile answers no more sends. False once there
-    /// is nothing more to check (closed, or the machine gone).
+    /// After each turn: a machine removed meanwhile answers no more sends, and ended
+    /// subscriptions are dropped. False once there is nothing more to check (closed, or the
+    /// machine gone).
     func checkAlive() -> Bool {
       guard !closed else { return false }
+      subscribers.removeAll { $0.ended.flag.load(ordering: .acquiring) }
       guard !handle.isAlive else { return true }
       finish(.noMachine)
       return false
@@ -167,6 +160,66 @@ where M.Input: Sendable, M.State: Sendable, M.Output: Sendable {
       for subscriber in subscribers { subscriber.continuation.finish() }
     }
   }
+}
+
+extension RemoteMachine {
+  /// An event stream of one `events()` call: the stream and its loop-side subscription.
+  final class Subscription: Sendable {
+    let continuation: AsyncStream<Event>.Continuation
+    /// Set when the stream's iteration ended (from the reader's thread).
+    let ended = StreamEnd()
+    /// Events dropped because the reader fell behind (written on the loop thread).
+    let dropped = Atomic<Int>(0)
+
+    init(_ continuation: AsyncStream<Event>.Continuation) {
+      self.continuation = continuation
+    }
+
+    /// Yields `event` on the loop thread, counting an older event the buffer dropped for it.
+    func yield(_ event: Event) {
+      if case .dropped = continuation.yield(event) {
+        dropped.wrappingAdd(1, ordering: .relaxed)
+      }
+    }
+  }
+
+  /// The events of a machine, as `events()` returns them: an `AsyncSequence` that also says
+  /// how many events it dropped because its reader fell behind its buffer.
+  public struct EventStream: AsyncSequence, Sendable {
+    /// One event of the machine.
+    public typealias Element = Event
+    let stream: AsyncStream<Event>
+    let subscription: Subscription
+
+    /// A stream keeping at most `limit` of the newest events, and its subscription. Ending
+    /// the iteration needs no command to the loop, which drops an ended subscription at its
+    /// next turn end: an unsubscribe cannot be lost to a full inbox.
+    init(bufferingNewest limit: Int) {
+      let (stream, continuation) = AsyncStream<Event>.makeStream(
+        bufferingPolicy: .bufferingNewest(limit))
+      let subscription = Subscription(continuation)
+      let ended = subscription.ended
+      continuation.onTermination = { _ in ended.flag.store(true, ordering: .releasing) }
+      self.stream = stream
+      self.subscription = subscription
+    }
+
+    /// How many events were dropped so far (the oldest buffered ones, each time the buffer
+    /// was full when a new event came).
+    public var dropped: Int { subscription.dropped.load(ordering: .relaxed) }
+
+    /// An iterator over the events, in order; the stream has one reader.
+    public func makeAsyncIterator() -> AsyncStream<Event>.Iterator {
+      stream.makeAsyncIterator()
+    }
+  }
+}
+
+/// Whether an event stream's iteration ended: set from the reader's thread, read on the loop
+/// thread. Not generic, so that the stream's termination handler captures nothing of the
+/// machine's type.
+final class StreamEnd: Sendable {
+  let flag = Atomic<Bool>(false)
 }
 
 /// Why a `RemoteMachine.send` has no reply.

@@ -15,7 +15,7 @@ import Millrace
 ///   for the next I/O.
 /// - Dispatch: inputs posted from any callback (I/O, signals, the inbox, job completions) are
 ///   dispatched after the loop's poll phase of the same iteration (a `uv_check_t`), in
-///   batches of at most `batchSize` machine turns. When a batch leaves inputs queued, the next
+///   batches of at most `batchSize` inputs. When a batch leaves inputs queued, the next
 ///   poll does not block, so sockets are polled between batches and never starved.
 /// - `EventLoop.execute` tasks run in the idle phase, before the poll: when some ran, the
 ///   loop pumps right before polling too (a `uv_prepare_t`), so what they posted or left for
@@ -27,7 +27,10 @@ import Millrace
 ///   installs the runtime's job executor (`Runtime.installJobExecutor`): a runtime that
 ///   already has a driver stops the program. After `close()` the runtime drops the jobs
 ///   its machines start.
-/// - Use on the loop thread only. `close()` (or `EventLoop.close()`) closes its handles.
+/// - Use on the loop thread only: the driver confines the runtime to it
+///   (`Runtime.confine(to:)`), so that debug builds stop a use of the runtime, its handles or
+///   its observations from another thread. `close()` (or `EventLoop.close()`) closes its
+///   handles.
 public final class RuntimeLoop: LoopResource, ClosableHandleOwner {
   /// The loop.
   public let loop: EventLoop
@@ -111,6 +114,7 @@ public final class RuntimeLoop: LoopResource, ClosableHandleOwner {
       }
     }
     uv_unref(asHandle(prepare))
+    runtime.confine { [weak loop] in loop?.inLoopThread ?? true }
     let pool = self.pool
     runtime.installJobExecutor { [unowned self] job in
       do {

@@ -31,9 +31,9 @@ final class MachineHostTurnTests {
 
   /// A kind whose `arm` starts a timer.
   static var alarm: HostKind {
-    enum Alarm: Machine {
+    enum Alarm: PlainMachine {
       static func resolve(
-        _ input: String, state: inout String, extra: Void, effects: inout Effects<Self>
+        _ input: String, state: inout String, effects: inout Effects<Self>
       ) -> Resolution {
         if input == "arm" { effects.after(.seconds(60), send: "ring") }
         state = input

@@ -6,7 +6,7 @@ import Testing
 /// Names become small integers and come back unchanged.
 @Suite struct InterningTests {
   @Test func nameTableRoundTrips() {
-    let table = NameTable(["b", "a", "b", "c"])
+    let table = InternedNames(["b", "a", "b", "c"])
     #expect(table.names == ["b", "a", "c"])
     #expect(table.count == 3)
     for index in 0..<UInt16(table.count) {
@@ -16,7 +16,7 @@ import Testing
   }
 
   @Test func nameTableStopsAtItsLimit() {
-    var table = NameTable()
+    var table = InternedNames()
     #expect(table.intern("a", limit: 1) == 0)
     #expect(table.intern("a", limit: 1) == 0)
     #expect(table.intern("b", limit: 1) == nil)

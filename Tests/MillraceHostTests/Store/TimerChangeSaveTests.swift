@@ -14,9 +14,9 @@ struct TimerChangeSaveTests {
 
   /// Arms `ring` in 2 s on `arm`, and a 1 s `every` sending `tick` on `tick-on`; refuses
   /// `ring` and `tick` (they change nothing but the timers).
-  enum Alarm: Machine {
+  enum Alarm: PlainMachine {
     static func resolve(
-      _ input: String, state: inout String, extra: Void, effects: inout Effects<Self>
+      _ input: String, state: inout String, effects: inout Effects<Self>
     ) -> Resolution {
       switch input {
       case "arm": effects.after(.seconds(2), send: "ring", id: "alarm")

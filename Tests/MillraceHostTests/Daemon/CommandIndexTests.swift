@@ -5,8 +5,8 @@ import Testing
 
 /// Command words are recognised whatever their case, and nothing else is; the table's facts
 /// (arity, keys, subcommands) are the ones dispatch and COMMAND use.
-@Suite struct CommandTableTests {
-  let table = CommandTable(ControlServer.commands)
+@Suite struct CommandIndexTests {
+  let table = CommandIndex(ControlServer.commands)
 
   private func frame(_ words: String...) -> Frame {
     Frame(words.map { Array($0.utf8) })
@@ -38,12 +38,12 @@ import Testing
   @Test func subcommandsAreFoundInAnyCase() throws {
     let client = try #require(table.command(named: "client"))
     #expect(
-      CommandTable.subcommand(of: client, in: frame("client", "SetName", "a"))?.name
+      CommandIndex.subcommand(of: client, in: frame("client", "SetName", "a"))?.name
         == "client|setname")
     #expect(
-      CommandTable.subcommand(of: client, in: frame("CLIENT", "no-evict", "on"))?.name
+      CommandIndex.subcommand(of: client, in: frame("CLIENT", "no-evict", "on"))?.name
         == "client|no-evict")
-    #expect(CommandTable.subcommand(of: client, in: frame("CLIENT", "nope")) == nil)
+    #expect(CommandIndex.subcommand(of: client, in: frame("CLIENT", "nope")) == nil)
     #expect(table.command(named: "CONFIG|GET")?.arity == -3)
   }
 

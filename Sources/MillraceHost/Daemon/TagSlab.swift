@@ -1,11 +1,11 @@
-/// Values filed under tags the table hands out, found again by tag with an index instead of a
+/// Values filed under tags the slab hands out, found again by tag with an index instead of a
 /// hash: a slab of slots reused through a free list. A tag is never 0 (`PostTag.none`), and a
 /// tag whose value was removed finds nothing while the slots live, even after its slot was
 /// reused (each reuse changes the slot's generation, which the tag carries).
 ///
 /// The host files a `SEND`'s waiter here until its input is processed: two lookups per
 /// request, which a `[UInt64: Waiter]` paid with two SipHash computations.
-struct TagTable<Value> {
+struct TagSlab<Value> {
   private var slots: [(generation: UInt32, value: Value?)] = []
   private var freeSlots: [Int] = []
   /// Values filed.

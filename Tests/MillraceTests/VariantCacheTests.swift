@@ -2,12 +2,12 @@ import Testing
 
 @testable import Millrace
 
-/// How a spawn finds its machine's kind: by the type's identity and the queue layout, without
-/// building a kind to compare (`Runtime.kind(of:queues:)`).
-@Suite("Kind cache")
-struct KindCacheTests {
+/// How a spawn finds its machine's variant: by the type's identity and the queue layout, without
+/// building a variant to compare (`Runtime.variant(of:queues:)`).
+@Suite("Variant cache")
+struct VariantCacheTests {
   /// Counts how often the runtime reads its queues.
-  enum Counted: Machine {
+  enum Counted: PlainMachine {
     nonisolated(unsafe) static var queueReads = 0
     /// Queues whose policies count how often they are read.
     enum Queue: UInt8, EffectQueueSet {
@@ -19,7 +19,7 @@ struct KindCacheTests {
     }
 
     static func resolve(
-      _ input: Int, state: inout Int, extra: Void, effects: inout Effects<Self>
+      _ input: Int, state: inout Int, effects: inout Effects<Self>
     ) -> Resolution {
       state += input
       return .handled
@@ -27,36 +27,36 @@ struct KindCacheTests {
   }
 
   /// Another type of the same shape as `Counted`.
-  enum Other: Machine {
+  enum Other: PlainMachine {
     static func resolve(
-      _ input: Int, state: inout Int, extra: Void, effects: inout Effects<Self>
+      _ input: Int, state: inout Int, effects: inout Effects<Self>
     ) -> Resolution {
       state -= input
       return .handled
     }
   }
 
-  /// The kind index of the machine `handle` names.
-  func kind<M>(of handle: MachineHandle<M>) -> UInt16 {
-    handle.table.records[Int(handle.id.index)].kind
+  /// The variant index of the machine `handle` names.
+  func variant<M>(of handle: MachineHandle<M>) -> UInt16 {
+    handle._registry.records[Int(handle.id.index)].variant
   }
 
-  @Test("a type's kind is found again without building one, and its queues are read once")
+  @Test("a type's variant is found again without building one, and its queues are read once")
   func queuesAreReadOnce() throws {
     let runtime = Runtime()
     let reads = Counted.queueReads
     let first = try runtime.spawn(Counted.self, state: 0)
     for _ in 0..<3 { _ = try runtime.spawn(Counted.self, state: 0) }
     #expect(Counted.queueReads == reads + 1)
-    #expect(runtime.kinds.count == 1)
-    #expect(runtime.kinds[0].type == _TypedMachineKind<Counted>.type)
-    #expect(runtime.kinds[0].layout.queueCount == 2)
+    #expect(runtime._variants.count == 1)
+    #expect(runtime._variants[0].type == _TypedMachineVariant<Counted>.type)
+    #expect(runtime._variants[0].layout.queueCount == 2)
     _ = first.post(2)
     runtime.dispatch()
     #expect(first.state == 2)
   }
 
-  @Test("two types of one shape get a kind each, whatever order they are spawned in")
+  @Test("two types of one shape get a variant each, whatever order they are spawned in")
   func twoTypes() throws {
     let runtime = Runtime()
     var counted: [MachineHandle<Counted>] = []
@@ -65,10 +65,10 @@ struct KindCacheTests {
       counted.append(try runtime.spawn(Counted.self, state: 0, queues: [.merge]))
       others.append(try runtime.spawn(Other.self, state: 0))
     }
-    #expect(runtime.kinds.count == 2)
-    #expect(Set(counted.map(kind(of:))) == [0])
-    #expect(Set(others.map(kind(of:))) == [1])
-    #expect(_TypedMachineKind<Counted>.type != _TypedMachineKind<Other>.type)
+    #expect(runtime._variants.count == 2)
+    #expect(Set(counted.map(variant(of:))) == [0])
+    #expect(Set(others.map(variant(of:))) == [1])
+    #expect(_TypedMachineVariant<Counted>.type != _TypedMachineVariant<Other>.type)
     for handle in counted { _ = handle.post(5) }
     for handle in others { _ = handle.post(5) }
     runtime.dispatch()
@@ -78,22 +78,22 @@ struct KindCacheTests {
     #expect(runtime.lookup(Other.self).handle(others[0].id)?.state == -5)
   }
 
-  @Test("queues named at spawn share the kind of the type's own when they are the same")
+  @Test("queues named at spawn share the variant of the type's own when they are the same")
   func namedQueuesMatchTheTypesOwn() throws {
     let runtime = Runtime()
     let named = try runtime.spawn(Counted.self, state: 0, queues: [.merge, .latest(max: 1)])
     let own = try runtime.spawn(Counted.self, state: 0)
-    #expect(runtime.kinds.count == 1)
-    #expect(kind(of: named) == kind(of: own))
+    #expect(runtime._variants.count == 1)
+    #expect(variant(of: named) == variant(of: own))
     // None and one merge queue are the same layout.
     let none = try runtime.spawn(Other.self, state: 0, queues: [])
     let merge = try runtime.spawn(Other.self, state: 0, queues: [.merge])
     let typesOwn = try runtime.spawn(Other.self, state: 0)
-    #expect(runtime.kinds.count == 2)
-    #expect(Set([none, merge, typesOwn].map(kind(of:))) == [1])
+    #expect(runtime._variants.count == 2)
+    #expect(Set([none, merge, typesOwn].map(variant(of:))) == [1])
   }
 
-  @Test("a type spawned with other queues (a replaced definition) gets a kind per layout")
+  @Test("a type spawned with other queues (a replaced definition) gets a variant per layout")
   func replacedLayouts() throws {
     let runtime = Runtime()
     let layouts: [[QueuePolicy]] = [
@@ -104,39 +104,39 @@ struct KindCacheTests {
     for layout in layouts + layouts {
       handles.append(try runtime.spawn(Other.self, state: 0, queues: layout))
     }
-    #expect(runtime.kinds.count == layouts.count)
-    #expect(handles.map(kind(of:)) == [0, 1, 2, 3, 4, 0, 1, 2, 3, 4])
+    #expect(runtime._variants.count == layouts.count)
+    #expect(handles.map(variant(of:)) == [0, 1, 2, 3, 4, 0, 1, 2, 3, 4])
     // The machines of a replaced layout keep working beside the new ones.
     for handle in handles { _ = handle.post(1) }
     runtime.dispatch()
     #expect(handles.allSatisfy { $0.state == -1 })
   }
 
-  @Test("a spawn after the kind table grew finds the kinds made before it grew")
+  @Test("a spawn after the variant table grew finds the variants made before it grew")
   func spawnAfterGrowth() throws {
     let runtime = Runtime()
     let first = try runtime.spawn(Counted.self, state: 0)
     for limit in 1...9 {
       _ = try runtime.spawn(Other.self, state: 0, queues: [.latest(max: limit)])
     }
-    #expect(runtime.kinds.count == 10)
+    #expect(runtime._variants.count == 10)
     let again = try runtime.spawn(Counted.self, state: 10)
     let other = try runtime.spawn(Other.self, state: 0, queues: [.latest(max: 9)])
-    #expect(runtime.kinds.count == 10)
-    #expect(kind(of: again) == kind(of: first))
-    #expect(kind(of: other) == 9)
+    #expect(runtime._variants.count == 10)
+    #expect(variant(of: again) == variant(of: first))
+    #expect(variant(of: other) == 9)
     #expect(again.post(1) == .accepted && other.post(1) == .accepted)
     #expect(runtime.dispatch() == 2)
     #expect(again.state == 11 && other.state == -1)
   }
 
-  @Test("observeAll reaches machines of kinds made before and after it")
-  func observeAllAcrossKinds() throws {
+  @Test("observeAll reaches machines of variants made before and after it")
+  func observeAllAcrossVariants() throws {
     let runtime = Runtime()
     var seen: [Int] = []
     let before = try runtime.spawn(Other.self, state: 0)
     runtime.observeAll(Other.self) { _, event in
-      if case .replied(.success(let input, _, _), _) = event { seen.append(input) }
+      if case .replied(.handled(let input, _, _), _) = event { seen.append(input) }
     }
     let after = try runtime.spawn(Other.self, state: 0, queues: [.latest(max: 1)])
     _ = before.post(1)
@@ -152,10 +152,10 @@ struct KindCacheTests {
 @Suite("Effect buffer growth")
 struct EffectBufferGrowthTests {
   /// Emits its input and the three numbers after it: four effects in the buffer.
-  enum Emitter: Machine {
+  enum Emitter: PlainMachine {
     typealias Output = Int
     static func resolve(
-      _ input: Int, state: inout Int, extra: Void, effects: inout Effects<Self>
+      _ input: Int, state: inout Int, effects: inout Effects<Self>
     ) -> Resolution {
       for offset in 0..<4 { effects.emit(input + offset) }
       return .handled
@@ -163,19 +163,19 @@ struct EffectBufferGrowthTests {
   }
 
   /// A machine whose outputs are large, so that its effects need a larger buffer.
-  enum Large: Machine {
+  enum Large: PlainMachine {
     typealias Output = (
       Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int
     )
 
     static func resolve(
-      _ input: Int, state: inout Int, extra: Void, effects: inout Effects<Self>
+      _ input: Int, state: inout Int, effects: inout Effects<Self>
     ) -> Resolution {
       .handled
     }
   }
 
-  @Test("a kind spawned by an observer mid-resolution grows the buffer; the effects all apply")
+  @Test("a variant spawned by an observer mid-resolution grows the buffer; the effects all apply")
   func growthDuringResolution() throws {
     let runtime = Runtime()
     let emitter = try runtime.spawn(Emitter.self, state: 0)
@@ -187,23 +187,23 @@ struct EffectBufferGrowthTests {
       if event.reply != nil, (try? runtime.spawn(Large.self, state: 0)) != nil { spawned += 1 }
       if let output = event.output { seen.append(output) }
     }
-    let bytes = runtime.scratchBytes
+    let bytes = runtime._scratchBytes
     for round in 0..<3 {
       _ = emitter.post(100 * round)
       runtime.dispatch()
     }
     #expect(spawned == 3)
-    #expect(runtime.scratchBytes > bytes)
+    #expect(runtime._scratchBytes > bytes)
     #expect(seen == [0, 1, 2, 3, 100, 101, 102, 103, 200, 201, 202, 203])
   }
 
-  @Test("a spawn that needs a kind past the last one says so; kinds in use still spawn")
-  func kindsFull() throws {
+  @Test("a spawn that needs a variant past the last one says so; variants in use still spawn")
+  func variantsFull() throws {
     let runtime = Runtime(capacity: RuntimeCapacity(machines: 1))
-    _ = runtime.kind(of: Large.self, queues: [.latest(max: 1)])
-    // The table of kinds filled with that one kind (building each would take a minute).
-    runtime.kinds += repeatElement(runtime.kinds[0], count: RuntimeCapacity.maxKinds - 1)
-    #expect(throws: SpawnError.kindsFull) {
+    _ = runtime._variant(of: Large.self, queues: [.latest(max: 1)])
+    // The table of variants filled with that one variant (building each would take a minute).
+    runtime._variants += repeatElement(runtime._variants[0], count: RuntimeCapacity.maxVariants - 1)
+    #expect(throws: SpawnError.variantsFull) {
       try runtime.spawn(Large.self, state: 0, queues: [.oldest(max: 1, .discardNew)])
     }
     _ = try runtime.spawn(Large.self, state: 0, queues: [.latest(max: 1)])

@@ -33,7 +33,7 @@ struct _QueueLayout {
 }
 
 /// Where a machine's parts are in its block, and its queues: plain data copied out of the
-/// kind for each operation, so that the hot path reads it without reference counting.
+/// variant for each operation, so that the hot path reads it without reference counting.
 @usableFromInline
 struct _BlockLayout {
   /// Byte offsets in the block: state at 0, then the inline input, then extra, then queue
@@ -46,7 +46,7 @@ struct _BlockLayout {
   @usableFromInline let effectCapacity: Int
   /// How many queues keep lists (`latest` and `oldest` ones).
   @usableFromInline let listCount: Int
-  /// The queues, by index (owned by the kind).
+  /// The queues, by index (owned by the variant).
   @usableFromInline let queues: UnsafeMutablePointer<_QueueLayout>
   @usableFromInline let queueCount: Int
   @usableFromInline let blockBytes: Int
@@ -97,7 +97,7 @@ struct _BlockLayout {
   }
 }
 
-/// The size of one cell of a pool, by which kinds share pools.
+/// The size of one cell of a pool, by which variants share pools.
 @usableFromInline
 struct _CellShape: Hashable {
   @usableFromInline let stride: Int
@@ -110,48 +110,48 @@ struct _CellShape: Hashable {
   }
 }
 
-/// A kind's input path: given the machine's table, slot, record and kind entry, which the
+/// A variant's input path: given the machine's registry, slot, record and variant entry, which the
 /// runtime's loop has at hand (so that the input path looks none of them up again).
 @usableFromInline
 typealias _Dispatch = (
-  _MachineTable, UInt32, UnsafeMutablePointer<_MachineRecord>, UnsafePointer<_KindEntry>
+  _MachineRegistry, UInt32, UnsafeMutablePointer<_MachineRecord>, UnsafePointer<_VariantEntry>
 ) -> Void
 
 /// The code and block layout shared by every machine of one type, queue layout and input
-/// capacity in a runtime: the per-type function table of an embedded active-object framework.
+/// capacity in a runtime: the per-type function registry of an embedded active-object framework.
 ///
 /// `dispatch` and `perform` are closures formed where the machine's type is known, so they run
 /// specialized code: `dispatch` is the input path alone, one call with no operation to switch
-/// on; `perform` does everything else. Instances are `_TypedMachineKind<M>`, whose class
+/// on; `perform` does everything else. Instances are `_TypedMachineVariant<M>`, whose class
 /// names the type (`type`).
 @usableFromInline
-class _MachineKind {
-  /// Takes turns of the machine in a slot, taken off the ready list, at least one and at
-  /// most the table's `turnsLeft` (`_TypedMachine.dispatch(in:)`).
+class _MachineVariant {
+  /// Takes steps of the machine in a slot, taken off the ready list, at least one and at
+  /// most the registry's `stepsLeft` (`_TypedMachine.dispatch(in:)`).
   @usableFromInline
   let dispatch: _Dispatch
   @usableFromInline
-  let perform: (_MachineTable, UInt32, _CellOperation) -> Bool
-  /// The block layout, in storage the kind owns so that views point to it instead of copying.
+  let perform: (_MachineRegistry, UInt32, _CellOperation) -> Bool
+  /// The block layout, in storage the variant owns so that views point to it instead of copying.
   @usableFromInline
   let layoutStorage: UnsafeMutablePointer<_BlockLayout>
 
-  /// The blocks of this kind's machines (no exclusivity checks: no access calls out).
+  /// The blocks of this variant's machines (no exclusivity checks: no access calls out).
   @usableFromInline
   @exclusivity(unchecked)
   var blocks: _BlockPool
   /// The cells its queued inputs and in-flight effects take, and the runtime's pools of such
-  /// cells (set when the runtime adopts the kind).
+  /// cells (set when the runtime adopts the variant).
   @usableFromInline let inputShape: _CellShape
   @usableFromInline let effectShape: _CellShape
   @usableFromInline var inputPool: UnsafeMutablePointer<_CellPool>?
   @usableFromInline var effectPool: UnsafeMutablePointer<_CellPool>?
-  /// The observer of every machine of the kind's type (`Runtime.observeAll`): an
+  /// The observer of every machine of the variant's type (`Runtime.observeAll`): an
   /// `_ObserverBox` of the typed event with the machine's id, which the runtime keeps.
   @usableFromInline var observer: UnsafeMutableRawPointer?
-  /// The machine type (`_TypedMachineKind.type`): the same for every kind of one type.
+  /// The machine type (`_TypedMachineVariant.type`): the same for every variant of one type.
   @usableFromInline let type: UInt
-  /// Whether spawns that name no queues use this kind: its queues are the type's own
+  /// Whether spawns that name no queues use this variant: its queues are the type's own
   /// (`Machine.Queue`), read when the runtime first spawned the type without queues.
   @usableFromInline @exclusivity(unchecked) var isDefault = false
 
@@ -162,7 +162,7 @@ class _MachineKind {
   init(
     type: UInt, layout: _BlockLayout, inputShape: _CellShape, effectShape: _CellShape,
     dispatch: @escaping _Dispatch,
-    perform: @escaping (_MachineTable, UInt32, _CellOperation) -> Bool
+    perform: @escaping (_MachineRegistry, UInt32, _CellOperation) -> Bool
   ) {
     self.type = type
     layoutStorage = .allocate(capacity: 1)
@@ -182,9 +182,9 @@ class _MachineKind {
     layoutStorage.deallocate()
   }
 
-  /// Whether this kind is for machines of `type` (`_TypedMachineKind.type`) with `policies`
+  /// Whether this variant is for machines of `type` (`_TypedMachineVariant.type`) with `policies`
   /// (as `_BlockLayout` keeps them: at most 256, none meaning one `merge` queue) and
-  /// `effectCapacity`. (Input limits are per machine, in its record, and do not make kinds.)
+  /// `effectCapacity`. (Input limits are per machine, in its record, and do not make variants.)
   @usableFromInline
   func matches(type: UInt, policies: [QueuePolicy], effectCapacity: Int) -> Bool {
     guard self.type == type, layout.effectCapacity == effectCapacity else { return false }
@@ -198,39 +198,40 @@ class _MachineKind {
   }
 }
 
-/// A kind as the runtime's kind table holds it: the kind, unretained (the runtime's `kinds`
-/// array keeps it), its layout, pools and observer, so that a view reaches each with one load.
+/// A variant as the runtime's variant table holds it: the variant, unretained (the runtime's
+/// `variants` array keeps it), its layout, pools and observer, so that a view reaches each with one
+/// load.
 @usableFromInline
-struct _KindEntry {
-  @usableFromInline let kind: Unmanaged<_MachineKind>
+struct _VariantEntry {
+  @usableFromInline let variant: Unmanaged<_MachineVariant>
   @usableFromInline let layout: UnsafePointer<_BlockLayout>
   @usableFromInline let inputs: UnsafeMutablePointer<_CellPool>
   @usableFromInline let effects: UnsafeMutablePointer<_CellPool>
   @usableFromInline let observer: UnsafeMutableRawPointer?
 
   @usableFromInline
-  init(_ kind: _MachineKind) {
-    self.kind = Unmanaged.passUnretained(kind)
-    layout = UnsafePointer(kind.layoutStorage)
-    inputs = kind.inputPool.unsafelyUnwrapped
-    effects = kind.effectPool.unsafelyUnwrapped
-    observer = kind.observer
+  init(_ variant: _MachineVariant) {
+    self.variant = Unmanaged.passUnretained(variant)
+    layout = UnsafePointer(variant.layoutStorage)
+    inputs = variant.inputPool.unsafelyUnwrapped
+    effects = variant.effectPool.unsafelyUnwrapped
+    observer = variant.observer
   }
 }
 
-/// The kind of machines of type `M`: its class identifies the type.
+/// The variant of machines of type `M`: its class identifies the type.
 @usableFromInline
-final class _TypedMachineKind<M: Machine>: _MachineKind {
+final class _TypedMachineVariant<M: Machine>: _MachineVariant {
   /// The machine type `M` as a number: the identity of this class, one per machine type, the
   /// same in every runtime for the life of the process. Reads no object (Embedded Swift lacks
   /// metatypes of value types, but has those of classes).
   @inlinable
-  static var type: UInt { UInt(bitPattern: ObjectIdentifier(_TypedMachineKind<M>.self)) }
+  static var type: UInt { UInt(bitPattern: ObjectIdentifier(_TypedMachineVariant<M>.self)) }
 
   @inlinable
   init(policies: [QueuePolicy], effectCapacity: Int) {
     super.init(
-      type: _TypedMachineKind.type,
+      type: _TypedMachineVariant.type,
       layout: _BlockLayout(
         policies: policies, effectCapacity: effectCapacity,
         // Sizes, not strides: a stride only matters between array elements, and a `Void`
@@ -245,12 +246,12 @@ final class _TypedMachineKind<M: Machine>: _MachineKind {
       effectShape: _CellShape(
         stride: MemoryLayout<_EffectSlot<M.Input>>.stride,
         alignment: MemoryLayout<_EffectSlot<M.Input>>.alignment),
-      dispatch: { table, index, record, entry in
-        _TypedMachine<M>(table: table, index: index, record: record, entry: entry)
-          .dispatch(in: table)
+      dispatch: { registry, index, record, entry in
+        _TypedMachine<M>(registry: registry, index: index, record: record, entry: entry)
+          .dispatch(in: registry)
       },
-      perform: { table, index, operation in
-        _TypedMachine<M>(table: table, index: index).perform(operation)
+      perform: { registry, index, operation in
+        _TypedMachine<M>(registry: registry, index: index).perform(operation)
       })
   }
 }

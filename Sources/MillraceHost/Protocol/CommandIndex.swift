@@ -3,7 +3,7 @@ import MillraceWire
 /// The commands of the control protocol, found by a request's first word (ASCII,
 /// case-insensitive) without building a string: the word's length and first letter pick a
 /// bucket of one or two candidates, compared in full.
-struct CommandTable {
+struct CommandIndex {
   /// Every command, in `COMMAND` order.
   let commands: [CommandSpec]
   /// What dispatch reads of each command, by index: small, so a request copies no strings

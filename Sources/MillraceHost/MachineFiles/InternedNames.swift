@@ -1,22 +1,22 @@
 /// Interned names: each distinct name gets the next small integer from 0, in order of first
 /// appearance, and both directions are cheap (`self[index]` is an array read; `index(of:)` and
 /// `index(ofUTF8:)` one `NameIndex` lookup, for parsing requests, never needed on the dispatch
-/// path). Two tables are equal when they hold the same names in the same order.
+/// path). Two sets are equal when they hold the same names in the same order.
 ///
-/// A table holds at most `capacity` names, so every index fits a `UInt16` and `UInt16.max` is
+/// A set holds at most `capacity` names, so every index fits a `UInt16` and `UInt16.max` is
 /// never an index (free for callers to use as a sentinel).
-public struct NameTable: Hashable, Sendable {
-  /// The most names one table holds.
+public struct InternedNames: Hashable, Sendable {
+  /// The most names one set holds.
   public static let capacity = Int(UInt16.max)
 
   /// The names in index order.
   public private(set) var names: [String] = []
   private var indices = NameIndex<UInt16>()
 
-  /// An empty table.
+  /// An empty set.
   public init() {}
 
-  /// A table of `names` in order, repeated names kept once; names past `capacity` are dropped.
+  /// A set of `names` in order, repeated names kept once; names past `capacity` are dropped.
   public init(_ names: some Sequence<String>) {
     for name in names where intern(name) == nil { break }
   }
@@ -27,16 +27,16 @@ public struct NameTable: Hashable, Sendable {
   /// The name at `index`; `index` must be below `count`.
   public subscript(index: UInt16) -> String { names[Int(index)] }
 
-  /// The index of `name`, or `nil` if the table does not hold it.
+  /// The index of `name`, or `nil` if the set does not hold it.
   public func index(of name: String) -> UInt16? { indices[name] }
 
   /// The index of the name whose UTF-8 bytes are `name` (a request's word as it arrived), or
-  /// `nil` if the table does not hold it.
+  /// `nil` if the set does not hold it.
   public func index(ofUTF8 name: UnsafeRawBufferPointer) -> UInt16? {
     indices.value(forUTF8: name)
   }
 
-  /// The index of `name`, adding it if new; `nil` when it is new and the table already holds
+  /// The index of `name`, adding it if new; `nil` when it is new and the set already holds
   /// `limit` names (never more than `capacity`).
   mutating func intern(_ name: String, limit: Int = capacity) -> UInt16? {
     if let index = indices[name] { return index }
@@ -48,9 +48,11 @@ public struct NameTable: Hashable, Sendable {
   }
 }
 
-extension NameTable {
-  /// Whether both tables hold the same names in the same order.
-  public static func == (left: NameTable, right: NameTable) -> Bool { left.names == right.names }
+extension InternedNames {
+  /// Whether both sets hold the same names in the same order.
+  public static func == (left: InternedNames, right: InternedNames) -> Bool {
+    left.names == right.names
+  }
 
   /// Hashes the names in order.
   public func hash(into hasher: inout Hasher) { hasher.combine(names) }

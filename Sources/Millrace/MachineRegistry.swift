@@ -2,34 +2,40 @@
 /// list threaded through them.
 ///
 /// A record is first written when its slot is first taken (slots are handed out in order
-/// until then, and freed ones reused first), so on a system with virtual memory the table
+/// until then, and freed ones reused first), so on a system with virtual memory the registry
 /// costs what its high-water mark of machines touched, not its capacity; `releaseMemory`
 /// gives it back while no slot is in use.
 ///
-/// Handles hold the table (not the runtime), so a handle never keeps a runtime alive and an
+/// Handles hold the registry (not the runtime), so a handle never keeps a runtime alive and an
 /// observer that captures a handle forms no cycle through the runtime; the runtime's deinit
 /// removes every machine, which releases their observers. A handle that outlives its runtime
 /// finds its machine dead.
 @usableFromInline
-final class _MachineTable {
+final class _MachineRegistry {
   @usableFromInline
   @exclusivity(unchecked)
   private(set) var records: UnsafeMutablePointer<_MachineRecord>
   @usableFromInline
   let capacity: Int
-  /// The runtime that owns the table: valid whenever a machine is alive (the runtime removes
+  /// The runtime that owns the registry: valid whenever a machine is alive (the runtime removes
   /// every machine before it goes away), never retained.
   @usableFromInline
   @exclusivity(unchecked)
   var owner: Unmanaged<Runtime>?
-  /// The runtime's kinds, by the index records name them with (kept by the runtime). An
-  /// entry's address stays valid for the runtime's life: when the table grows, the old one is
-  /// kept (`retiredKinds`), so a view made before still reads its entry.
+  #if !hasFeature(Embedded)
+    /// Whether the caller runs on the runtime's thread (`Runtime.confine(to:)`); nil while
+    /// the runtime is not confined to one.
+    @usableFromInline
+    var threadCheck: (() -> Bool)?
+  #endif
+  /// The runtime's variants, by the index records name them with (kept by the runtime). An
+  /// entry's address stays valid for the runtime's life: when the registry grows, the old one is
+  /// kept (`retiredVariants`), so a view made before still reads its entry.
   @usableFromInline
   @exclusivity(unchecked)
-  private(set) var kinds: UnsafeMutablePointer<_KindEntry>
-  private var kindCapacity = 1
-  private var retiredKinds: [UnsafeMutablePointer<_KindEntry>] = []
+  private(set) var variants: UnsafeMutablePointer<_VariantEntry>
+  private var variantCapacity = 1
+  private var retiredVariants: [UnsafeMutablePointer<_VariantEntry>] = []
   @usableFromInline
   @exclusivity(unchecked)
   var freeHead: UInt32
@@ -43,10 +49,10 @@ final class _MachineTable {
   @exclusivity(unchecked)
   var readyTail = _MachineRecord.none
   /// Turns the running `Runtime.dispatch` may still take (meaningless outside it): machines'
-  /// input paths count their turns down here, where the runtime's loop reads them back.
+  /// input paths count their steps down here, where the runtime's loop reads them back.
   @usableFromInline
   @exclusivity(unchecked)
-  var turnsLeft = 0
+  var stepsLeft = 0
   /// Records written so far (`0..<initialized`); the others were never handed out.
   @usableFromInline
   @exclusivity(unchecked)
@@ -63,7 +69,7 @@ final class _MachineTable {
   /// The last observer registration number handed out (`newObserverToken`).
   private var observerTokens: UInt64 = 0
 
-  /// A registration number no observer of this table had before.
+  /// A registration number no observer of this registry had before.
   @usableFromInline
   func newObserverToken() -> UInt64 {
     observerTokens &+= 1
@@ -72,32 +78,33 @@ final class _MachineTable {
 
   /// Reserves `capacity` records (at least 1), or nil when the memory cannot be allocated.
   ///
-  /// A convenience initializer, so that nothing is allocated for the table itself unless its
+  /// A convenience initializer, so that nothing is allocated for the registry itself unless its
   /// memory is: Embedded Swift does not free the object of a class initializer that fails.
   @usableFromInline
   convenience init?(capacity: Int) {
     // Below the slot sentinels; on a 32-bit target every `Int` is.
     let capacity = min(max(capacity, 1), Int(exactly: _MachineRecord.running) ?? Int.max)
     guard let records = _Memory.allocate(_MachineRecord.self, count: capacity) else { return nil }
-    guard let kinds = _Memory.allocate(_KindEntry.self, count: 1) else {
+    guard let variants = _Memory.allocate(_VariantEntry.self, count: 1) else {
       records.deallocate()
       return nil
     }
     guard let sides = _Memory.allocate(UnsafeMutableRawPointer?.self, count: 1) else {
       records.deallocate()
-      kinds.deallocate()
+      variants.deallocate()
       return nil
     }
-    self.init(capacity: capacity, records: records, kinds: kinds, sides: sides)
+    self.init(capacity: capacity, records: records, variants: variants, sides: sides)
   }
 
   private init(
     capacity: Int, records: UnsafeMutablePointer<_MachineRecord>,
-    kinds: UnsafeMutablePointer<_KindEntry>, sides: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    variants: UnsafeMutablePointer<_VariantEntry>,
+    sides: UnsafeMutablePointer<UnsafeMutableRawPointer?>
   ) {
     self.capacity = capacity
     self.records = records
-    self.kinds = kinds
+    self.variants = variants
     self.sides = sides
     freeHead = _MachineRecord.none
   }
@@ -105,31 +112,31 @@ final class _MachineTable {
   deinit {
     records.deinitialize(count: Int(initialized))
     records.deallocate()
-    kinds.deallocate()
-    for table in retiredKinds { table.deallocate() }
+    variants.deallocate()
+    for registry in retiredVariants { registry.deallocate() }
     sides.deallocate()
   }
 
-  /// Makes room for the entry of kind `index` (the next index, or one written before);
-  /// false when the table must grow and the memory cannot be allocated.
+  /// Makes room for the entry of variant `index` (the next index, or one written before);
+  /// false when the registry must grow and the memory cannot be allocated.
   @usableFromInline
-  func reserveKind(at index: Int) -> Bool {
-    if index == kindCapacity {
-      guard let grown = _Memory.allocate(_KindEntry.self, count: 2 * kindCapacity) else {
+  func reserveVariant(at index: Int) -> Bool {
+    if index == variantCapacity {
+      guard let grown = _Memory.allocate(_VariantEntry.self, count: 2 * variantCapacity) else {
         return false
       }
-      grown.initialize(from: kinds, count: kindCapacity)
-      retiredKinds.append(kinds)
-      kinds = grown
-      kindCapacity *= 2
+      grown.initialize(from: variants, count: variantCapacity)
+      retiredVariants.append(variants)
+      variants = grown
+      variantCapacity *= 2
     }
     return true
   }
 
-  /// Writes the entry of kind `index`, for which `reserveKind` made room.
+  /// Writes the entry of variant `index`, for which `reserveVariant` made room.
   @usableFromInline
-  func setKind(_ entry: _KindEntry, at index: Int) {
-    (kinds + index).initialize(to: entry)
+  func setVariant(_ entry: _VariantEntry, at index: Int) {
+    (variants + index).initialize(to: entry)
   }
 
   /// The record of the live machine `id` names, or nil.
