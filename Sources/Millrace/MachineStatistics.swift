@@ -23,7 +23,7 @@ public struct MachineStatistics: Hashable, Sendable {
   public init() {}
 
   /// The statistics kept in `record`.
-  @inlinable
+  @usableFromInline
   init(_ record: _MachineRecord) {
     posted = record.posted
     handled = record.handled

@@ -47,7 +47,7 @@ public struct Observation {
       if let machine = _machine {
         removed =
           runtime._registry.liveRecord(machine) != nil
-          && runtime._perform(.removeObserver(token: _token), on: machine.index)
+          && runtime.perform(.removeObserver(token: _token), on: machine.index)
       } else {
         removed = runtime._removeObserver(of: _type, token: _token)
       }

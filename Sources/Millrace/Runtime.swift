@@ -144,8 +144,8 @@ public final class Runtime {
 
   deinit {
     for index in 0..<_registry.initialized where _registry.records[Int(index)].block != nil {
-      _perform(.terminate, on: index)
-      _perform(.destroy, on: index)
+      perform(.terminate, on: index)
+      perform(.destroy, on: index)
     }
     _registry.owner = nil
     for (_, _, pool) in _pools {
@@ -368,7 +368,7 @@ public final class Runtime {
   /// it is in the ready list or being dispatched, by `dispatch` when it takes the slot off.
   @usableFromInline
   func _terminate(_ index: UInt32) {
-    _perform(.terminate, on: index)
+    perform(.terminate, on: index)
     _counters.machines -= 1
     if !_registry.records[Int(index)].isScheduled { _releaseIndex(index) }
   }
@@ -376,14 +376,13 @@ public final class Runtime {
   /// Frees a dead machine's block and slot (neither in the ready list nor being dispatched).
   @usableFromInline
   func _releaseIndex(_ index: UInt32) {
-    _perform(.destroy, on: index)
+    perform(.destroy, on: index)
     _registry.freeSlot(index)
   }
 
   /// Runs `operation` on the machine in slot `index` through its variant.
-  @inlinable
   @discardableResult
-  func _perform(_ operation: _CellOperation, on index: UInt32) -> Bool {
+  func perform(_ operation: _CellOperation, on index: UInt32) -> Bool {
     let registry = self._registry
     return registry.variants[Int(registry.records[Int(index)].variant)].variant
       ._withUnsafeGuaranteedRef {
@@ -501,7 +500,7 @@ public final class Runtime {
         _counters.timers -= 1
       }
       guard _registry.liveRecord(entry.owner) != nil else { continue }
-      _perform(
+      perform(
         .fire(slot: entry.slot, generation: entry.slotGeneration, disarmed: entry.period == 0),
         on: entry.owner.index)
     }
@@ -562,7 +561,7 @@ public final class Runtime {
     _retiredObservers = []
     for (_, machine) in retired {
       guard let machine, _registry.liveRecord(machine) != nil else { continue }
-      _perform(.compactObservers, on: machine.index)
+      perform(.compactObservers, on: machine.index)
     }
     for (box, _) in retired { box.release() }
   }
@@ -571,7 +570,7 @@ public final class Runtime {
   /// cancelled or the machine removed meanwhile. Call on the runtime's thread.
   public func complete(_ job: PendingJob) {
     guard _registry.liveRecord(job._machine) != nil else { return }
-    _perform(.complete(job), on: job._machine.index)
+    perform(.complete(job), on: job._machine.index)
   }
 
   /// Makes `executor` run every job a `run` effect starts from now on: how a driver

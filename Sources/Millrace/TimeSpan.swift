@@ -13,7 +13,6 @@ public struct TimeSpan: Hashable, Comparable, Sendable {
   }
 
   /// Converts a `Swift.Duration`, truncating below a nanosecond and saturating beyond 292 years.
-  @inlinable
   public init(_ duration: Duration) {
     let (seconds, attoseconds) = duration.components
     let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)

@@ -184,7 +184,7 @@ struct _TimerHeap {
   }
 
   /// Moves the timer `handle` to a new deadline (used to re-arm periodic timers in place).
-  @inlinable
+  @usableFromInline
   mutating func reschedule(_ handle: UInt32, deadline: UInt64) {
     nextSequence &+= 1
     let position = Int(entries[Int(handle)].position)
@@ -213,7 +213,7 @@ struct _TimerHeap {
   }
 
   /// Moves the node at `position`, whose key changed, up or down to where it belongs.
-  @inlinable
+  @usableFromInline
   mutating func restore(_ position: Int) {
     if position > 0 && heap[position].precedes(heap[_TimerHeap.parent(of: position)]) {
       siftUp(position)
@@ -226,7 +226,7 @@ struct _TimerHeap {
   @inlinable
   static func parent(of position: Int) -> Int { (position &- 1) / _TimerHeap.arity }
 
-  @inlinable
+  @usableFromInline
   mutating func siftUp(_ start: Int) {
     let (heap, entries) = (self.heap, self.entries)
     var position = start
@@ -240,7 +240,7 @@ struct _TimerHeap {
     _TimerHeap.place(node, at: position, heap: heap, entries: entries)
   }
 
-  @inlinable
+  @usableFromInline
   mutating func siftDown(_ start: Int) {
     let (heap, entries, count) = (self.heap, self.entries, self.count)
     var position = start
