@@ -9,7 +9,7 @@ EMBEDDED_DIR := .build/embedded
 EMBEDDED_FLAGS := -target x86_64-unknown-linux-gnu -enable-experimental-feature Embedded \
 	-wmo -parse-as-library -Osize
 
-.PHONY: all deps build run test docs embedded embedded-check bench bench-quick scale sanitize \
+.PHONY: all deps build run test docs embedded embedded-check bench bench-quick bench-build scale sanitize \
 	sanitize-address sanitize-thread lint clean
 
 all: build
@@ -73,6 +73,11 @@ bench: deps
 
 bench-quick: deps
 	BENCH_QUICK=1 MILLRACED=$${MILLRACED:-auto} Bench/run.sh
+
+# Builds the benchmark package (debug, its own scratch path), so that a change of the core's
+# API that breaks a benchmark fails CI, not the next `make bench`.
+bench-build: deps
+	swift build --package-path Bench --scratch-path Bench/.build-check
 
 # The whole test suite under AddressSanitizer (with LeakSanitizer) and ThreadSanitizer.
 # --disable-xctest: the empty XCTest pass leaks 144 bytes inside XCTest itself;

@@ -10,7 +10,7 @@ import CMillrace
 /// through `Unmanaged` from `millrace_create` until `millrace_destroy`.
 ///
 /// Every machine of its runtime is a `CMachine` (only the C API spawns into it), which is what
-/// lets `machine(_:)` step an id back into a typed handle without a dynamic cast.
+/// lets `machine(_:)` turn an id back into a typed handle without a dynamic cast.
 final class CRuntime {
   /// The core runtime.
   let runtime: Runtime
@@ -60,7 +60,7 @@ final class CRuntime {
   }
 
   /// Runs the runtime up to `now` as `millrace_step` documents: time moves to each deadline
-  /// not after `now` in step (or to `now`), the timers due there fire and every queued input
+  /// not after `now` in order (or to `now`), the timers due there fire and every queued input
   /// is resolved there, until no deadline up to `now` is left or `budget` inputs were
   /// resolved. Returns the number of inputs resolved.
   func step(to now: UInt64, budget: Int) -> Int {

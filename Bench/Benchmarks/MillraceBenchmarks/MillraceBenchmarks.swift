@@ -87,10 +87,10 @@ let benchmarks: @Sendable () -> Void = {
           machines: count + 1, inputsPerMachine: inputs, effectsPerMachine: effects))
       var handles: [MachineHandle<CounterMachine>] = []
       handles.reserveCapacity(count + 1)
-      // The first spawn also makes the machine kind, shared by the others.
-      handles.append(runtime.spawn(CounterMachine.self, state: 0)!)
+      // The first spawn also makes the machine variant, shared by the others.
+      handles.append(try! runtime.spawn(CounterMachine.self, state: 0))
       let before = heap()
-      for _ in 0..<count { handles.append(runtime.spawn(CounterMachine.self, state: 0)!) }
+      for _ in 0..<count { handles.append(try! runtime.spawn(CounterMachine.self, state: 0)) }
       return heap() - before
     }
     let record = (created(machines: 2 * count) - created(machines: count)) / count
