@@ -72,9 +72,15 @@ struct RedisParityTests {
       ["COMMAND", "GETKEYS", "NOPE", "x"], ["SLOWLOG", "LEN"],
       ["LATENCY", "LATEST"],
     ],
+    // A daemon without --cluster-config is a Redis without cluster support.
+    [
+      ["CLUSTER", "INFO"], ["CLUSTER", "KEYSLOT", "x"], ["CLUSTER", "NOPE"], ["CLUSTER"],
+      ["CLUSTER", "HELP"], ["CLUSTER", "SETSLOT", "5"], ["READONLY"], ["READWRITE"],
+      ["ASKING"], ["READONLY", "x"],
+    ],
   ]
 
-  @Test("the same requests get the same replies", arguments: 0..<4)
+  @Test("the same requests get the same replies", arguments: sessions.indices)
   func sameReplies(session: Int) throws {
     let redis = try RedisServer()
     let daemon = try DaemonProcess(["--durability", "none"]).start()
