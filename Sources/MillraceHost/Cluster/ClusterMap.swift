@@ -1,4 +1,4 @@
-/// Which node owns which of the 16,384 key slots (`HashSlot`), and which node is this one: the
+/// Which node owns which of the 16,384 hash slots (`HashSlot`), and which node is this one: the
 /// static map a cluster node is started with (`ClusterMapReader`), changed at run time by
 /// `CLUSTER SETSLOT` and reloads (`Cluster`).
 ///

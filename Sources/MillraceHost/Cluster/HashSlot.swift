@@ -1,4 +1,4 @@
-/// Redis Cluster's key slots, computed exactly as Redis computes them (`keyHashSlot` in
+/// Redis Cluster's hash slots, computed exactly as Redis computes them (`keyHashSlot` in
 /// Redis's `cluster.c`), so that a cluster client's own routing and the daemon's agree: the
 /// CRC16 of the key (the XMODEM variant: polynomial 0x1021, initial value 0, no reflection),
 /// modulo 16,384.

@@ -1,22 +1,22 @@
-/// A cluster node's host knows which machines are in which key slot (`SlotMembership`).
+/// A cluster node's host knows which machines are in which hash slot (`SlotMembership`).
 extension MachineHost {
-  /// Starts keeping the machines of each key slot (`machineCount(inSlot:)`,
+  /// Starts keeping the machines of each hash slot (`machineCount(inSlot:)`,
   /// `machineNames(inSlot:limit:)`); call before machines are spawned or restored. Costs 8
-  /// bytes per hosted machine and a key slot's CRC16 per spawn and removal.
+  /// bytes per hosted machine and a hash slot's CRC16 per spawn and removal.
   public func trackSlots() {
     precondition(machineCount == 0, "trackSlots() before any machine is hosted")
     if slotMembers == nil { slotMembers = SlotMembership(capacity: directory.capacity) }
   }
 
-  /// Whether the host keeps the machines of each key slot.
+  /// Whether the host keeps the machines of each hash slot.
   public var tracksSlots: Bool { slotMembers != nil }
 
-  /// How many machines are in key slot `slot` (0 when slots are not tracked).
+  /// How many machines are in hash slot `slot` (0 when slots are not tracked).
   public func machineCount(inSlot slot: Int) -> Int {
     slotMembers?.count(in: slot) ?? 0
   }
 
-  /// The names of at most `limit` machines of key slot `slot`, newest first (none when slots
+  /// The names of at most `limit` machines of hash slot `slot`, newest first (none when slots
   /// are not tracked).
   public func machineNames(inSlot slot: Int, limit: Int) -> [String] {
     var names: [String] = []

@@ -4,8 +4,8 @@
   import Musl
 #endif
 
-/// Which hosted machines are in which key slot (`HashSlot` of their names): a count and a
-/// doubly linked list of directory slots per key slot, so that `CLUSTER COUNTKEYSINSLOT` is a
+/// Which hosted machines are in which hash slot (`HashSlot` of their names): a count and a
+/// doubly linked list of directory slots per hash slot, so that `CLUSTER COUNTKEYSINSLOT` is a
 /// read, `CLUSTER GETKEYSINSLOT` walks only the slot's machines, and a change of the cluster
 /// map can tell whether a slot it takes away holds machines.
 ///
@@ -15,11 +15,11 @@
 /// the capacity. Adding and removing a machine is constant time and never allocates.
 /// Loop thread only.
 final class SlotMembership {
-  /// Per directory slot, the next and the previous machine of its key slot's list, as
+  /// Per directory slot, the next and the previous machine of its hash slot's list, as
   /// directory slot + 1 (0 ends the list).
   private let next: UnsafeMutablePointer<UInt32>
   private let previous: UnsafeMutablePointer<UInt32>
-  /// Per key slot, its list's first machine (directory slot + 1, 0 for none) and its count.
+  /// Per hash slot, its list's first machine (directory slot + 1, 0 for none) and its count.
   private var heads = [UInt32](repeating: 0, count: HashSlot.count)
   private var counts = [Int](repeating: 0, count: HashSlot.count)
   /// The directory's capacity.
@@ -37,7 +37,7 @@ final class SlotMembership {
     free(previous)
   }
 
-  /// Adds the machine in directory slot `index` to key slot `slot` (it must be in none).
+  /// Adds the machine in directory slot `index` to hash slot `slot` (it must be in none).
   func insert(_ index: UInt32, slot: Int) {
     precondition(Int(index) < capacity, "a machine slot beyond the directory's capacity")
     let head = heads[slot]
@@ -48,7 +48,7 @@ final class SlotMembership {
     counts[slot] += 1
   }
 
-  /// Takes the machine in directory slot `index` out of key slot `slot` (where it must be).
+  /// Takes the machine in directory slot `index` out of hash slot `slot` (where it must be).
   func remove(_ index: UInt32, slot: Int) {
     let after = next[Int(index)]
     let before = previous[Int(index)]
@@ -63,10 +63,10 @@ final class SlotMembership {
     for slot in counts.indices { counts[slot] = 0 }
   }
 
-  /// How many machines are in key slot `slot`.
+  /// How many machines are in hash slot `slot`.
   func count(in slot: Int) -> Int { counts[slot] }
 
-  /// Calls `body` with the directory slots of at most `limit` machines of key slot `slot`,
+  /// Calls `body` with the directory slots of at most `limit` machines of hash slot `slot`,
   /// newest first. `body` must not add or remove machines.
   func forEach(in slot: Int, limit: Int, _ body: (UInt32) -> Void) {
     var link = heads[slot]

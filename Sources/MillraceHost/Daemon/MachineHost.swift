@@ -38,7 +38,7 @@ public final class MachineHost {
   /// The machines, by runtime slot and by name: looked up by a request's bytes, so no
   /// `String` is made per `SEND`.
   let directory: MachineDirectory
-  /// The machines of each key slot, on a cluster node (`trackSlots()`); nil otherwise.
+  /// The machines of each hash slot, on a cluster node (`trackSlots()`); nil otherwise.
   @exclusivity(unchecked) var slotMembers: SlotMembership?
   /// The machine types observed (`observe(_:)`), each with how to stop observing it.
   var observedTypes: [ObjectIdentifier: () -> Void] = [:]

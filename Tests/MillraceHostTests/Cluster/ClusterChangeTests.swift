@@ -5,7 +5,7 @@ import Testing
 
 @testable import MillraceHost
 
-/// A cluster node's host keeps the machines of each key slot, and its map never changes in a
+/// A cluster node's host keeps the machines of each hash slot, and its map never changes in a
 /// way that strands them: `CLUSTER SETSLOT` and reloads that would are refused.
 @Suite("Cluster changes")
 final class ClusterChangeTests {

@@ -2,7 +2,7 @@ import Testing
 
 @testable import MillraceHost
 
-/// Key slots as Redis computes them: each expected value below is what `CLUSTER KEYSLOT`
+/// Hash slots as Redis computes them: each expected value below is what `CLUSTER KEYSLOT`
 /// answered on a redis-server 7.0.15 in cluster mode.
 @Suite struct HashSlotTests {
   @Test(arguments: [
