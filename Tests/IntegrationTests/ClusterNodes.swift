@@ -18,7 +18,7 @@ final class ClusterNodes {
   /// `ranges.count` nodes owning `ranges`, each started with `extraArguments`.
   init(_ ranges: [[ClosedRange<Int>]] = threeWaySplit, extraArguments: [String] = []) throws {
     self.ranges = ranges
-    ports = try ranges.indices.map { _ in try Self.freePort() }
+    ports = try ranges.indices.map { _ in try DaemonProcess.freePort() }
     ids = ranges.indices.map { String(format: "%040x", 0xc1 << 8 + $0) }
     nodes = ranges.indices.map { _ in DaemonProcess() }
     for (index, node) in nodes.enumerated() {
@@ -82,26 +82,6 @@ final class ClusterNodes {
     Issue.record(
       "node \(index) did not log \"\(text)\" after SIGHUP:\n\(node.logText)",
       sourceLocation: sourceLocation)
-  }
-
-  /// A loopback TCP port free when asked (the kernel's pick: tests running at once get
-  /// different ones).
-  static func freePort() throws -> Int {
-    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard descriptor >= 0 else { throw ControlClient.Failure(description: "socket()") }
-    defer { close(descriptor) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
-    address.sin_port = 0
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
-      }
-    }
-    guard bound else { throw ControlClient.Failure(description: "bind(127.0.0.1:0)") }
-    return Int(UInt16(bigEndian: address.sin_port))
   }
 
   /// The redis-py interpreter of the client matrix's virtual environment (`make clients-deps`

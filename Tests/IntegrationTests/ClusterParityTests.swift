@@ -7,42 +7,24 @@ import Testing
 /// replies where they name no node, the same shapes where they do.
 @Suite("Parity with a redis-server cluster node", .timeLimit(.minutes(1)))
 struct ClusterParityTests {
-  /// A redis-server in cluster mode on loopback ports, owning every slot, without persistence.
+  /// A redis-server in cluster mode (on loopback ports, which a cluster node needs, and its
+  /// Unix socket), owning every slot.
   final class RedisClusterNode {
-    let directory: String
-    let port: Int
-    let process = Process()
+    let server: RedisParityTests.RedisServer
 
     init() throws {
-      var template = Array("/tmp/mrc-XXXXXX".utf8CString)
-      directory = String(
-        cString: template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }!)
-      port = try ClusterNodes.freePort()
-      process.executableURL = URL(fileURLWithPath: "/usr/bin/redis-server")
-      process.arguments = [
-        "--port", "\(port)", "--bind", "127.0.0.1", "--cluster-enabled", "yes",
-        "--cluster-port", "\(try ClusterNodes.freePort())", "--cluster-config-file",
-        directory + "/nodes.conf", "--save", "", "--appendonly", "no", "--dir", directory,
-      ]
-      process.standardOutput = FileHandle.nullDevice
-      try process.run()
-    }
-
-    deinit {
-      // SIGKILL: the test process's children inherit its blocked SIGTERM (RedisParityTests).
-      kill(process.processIdentifier, SIGKILL)
-      process.waitUntilExit()
-      try? FileManager.default.removeItem(atPath: directory)
+      server = try RedisParityTests.RedisServer { directory in
+        [
+          "--port", "\(try DaemonProcess.freePort())", "--bind", "127.0.0.1",
+          "--cluster-enabled", "yes", "--cluster-port", "\(try DaemonProcess.freePort())",
+          "--cluster-config-file", directory + "/nodes.conf",
+        ]
+      }
     }
 
     /// A client, once the node owns every slot and its state is ok (a few seconds at most).
     func client() throws -> ControlClient {
-      var client: ControlClient?
-      for _ in 0..<200 where client == nil {
-        client = try? ControlClient(address: "127.0.0.1:\(port)", timeoutSeconds: 10)
-        if client == nil { usleep(25_000) }
-      }
-      guard let client else { throw ControlClient.Failure(description: "redis-server is down") }
+      let client = try server.client()
       _ = try client.call("CLUSTER", "ADDSLOTSRANGE", "0", "16383")
       for _ in 0..<200 {
         if try client.call("CLUSTER", "INFO").string?.hasPrefix("cluster_state:ok") == true {

@@ -8,20 +8,22 @@ import Testing
 /// the generic errors.
 @Suite("Parity with redis-server")
 struct RedisParityTests {
-  /// A redis-server on a Unix socket in a temporary directory, without persistence.
+  /// A redis-server on a Unix socket in a temporary directory, without persistence, started
+  /// with `extraArguments` besides (later ones win in redis-server's configuration).
   final class RedisServer {
     let directory: String
     let process = Process()
 
-    init() throws {
+    init(_ extraArguments: (_ directory: String) throws -> [String] = { _ in [] }) throws {
       var template = Array("/tmp/mrr-XXXXXX".utf8CString)
       directory = String(
         cString: template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }!)
       process.executableURL = URL(fileURLWithPath: "/usr/bin/redis-server")
-      process.arguments = [
-        "--port", "0", "--unixsocket", directory + "/r.sock", "--unixsocketperm", "700",
-        "--save", "", "--appendonly", "no", "--dir", directory,
-      ]
+      process.arguments =
+        [
+          "--port", "0", "--unixsocket", directory + "/r.sock", "--unixsocketperm", "700",
+          "--save", "", "--appendonly", "no", "--dir", directory,
+        ] + (try extraArguments(directory))
       process.standardOutput = FileHandle.nullDevice
       try process.run()
     }
