@@ -35,8 +35,9 @@ run: build
 
 # Everything CI runs: unit and integration tests, the client matrix (real Redis clients against
 # the daemon), the Embedded build (on the host, and on Cortex-M under QEMU), the C library's
-# example (embedded and on libuv) and its API tests.
-test: deps
+# example (embedded and on libuv) and its API tests. The clients come first: the cluster's
+# integration tests drive the nodes with the matrix's redis-py.
+test: deps clients-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test
 	$(MAKE) clients
@@ -107,3 +108,7 @@ include mk/clients.mk
 # `make scale` (mk/scale.mk): a million machines on the release daemon against redis-server on
 # the same run; writes Bench/results/scale.md; SCALE_N=100000 for a quick run. Not in `make test`.
 include mk/scale.mk
+# `make cluster` (mk/cluster.mk): three release nodes against one, through redis-py's
+# RedisCluster and redis-cli -c, every reply and final state checked (docs/cluster.md).
+# CLUSTER_SENDS=5000 for a quick run. Not in `make test`.
+include mk/cluster.mk

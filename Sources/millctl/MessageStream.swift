@@ -11,9 +11,10 @@ struct MessageStream {
   /// is neither a machine name nor a pattern.
   func subscribe(_ names: [String]) throws {
     for name in names
-    where !ControlClient.isValidName(name) && !name.contains(where: "*?[".contains) {
+    where !ControlClient.isValidMachineName(name) && !name.contains(where: "*?[".contains) {
       throw MillctlFailure(
-        "invalid name \"\(name.prefix(140))\" (\(ControlClient.nameRule), or a glob pattern)")
+        "invalid name \"\(name.prefix(140))\" (\(ControlClient.machineNameRule), or a glob pattern)"
+      )
     }
     try client.send(["PSUBSCRIBE"] + names)
     try confirm(names.count)

@@ -33,6 +33,13 @@ struct Millraced: ParsableCommand {
       "Print the kind as a Mermaid state diagram, like --dot, and exit.", valueName: "kind"))
   var mermaid: String?
 
+  @Option(
+    help: ArgumentHelp(
+      "Run as a node of the Redis Cluster this map file describes (docs/cluster.md); listens on "
+        + "TCP at this node's address in the map unless --listen is given.",
+      valueName: "file"))
+  var clusterConfig: String?
+
   @Option(help: "The directory of the SQLite store.")
   var data = DaemonConfiguration().dataDirectory
 
@@ -114,6 +121,7 @@ struct Millraced: ParsableCommand {
     var configuration = DaemonConfiguration()
     configuration.socketPath = socket
     configuration.listen = listen
+    configuration.clusterConfig = clusterConfig
     configuration.machinesDirectory = machines
     configuration.dataDirectory = data
     configuration.durability = durability

@@ -231,7 +231,7 @@ import Testing
   }
 
   @Test func tokenAndTCP() throws {
-    let port = try freePort()
+    let port = try DaemonProcess.freePort()
     try withDaemon(["--listen", "127.0.0.1:\(port)", "--token", "s3cret"]) { daemon in
       let tcp = ["--connect", "127.0.0.1:\(port)"]
       let ctl = Millctl(socket: nil)
@@ -514,23 +514,6 @@ private func temporaryDirectory() throws -> String {
   let path = NSTemporaryDirectory() + "millctl-" + UUID().uuidString
   try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
   return path
-}
-
-/// A TCP port on 127.0.0.1 that was free a moment ago.
-private func freePort() throws -> Int {
-  let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-  defer { close(descriptor) }
-  var address = sockaddr_in()
-  address.sin_family = sa_family_t(AF_INET)
-  address.sin_addr.s_addr = inet_addr("127.0.0.1")
-  var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-  let bound = withUnsafeMutablePointer(to: &address) {
-    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-      bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
-    }
-  }
-  guard bound else { throw ControlClient.Failure(description: "no free port") }
-  return Int(UInt16(bigEndian: address.sin_port))
 }
 
 /// A pseudo-terminal: the test holds the leader side, millctl gets the follower as its

@@ -8,20 +8,22 @@ import Testing
 /// the generic errors.
 @Suite("Parity with redis-server")
 struct RedisParityTests {
-  /// A redis-server on a Unix socket in a temporary directory, without persistence.
+  /// A redis-server on a Unix socket in a temporary directory, without persistence, started
+  /// with `extraArguments` besides (later ones win in redis-server's configuration).
   final class RedisServer {
     let directory: String
     let process = Process()
 
-    init() throws {
+    init(_ extraArguments: (_ directory: String) throws -> [String] = { _ in [] }) throws {
       var template = Array("/tmp/mrr-XXXXXX".utf8CString)
       directory = String(
         cString: template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }!)
       process.executableURL = URL(fileURLWithPath: "/usr/bin/redis-server")
-      process.arguments = [
-        "--port", "0", "--unixsocket", directory + "/r.sock", "--unixsocketperm", "700",
-        "--save", "", "--appendonly", "no", "--dir", directory,
-      ]
+      process.arguments =
+        [
+          "--port", "0", "--unixsocket", directory + "/r.sock", "--unixsocketperm", "700",
+          "--save", "", "--appendonly", "no", "--dir", directory,
+        ] + (try extraArguments(directory))
       process.standardOutput = FileHandle.nullDevice
       try process.run()
     }
@@ -72,9 +74,15 @@ struct RedisParityTests {
       ["COMMAND", "GETKEYS", "NOPE", "x"], ["SLOWLOG", "LEN"],
       ["LATENCY", "LATEST"],
     ],
+    // A daemon without --cluster-config is a Redis without cluster support.
+    [
+      ["CLUSTER", "INFO"], ["CLUSTER", "KEYSLOT", "x"], ["CLUSTER", "NOPE"], ["CLUSTER"],
+      ["CLUSTER", "HELP"], ["CLUSTER", "SETSLOT", "5"], ["READONLY"], ["READWRITE"],
+      ["ASKING"], ["READONLY", "x"],
+    ],
   ]
 
-  @Test("the same requests get the same replies", arguments: 0..<4)
+  @Test("the same requests get the same replies", arguments: sessions.indices)
   func sameReplies(session: Int) throws {
     let redis = try RedisServer()
     let daemon = try DaemonProcess(["--durability", "none"]).start()

@@ -15,4 +15,14 @@ import Testing
   func refuses(_ name: String) {
     #expect(!ControlClient.isValidName(name))
   }
+
+  /// Machine names may hold Redis Cluster hash tags.
+  @Test func machineNamesTakeBraces() {
+    for name in ["pump:{A}", "pump:{A}:b", "{x}", "}{", "a", String(repeating: "{", count: 128)] {
+      #expect(ControlClient.isValidMachineName(name), "\(name)")
+    }
+    for name in ["", "a b", "{*}", "é{", String(repeating: "}", count: 129)] {
+      #expect(!ControlClient.isValidMachineName(name), "\(name)")
+    }
+  }
 }

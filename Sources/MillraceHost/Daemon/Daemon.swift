@@ -9,7 +9,8 @@ import MillraceUV
 /// Lifecycle (§4.5): start-up fails with a non-zero exit on a bad machine file or an unusable
 /// socket or store; SIGTERM / SIGINT stop accepting, commit (or rebuild a store found unusable
 /// while running, `StoreRebuild`), close everything and return whether every machine was kept;
-/// SIGHUP reloads the machine files, keeping the old definitions when a file is bad. With
+/// SIGHUP reloads the machine files, keeping the old definitions when a file is bad, and the
+/// cluster map of a cluster node, keeping the old map when the new one is refused. With
 /// `NOTIFY_SOCKET` set it sends `READY=1`, `RELOADING=1` / `READY=1` and `STOPPING=1`.
 public final class Daemon {
   /// Why the daemon could not start.
@@ -18,8 +19,8 @@ public final class Daemon {
     public var description: String
   }
 
-  private let configuration: DaemonConfiguration
-  private var logger: Logger
+  let configuration: DaemonConfiguration
+  var logger: Logger
   private let builtInKinds: [HostKind]
   private let notifier: SystemdNotifier
 
@@ -54,7 +55,9 @@ public final class Daemon {
     Self.ignoreFileSizeLimitSignal()
     HeapRelease.configure()
     let config = configuration
-    if let listen = config.listen, !isLoopback(listen), config.token == nil {
+    let clusterMap = try loadClusterMap()
+    let listen = config.listen ?? clusterMap.map { Self.listenAddress(of: $0.myselfNode) }
+    if let listen, !isLoopback(listen), config.token == nil {
       throw StartupError(
         description: "--listen \(listen) is not loopback: it requires --token (clients AUTH first)")
     }
@@ -87,6 +90,7 @@ public final class Daemon {
       HostClock(monotonic: driver.now, wallNanoseconds: Self.wallClockNanoseconds())
     }
     host.register(builtInKinds + fileKinds)
+    if clusterMap != nil { host.trackSlots() }
     do {
       for note in try host.restore(droppingUnmappable: config.dropUnmappable) {
         logger.warning("restore: \(note)")
@@ -97,6 +101,14 @@ public final class Daemon {
       throw StartupError(description: "restore: \(error)")
     }
     logger.info("restored \(host.machineCount) machines; kinds: \(host.kindNames)")
+    let cluster: Cluster?
+    do {
+      cluster = try startCluster(clusterMap, host: host)
+    } catch {
+      driver.close()
+      try? loop.close()
+      throw error
+    }
     var servers: [StreamServer] = []
     var facts = ControlServer.Facts()
     facts.version = Self.version
@@ -105,11 +117,11 @@ public final class Daemon {
     facts.dataDirectory = config.durability == .none ? "" : config.dataDirectory
     facts.maxClients = config.maxConnections
     facts.executable = CommandLine.arguments.first ?? ""
-    if let listen = config.listen, case .tcp(_, let port)? = try? ListenAddress(parsing: listen) {
+    if let listen, case .tcp(_, let port)? = try? ListenAddress(parsing: listen) {
       facts.tcpPort = Int(port)
     }
     let control = ControlServer(
-      host: host, token: config.token, whenFull: config.whenFull, facts: facts,
+      host: host, token: config.token, whenFull: config.whenFull, facts: facts, cluster: cluster,
       milliseconds: { loop.cachedMilliseconds })
     control.rejectedConnections = { servers.reduce(0) { $0 + $1.refusedCount } }
     // What a burst of clients used (request and reply buffers, the turns' bookkeeping) and
@@ -151,6 +163,7 @@ public final class Daemon {
       } catch {
         logger.error("reload refused, keeping the old definitions:\n\(error)")
       }
+      Self.reloadClusterMap(control, path: cluster?.path, logger: logger)
       notifier.notify("READY=1")
     }
     do {
@@ -159,7 +172,7 @@ public final class Daemon {
           ? "." : (config.socketPath as NSString).deletingLastPathComponent,
         withIntermediateDirectories: true, attributes: Self.privateDirectory)
       var addresses = [ListenAddress.unix(path: config.socketPath)]
-      if let listen = config.listen { addresses.append(try ListenAddress(parsing: listen)) }
+      if let listen { addresses.append(try ListenAddress(parsing: listen)) }
       for address in addresses {
         var serverConfiguration = StreamServer.Configuration(framing: .resp)
         serverConfiguration.maxFrameLength = config.maxFrameLength

@@ -8,6 +8,10 @@ public struct DaemonConfiguration: Sendable {
   public var listen: String?
   /// The directory of machine files.
   public var machinesDirectory = "./examples/machines"
+  /// The cluster map file (docs/cluster.md): with one, the daemon is a node of that cluster
+  /// and listens on TCP where the map says (unless `listen` is given). Nil: a daemon on its
+  /// own, which refuses `CLUSTER ...` as a Redis without cluster support does.
+  public var clusterConfig: String?
   /// The directory of the SQLite store.
   public var dataDirectory = "./.millrace/data"
   /// How changes are kept.

@@ -38,6 +38,8 @@ public final class MachineHost {
   /// The machines, by runtime slot and by name: looked up by a request's bytes, so no
   /// `String` is made per `SEND`.
   let directory: MachineDirectory
+  /// The machines of each hash slot, on a cluster node (`trackSlots()`); nil otherwise.
+  @exclusivity(unchecked) var slotMembers: SlotMembership?
   /// The machine types observed (`observe(_:)`), each with how to stop observing it.
   var observedTypes: [ObjectIdentifier: () -> Void] = [:]
 
@@ -277,6 +279,7 @@ public final class MachineHost {
     switch kind.operations.spawn(state) {
     case .success(let id):
       directory.insert(name, id: id, kind: index)
+      slotMembers?.insert(id.index, slot: Int(HashSlot.of(name)))
       kind.machines += 1
       if !deleted.isEmpty { deleted.remove(name) }
       return .success(id)
@@ -318,6 +321,7 @@ public final class MachineHost {
     let kind = slot(kindIndex)
     let name = name ?? entry.name
     kind.operations.remove(id)
+    if let slotMembers { slotMembers.remove(index, slot: Int(entry.withName(HashSlot.of))) }
     directory.remove(index)
     kind.machines -= 1
     if kind.machines == 0 && !kind.isRegistered { freeSlot(kindIndex) }
@@ -392,6 +396,7 @@ public final class MachineHost {
       slot(entry.pointee.kind).operations.remove(entry.pointee.id(slot: index))
     }
     directory.removeAll()
+    slotMembers?.removeAll()
     for (index, kind) in kindSlots.enumerated() {
       guard let kind else { continue }
       kind.machines = 0

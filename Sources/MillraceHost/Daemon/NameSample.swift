@@ -19,6 +19,12 @@ public struct NameSample: Hashable, Sendable, CustomStringConvertible {
     if first.count < Self.kept && first.last != name { first.append(name) }
   }
 
+  /// Counts `more` names without keeping any (once the first few are kept, the rest need
+  /// not be made).
+  public mutating func count(_ more: Int) {
+    count += more
+  }
+
   /// `"<count> machine(s): a, b, c"`, with `…` when names were left out.
   public var description: String {
     let more = count > first.count ? ", …" : ""

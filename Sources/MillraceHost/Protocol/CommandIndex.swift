@@ -17,6 +17,9 @@ struct CommandIndex {
     var hasSubcommands: Bool
     var run: CommandSpec.Handler
   }
+  /// Where each command's keys (machine names) are, by index: read by a cluster node's
+  /// routing only.
+  let keys: [KeyPositions?]
   /// Each command's name as lower-case bytes.
   private let words: [[UInt8]]
   /// Candidates by `bucket(length:first:)`.
@@ -27,6 +30,7 @@ struct CommandIndex {
     entries = commands.map {
       Entry(arity: $0.arity, flags: $0.flags, hasSubcommands: !$0.subcommands.isEmpty, run: $0.run)
     }
+    keys = commands.map(\.keys)
     words = commands.map { Array($0.name.utf8) }
     var buckets = [[Int]](repeating: [], count: 16 * 32)
     for (index, word) in words.enumerated() {
@@ -76,6 +80,11 @@ struct CommandIndex {
         equalIgnoringCase(Array(sub.name.utf8.dropFirst(prefix)), word)
       }
     }
+  }
+
+  /// The key positions of a command by `index` and subcommand index (-1 for none).
+  func keys(index: Int, sub: Int) -> KeyPositions? {
+    sub < 0 ? keys[index] : commands[index].subcommands[sub].keys
   }
 
   /// The name of a command by `index` and subcommand index (-1 for none).

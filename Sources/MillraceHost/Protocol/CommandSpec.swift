@@ -105,7 +105,7 @@ struct CommandFlags: OptionSet, Sendable {
 
 /// Where the keys (machine names) of a request are: Redis's first key, last key and step
 /// (positions count the command word as 0; a negative last counts from the end).
-struct KeyPositions: Sendable {
+struct KeyPositions: Hashable, Sendable {
   var first: Int
   var last: Int
   var step: Int

@@ -1,7 +1,11 @@
 /// The command table of protocol v2 (DESIGN §4.1): every command the daemon serves, with its
 /// arity, flags, key positions and documentation, and the handler that runs it.
 extension ControlServer {
-  static let commands: [CommandSpec] = [
+  /// Every command, in `COMMAND` order: the ones below, then the cluster commands.
+  static let commands: [CommandSpec] = protocolCommands + clusterCommands
+
+  /// The commands of a daemon on its own (machines, pub/sub, transactions, connection, server).
+  static let protocolCommands: [CommandSpec] = [
     // Machines.
     CommandSpec(
       "send", arity: -3, [.write, .fast, .independentOfSends], keys: .single(1), group: "generic",
@@ -88,7 +92,8 @@ extension ControlServer {
       "discard", arity: 1, [.fast, .independentOfSends, .transactionControl, .loading],
       group: "transactions", "Drops the queued commands", run: { $0.discard($1, $2) }),
     CommandSpec(
-      "watch", arity: -2, [.fast, .independentOfSends, .noMulti, .loading], group: "transactions",
+      "watch", arity: -2, [.fast, .independentOfSends, .noMulti, .loading],
+      keys: KeyPositions(first: 1, last: -1, step: 1), group: "transactions",
       "Not supported: a transaction runs with no other client's command in between",
       arguments: [CommandArgument(name: "name", kind: .key, multiple: true)],
       run: { $0.watch($1, $2) }),

@@ -81,7 +81,7 @@ extension ControlServer {
       writer.bulkString("id")
       writer.integer(Int(session.id))
       writer.bulkString("mode")
-      writer.bulkString("standalone")
+      writer.bulkString(cluster == nil ? "standalone" : "cluster")
       writer.bulkString("role")
       writer.bulkString("master")
       writer.bulkString("modules")

@@ -241,7 +241,7 @@ extension ControlServer {
       ("appendfsync", fsync), ("maxclients", "\(facts.maxClients)"), ("maxmemory", "0"),
       ("maxmemory-policy", "noeviction"), ("databases", "1"), ("timeout", "0"),
       ("port", "\(facts.tcpPort)"), ("unixsocket", facts.socketPath), ("dir", facts.dataDirectory),
-      ("io-threads", "1"), ("cluster-enabled", "no"),
+      ("io-threads", "1"), ("cluster-enabled", cluster == nil ? "no" : "yes"),
     ]
   }
 }

@@ -35,7 +35,7 @@ extension ControlServer {
       session.unprocessedSends += 1
       if inExec { processQueuedSends(of: session) }
     case .failure(let failure):
-      guard let name = validName(frame, 1, session, slot),
+      guard let name = validName(frame, 1, session, slot, machine: true),
         let input = validName(frame, 2, session, slot)
       else { return }
       if let slot, failure.code == .busy && whenFull == .wait {
@@ -88,7 +88,9 @@ extension ControlServer {
 
   func spawn(_ session: Session, _ frame: Frame) {
     guard !refusesChange(session) else { return }
-    guard let kind = validName(frame, 1, session), let name = validName(frame, 2, session) else {
+    guard let kind = validName(frame, 1, session),
+      let name = validName(frame, 2, session, machine: true)
+    else {
       return
     }
     var state: String? = nil
@@ -124,7 +126,7 @@ extension ControlServer {
   /// `STATE name [WITHPATH] [WITHCONTEXT]`: the leaf state (or, `WITHPATH`, its path) as a
   /// bulk string; `WITHCONTEXT`, an array of it and then each variable's name and value.
   func state(_ session: Session, _ frame: Frame) {
-    guard let name = validName(frame, 1, session) else { return }
+    guard let name = validName(frame, 1, session, machine: true) else { return }
     var (withPath, withContext) = (false, false)
     for index in 2..<frame.count {
       switch frame.string(at: index).uppercased() {
@@ -147,7 +149,7 @@ extension ControlServer {
 
   func kill(_ session: Session, _ frame: Frame) {
     guard !refusesChange(session) else { return }
-    guard let name = validName(frame, 1, session) else { return }
+    guard let name = validName(frame, 1, session, machine: true) else { return }
     guard host.kill(name) else {
       return session.fail(ReplyError(HostFailure(.nomachine, "no machine \(name)")))
     }
@@ -236,14 +238,18 @@ extension ControlServer {
   static let scanCountLimit = 1_000
   static let scanVisitLimit = 4_096
 
-  /// The word at `index` if it is a valid name; otherwise answers the error (in `slot` when
-  /// one was reserved) and returns nil.
+  /// The word at `index` if it is a valid name (of a machine, with `machine`); otherwise
+  /// answers the error (in `slot` when one was reserved) and returns nil.
   func validName(
-    _ frame: Frame, _ index: Int, _ session: Session, _ slot: Connection.ReplySlot? = nil
+    _ frame: Frame, _ index: Int, _ session: Session, _ slot: Connection.ReplySlot? = nil,
+    machine: Bool = false
   ) -> String? {
     // The rule is checked on the frame's bytes; the string is made once they passed.
-    guard NameRule.isValid(utf8: frame[index]) else {
-      let error = ReplyError.invalidName(frame.string(at: index))
+    let valid =
+      machine
+      ? NameRule.isValidMachineName(utf8: frame[index]) : NameRule.isValid(utf8: frame[index])
+    guard valid else {
+      let error = ReplyError.invalidName(frame.string(at: index), machine: machine)
       if let slot {
         _ = session.connection.complete(slot) { $0.error(error.prefix, error.text) }
       } else {

@@ -13,7 +13,17 @@ extension ControlServer {
   }
 
   /// `SUBSCRIBE` / `PSUBSCRIBE`: a confirmation per name, with the session's count.
+  ///
+  /// On a cluster node a channel is a machine, so `SUBSCRIBE` is routed as Redis routes
+  /// `SSUBSCRIBE`: every channel must be in one slot (`-CROSSSLOT`), this node's (`-MOVED`).
+  /// Patterns see this node's machines only.
   func subscribe(_ session: Session, _ frame: Frame, to target: Target) {
+    if target == .channel, let cluster,
+      let route = route(frame, keys: Self.channelPositions, in: cluster),
+      let error = ReplyError(refusing: route)
+    {
+      return session.fail(error)
+    }
     for index in 1..<frame.count {
       let name = frame.string(at: index)
       set(session, target, name, subscribed: true)
@@ -32,6 +42,21 @@ extension ControlServer {
       confirm(target.unsubscribeWord, name, session)
     }
     if names.isEmpty { confirm(target.unsubscribeWord, nil, session) }
+    listenIfNeeded()
+  }
+
+  /// Where `SUBSCRIBE`'s channels are: every word after the command's.
+  static let channelPositions = KeyPositions(first: 1, last: -1, step: 1)
+
+  /// Unsubscribes every session from the channels `isDropped` picks, telling each as an
+  /// `UNSUBSCRIBE` would (a cluster node whose map took the channels' slots away).
+  func unsubscribeChannels(where isDropped: (String) -> Bool) {
+    for (channel, listeners) in subscriptions.channels where isDropped(channel) {
+      for session in listeners.values {
+        set(session, .channel, channel, subscribed: false)
+        confirm(Target.channel.unsubscribeWord, channel, session)
+      }
+    }
     listenIfNeeded()
   }
 

@@ -23,6 +23,13 @@ extension ControlServer {
       return session.fail(.generic("EXEC without MULTI"))
     }
     session.transaction = nil
+    // As Redis: the queued requests' machines must all be in one slot, and it must still be
+    // this node's (the map may have changed since they were queued); otherwise none runs.
+    if let cluster, let route = cluster.map.route(slots: transaction.slots),
+      let error = ReplyError(refusing: route)
+    {
+      return session.fail(error)
+    }
     guard !transaction.refused else {
       return session.fail(
         ReplyError("EXECABORT", "Transaction discarded because of previous errors."))

@@ -49,6 +49,10 @@ public final class ControlServer {
   /// The loop's clock in milliseconds (client ages and idle times).
   let milliseconds: () -> UInt64
   let table = CommandIndex(ControlServer.commands)
+  /// This node's cluster when the daemon runs as a cluster node (`--cluster-config`): requests
+  /// are routed by its map. Nil otherwise, and then `CLUSTER ...` is refused as a Redis
+  /// without cluster support refuses it.
+  let cluster: Cluster?
   /// The most names `LIST` answers with; above, it points to `SCAN`.
   public var listLimit = 10_000
 
@@ -77,12 +81,15 @@ public final class ControlServer {
   /// Connections the listening sockets refused (over the limit), for `INFO`.
   public var rejectedConnections: () -> Int = { 0 }
 
-  /// Serves `host`; when `token` is set, a connection must authenticate first.
+  /// Serves `host`; when `token` is set, a connection must authenticate first. With `cluster`,
+  /// the daemon is a node of that cluster: it serves the requests whose machines are in its
+  /// slots and redirects the others (docs/cluster.md).
   public init(
     host: MachineHost, token: String?, whenFull: FullQueueBehavior = .wait, facts: Facts = Facts(),
-    milliseconds: @escaping () -> UInt64
+    cluster: Cluster? = nil, milliseconds: @escaping () -> UInt64
   ) {
     self.host = host
+    self.cluster = cluster
     self.token = token
     self.whenFull = whenFull
     self.facts = facts
@@ -152,6 +159,17 @@ public final class ControlServer {
     guard CommandSpec.arity(entry.arity, accepts: frame.count) else {
       return refuse(.arity(table.name(index: index, sub: sub)), session)
     }
+    // A cluster node serves a request that names machines only when their slot is its own,
+    // and redirects it otherwise (before queueing: a redirected request dooms its EXEC).
+    var slot: Int? = nil
+    if let cluster {
+      let route = self.route(frame, keys: table.keys(index: index, sub: sub), in: cluster)
+      session.asking = false
+      if let route {
+        if let error = ReplyError(refusing: route) { return refuse(error, session) }
+        if case .here(let here) = route { slot = here }
+      }
+    }
     if session.transaction != nil && !entry.flags.contains(.transactionControl) {
       guard !entry.flags.contains(.noMulti) else {
         return refuse(.generic("Command not allowed inside a transaction"), session)
@@ -162,6 +180,7 @@ public final class ControlServer {
             "a transaction holds at most \(Self.transactionLimit) commands: split it"
           ), session)
       }
+      if let slot { session.transaction?.note(slot: slot) }
       session.transaction?.requests.append(frame)
       return session.reply { $0.simpleString("QUEUED") }
     }

@@ -15,7 +15,7 @@ struct InfoReport {
   /// Every section, in order; `default` leaves out `commandstats`, as Redis does.
   static let sections = [
     "server", "clients", "memory", "persistence", "stats", "replication", "cpu", "commandstats",
-    "keyspace", "machines", "millrace",
+    "cluster", "keyspace", "machines", "millrace",
   ]
 
   /// The sections a request names (`INFO`, `INFO default`, `INFO all`, `INFO clients memory`);
@@ -32,6 +32,8 @@ struct InfoReport {
   /// The report of `sections` for `server`.
   static func text(_ sections: [String], of server: ControlServer) -> String {
     sections.compactMap { name -> String? in
+      // `# Cluster` is there on a cluster node only (a daemon without one answers as before).
+      if name == "cluster" && server.cluster == nil { return nil }
       let fields = self.fields(name, of: server)
       let title = name == "cpu" ? "CPU" : name.prefix(1).uppercased() + name.dropFirst()
       return "# \(title)\r\n" + fields.map { "\($0.0):\($0.1)\r\n" }.joined()
@@ -46,7 +48,8 @@ struct InfoReport {
     case "server":
       return [
         ("redis_version", ControlServer.redisCompatibleVersion),
-        ("millrace_version", server.facts.version), ("redis_mode", "standalone"),
+        ("millrace_version", server.facts.version),
+        ("redis_mode", server.cluster == nil ? "standalone" : "cluster"),
         ("os", Self.operatingSystem), ("arch_bits", "\(Int.bitWidth)"),
         ("process_id", "\(server.facts.processID)"), ("tcp_port", "\(server.facts.tcpPort)"),
         ("uptime_in_seconds", "\(uptime)"), ("uptime_in_days", "\(uptime / 86_400)"),
@@ -95,6 +98,8 @@ struct InfoReport {
         ("pubsub_channels", "\(server.subscriptions.channels.count)"),
         ("pubsub_patterns", "\(server.subscriptions.patterns.count)"),
       ]
+    case "cluster":
+      return [("cluster_enabled", "1")]
     case "replication":
       return [("role", "master"), ("connected_slaves", "0")]
     case "cpu":

@@ -51,8 +51,23 @@ struct ReplyError: Error, Hashable {
   static let wrongPass = ReplyError(
     "WRONGPASS", "invalid username-password pair or user is disabled.")
 
-  /// A word that is not a valid name of a machine, kind, state or input.
-  static func invalidName(_ name: String) -> ReplyError {
-    .generic("invalid name \"\(name.prefix(140))\" (\(NameRule.summary))")
+  /// Redis's reply to a cluster command on a node not in cluster mode.
+  static let clusterDisabled = ReplyError.generic("This instance has cluster support disabled")
+
+  /// The redirection or refusal of a request routed to another node, to several slots or to
+  /// a slot no node serves; nil for a request served here.
+  init?(refusing route: SlotRoute) {
+    switch route {
+    case .here: return nil
+    case .moved(let slot, let node): self.init("MOVED", "\(slot) \(node.address)")
+    case .crossSlot: self.init("CROSSSLOT", "Keys in request don't hash to the same slot")
+    case .unassigned: self.init("CLUSTERDOWN", "Hash slot not served")
+    }
+  }
+
+  /// A word that is not a valid name of a kind, state or input, or (`machine`) of a machine.
+  static func invalidName(_ name: String, machine: Bool = false) -> ReplyError {
+    let rule = machine ? NameRule.machineSummary : NameRule.summary
+    return .generic("invalid name \"\(name.prefix(140))\" (\(rule))")
   }
 }

@@ -11,6 +11,14 @@ final class Session: ConnectionHandler, SendRequester {
     var requests: [Frame] = []
     /// A request was refused while queueing: `EXEC` aborts.
     var refused = false
+    /// On a cluster node: the slot of the first queued request that names machines, then the
+    /// first other slot a later one names (`EXEC` answers `-CROSSSLOT` then, as Redis).
+    var slots: [Int] = []
+
+    /// Notes that a queued request names machines in `slot`.
+    mutating func note(slot: Int) {
+      if slots.count < 2 && slots.first != slot { slots.append(slot) }
+    }
   }
 
   /// The ticket of a `SEND` run inside `EXEC`: its reply is the next element of the EXEC
@@ -61,6 +69,9 @@ final class Session: ConnectionHandler, SendRequester {
   /// The last command (`CLIENT LIST`'s `cmd`): its index in the table, and its subcommand's
   /// index or -1; nil before the first.
   @exclusivity(unchecked) var lastCommand: (index: Int, sub: Int)?
+  /// `ASKING` came just before this request (a cluster node's one-shot flag, cleared by the
+  /// next request; honoured once slots can move between nodes, docs/cluster.md).
+  @exclusivity(unchecked) var asking = false
   /// `CLIENT NO-EVICT` (accepted; the daemon evicts no client).
   @exclusivity(unchecked) var noEvict = false
 

@@ -69,6 +69,26 @@ import Testing
     #expect(table.command(named: "ping")?.keys == nil)
   }
 
+  /// `COMMAND` reports first key, last key and step from `keys`, which cluster clients route
+  /// by (redis-py's cluster client refuses a keyed command it finds no keys for): every
+  /// command whose arguments include a key declares where the keys are, and no other does.
+  @Test func keyPositionsMatchTheKeyArguments() {
+    for command in table.commands.flatMap({ [$0] + $0.subcommands }) {
+      let words = command.name.split(separator: "|").count
+      let keyArguments = command.arguments.indices.filter { command.arguments[$0].kind == .key }
+      guard let first = keyArguments.first else {
+        #expect(command.keys == nil, "\(command.name) has key positions but no key argument")
+        continue
+      }
+      #expect(keyArguments.count == 1, "\(command.name): one key argument, possibly repeated")
+      let argument = command.arguments[first]
+      let expected = KeyPositions(
+        first: words + first, last: argument.multiple ? -1 : words + first, step: 1)
+      #expect(command.keys == expected, "\(command.name)")
+    }
+    #expect(table.command(named: "watch")?.keys == KeyPositions(first: 1, last: -1, step: 1))
+  }
+
   @Test func helpLinesNameEveryArgument() throws {
     #expect(table.command(named: "send")?.synopsis == "SEND name input [arg [arg ...]]")
     #expect(table.command(named: "state")?.synopsis == "STATE name [WITHPATH] [WITHCONTEXT]")
