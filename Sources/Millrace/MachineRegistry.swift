@@ -17,6 +17,11 @@ final class _MachineRegistry {
   private(set) var records: UnsafeMutablePointer<_MachineRecord>
   @usableFromInline
   let capacity: Int
+  /// The slot after the last machine slot, whose record is never alive: on the ready list, it
+  /// tells the running dispatch to release the observers removed during it
+  /// (`Runtime._retire`), at no cost to the dispatches that removed none.
+  @usableFromInline
+  let release: UInt32
   /// The runtime that owns the registry: valid whenever a machine is alive (the runtime removes
   /// every machine before it goes away), never retained.
   @usableFromInline
@@ -82,9 +87,10 @@ final class _MachineRegistry {
   /// memory is: Embedded Swift does not free the object of a class initializer that fails.
   @usableFromInline
   convenience init?(capacity: Int) {
-    // Below the slot sentinels; on a 32-bit target every `Int` is.
-    let capacity = min(max(capacity, 1), Int(exactly: _MachineRecord.running) ?? Int.max)
-    guard let records = _Memory.allocate(_MachineRecord.self, count: capacity) else { return nil }
+    // Below the slot markers, with `release`'s slot after the last; on a 32-bit target every
+    // `Int` is.
+    let capacity = min(max(capacity, 1), Int(exactly: _MachineRecord.running - 1) ?? Int.max)
+    guard let records = _MachineRegistry.allocateRecords(capacity) else { return nil }
     guard let variants = _Memory.allocate(_VariantEntry.self, count: 1) else {
       records.deallocate()
       return nil
@@ -104,6 +110,7 @@ final class _MachineRegistry {
   ) {
     self.capacity = capacity
     self.records = records
+    release = UInt32(capacity)
     self.variants = variants
     self.sides = sides
     freeHead = _MachineRecord.none
@@ -111,6 +118,7 @@ final class _MachineRegistry {
 
   deinit {
     records.deinitialize(count: Int(initialized))
+    (records + Int(release)).deinitialize(count: 1)
     records.deallocate()
     variants.deallocate()
     for registry in retiredVariants { registry.deallocate() }
@@ -196,6 +204,16 @@ final class _MachineRegistry {
     inUse -= 1
   }
 
+  /// Memory for `capacity` machine records and the `release` slot's, which is initialized
+  /// (never alive, on no list); nil when it cannot be allocated.
+  static func allocateRecords(_ capacity: Int) -> UnsafeMutablePointer<_MachineRecord>? {
+    guard let records = _Memory.allocate(_MachineRecord.self, count: capacity + 1) else {
+      return nil
+    }
+    (records + capacity).initialize(to: _MachineRecord())
+    return records
+  }
+
   /// Bytes of records written so far.
   @usableFromInline
   var touchedBytes: Int { Int(initialized) * MemoryLayout<_MachineRecord>.stride }
@@ -204,10 +222,11 @@ final class _MachineRegistry {
   /// the records' memory and reserves it afresh, untouched; returns whether it did.
   @usableFromInline
   func releaseMemory(above threshold: Int) -> Bool {
-    guard inUse == 0, touchedBytes > threshold,
-      let fresh = _Memory.allocate(_MachineRecord.self, count: capacity)
+    guard inUse == 0, !hasReady, touchedBytes > threshold,
+      let fresh = _MachineRegistry.allocateRecords(capacity)
     else { return false }
     records.deinitialize(count: Int(initialized))
+    (records + Int(release)).deinitialize(count: 1)
     records.deallocate()
     records = fresh
     initialized = 0
@@ -278,6 +297,16 @@ final class _MachineRegistry {
       records[Int(readyTail)].next = index
     }
     readyTail = index
+  }
+
+  /// Puts the `release` slot at the back of the ready list, unless it is there already: the
+  /// running dispatch then releases the observers removed meanwhile when it reaches it,
+  /// between two machines' steps, where none of them is being called.
+  @usableFromInline
+  func scheduleRelease() {
+    let record = records + Int(release)
+    guard record.pointee.next == _MachineRecord.none else { return }
+    schedule(release, record)
   }
 
   /// Removes the first slot of the ready list and marks it running (`_MachineRecord.running`);

@@ -3,8 +3,8 @@
 ///
 /// After `cancel()` the observer is never called again, including for the rest of an event
 /// being delivered when an observer cancels it, and the runtime drops its reference to the
-/// observer's closure: at once, or, when cancelled from inside `dispatch`, as that dispatch
-/// returns. An observer that captures the runtime strongly keeps it alive until then (a
+/// observer's closure: at once, or, when cancelled from inside `dispatch`, before that
+/// dispatch returns (once the step that cancelled it is over). An observer that captures the runtime strongly keeps it alive until then (a
 /// reference cycle through the machine); cancelling is how such a cycle ends. Dropping an
 /// `Observation` does not cancel it: an observer lasts as long as its machine (or, for
 /// `observeAll`, the runtime) unless cancelled. An observation holds no reference to the

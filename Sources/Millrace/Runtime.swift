@@ -376,6 +376,12 @@ public final class Runtime {
   /// Frees a dead machine's block and slot (neither in the ready list nor being dispatched).
   @usableFromInline
   func _releaseIndex(_ index: UInt32) {
+    guard index != _registry.release else {
+      // Off the ready list again, and no observer is being called here (nor is the
+      // runtime's last reference released: the dispatch's caller holds one).
+      _registry.records[Int(index)].next = _MachineRecord.none
+      return _releaseRetiredObservers()
+    }
     perform(.destroy, on: index)
     _registry.freeSlot(index)
   }
@@ -523,7 +529,14 @@ public final class Runtime {
     _dispatchLimit = limit
     let registry = self._registry
     registry.stepsLeft = limit
-    while registry.stepsLeft > 0, let (index, record) = registry.takeReady() {
+    while true {
+      guard registry.stepsLeft > 0 else {
+        // The limit ran out with the `release` slot perhaps still queued: its observers are
+        // released now all the same.
+        if _slowPath(!_retiredObservers.isEmpty) { _releaseRetiredObservers() }
+        break
+      }
+      guard let (index, record) = registry.takeReady() else { break }
       if record.pointee.isAlive {
         let entry = registry.variants + Int(record.pointee.variant)
         entry.pointee.variant._withUnsafeGuaranteedRef {
@@ -536,19 +549,21 @@ public final class Runtime {
     let steps = limit &- registry.stepsLeft
     _counters.dispatched &+= UInt64(truncatingIfNeeded: steps)
     _isDispatching = false
-    if !_retiredObservers.isEmpty { _releaseRetiredObservers() }
     return steps
   }
 
-  /// Keeps a removed observer's box until it is safe to release: until the running dispatch
-  /// returns (the box may be the observer being called), or, outside a dispatch, until the
-  /// call that removed it is done with the runtime (`releaseRetiredObservers`), since the
-  /// box may hold the last reference to the runtime.
+  /// Keeps a removed observer's box until it is safe to release: during a dispatch, until
+  /// no observer is being called (the box may be the one), which the dispatch reaches through
+  /// the registry's `release` slot before it returns; outside a dispatch, until the call that
+  /// removed it is done with the runtime (`releaseRetiredObservers`), since the box may hold
+  /// the last reference to the runtime.
   /// `compacting` names the machine whose observer list has a placeholder in the box's place
   /// (`_ObserverList.remove(token:inPlace:)`), taken out before the box is released.
   @usableFromInline
   func _retire(_ observer: Unmanaged<_AnyObserverBox>, compacting machine: MachineID? = nil) {
     _retiredObservers.append((observer, machine))
+    // During a dispatch, the ready list brings it to them before it returns.
+    if _isDispatching { _registry.scheduleRelease() }
   }
 
   /// Takes the placeholders out of the observer lists of the machines that had observers

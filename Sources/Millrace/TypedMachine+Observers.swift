@@ -4,8 +4,8 @@ extension _TypedMachine {
   /// every machine of the variant, while the machine stays alive (an observer may remove it).
   /// Reads the list afresh for each observer, so one may add another meanwhile, or cancel
   /// one: no observer changes place during a dispatch (a cancelled one leaves a placeholder,
-  /// `removeObserver`), and a cancelled observer's box stays alive until the dispatch returns
-  /// (`Runtime.retire`).
+  /// `removeObserver`), and a cancelled observer's box stays alive until no observer is
+  /// running (`Runtime._retire`).
   @inlinable
   @inline(__always)
   func notify(_ event: Event) {
@@ -29,7 +29,7 @@ extension _TypedMachine {
 
   /// Removes the observer of registration `token`, retiring its box (`Runtime.retire`);
   /// false when the machine has no such observer. During a dispatch a placeholder keeps its
-  /// place until the dispatch returns (`compactObservers`).
+  /// place until the dispatch releases the box (`compactObservers`).
   @usableFromInline
   func removeObserver(token: UInt64) -> Bool {
     let inDispatch = withRuntime { $0._isDispatching }

@@ -144,6 +144,34 @@ struct ObserverTests {
     #expect(released == 2)
   }
 
+  @Test("a dispatch releases an observer cancelled in it before it returns, limit or not")
+  func releasedWithinTheDispatch() throws {
+    for limit in [Int.max, 1] {
+      let rig = try Rig()
+      let other = try rig.runtime.spawn(table: authTable(delays: false), state: .loggedOut)
+      var released = 0
+      var releasedWhenOtherRan = -1
+      var observation: Observation?
+      do {
+        let witness = Witness()
+        witness.onDeinit = { released += 1 }
+        observation = rig.auth.observe { _ in
+          _ = witness
+          observation?.cancel()
+          _ = other.post(.login)
+        }
+      }
+      other.observe { _ in releasedWhenOtherRan = released }
+      _ = rig.auth.post(.login)
+      let steps = rig.runtime.dispatch(limit: limit)
+      #expect(released == 1)
+      // Without a limit the other machine's step comes after the release, which waits on the
+      // ready list behind the cancelling step; with a limit of 1 it does not run at all.
+      #expect(steps == (limit == 1 ? 1 : 2))
+      #expect(releasedWhenOtherRan == (limit == 1 ? -1 : 1))
+    }
+  }
+
   @Test("an observer that holds its runtime strongly lets it go once cancelled")
   func cancelEndsCycle() throws {
     weak var weakRuntime: Runtime?
