@@ -128,8 +128,9 @@ struct StoreFailureTests {
     let millraced = DaemonProcess.product("millraced")
     let data: String
     let expected: String
-    // The daemon runs under `timeout`: one that starts anyway ends within seconds.
-    var command = ["/usr/bin/timeout", "10"]
+    // The daemon runs under `timeout`: one that starts anyway ends within seconds. SIGKILL:
+    // the test process's children inherit its blocked SIGTERM.
+    var command = ["/usr/bin/timeout", "-s", "KILL", "10"]
     switch unusable {
     case .readOnlyMount:
       data = daemon.directory + "/data"
