@@ -67,7 +67,7 @@ final class TurnJournal {
     do throws(StoreError) {
       // One writer per journal: a second daemon on the same data directory stops here,
       // whatever locks SQLite holds at the moment. The lock goes with the descriptor.
-      guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+      guard Self.lock(descriptor) else {
         let error = Self.failure("lock \(path)")
         throw StoreError(
           operation: error.operation, code: error.code,
@@ -307,6 +307,20 @@ final class TurnJournal {
     }
     bytes.removeLast(count - done)
     return bytes
+  }
+
+  /// Takes `descriptor`'s exclusive lock without waiting for another holder, but trying
+  /// again for up to 100 ms: a child process this one is starting holds a copy of every
+  /// descriptor, and so of the lock, from its fork until its exec closes them (`O_CLOEXEC`),
+  /// which takes milliseconds on a loaded machine. Another process's lock is still refused.
+  /// Leaves `errno` as the last `flock` set it.
+  static func lock(_ descriptor: Int32) -> Bool {
+    for _ in 0..<100 {
+      if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { return true }
+      guard errno == EWOULDBLOCK else { return false }
+      usleep(1_000)
+    }
+    return flock(descriptor, LOCK_EX | LOCK_NB) == 0
   }
 
   /// Makes a new file's directory entry durable (for `strict`).
