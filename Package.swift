@@ -65,7 +65,8 @@ let package = Package(
       // Millrace itself too, not only through MillraceUV: the host inlines and specializes
       // the core's code (FileMachine's dispatch), so a change of the core alone must rebuild it.
       dependencies: [
-        "Millrace", "MillraceUV", "MillraceWire", "MillraceDrawing", "CSQLite", "CHeap",
+        "Millrace", "MillraceUV", "MillraceWire", "MillraceClient", "MillraceDrawing", "CSQLite",
+        "CHeap",
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),

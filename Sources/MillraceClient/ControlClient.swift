@@ -44,14 +44,23 @@ public final class ControlClient {
   }
 
   /// Connects to `address`. `timeoutSeconds` bounds each wait for a reply; 0 waits for ever.
-  public init(address: Address, timeoutSeconds: Int = 30) throws(Failure) {
+  public convenience init(address: Address, timeoutSeconds: Int = 30) throws(Failure) {
+    try self.init(address: address, timeoutMilliseconds: timeoutSeconds * 1000)
+  }
+
+  /// Connects to `address`. `timeoutMilliseconds` bounds the connection's set-up and each
+  /// wait to send or for a reply; 0 waits for ever.
+  public init(address: Address, timeoutMilliseconds: Int) throws(Failure) {
     switch address {
     case .unix(let path): descriptor = try Self.connectUnix(path)
-    case .tcp(let host, let port): descriptor = try Self.connectTCP(host, port)
+    case .tcp(let host, let port):
+      descriptor = try Self.connectTCP(host, port, timeoutMilliseconds: timeoutMilliseconds)
     }
-    var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
-    setsockopt(
-      descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    var timeout = timeval(
+      tv_sec: timeoutMilliseconds / 1000, tv_usec: (timeoutMilliseconds % 1000) * 1000)
+    for option in [SO_RCVTIMEO, SO_SNDTIMEO] {
+      setsockopt(descriptor, SOL_SOCKET, option, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
   }
 
   deinit { close(descriptor) }
@@ -80,7 +89,11 @@ public final class ControlClient {
     return fd
   }
 
-  private static func connectTCP(_ host: String, _ port: Int) throws(Failure) -> Int32 {
+  /// A connected TCP socket; with a timeout, the connection is set up without blocking and
+  /// waited for at most that long.
+  private static func connectTCP(_ host: String, _ port: Int, timeoutMilliseconds: Int)
+    throws(Failure) -> Int32
+  {
     var hints = addrinfo()
     hints.ai_family = AF_UNSPEC
     hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -89,13 +102,36 @@ public final class ControlClient {
       throw Failure(description: "cannot resolve \(host)")
     }
     defer { freeaddrinfo(result) }
-    let fd = socket(first.pointee.ai_family, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0, connect(fd, first.pointee.ai_addr, first.pointee.ai_addrlen) == 0 else {
-      let reason = String(cString: strerror(errno))
+    let fd = socket(
+      first.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    func failure(_ code: Int32) -> Failure {
       if fd >= 0 { close(fd) }
-      throw Failure(
-        description: "cannot connect to \(host):\(port): \(reason) (is millraced running?)")
+      return Failure(
+        description:
+          "cannot connect to \(host):\(port): \(String(cString: strerror(code))) (is millraced running?)"
+      )
     }
+    guard fd >= 0 else { throw failure(errno) }
+    guard timeoutMilliseconds > 0 else {
+      guard connect(fd, first.pointee.ai_addr, first.pointee.ai_addrlen) == 0 else {
+        throw failure(errno)
+      }
+      return fd
+    }
+    let flags = fcntl(fd, F_GETFL)
+    _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
+    if connect(fd, first.pointee.ai_addr, first.pointee.ai_addrlen) != 0 {
+      guard errno == EINPROGRESS else { throw failure(errno) }
+      var waiting = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+      guard poll(&waiting, 1, Int32(clamping: timeoutMilliseconds)) == 1 else {
+        throw failure(ETIMEDOUT)
+      }
+      var code: Int32 = 0
+      var length = socklen_t(MemoryLayout<Int32>.size)
+      getsockopt(fd, SOL_SOCKET, SO_ERROR, &code, &length)
+      guard code == 0 else { throw failure(code) }
+    }
+    _ = fcntl(fd, F_SETFL, flags)
     return fd
   }
 
@@ -103,6 +139,15 @@ public final class ControlClient {
   public func send(_ words: [String]) throws(Failure) {
     var writer = RESPWriter()
     writer.array(words)
+    try sendRaw(writer.bytes)
+  }
+
+  /// Sends one request whose words are bytes (binary data such as a `DUMP` payload), without
+  /// waiting for its reply.
+  public func send(words: [[UInt8]]) throws(Failure) {
+    var writer = RESPWriter()
+    writer.arrayHeader(words.count)
+    for word in words { writer.bulkString(word) }
     try sendRaw(writer.bytes)
   }
 

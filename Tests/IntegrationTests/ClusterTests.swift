@@ -207,10 +207,17 @@ struct ClusterTests {
         == .error("ERR Invalid CLUSTER SETSLOT action or number of arguments. Try CLUSTER HELP"))
     #expect(try node0.call("CLUSTER", "SETSLOT", "1", "STABLE") == .simple("OK"))
     #expect(
-      try node0.call("CLUSTER", "SETSLOT", "1", "MIGRATING", cluster.ids[1])
-        == .error(
-          "ERR CLUSTER SETSLOT MIGRATING is not supported yet: millraced does not move machines "
-            + "between nodes yet (docs/cluster.md)"))
+      try node0.call("CLUSTER", "SETSLOT", "6000", "MIGRATING", cluster.ids[1])
+        == .error("ERR I'm not the owner of hash slot 6000"))
+    #expect(
+      try node0.call("CLUSTER", "SETSLOT", "1", "IMPORTING", cluster.ids[1])
+        == .error("ERR I'm already the owner of hash slot 1"))
+    #expect(
+      try node0.call("CLUSTER", "SETSLOT", "1", "MIGRATING", "nope")
+        == .error("ERR I don't know about node nope"))
+    #expect(
+      try node0.call("CLUSTER", "SETSLOT", "1", "MIGRATING", cluster.ids[0])
+        == .error("ERR Target node is this node itself"))
     // "b" is in slot 3300, node 0's and empty: hand it to node 1 on both nodes.
     for client in [node0, node1] {
       #expect(
@@ -220,7 +227,11 @@ struct ClusterTests {
     #expect(try node1.call("SPAWN", "counter", "b") == .simple("OK"))
     let slots = try #require(try node0.call("CLUSTER", "SLOTS").values)
     #expect(slots.count == 5)
-    #expect(cluster.nodes[0].logText.contains("until the next reload or restart"))
+    // Each change is in the node's map file, which a restart reads.
+    #expect(cluster.nodes[0].logText.contains("CLUSTER SETSLOT 3300 NODE \(cluster.ids[1]): written to"))
+    let written = try String(contentsOfFile: cluster.mapPath(0), encoding: .utf8)
+    #expect(written.contains("node \(cluster.ids[1]) \(cluster.address(1)) 3300 5461-10922"))
+    #expect(!cluster.nodes[0].logText.contains("SETSLOT 1 STABLE"))
   }
 
   @Test("SIGHUP reloads the map file, and keeps the map when the new one would strand machines")

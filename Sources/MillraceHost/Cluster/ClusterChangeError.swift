@@ -8,9 +8,17 @@ public enum ClusterChangeError: Error, Hashable, Sendable, CustomStringConvertib
   /// No node of the map has this id.
   case unknownNode(String)
   /// The change gives slots that hold machines of this node to other nodes (or to none), which
-  /// would leave the machines where no client is sent: moving machines between nodes is not
-  /// done yet (docs/cluster.md).
+  /// would leave the machines where no client is sent: move them first (`MIGRATE`,
+  /// docs/cluster.md).
   case slotsHoldMachines(slots: [Int], machines: NameSample)
+  /// A slot to migrate is not this node's.
+  case notOwner(Int)
+  /// A slot to import is this node's already.
+  case alreadyOwner(Int)
+  /// A slot would migrate to, or be imported from, this node itself.
+  case myselfNamed
+  /// The map file could not be written: the change is not made.
+  case unwritable(path: String, String)
 
   /// One sentence per problem.
   public var description: String {
@@ -24,7 +32,12 @@ public enum ClusterChangeError: Error, Hashable, Sendable, CustomStringConvertib
       let shown = slots.prefix(8).map(String.init).joined(separator: ", ")
       return "the change takes \(slots.count == 1 ? "slot" : "slots") \(shown)"
         + "\(slots.count > 8 ? ", …" : "") from this node, which hosts \(machines) in them; "
-        + "moving machines between nodes is not done yet, so the map stays as it was"
+        + "the map stays as it was (move them first: MIGRATE)"
+    case .notOwner(let slot): return "I'm not the owner of hash slot \(slot)"
+    case .alreadyOwner(let slot): return "I'm already the owner of hash slot \(slot)"
+    case .myselfNamed: return "Target node is this node itself"
+    case .unwritable(let path, let reason):
+      return "cannot write the cluster map file \(path) (\(reason)): the map stays as it was"
     }
   }
 }

@@ -2,8 +2,14 @@
 /// static map a cluster node is started with (`ClusterMapReader`), changed at run time by
 /// `CLUSTER SETSLOT` and reloads (`Cluster`).
 ///
+/// A slot may also be open, while its machines move between nodes (docs/cluster.md): this node
+/// is *migrating* one of its slots to another node, or *importing* another node's slot, as
+/// Redis's `CLUSTER SETSLOT <slot> MIGRATING|IMPORTING <id>` say.
+///
 /// Guarantees: every slot has at most one owner; `myself` is one of `nodes`; node ids and
-/// addresses are unique. Looking up a slot's owner is an array read.
+/// addresses are unique; a migrating slot is this node's and goes to another node, an importing
+/// slot is not this node's and comes from another node, and no slot is both. Looking up a
+/// slot's owner is an array read.
 public struct ClusterMap: Hashable, Sendable {
   /// The nodes, in the order the map declares them.
   public private(set) var nodes: [ClusterNode]
@@ -11,6 +17,10 @@ public struct ClusterMap: Hashable, Sendable {
   public let myself: Int
   /// The owner of each slot, as an index in `nodes`, or `unassigned`.
   private(set) var owners: [UInt16]
+  /// This node's slots migrating to another node, each with that node's index in `nodes`.
+  public private(set) var migrating: [Int: Int] = [:]
+  /// The slots this node imports from another node, each with that node's index in `nodes`.
+  public private(set) var importing: [Int: Int] = [:]
 
   /// The owner of a slot no node serves.
   static let unassigned = UInt16.max
@@ -44,10 +54,34 @@ public struct ClusterMap: Hashable, Sendable {
     nodes.firstIndex { $0.id == id }
   }
 
-  /// Gives `slot` to the node at `index` in `nodes`.
+  /// Gives `slot` to the node at `index` in `nodes`; the slot is no longer open.
   public mutating func assign(_ slot: Int, to index: Int) {
     precondition(nodes.indices.contains(index))
     owners[slot] = UInt16(index)
+    close(slot)
+  }
+
+  /// Whether any slot is migrating or importing (routing looks further only then).
+  public var hasOpenSlots: Bool { !migrating.isEmpty || !importing.isEmpty }
+
+  /// Marks this node's `slot` as migrating to the node at `index` (another node).
+  mutating func markMigrating(_ slot: Int, to index: Int) {
+    precondition(isMine(slot) && index != myself && nodes.indices.contains(index))
+    importing[slot] = nil
+    migrating[slot] = index
+  }
+
+  /// Marks `slot`, another node's or none's, as imported from the node at `index`.
+  mutating func markImporting(_ slot: Int, from index: Int) {
+    precondition(!isMine(slot) && index != myself && nodes.indices.contains(index))
+    migrating[slot] = nil
+    importing[slot] = index
+  }
+
+  /// Ends the migration or import of `slot`, if any.
+  public mutating func close(_ slot: Int) {
+    migrating[slot] = nil
+    importing[slot] = nil
   }
 
   /// The runs of consecutive slots with one owner, in slot order, each with its owner's index

@@ -15,6 +15,10 @@ import Foundation
 ///   clients reach the node at (`[::1]:7001` for IPv6), and the slots it owns, as single slots
 ///   or ranges, in `0...16383`. A node may own no slot.
 /// - `myself`: which node this daemon is, once per file.
+/// - `migrating <slots> <id>`: this node's slots (single slots or ranges) whose machines are
+///   moving to node `id`; `importing <slots> <id>`: slots of node `id` (or of none) whose
+///   machines are moving here. A node writes them itself when `CLUSTER SETSLOT` opens a slot
+///   (`ClusterMapWriter`), so that a restart in the middle of a move goes on with it.
 ///
 /// Every problem is reported, each with its file and line: an unknown statement, a malformed
 /// id, address, port or slot, a slot outside `0...16383` or owned twice, a duplicate id or
@@ -60,8 +64,10 @@ public enum ClusterMapReader {
       switch first {
       case "node": parser.node(Array(words.dropFirst()))
       case "myself": parser.myself(Array(words.dropFirst()))
+      case "migrating", "importing": parser.open(String(first), Array(words.dropFirst()))
       default:
-        parser.fail("unknown statement \"\(first.prefix(40))\" (node or myself)")
+        parser.fail(
+          "unknown statement \"\(first.prefix(40))\" (node, myself, migrating or importing)")
       }
     }
     let map = parser.finish()
@@ -99,6 +105,8 @@ public enum ClusterMapReader {
     var myselfLine: Int?
     /// The well-formed ids of node lines, refused or not.
     var declaredIDs: Set<String> = []
+    /// The slots of `migrating` and `importing` lines, with the other node's id and the line.
+    var opened: [(migrating: Bool, slots: ClosedRange<Int>, id: String, line: Int)] = []
 
     mutating func fail(_ message: String) {
       problems.append(.init(line: line, message))
@@ -196,6 +204,58 @@ public enum ClusterMapReader {
       myselfID = (String(words[0]), line)
     }
 
+    /// `migrating <slots> <id>` or `importing <slots> <id>`: checked against the nodes once
+    /// every line is read (`finish`).
+    mutating func open(_ statement: String, _ words: [Substring]) {
+      guard words.count == 2 else {
+        return fail("a \(statement) line is: \(statement) <slot> | <first>-<last> <id>")
+      }
+      do {
+        let slots = try SlotRangeText.parse(words[0])
+        opened.append((statement == "migrating", slots, String(words[1]), line))
+      } catch {
+        fail(Self.describe(error, words[0]))
+      }
+    }
+
+    /// Marks the slots of the `migrating` and `importing` lines in `map`, reporting those that
+    /// name no node or this one, a slot this node does not own (migrating) or owns
+    /// (importing), or a slot opened twice.
+    mutating func markOpened(in map: inout ClusterMap) {
+      var seen: [Int: Int] = [:]
+      for statement in opened {
+        line = statement.line
+        let word = statement.migrating ? "migrating" : "importing"
+        guard let other = map.index(ofID: statement.id) else {
+          fail("\(word) names node \(statement.id.prefix(60)), which no node line declares")
+          continue
+        }
+        guard other != map.myself else {
+          fail("\(word) names this node itself (\(statement.id))")
+          continue
+        }
+        for slot in statement.slots {
+          if let earlier = seen[slot] {
+            fail("slot \(slot) is already migrating or importing on line \(earlier)")
+            break
+          }
+          seen[slot] = statement.line
+          guard map.isMine(slot) == statement.migrating else {
+            fail(
+              statement.migrating
+                ? "slot \(slot) is migrating but is not this node's"
+                : "slot \(slot) is importing but is this node's already")
+            break
+          }
+          if statement.migrating {
+            map.markMigrating(slot, to: other)
+          } else {
+            map.markImporting(slot, from: other)
+          }
+        }
+      }
+    }
+
     /// The map, once every line was read; nil (with the problems said) when it has none.
     mutating func finish() -> ClusterMap? {
       guard !nodes.isEmpty || !problems.isEmpty else {
@@ -219,7 +279,9 @@ public enum ClusterMapReader {
         }
         return nil
       }
-      return ClusterMap(nodes: nodes, myself: index, owners: owners)
+      var map = ClusterMap(nodes: nodes, myself: index, owners: owners)
+      markOpened(in: &map)
+      return map
     }
   }
 }

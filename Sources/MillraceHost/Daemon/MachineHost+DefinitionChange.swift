@@ -92,7 +92,7 @@ extension MachineHost {
 
   /// Dispatches until none of `machines` has a queued input, for at most `settleRounds`
   /// rounds; returns the machines that still have some.
-  private func settle(_ machines: [HostedMachine]) -> [HostedMachine] {
+  func settle(_ machines: [HostedMachine]) -> [HostedMachine] {
     for _ in 0..<Self.settleRounds {
       guard runtime.hasPendingInputs else { return [] }
       let queued = machines.reduce(0) { $0 + $1.queuedInputs }

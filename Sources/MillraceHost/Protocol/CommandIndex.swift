@@ -87,6 +87,17 @@ struct CommandIndex {
     sub < 0 ? keys[index] : commands[index].subcommands[sub].keys
   }
 
+  /// The key positions of the command `frame` holds; nil when it names no machine or is not
+  /// a command.
+  func keys(of frame: Frame) -> KeyPositions? {
+    guard let index = index(of: frame) else { return nil }
+    guard entries[index].hasSubcommands else { return keys[index] }
+    guard frame.count > 1, let sub = Self.subcommandIndex(of: commands[index], in: frame) else {
+      return nil
+    }
+    return keys(index: index, sub: sub)
+  }
+
   /// The name of a command by `index` and subcommand index (-1 for none).
   func name(index: Int, sub: Int) -> String {
     sub < 0 ? commands[index].name : commands[index].subcommands[sub].name

@@ -91,13 +91,16 @@ struct CommandFlags: OptionSet, Sendable {
   static let independentOfSends = CommandFlags(rawValue: 1 << 9)
   /// Runs as soon as it arrives even inside `MULTI` (`EXEC`, `DISCARD`, `QUIT`, `RESET`).
   static let transactionControl = CommandFlags(rawValue: 1 << 10)
+  /// On a cluster node, served in a slot this node imports as if `ASKING` came just before
+  /// (`RESTORE-ASKING`, which `MIGRATE` sends).
+  static let asking = CommandFlags(rawValue: 1 << 11)
 
   /// The flags as `COMMAND INFO` names them.
   var redisNames: [String] {
     let names: [(CommandFlags, String)] = [
       (.write, "write"), (.readonly, "readonly"), (.admin, "admin"), (.pubsub, "pubsub"),
       (.noAuth, "no_auth"), (.noMulti, "no_multi"), (.loading, "loading"), (.loading, "stale"),
-      (.fast, "fast"),
+      (.fast, "fast"), (.asking, "asking"),
     ]
     return names.filter { contains($0.0) }.map(\.1)
   }

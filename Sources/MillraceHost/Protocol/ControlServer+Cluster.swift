@@ -72,14 +72,17 @@ extension ControlServer {
 
   /// `CLUSTER NODES`: a line per node, in Redis's format (`<id> <host:port@bus-port> <flags>
   /// <primary> <ping-sent> <pong-received> <epoch> <link> <slot>...`). There is no cluster
-  /// bus (port 0), no ping and no failover yet (epochs 0); every node is shown connected.
+  /// bus (port 0), no ping and no failover yet (epochs 0); every node is shown connected. This
+  /// node's line ends with its open slots (`[slot->-id]` migrating, `[slot-<-id]` importing).
   func clusterNodes(_ session: Session, _ frame: Frame) {
     guard let map = clusterNode(session)?.map else { return }
     let ranges = Self.rangesByNode(map)
     let text = map.nodes.enumerated().map { index, node in
       let flags = index == map.myself ? "myself,master" : "master"
       let fields = [node.id, "\(node.address)@0", flags, "-", "0", "0", "0", "connected"]
-      return (fields + ranges[index].map(SlotRangeText.format)).joined(separator: " ") + "\n"
+      let open = index == map.myself ? Self.openSlotsText(map) : []
+      return (fields + ranges[index].map(SlotRangeText.format) + open).joined(separator: " ")
+        + "\n"
     }.joined()
     session.reply { $0.verbatim(text) }
   }
@@ -138,44 +141,45 @@ extension ControlServer {
     session.reply { $0.array(names) }
   }
 
-  /// `CLUSTER SETSLOT slot NODE id` gives the slot to a node in this node's map (until the next
-  /// reload or restart, when the file is the map again); refused, as by Redis, while this node
-  /// hosts machines in a slot it would give away. `STABLE` has nothing to clear; `IMPORTING`
-  /// and `MIGRATING` wait for moving machines between nodes (docs/cluster.md).
+  /// `CLUSTER SETSLOT slot IMPORTING|MIGRATING|STABLE|NODE [id]`, as Redis's: opens the slot
+  /// for a move of its machines, closes it, or gives it to a node (refused while this node
+  /// hosts machines in a slot it would give away). Each change is written to the map file
+  /// before the reply (`Cluster`).
   func clusterSetSlot(_ session: Session, _ frame: Frame) {
     guard let cluster = clusterNode(session) else { return }
     guard let slot = Int(frame.string(at: 2)), (0..<HashSlot.count).contains(slot) else {
       return session.fail(.generic("Invalid or out of range slot"))
     }
     let action = frame.string(at: 3).uppercased()
-    switch (action, frame.count) {
-    case ("STABLE", 4):
-      return session.reply { $0.simpleString("OK") }
-    case ("IMPORTING", 5), ("MIGRATING", 5):
+    let id = frame.count == 5 ? frame.string(at: 4) : ""
+    let before = cluster.map
+    do throws(ClusterChangeError) {
+      switch (action, frame.count) {
+      case ("STABLE", 4): try cluster.setStable(slot)
+      case ("IMPORTING", 5): try cluster.setImporting(slot, from: id)
+      case ("MIGRATING", 5): try cluster.setMigrating(slot, to: id)
+      case ("NODE", 5): try cluster.setSlot(slot, to: id)
+      default:
+        return session.fail(
+          .generic("Invalid CLUSTER SETSLOT action or number of arguments. Try CLUSTER HELP"))
+      }
+    } catch .unknownNode {
+      return session.fail(
+        .generic(action == "NODE" ? "Unknown node \(id)" : "I don't know about node \(id)"))
+    } catch .slotsHoldMachines {
       return session.fail(
         .generic(
-          "CLUSTER SETSLOT \(action) is not supported yet: millraced does not move machines "
-            + "between nodes yet (docs/cluster.md)"))
-    case ("NODE", 5):
-      let id = frame.string(at: 4)
-      do {
-        try cluster.setSlot(slot, to: id)
-      } catch .unknownNode {
-        return session.fail(.generic("Unknown node \(id)"))
-      } catch {
-        return session.fail(
-          .generic(
-            "Can't assign hashslot \(slot) to a different node while I still hold keys for this "
-              + "hash slot."))
-      }
-      host.logger.notice(
-        "CLUSTER SETSLOT \(slot) NODE \(id): in this node's map until the next reload or restart")
-      clusterMapChanged()
-      session.reply { $0.simpleString("OK") }
-    default:
-      session.fail(
-        .generic("Invalid CLUSTER SETSLOT action or number of arguments. Try CLUSTER HELP"))
+          "Can't assign hashslot \(slot) to a different node while I still hold keys for this "
+            + "hash slot."))
+    } catch {
+      return session.fail(.generic(error.description))
     }
+    if cluster.map != before {
+      host.logger.notice(
+        "CLUSTER SETSLOT \(slot) \(action)\(id.isEmpty ? "" : " " + id): written to \(cluster.path)")
+      clusterMapChanged()
+    }
+    session.reply { $0.simpleString("OK") }
   }
 
   /// `CLUSTER HELP`: the subcommands, on a cluster node.
@@ -204,6 +208,13 @@ extension ControlServer {
     let warning = try cluster.reload()
     clusterMapChanged()
     return warning
+  }
+
+  /// This node's open slots as `CLUSTER NODES` lists them on its own line, as Redis:
+  /// `[slot->-id]` migrating to node `id`, `[slot-<-id]` imported from it.
+  private static func openSlotsText(_ map: ClusterMap) -> [String] {
+    map.migrating.sorted { $0.key < $1.key }.map { "[\($0.key)->-\(map.nodes[$0.value].id)]" }
+      + map.importing.sorted { $0.key < $1.key }.map { "[\($0.key)-<-\(map.nodes[$0.value].id)]" }
   }
 
   /// Each node's slot ranges, by index.

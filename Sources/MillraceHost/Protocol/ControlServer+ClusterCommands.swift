@@ -41,12 +41,14 @@ extension ControlServer {
           run: { $0.clusterGetKeysInSlot($1, $2) }),
         CommandSpec(
           "cluster|setslot", arity: -4, [.admin, .independentOfSends], group: "cluster",
-          "Gives the slot to a node in this node's map, until the next reload or restart",
+          "Opens the slot for a move (MIGRATING, IMPORTING), closes it (STABLE) or gives it to a node (NODE); written to the map file",
           arguments: [
             CommandArgument(name: "slot", kind: .integer),
             CommandArgument(
               name: "subcommand", kind: .oneof,
               members: [
+                CommandArgument(name: "node-id", kind: .string, token: "IMPORTING"),
+                CommandArgument(name: "node-id", kind: .string, token: "MIGRATING"),
                 CommandArgument(name: "node-id", kind: .string, token: "NODE"),
                 CommandArgument(name: "stable", kind: .pureToken, token: "STABLE"),
               ]),

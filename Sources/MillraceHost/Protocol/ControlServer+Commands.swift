@@ -60,6 +60,40 @@ extension ControlServer {
         CommandArgument(name: "kind", kind: .string, token: "TYPE", optional: true),
       ],
       run: { $0.scan($1, $2) }),
+    // Moving machines between nodes (docs/cluster.md).
+    CommandSpec(
+      "dump", arity: 2, [.readonly], keys: .single(1), group: "generic",
+      "The machine's record (kind, state, timers) for RESTORE; null when there is none",
+      arguments: [.key("name")], run: { $0.dump($1, $2) }),
+    CommandSpec(
+      "restore", arity: -4, [.write], keys: .single(1), group: "generic",
+      "Creates a machine from a DUMP payload (ttl 0); REPLACE removes one of that name first",
+      arguments: restoreArguments, run: { $0.restore($1, $2) }),
+    CommandSpec(
+      "restore-asking", arity: -4, [.write, .asking], keys: .single(1), group: "server",
+      "RESTORE, served in a slot this node imports as if ASKING came first (MIGRATE sends it)",
+      arguments: restoreArguments, run: { $0.restore($1, $2) }),
+    CommandSpec(
+      "migrate", arity: -6, [.write], group: "generic",
+      "Moves machines to another node: each is committed there before it is deleted here",
+      arguments: [
+        .string("host"), CommandArgument(name: "port", kind: .integer),
+        .string("key-or-empty-string"),
+        CommandArgument(name: "destination-db", kind: .integer),
+        CommandArgument(name: "timeout", kind: .integer),
+        CommandArgument(name: "replace", kind: .pureToken, token: "REPLACE", optional: true),
+        CommandArgument(
+          name: "authentication", kind: .oneof, optional: true,
+          members: [
+            CommandArgument(name: "password", kind: .string, token: "AUTH"),
+            CommandArgument(
+              name: "auth2", kind: .block, token: "AUTH2",
+              members: [.string("username"), .string("password")]),
+          ]),
+        // Names, not key arguments: MIGRATE is served where it is sent, not routed by them.
+        CommandArgument(name: "name", kind: .string, token: "KEYS", optional: true, multiple: true),
+      ],
+      run: { $0.migrate($1, $2) }),
     // Pub/sub.
     CommandSpec(
       "subscribe", arity: -2, [.pubsub, .independentOfSends, .subscribedContext, .loading],
@@ -282,5 +316,12 @@ extension ControlServer {
           "config|help", arity: 2, [.independentOfSends, .loading], group: "server",
           "These lines", run: { $0.subcommandHelp($1, $2) }),
       ]),
+  ]
+
+  /// `RESTORE`'s and `RESTORE-ASKING`'s arguments.
+  static let restoreArguments: [CommandArgument] = [
+    .key("name"), CommandArgument(name: "ttl", kind: .integer),
+    .string("serialized-value"),
+    CommandArgument(name: "replace", kind: .pureToken, token: "REPLACE", optional: true),
   ]
 }

@@ -19,7 +19,7 @@ extension ControlServer {
   /// Patterns see this node's machines only.
   func subscribe(_ session: Session, _ frame: Frame, to target: Target) {
     if target == .channel, let cluster,
-      let route = route(frame, keys: Self.channelPositions, in: cluster),
+      let route = route(frame, keys: Self.channelPositions, in: cluster, asking: false),
       let error = ReplyError(refusing: route)
     {
       return session.fail(error)

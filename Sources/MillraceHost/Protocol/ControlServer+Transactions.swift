@@ -24,10 +24,9 @@ extension ControlServer {
     }
     session.transaction = nil
     // As Redis: the queued requests' machines must all be in one slot, and it must still be
-    // this node's (the map may have changed since they were queued); otherwise none runs.
-    if let cluster, let route = cluster.map.route(slots: transaction.slots),
-      let error = ReplyError(refusing: route)
-    {
+    // this node's (the map may have changed since they were queued), with all of them here
+    // while it moves; otherwise none runs.
+    if let cluster, let error = refusal(ofExec: transaction, in: cluster) {
       return session.fail(error)
     }
     guard !transaction.refused else {

@@ -78,6 +78,8 @@ public final class ControlServer {
   let startedAt: UInt64
   /// Loop milliseconds at the last turn's end (commands' times, read once a turn).
   @exclusivity(unchecked) var turnMilliseconds: UInt64
+  /// A `RESTORE` placed a machine in this turn (`CrashPoint.restoreAfterCommit`).
+  @exclusivity(unchecked) var restoredThisTurn = false
   /// Connections the listening sockets refused (over the limit), for `INFO`.
   public var rejectedConnections: () -> Int = { 0 }
 
@@ -163,8 +165,10 @@ public final class ControlServer {
     // and redirects it otherwise (before queueing: a redirected request dooms its EXEC).
     var slot: Int? = nil
     if let cluster {
-      let route = self.route(frame, keys: table.keys(index: index, sub: sub), in: cluster)
+      let asking = session.asking || entry.flags.contains(.asking)
       session.asking = false
+      let route = self.route(
+        frame, keys: table.keys(index: index, sub: sub), in: cluster, asking: asking)
       if let route {
         if let error = ReplyError(refusing: route) { return refuse(error, session) }
         if case .here(let here) = route { slot = here }
@@ -245,9 +249,11 @@ public final class ControlServer {
       case .success: session.unprocessedSends += 1
       case .failure(let failure) where failure.code == .busy: continue
       case .failure(let failure):
-        _ = session.connection.complete(waiting.slot) {
-          $0.error(ReplyError(failure).prefix, failure.text)
-        }
+        // A machine that moved to another node while the SEND waited: sent there.
+        let error =
+          failure.code == .nomachine
+          ? redirection(ofMissing: waiting.name) ?? ReplyError(failure) : ReplyError(failure)
+        _ = session.connection.complete(waiting.slot) { $0.error(error.prefix, error.text) }
       }
       session.blockedSend = nil
       blocked[key] = nil
@@ -335,6 +341,10 @@ public final class ControlServer {
   /// Writes the replies and messages held for the turn: as they are when its commit held, as
   /// the refusal's error when it did not (nothing is acknowledged that was not kept).
   public func turnEnded(_ outcome: TurnOutcome) {
+    if restoredThisTurn {
+      restoredThisTurn = false
+      CrashPoint.restoreAfterCommit.reach()
+    }
     guard !heldReplies.isEmpty || !heldMessages.isEmpty else { return }
     let keep = Self.keptCapacity
     for held in heldReplies {

@@ -62,6 +62,8 @@ struct ReplyError: Error, Hashable {
     case .moved(let slot, let node): self.init("MOVED", "\(slot) \(node.address)")
     case .crossSlot: self.init("CROSSSLOT", "Keys in request don't hash to the same slot")
     case .unassigned: self.init("CLUSTERDOWN", "Hash slot not served")
+    case .ask(let slot, let node): self.init("ASK", "\(slot) \(node.address)")
+    case .tryAgain: self.init("TRYAGAIN", "Multiple keys request during rehashing of slot")
     }
   }
 

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
+
 /// A failure of the machine store, with SQLite's own message (or the system's, for the
 /// journal).
 public struct StoreError: Error, CustomStringConvertible, Sendable {
@@ -17,4 +23,10 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
 
   /// `operation: message (code N)`.
   public var description: String { "\(operation): \(message) (code \(code))" }
+
+  /// The failure of a system call: `operation` with the system's message for `code` (by
+  /// default, the `errno` it left).
+  static func system(_ operation: String, _ code: Int32 = errno) -> StoreError {
+    StoreError(operation: operation, code: code, message: String(cString: strerror(code)))
+  }
 }

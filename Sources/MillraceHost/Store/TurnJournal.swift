@@ -63,12 +63,12 @@ final class TurnJournal {
     self.sync = sync
     self.mapsFile = mapsFile
     descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-    guard descriptor >= 0 else { throw Self.failure("open \(path)") }
+    guard descriptor >= 0 else { throw StoreError.system("open \(path)") }
     do throws(StoreError) {
       // One writer per journal: a second daemon on the same data directory stops here,
       // whatever locks SQLite holds at the moment. The lock goes with the descriptor.
       guard Self.lock(descriptor) else {
-        let error = Self.failure("lock \(path)")
+        let error = StoreError.system("lock \(path)")
         throw StoreError(
           operation: error.operation, code: error.code,
           message: "locked: another process uses this data directory (\(error.message))")
@@ -79,7 +79,7 @@ final class TurnJournal {
         epoch = 1
         try writeHeader(epoch: 1)
         try grow(toHold: JournalFormat.headerSize)
-        if sync { try Self.syncDirectory(of: path) }
+        if sync { try DurableFile.syncDirectory(of: path) }
       } else {
         let bytes = Self.read(descriptor, from: 0, count: JournalFormat.headerSize)
         guard let header = bytes.withUnsafeBytes({ JournalFormat.header(of: $0) }) else {
@@ -180,7 +180,7 @@ final class TurnJournal {
       }
     } else {
       let failure = bytes.withUnsafeBytes { write($0, at: length) }
-      if failure != 0 { throw Self.failure("write \(path)", failure) }
+      if failure != 0 { throw StoreError.system("write \(path)", failure) }
     }
     if sync { try flush() }
     length += bytes.count
@@ -230,7 +230,7 @@ final class TurnJournal {
     let failure = JournalFormat.header(epoch: epoch, version: version).withUnsafeBytes {
       write($0, at: 0)
     }
-    if failure != 0 { throw Self.failure("write \(path)", failure) }
+    if failure != 0 { throw StoreError.system("write \(path)", failure) }
     if sync { try flush() }
   }
 
@@ -244,7 +244,7 @@ final class TurnJournal {
     while offset < target {
       let chunk = UnsafeRawBufferPointer(rebasing: zeros[..<min(zeros.count, target - offset)])
       let failure = write(chunk, at: offset)
-      if failure != 0 { throw Self.failure("grow \(path)", failure) }
+      if failure != 0 { throw StoreError.system("grow \(path)", failure) }
       offset += chunk.count
     }
     if sync { try flush() }
@@ -270,7 +270,7 @@ final class TurnJournal {
   }
 
   private func flush() throws(StoreError) {
-    guard fdatasync(descriptor) == 0 else { throw Self.failure("fdatasync \(path)") }
+    guard fdatasync(descriptor) == 0 else { throw StoreError.system("fdatasync \(path)") }
   }
 
   /// Writes all of `bytes` at `offset`, through partial writes and interruptions; returns 0,
@@ -321,18 +321,5 @@ final class TurnJournal {
       usleep(1_000)
     }
     return flock(descriptor, LOCK_EX | LOCK_NB) == 0
-  }
-
-  /// Makes a new file's directory entry durable (for `strict`).
-  private static func syncDirectory(of path: String) throws(StoreError) {
-    let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
-    let descriptor = open(directory.isEmpty ? "/" : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    guard descriptor >= 0 else { throw failure("open \(directory)") }
-    defer { close(descriptor) }
-    guard fsync(descriptor) == 0 else { throw failure("fsync \(directory)") }
-  }
-
-  private static func failure(_ operation: String, _ code: Int32 = errno) -> StoreError {
-    StoreError(operation: operation, code: code, message: String(cString: strerror(code)))
   }
 }

@@ -138,8 +138,7 @@ final class ClusterChangeTests {
     #expect(
       error.description
         == "the change takes slots 1, 2, 3, 4, 5, 6, 7, 8, … from this node, which hosts 2 "
-        + "machines: a, b in them; moving machines between nodes is not done yet, so the map "
-        + "stays as it was")
+        + "machines: a, b in them; the map stays as it was (move them first: MIGRATE)")
   }
 
   private func sample(_ names: [String]) -> NameSample {

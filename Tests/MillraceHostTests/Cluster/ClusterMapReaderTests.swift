@@ -67,7 +67,7 @@ import Testing
     let node = "node \(Self.a) 127.0.0.1:7001 0-16383"
     #expect(
       problems("\(node)\nmyself \(Self.a)\nnodes x\n") == [
-        "3: unknown statement \"nodes\" (node or myself)"
+        "3: unknown statement \"nodes\" (node, myself, migrating or importing)"
       ])
     #expect(
       problems("node \(Self.a)\nmyself \(Self.a)") == [
@@ -153,7 +153,7 @@ import Testing
       problems(text) == [
         "1: slot 20000 is outside 0-16383",
         "2: node id \"x\" is not 40 lower-case hexadecimal characters (0-9, a-f)",
-        "3: unknown statement \"bogus\" (node or myself)",
+        "3: unknown statement \"bogus\" (node, myself, migrating or importing)",
         "4: address \"h\" is not <host>:<port> ([<IPv6>]:<port> for IPv6)",
         "-: no myself line: name this node with \"myself <id>\"",
       ])
