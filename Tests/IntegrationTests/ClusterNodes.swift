@@ -15,12 +15,16 @@ final class ClusterNodes {
   /// The even three-way split of `redis-cli --cluster create`.
   static let threeWaySplit: [[ClosedRange<Int>]] = [[0...5460], [5461...10922], [10923...16383]]
 
-  /// `ranges.count` nodes owning `ranges`, each started with `extraArguments`.
-  init(_ ranges: [[ClosedRange<Int>]] = threeWaySplit, extraArguments: [String] = []) throws {
+  /// `ranges.count` nodes owning `ranges`, each started with `extraArguments` and the machine
+  /// files of `machines` (the shipped examples by default).
+  init(
+    _ ranges: [[ClosedRange<Int>]] = threeWaySplit, extraArguments: [String] = [],
+    machines: String? = nil
+  ) throws {
     self.ranges = ranges
     ports = try ranges.indices.map { _ in try DaemonProcess.freePort() }
     ids = ranges.indices.map { String(format: "%040x", 0xc1 << 8 + $0) }
-    nodes = ranges.indices.map { _ in DaemonProcess() }
+    nodes = ranges.indices.map { _ in DaemonProcess(machines: machines) }
     for (index, node) in nodes.enumerated() {
       node.arguments += ["--cluster-config", mapPath(index)] + extraArguments
       try writeMap(for: index)

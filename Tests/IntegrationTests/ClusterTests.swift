@@ -228,7 +228,8 @@ struct ClusterTests {
     let slots = try #require(try node0.call("CLUSTER", "SLOTS").values)
     #expect(slots.count == 5)
     // Each change is in the node's map file, which a restart reads.
-    #expect(cluster.nodes[0].logText.contains("CLUSTER SETSLOT 3300 NODE \(cluster.ids[1]): written to"))
+    #expect(
+      cluster.nodes[0].logText.contains("CLUSTER SETSLOT 3300 NODE \(cluster.ids[1]): written to"))
     let written = try String(contentsOfFile: cluster.mapPath(0), encoding: .utf8)
     #expect(written.contains("node \(cluster.ids[1]) \(cluster.address(1)) 3300 5461-10922"))
     #expect(!cluster.nodes[0].logText.contains("SETSLOT 1 STABLE"))

@@ -176,7 +176,8 @@ extension ControlServer {
     }
     if cluster.map != before {
       host.logger.notice(
-        "CLUSTER SETSLOT \(slot) \(action)\(id.isEmpty ? "" : " " + id): written to \(cluster.path)")
+        "CLUSTER SETSLOT \(slot) \(action)\(id.isEmpty ? "" : " " + id): written to \(cluster.path)"
+      )
       clusterMapChanged()
     }
     session.reply { $0.simpleString("OK") }

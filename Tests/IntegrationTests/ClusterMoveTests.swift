@@ -1,0 +1,285 @@
+import Foundation
+import MillraceClient
+import Testing
+
+/// Moving machines between two real nodes (issue 26, docs/cluster.md): Redis's procedure
+/// (`CLUSTER SETSLOT ... IMPORTING / MIGRATING`, `MIGRATE`, `SETSLOT ... NODE`), what clients
+/// see while a slot moves (`-ASK`, `ASKING`, `-TRYAGAIN`), machines arriving with their state,
+/// context and timers, and a node killed (`SIGKILL`, at the exact moment `MILLRACED_CRASH_AT`
+/// names) in the middle of a move: no acknowledged transition is lost, and the move, retried,
+/// leaves each machine on one node.
+@Suite("Moving machines between nodes", .timeLimit(.minutes(2)))
+struct ClusterMoveTests {
+  /// Node 0 owns 0-8191, node 1 the rest. "b" is in slot 3300 (node 0's), as is every name
+  /// under the hash tag `{b}`.
+  static let halves: [[ClosedRange<Int>]] = [[0...8191], [8192...16383]]
+  static let slot = "3300"
+
+  /// The shipped examples plus `latch` (`arm`: `after 2s` sends `fire`, id `fuse`).
+  static func machines() throws -> String {
+    let directory = NSTemporaryDirectory() + "mr-move-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    let examples = DaemonProcess.repository + "/examples/machines"
+    for file in try FileManager.default.contentsOfDirectory(atPath: examples) {
+      try FileManager.default.copyItem(
+        atPath: examples + "/" + file, toPath: directory + "/" + file)
+    }
+    try """
+    {"kind": "latch", "initial": "open", "final": ["fired"], "transitions": [
+      {"on": "arm", "from": "open", "to": "armed",
+       "effects": [{"after": "2s", "send": "fire", "id": "fuse"}]},
+      {"on": "fire", "from": "armed", "to": "fired"}]}
+    """.write(toFile: directory + "/latch.json", atomically: true, encoding: .utf8)
+    return directory
+  }
+
+  /// Opens slot 3300 for a move from node 0 to node 1, as Redis's tools do: importing on the
+  /// target first.
+  static func openSlot(_ cluster: ClusterNodes) throws {
+    #expect(
+      try cluster.client(1).call("CLUSTER", "SETSLOT", slot, "IMPORTING", cluster.ids[0])
+        == .simple("OK"))
+    #expect(
+      try cluster.client(0).call("CLUSTER", "SETSLOT", slot, "MIGRATING", cluster.ids[1])
+        == .simple("OK"))
+  }
+
+  /// `MIGRATE` from node 0 to node 1 of `names`.
+  static func migrate(_ cluster: ClusterNodes, _ names: [String], replace: Bool = false) throws
+    -> RESPValue
+  {
+    try cluster.client(0).call(
+      ["MIGRATE", "127.0.0.1", "\(cluster.ports[1])", "", "0", "5000"]
+        + (replace ? ["REPLACE"] : []) + ["KEYS"] + names)
+  }
+
+  /// Node 1's reply to `words` after `ASKING`.
+  static func asking(_ cluster: ClusterNodes, _ words: String...) throws -> RESPValue {
+    let client = try cluster.client(1)
+    #expect(try client.call("ASKING") == .simple("OK"))
+    return try client.call(words)
+  }
+
+  /// Waits (up to 5 s) until node `index` died by itself.
+  static func waitForDeath(_ cluster: ClusterNodes, _ index: Int) {
+    for _ in 0..<100 where cluster.nodes[index].isRunning { usleep(50_000) }
+    #expect(!cluster.nodes[index].isRunning, "node \(index) should have killed itself")
+    _ = cluster.nodes[index].stop(signal: SIGKILL)
+  }
+
+  @Test(
+    "a slot moves with its machines' states, contexts and timers; ASK, ASKING, TRYAGAIN meanwhile")
+  func moveASlot() throws {
+    let cluster = try ClusterNodes(Self.halves, machines: Self.machines()).start()
+    let node0 = try cluster.client(0)
+    let node1 = try cluster.client(1)
+    for (kind, name) in [
+      ("counter", "b"), ("login", "{b}login"), ("latch", "{b}latch"), ("counter", "{b}stay"),
+    ] {
+      #expect(try node0.call("SPAWN", kind, name) == .simple("OK"))
+    }
+    #expect(try node0.call("SEND", "b", "inc").strings == ["0", "1"])
+    #expect(try node0.call("SEND", "b", "inc").strings == ["1", "2"])
+    #expect(try node0.call("SEND", "{b}login", "login", "bob", "1").strings == ["idle", "idle"])
+    let login = try node0.call("STATE", "{b}login", "WITHCONTEXT")
+    #expect(login.strings?.contains("attempts") == true)
+    #expect(try node0.call("SEND", "{b}latch", "arm").strings == ["open", "armed"])
+    let armed = Date()
+    try Self.openSlot(cluster)
+    // The latch's timer has 2 s left at arming; moved 1.2 s later, it must fire at 2 s, not
+    // 2 s after the move.
+    usleep(1_200_000)
+    #expect(try Self.migrate(cluster, ["b", "{b}login", "{b}latch", "nosuch"]) == .simple("OK"))
+    // The source serves what it still has, and sends the rest to the target.
+    let ask = RESPValue.error("ASK 3300 \(cluster.address(1))")
+    #expect(try node0.call("SEND", "b", "inc") == ask)
+    #expect(try node0.call("SPAWN", "counter", "{b}new") == ask)
+    #expect(try node0.call("STATE", "{b}stay") == .bulk("0"))
+    #expect(
+      try node0.call("SUBSCRIBE", "b", "{b}stay")
+        == .error("TRYAGAIN Multiple keys request during rehashing of slot"))
+    // The target serves the slot only after ASKING.
+    #expect(try node1.call("SEND", "b", "inc") == .error("MOVED 3300 \(cluster.address(0))"))
+    #expect(try Self.asking(cluster, "SEND", "b", "inc").strings == ["2", "3"])
+    #expect(try Self.asking(cluster, "STATE", "{b}login", "WITHCONTEXT") == login)
+    var fired: TimeInterval?
+    while fired == nil && Date().timeIntervalSince(armed) < 5 {
+      if try Self.asking(cluster, "STATE", "{b}latch") == .bulk("fired") {
+        fired = Date().timeIntervalSince(armed)
+      }
+      usleep(20_000)
+    }
+    let elapsed = try #require(fired, "the moved timer never fired")
+    #expect(elapsed >= 1.9 && elapsed < 2.9, "fired \(elapsed) s after arming (due at 2 s)")
+    // A transaction runs whole on one node or not at all.
+    try node0.send(["MULTI"])
+    try node0.send(["SEND", "{b}stay", "inc"])
+    #expect(try node0.readReply() == .simple("OK"))
+    #expect(try node0.readReply() == .simple("QUEUED"))
+    #expect(try Self.migrate(cluster, ["{b}stay"]) == .simple("OK"))
+    #expect(
+      try node0.call("EXEC") == .error("TRYAGAIN Multiple keys request during rehashing of slot"))
+    #expect(try Self.asking(cluster, "STATE", "{b}stay") == .bulk("0"))
+    // The slot is empty on node 0: it is given to node 1, on both.
+    #expect(try node0.call("CLUSTER", "COUNTKEYSINSLOT", Self.slot) == .integer(0))
+    for client in [node1, node0] {
+      #expect(
+        try client.call("CLUSTER", "SETSLOT", Self.slot, "NODE", cluster.ids[1]) == .simple("OK"))
+    }
+    #expect(try node0.call("SEND", "b", "inc") == .error("MOVED 3300 \(cluster.address(1))"))
+    #expect(try node1.call("SEND", "b", "inc").strings == ["3", "4"])
+    // Both map files say so, and a restart of both nodes finds every machine where it was.
+    for index in 0...1 {
+      let map = try String(contentsOfFile: cluster.mapPath(index), encoding: .utf8)
+      #expect(map.contains("node \(cluster.ids[1]) \(cluster.address(1)) 3300 8192-16383"))
+      #expect(!map.contains("migrating") && !map.contains("importing"))
+      #expect(cluster.nodes[index].stop() == 0)
+      try cluster.nodes[index].start()
+    }
+    #expect(try cluster.client(0).call("LIST").strings == [])
+    #expect(
+      try cluster.client(1).call("LIST").strings == ["b", "{b}latch", "{b}login", "{b}stay"])
+    #expect(try cluster.client(1).call("STATE", "b") == .bulk("4"))
+    #expect(try cluster.client(1).call("STATE", "{b}latch") == .bulk("fired"))
+  }
+
+  @Test("the source killed after the target kept the machines: nothing lost, the retry moves them")
+  func sourceKilledMidMove() throws {
+    let cluster = try ClusterNodes(Self.halves)
+    cluster.nodes[0].environment["MILLRACED_CRASH_AT"] = "migrate-before-delete"
+    try cluster.start()
+    let node0 = try cluster.client(0)
+    #expect(try node0.call("SPAWN", "counter", "b") == .simple("OK"))
+    for count in 0..<3 {
+      #expect(try node0.call("SEND", "b", "inc").strings == ["\(count)", "\(count + 1)"])
+    }
+    try Self.openSlot(cluster)
+    #expect(throws: ControlClient.Failure.self) { try Self.migrate(cluster, ["b"]) }
+    Self.waitForDeath(cluster, 0)
+    cluster.nodes[0].environment = [:]
+    try cluster.nodes[0].start()
+    // Restarted, the source still has the machine (and the slot still migrating, from its map
+    // file), so it serves it: the target's copy is reached by no client.
+    let source = try cluster.client(0)
+    #expect(try source.call("SEND", "b", "inc").strings == ["3", "4"])
+    #expect(try Self.asking(cluster, "STATE", "b") == .bulk("3"))
+    // The move again: without REPLACE the target refuses its stale copy's name, and the source
+    // keeps the machine; with REPLACE, the source's machine replaces it.
+    let refused = try Self.migrate(cluster, ["b"])
+    #expect(refused.errorCode == "ERR")
+    #expect(
+      refused
+        == .error("ERR Target instance replied with error: BUSYKEY Target key name already exists.")
+    )
+    #expect(try source.call("STATE", "b") == .bulk("4"))
+    #expect(try Self.migrate(cluster, ["b"], replace: true) == .simple("OK"))
+    #expect(try source.call("LIST").strings == [])
+    #expect(try Self.asking(cluster, "SEND", "b", "inc").strings == ["4", "5"])
+  }
+
+  @Test(
+    "the target killed after keeping a machine, before replying: the source keeps it, the retry moves it"
+  )
+  func targetKilledMidMove() throws {
+    let cluster = try ClusterNodes(Self.halves)
+    cluster.nodes[1].environment["MILLRACED_CRASH_AT"] = "restore-after-commit"
+    try cluster.start()
+    let node0 = try cluster.client(0)
+    #expect(try node0.call("SPAWN", "counter", "b") == .simple("OK"))
+    #expect(try node0.call("SEND", "b", "inc").strings == ["0", "1"])
+    try Self.openSlot(cluster)
+    #expect(
+      try Self.migrate(cluster, ["b"])
+        == .error("IOERR error or timeout reading to target instance"))
+    Self.waitForDeath(cluster, 1)
+    #expect(try node0.call("SEND", "b", "inc").strings == ["1", "2"])
+    cluster.nodes[1].environment = [:]
+    // Restarted, the target holds a machine in a slot it imports: its map file says so, and
+    // it starts.
+    try cluster.nodes[1].start()
+    #expect(try Self.asking(cluster, "STATE", "b") == .bulk("1"))
+    #expect(try Self.migrate(cluster, ["b"], replace: true) == .simple("OK"))
+    #expect(try node0.call("LIST").strings == [])
+    #expect(try Self.asking(cluster, "STATE", "b") == .bulk("2"))
+    // Killed again (SIGKILL) after the move, both nodes come back with the machine on one.
+    for index in 0...1 {
+      _ = cluster.nodes[index].stop(signal: SIGKILL)
+      try cluster.nodes[index].start()
+    }
+    #expect(try cluster.client(0).call("LIST").strings == [])
+    #expect(try Self.asking(cluster, "SEND", "b", "inc").strings == ["2", "3"])
+  }
+
+  @Test("MIGRATE's refusals: COPY, no machine, an unreachable target, a bad KEYS form")
+  func migrateRefusals() throws {
+    let cluster = try ClusterNodes(Self.halves).start()
+    let node0 = try cluster.client(0)
+    #expect(try node0.call("SPAWN", "counter", "b") == .simple("OK"))
+    let port = "\(cluster.ports[1])"
+    #expect(
+      try node0.call("MIGRATE", "127.0.0.1", port, "b", "0", "1000", "COPY")
+        == .error(
+          "ERR MIGRATE COPY is refused: a machine is moved, never copied (it would run twice)"))
+    #expect(
+      try node0.call("MIGRATE", "127.0.0.1", port, "", "0", "1000", "KEYS", "x") == .simple("NOKEY")
+    )
+    #expect(
+      try node0.call("MIGRATE", "127.0.0.1", port, "b", "0", "1000", "KEYS", "b")
+        == .error(
+          "ERR When using MIGRATE KEYS option, the key argument must be set to the empty string"))
+    #expect(
+      try node0.call("MIGRATE", "127.0.0.1", port, "b", "1", "1000")
+        == .error("ERR millraced has one database: MIGRATE to database 0"))
+    let closed = try DaemonProcess.freePort()
+    #expect(
+      try node0.call("MIGRATE", "127.0.0.1", "\(closed)", "b", "0", "1000")
+        == .error("IOERR error or timeout connecting to the client"))
+    #expect(try node0.call("STATE", "b") == .bulk("0"))
+  }
+
+  @Test("DUMP and RESTORE with redis-py: a machine copied whole, durable, and bad payloads refused")
+  func dumpAndRestore() throws {
+    let python = ClusterNodes.python
+    try #require(
+      FileManager.default.isExecutableFile(atPath: python),
+      "no redis-py at \(python): `make clients-deps` makes it (`make test` does)")
+    let daemon = try DaemonProcess().start()
+    let script = """
+      import sys, redis
+      r = redis.Redis(unix_socket_path=sys.argv[1], decode_responses=False)
+      assert r.execute_command("SPAWN", "door", "d") == b"OK"
+      assert r.execute_command("SEND", "d", "open") == [b"closed", b"opened"]
+      assert r.dump("nosuch") is None
+      payload = r.dump("d")
+      def refused(*args):
+          try:
+              r.execute_command(*args)
+          except redis.ResponseError as error:
+              return str(error)
+          raise AssertionError(f"{args[:2]} was not refused")
+      busy = refused("RESTORE", "d", 0, payload)
+      assert busy == "BUSYKEY Target key name already exists.", busy
+      assert r.restore("d2", 0, payload) == b"OK"
+      assert r.execute_command("STATE", "d2") == b"opened"
+      assert r.execute_command("SEND", "d2", "close") == [b"opened", b"closed"]
+      damaged = payload[:-1] + bytes([payload[-1] ^ 1])
+      assert refused("RESTORE", "x", 0, damaged) == "DUMP payload version or checksum are wrong"
+      assert refused("RESTORE", "x", 0, b"junk") == "DUMP payload version or checksum are wrong"
+      assert refused("RESTORE", "x", 5, payload).startswith("Invalid TTL value")
+      assert refused("RESTORE", "x", 0, payload, "BOGUS") == "syntax error"
+      assert r.execute_command("SEND", "d", "close") == [b"opened", b"closed"]
+      assert r.restore("d", 0, payload, replace=True) == b"OK"
+      assert r.execute_command("STATE", "d") == b"opened"
+      print("ok")
+      """
+    let result = try DaemonProcess.run(
+      "/usr/bin/timeout", ["-s", "KILL", "30", python, "-c", script, daemon.socketPath])
+    #expect(result.output.hasSuffix("ok\n"), "\(result.output)")
+    // Restored machines are stored as any other.
+    #expect(daemon.stop() == 0)
+    try daemon.start()
+    let client = try daemon.client()
+    #expect(try client.call("STATE", "d2") == .bulk("closed"))
+    #expect(try client.call("STATE", "d") == .bulk("opened"))
+  }
+}
