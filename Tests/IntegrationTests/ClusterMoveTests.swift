@@ -1,5 +1,6 @@
 import Foundation
 import MillraceClient
+import MillraceHost
 import Testing
 
 /// Moving machines between two real nodes (issue 26, docs/cluster.md): Redis's procedure
@@ -85,12 +86,20 @@ struct ClusterMoveTests {
     #expect(login.strings?.contains("attempts") == true)
     #expect(try node0.call("SEND", "{b}latch", "arm").strings == ["open", "armed"])
     let armed = Date()
+    let listener = try cluster.nodes[0].subscriber(to: "b")
     try Self.openSlot(cluster)
     // The latch's timer has 2 s left at arming; moved 1.2 s later, it must fire at 2 s, not
     // 2 s after the move.
     usleep(1_200_000)
     #expect(try Self.migrate(cluster, ["b", "{b}login", "{b}latch", "nosuch"]) == .simple("OK"))
-    // The source serves what it still has, and sends the rest to the target.
+    // A subscriber of a machine that left is told, as by UNSUBSCRIBE.
+    #expect(try listener.read() == .array([.bulk("unsubscribe"), .bulk("b"), .integer(0)]))
+    // The source serves what it still has, and sends the rest to the target; it kills a
+    // machine of the moving slot only once it moved.
+    #expect(
+      try node0.call("KILL", "{b}stay")
+        == .error("TRYAGAIN machine {b}stay's slot is migrating: KILL it once it moved (-ASK then)")
+    )
     let ask = RESPValue.error("ASK 3300 \(cluster.address(1))")
     #expect(try node0.call("SEND", "b", "inc") == ask)
     #expect(try node0.call("SPAWN", "counter", "{b}new") == ask)
@@ -208,6 +217,49 @@ struct ClusterMoveTests {
     }
     #expect(try cluster.client(0).call("LIST").strings == [])
     #expect(try Self.asking(cluster, "SEND", "b", "inc").strings == ["2", "3"])
+  }
+
+  @Test("redis-cli --cluster reshard moves slots and their machines, unchanged")
+  func redisCLIReshard() throws {
+    let cluster = try ClusterNodes(Self.halves).start()
+    let node0 = try cluster.client(0)
+    // Machines in slots 0-99 of node 0 (names found by their slots), and one state each.
+    var names: [String] = []
+    var index = 0
+    while names.count < 20 {
+      let name = "m\(index)"
+      index += 1
+      guard HashSlot.of(name) < 100 else { continue }
+      #expect(try node0.call("SPAWN", "counter", name) == .simple("OK"))
+      #expect(try node0.call("SEND", name, "inc").strings == ["0", "1"])
+      names.append(name)
+    }
+    let result = try DaemonProcess.run(
+      "/usr/bin/timeout",
+      [
+        "-s", "KILL", "60", "/usr/bin/redis-cli", "--cluster", "reshard", cluster.address(0),
+        "--cluster-from", cluster.ids[0], "--cluster-to", cluster.ids[1], "--cluster-slots", "100",
+        "--cluster-yes",
+      ])
+    #expect(result.status == 0, "\(result.output)")
+    #expect(!result.output.contains("ERR"), "\(result.output)")
+    #expect(
+      result.output.contains("Moving slot 99 from \(cluster.address(0)) to \(cluster.address(1))"))
+    #expect(try node0.call("DBSIZE") == .integer(0))
+    let node1 = try cluster.client(1)
+    #expect(try node1.call("DBSIZE") == .integer(20))
+    for name in names {
+      #expect(try node1.call("SEND", name, "inc").strings == ["1", "2"])
+      #expect(try node0.call("STATE", name).errorCode == "MOVED")
+    }
+    let check = try DaemonProcess.run(
+      "/usr/bin/timeout",
+      ["-s", "KILL", "30", "/usr/bin/redis-cli", "--cluster", "check", cluster.address(1)])
+    #expect(
+      check.output.contains("[OK] All nodes agree about slots configuration."), "\(check.output)")
+    #expect(check.output.contains("[OK] All 16384 slots covered."), "\(check.output)")
+    #expect(
+      !check.output.contains("[WARNING]") && !check.output.contains("[ERR]"), "\(check.output)")
   }
 
   @Test("MIGRATE's refusals: COPY, no machine, an unreachable target, a bad KEYS form")

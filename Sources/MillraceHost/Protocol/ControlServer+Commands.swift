@@ -51,6 +51,9 @@ extension ControlServer {
       "Machine names, optionally of one kind (refused above a bound: use SCAN)",
       arguments: [CommandArgument.string("kind").optionally], run: { $0.list($1, $2) }),
     CommandSpec(
+      "dbsize", arity: 1, [.readonly, .fast], group: "server", "How many machines are hosted",
+      run: { $0.dbSize($1, $2) }),
+    CommandSpec(
       "scan", arity: -2, [.readonly], group: "generic",
       "Iterates over machine names, a few at a time",
       arguments: [

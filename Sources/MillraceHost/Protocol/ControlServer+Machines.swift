@@ -150,6 +150,14 @@ extension ControlServer {
   func kill(_ session: Session, _ frame: Frame) {
     guard !refusesChange(session) else { return }
     guard let name = validName(frame, 1, session, machine: true) else { return }
+    // While the machine's slot migrates, a machine killed here would be missing here, and a
+    // copy the target kept from a MIGRATE whose reply was lost (IOERR) would be served in
+    // its place: the kill waits for the move (the machine, moved, is killed on the target).
+    if let map = cluster?.map, map.migrating[Int(HashSlot.of(name))] != nil {
+      return session.fail(
+        ReplyError(
+          "TRYAGAIN", "machine \(name)'s slot is migrating: KILL it once it moved (-ASK then)"))
+    }
     guard host.kill(name) else {
       return session.fail(ReplyError(HostFailure(.nomachine, "no machine \(name)")))
     }
@@ -159,6 +167,13 @@ extension ControlServer {
   func kinds(_ session: Session, _ frame: Frame) {
     let names = host.kindNames
     session.reply { $0.array(names) }
+  }
+
+  /// `DBSIZE`: how many machines this node hosts (what `redis-cli --cluster check` shows per
+  /// node).
+  func dbSize(_ session: Session, _ frame: Frame) {
+    let count = host.machineCount
+    session.reply { $0.integer(count) }
   }
 
   func list(_ session: Session, _ frame: Frame) {
