@@ -61,11 +61,29 @@ struct ClusterMoveTests {
     return try client.call(words)
   }
 
-  /// Waits (up to 5 s) until node `index` died by itself.
-  static func waitForDeath(_ cluster: ClusterNodes, _ index: Int) {
+  /// The two nodes, node `index` set to kill itself at `point`, with counter "b" on node 0
+  /// sent `sends` incs, and slot 3300 open for the move.
+  static func cluster(crashing index: Int, at point: String, sends: Int) throws -> ClusterNodes {
+    let cluster = try ClusterNodes(halves)
+    cluster.nodes[index].environment["MILLRACED_CRASH_AT"] = point
+    try cluster.start()
+    let node0 = try cluster.client(0)
+    #expect(try node0.call("SPAWN", "counter", "b") == .simple("OK"))
+    for count in 0..<sends {
+      #expect(try node0.call("SEND", "b", "inc").strings == ["\(count)", "\(count + 1)"])
+    }
+    try openSlot(cluster)
+    return cluster
+  }
+
+  /// Waits (up to 5 s) until node `index` died by itself, then starts it again (without the
+  /// crash point).
+  static func restartAfterDeath(_ cluster: ClusterNodes, _ index: Int) throws {
     for _ in 0..<100 where cluster.nodes[index].isRunning { usleep(50_000) }
     #expect(!cluster.nodes[index].isRunning, "node \(index) should have killed itself")
     _ = cluster.nodes[index].stop(signal: SIGKILL)
+    cluster.nodes[index].environment = [:]
+    try cluster.nodes[index].start()
   }
 
   @Test(
@@ -154,19 +172,9 @@ struct ClusterMoveTests {
 
   @Test("the source killed after the target kept the machines: nothing lost, the retry moves them")
   func sourceKilledMidMove() throws {
-    let cluster = try ClusterNodes(Self.halves)
-    cluster.nodes[0].environment["MILLRACED_CRASH_AT"] = "migrate-before-delete"
-    try cluster.start()
-    let node0 = try cluster.client(0)
-    #expect(try node0.call("SPAWN", "counter", "b") == .simple("OK"))
-    for count in 0..<3 {
-      #expect(try node0.call("SEND", "b", "inc").strings == ["\(count)", "\(count + 1)"])
-    }
-    try Self.openSlot(cluster)
+    let cluster = try Self.cluster(crashing: 0, at: "migrate-before-delete", sends: 3)
     #expect(throws: ControlClient.Failure.self) { try Self.migrate(cluster, ["b"]) }
-    Self.waitForDeath(cluster, 0)
-    cluster.nodes[0].environment = [:]
-    try cluster.nodes[0].start()
+    try Self.restartAfterDeath(cluster, 0)
     // Restarted, the source still has the machine (and the slot still migrating, from its map
     // file), so it serves it: the target's copy is reached by no client.
     let source = try cluster.client(0)
@@ -190,22 +198,15 @@ struct ClusterMoveTests {
     "the target killed after keeping a machine, before replying: the source keeps it, the retry moves it"
   )
   func targetKilledMidMove() throws {
-    let cluster = try ClusterNodes(Self.halves)
-    cluster.nodes[1].environment["MILLRACED_CRASH_AT"] = "restore-after-commit"
-    try cluster.start()
+    let cluster = try Self.cluster(crashing: 1, at: "restore-after-commit", sends: 1)
     let node0 = try cluster.client(0)
-    #expect(try node0.call("SPAWN", "counter", "b") == .simple("OK"))
-    #expect(try node0.call("SEND", "b", "inc").strings == ["0", "1"])
-    try Self.openSlot(cluster)
     #expect(
       try Self.migrate(cluster, ["b"])
         == .error("IOERR error or timeout reading to target instance"))
-    Self.waitForDeath(cluster, 1)
     #expect(try node0.call("SEND", "b", "inc").strings == ["1", "2"])
-    cluster.nodes[1].environment = [:]
     // Restarted, the target holds a machine in a slot it imports: its map file says so, and
     // it starts.
-    try cluster.nodes[1].start()
+    try Self.restartAfterDeath(cluster, 1)
     #expect(try Self.asking(cluster, "STATE", "b") == .bulk("1"))
     #expect(try Self.migrate(cluster, ["b"], replace: true) == .simple("OK"))
     #expect(try node0.call("LIST").strings == [])
