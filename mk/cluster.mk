@@ -3,9 +3,11 @@
 #   cluster        three release millraced nodes on loopback ports (a three-way slot split) and
 #                  one node owning every slot; the same scenario runs against each: redis-py's
 #                  RedisCluster at its defaults and redis-cli -c route CLUSTER_SENDS SENDs
-#                  (default 100,000; CLUSTER_SENDS=5000 for a quick run), every reply and every
-#                  machine's final state is checked, and the three nodes' SEND throughput is
-#                  reported against the one's (scripts/cluster.sh, scripts/cluster_scenario.py).
+#                  (default 100,000; CLUSTER_SENDS=5000 for a quick run), on the three nodes a
+#                  slot range moves between nodes meanwhile (CLUSTER_MOVE_SLOTS), every reply and
+#                  every machine's final state is checked, the move's figures and the three
+#                  nodes' SEND throughput against the one's are reported (scripts/cluster.sh,
+#                  scripts/cluster_scenario.py).
 #                  MILLRACED=path for another daemon (then nothing is built). Not in `make test`:
 #                  IntegrationTests/ClusterClientTests runs the same scenario with small counts.
 #   cluster-build  the release daemon

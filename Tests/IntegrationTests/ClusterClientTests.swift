@@ -5,12 +5,13 @@ import Testing
 
 /// Real Redis Cluster clients at their defaults against three real nodes: redis-py's
 /// `RedisCluster` (the latest release, in the client matrix's virtual environment) through the
-/// scenario `make cluster` runs (scripts/cluster_scenario.py), with small counts, and
-/// `redis-cli -c`, which follows `-MOVED` to the node that owns a machine.
+/// scenario `make cluster` runs (scripts/cluster_scenario.py), with small counts, a slot range
+/// moving between nodes under its SENDs included, and `redis-cli -c`, which follows `-MOVED`
+/// to the node that owns a machine (and `-ASK` during a move).
 @Suite("Cluster clients", .timeLimit(.minutes(2)))
 struct ClusterClientTests {
   @Test(
-    "redis-py RedisCluster: spawns, SENDs, transactions, redis-cli -c; every reply and state checked",
+    "redis-py RedisCluster: SENDs while slots move, transactions, redis-cli -c; replies checked",
     arguments: [3, 2])
   func scenario(protocol version: Int) throws {
     let python = ClusterNodes.python
@@ -30,24 +31,37 @@ struct ClusterClientTests {
       ])
     #expect(result.status == 0, "\(result.output)")
     let lines = result.output.split(separator: "\n")
-    let steps = ["connect", "spawn", "placement", "sends", "transaction", "redis-cli", "states"]
+    let steps = [
+      "connect", "spawn", "placement", "sends", "move", "ask", "moved", "transaction", "redis-cli",
+      "states",
+    ]
     for step in steps {
       #expect(
         lines.contains { $0.hasPrefix("PASS  \(step) ") }, "no PASS of \(step):\n\(result.output)")
     }
     #expect(!result.output.contains("FAIL"), "\(result.output)")
     #expect(result.output.contains("redis-py 8."), "redis-py is not the latest major release")
-    // What the clients left: 96 machines, spread over the three nodes.
+    // What the clients left: 96 machines, spread over the three nodes, each on the node that
+    // serves its slot now (the others redirect there), some of them moved from their first one.
     var total = 0
+    var moved = 0
     for index in 0..<3 {
       let names = try #require(try cluster.client(index).call("LIST").strings)
       #expect(!names.isEmpty, "node \(index) got no machine")
       for name in names {
-        #expect(cluster.owner(of: Int(HashSlot.of(name))) == index, "\(name) on node \(index)")
+        let slot = Int(HashSlot.of(name))
+        #expect(try cluster.client(index).call("STATE", name).string != nil, "\(name)")
+        for other in 0..<3 where other != index {
+          #expect(
+            try cluster.client(other).call("STATE", name)
+              == .error("MOVED \(slot) \(cluster.address(index))"), "\(name) on node \(other)")
+        }
+        if cluster.owner(of: slot) != index { moved += 1 }
       }
       total += names.count
     }
     #expect(total == 96)
+    #expect(moved > 0, "no machine moved")
   }
 
   @Test("redis-cli -c follows -MOVED to the node that owns the machine")
