@@ -94,6 +94,7 @@ struct ClusterMoveTests {
     let node1 = try cluster.client(1)
     for (kind, name) in [
       ("counter", "b"), ("login", "{b}login"), ("latch", "{b}latch"), ("counter", "{b}stay"),
+      ("counter", "{b}two"),
     ] {
       #expect(try node0.call("SPAWN", kind, name) == .simple("OK"))
     }
@@ -138,15 +139,39 @@ struct ClusterMoveTests {
     }
     let elapsed = try #require(fired, "the moved timer never fired")
     #expect(elapsed >= 1.9 && elapsed < 2.9, "fired \(elapsed) s after arming (due at 2 s)")
-    // A transaction runs whole on one node or not at all.
+    // A transaction runs whole on one node or not at all, routed as Redis routes one: on the
+    // source, with some of its machines moved since they were queued, -TRYAGAIN; with all of
+    // them moved, -ASK.
+    try node0.send(["MULTI"])
+    try node0.send(["SEND", "{b}stay", "inc"])
+    try node0.send(["SEND", "{b}two", "inc"])
+    for expected: RESPValue in [.simple("OK"), .simple("QUEUED"), .simple("QUEUED")] {
+      #expect(try node0.readReply() == expected)
+    }
+    #expect(try Self.migrate(cluster, ["{b}two"]) == .simple("OK"))
+    #expect(
+      try node0.call("EXEC") == .error("TRYAGAIN Multiple keys request during rehashing of slot"))
     try node0.send(["MULTI"])
     try node0.send(["SEND", "{b}stay", "inc"])
     #expect(try node0.readReply() == .simple("OK"))
     #expect(try node0.readReply() == .simple("QUEUED"))
     #expect(try Self.migrate(cluster, ["{b}stay"]) == .simple("OK"))
-    #expect(
-      try node0.call("EXEC") == .error("TRYAGAIN Multiple keys request during rehashing of slot"))
-    #expect(try Self.asking(cluster, "STATE", "{b}stay") == .bulk("0"))
+    #expect(try node0.call("EXEC") == ask)
+    // On the target, ASKING holds for a whole transaction, as Redis's, and ends with it.
+    try node1.send(["ASKING"])
+    try node1.send(["MULTI"])
+    try node1.send(["SEND", "{b}stay", "inc"])
+    try node1.send(["SEND", "{b}two", "inc"])
+    try node1.send(["EXEC"])
+    for expected: RESPValue in [.simple("OK"), .simple("OK"), .simple("QUEUED"), .simple("QUEUED")]
+    {
+      #expect(try node1.readReply() == expected)
+    }
+    let executed = try node1.readReply()
+    #expect(executed.elements?.count == 2, "\(executed)")
+    #expect(try node1.call("STATE", "{b}stay") == .error("MOVED 3300 \(cluster.address(0))"))
+    let stay = try Self.asking(cluster, "STATE", "{b}stay")
+    #expect(stay == .bulk("1"), "\(stay)")
     // The slot is empty on node 0: it is given to node 1, on both.
     #expect(try node0.call("CLUSTER", "COUNTKEYSINSLOT", Self.slot) == .integer(0))
     for client in [node1, node0] {
@@ -165,7 +190,8 @@ struct ClusterMoveTests {
     }
     #expect(try cluster.client(0).call("LIST").strings == [])
     #expect(
-      try cluster.client(1).call("LIST").strings == ["b", "{b}latch", "{b}login", "{b}stay"])
+      try cluster.client(1).call("LIST").strings
+        == ["b", "{b}latch", "{b}login", "{b}stay", "{b}two"])
     #expect(try cluster.client(1).call("STATE", "b") == .bulk("4"))
     #expect(try cluster.client(1).call("STATE", "{b}latch") == .bulk("fired"))
   }

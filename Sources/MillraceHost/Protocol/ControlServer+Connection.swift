@@ -124,6 +124,7 @@ extension ControlServer {
   /// not authenticated when a token is required).
   func reset(_ session: Session, _ frame: Frame) {
     session.transaction = nil
+    session.asking = false
     unsubscribeAll(session)
     session.name = ""
     session.noEvict = false

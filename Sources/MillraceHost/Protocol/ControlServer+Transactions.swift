@@ -15,6 +15,7 @@ extension ControlServer {
   func discard(_ session: Session, _ frame: Frame) {
     guard session.transaction != nil else { return session.fail(.generic("DISCARD without MULTI")) }
     session.transaction = nil
+    session.asking = false
     session.reply { $0.simpleString("OK") }
   }
 
@@ -23,10 +24,12 @@ extension ControlServer {
       return session.fail(.generic("EXEC without MULTI"))
     }
     session.transaction = nil
+    let asking = session.asking
+    session.asking = false
     // As Redis: the queued requests' machines must all be in one slot, and it must still be
-    // this node's (the map may have changed since they were queued), with all of them here
-    // while it moves; otherwise none runs.
-    if let cluster, let error = refusal(ofExec: transaction, in: cluster) {
+    // this node's (the map may have changed since they were queued), or one it imports after
+    // ASKING, with the machines where the slot's move says; otherwise none runs.
+    if let cluster, let error = refusal(ofExec: transaction, in: cluster, asking: asking) {
       return session.fail(error)
     }
     guard !transaction.refused else {

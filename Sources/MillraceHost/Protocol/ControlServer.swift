@@ -164,9 +164,15 @@ public final class ControlServer {
     // A cluster node serves a request that names machines only when their slot is its own,
     // and redirects it otherwise (before queueing: a redirected request dooms its EXEC).
     var slot: Int? = nil
-    if let cluster {
-      let asking = session.asking || entry.flags.contains(.asking)
-      session.asking = false
+    var asking = false
+    // Inside EXEC the transaction was routed as a whole (`refusal(ofExec:in:asking:)`).
+    if let cluster, session.execReply == nil {
+      asking = session.asking || entry.flags.contains(.asking)
+      // As Redis's, ASKING holds for the next command, or for a whole transaction (MULTI,
+      // the commands queued, EXEC or DISCARD, which clear it).
+      if session.transaction == nil && !entry.flags.contains(.transactionControl) {
+        session.asking = false
+      }
       let route = self.route(
         frame, keys: table.keys(index: index, sub: sub), in: cluster, asking: asking)
       if let route {
@@ -199,6 +205,8 @@ public final class ControlServer {
     // changes machines waits (the connection paused) until this connection's earlier SENDs
     // were processed, so `SEND c inc` then `STATE c` sees the increment.
     if session.unprocessedSends > 0 && !entry.flags.contains(.independentOfSends) {
+      // Run again later, it is routed again, with the ASKING that came before it.
+      session.asking = asking
       session.deferred = frame
       blocked[ObjectIdentifier(session)] = session
       session.connection.pauseReading()

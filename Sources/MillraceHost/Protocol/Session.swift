@@ -69,8 +69,9 @@ final class Session: ConnectionHandler, SendRequester {
   /// The last command (`CLIENT LIST`'s `cmd`): its index in the table, and its subcommand's
   /// index or -1; nil before the first.
   @exclusivity(unchecked) var lastCommand: (index: Int, sub: Int)?
-  /// `ASKING` came just before this request (a cluster node's one-shot flag, cleared by the
-  /// next request; honoured once slots can move between nodes, docs/cluster.md).
+  /// `ASKING` came just before this request, or before the `MULTI` of the transaction being
+  /// queued (a cluster node's flag, cleared by the next request outside a transaction, by
+  /// `EXEC` and `DISCARD`): a slot this node imports is served (docs/cluster.md).
   @exclusivity(unchecked) var asking = false
   /// `CLIENT NO-EVICT` (accepted; the daemon evicts no client).
   @exclusivity(unchecked) var noEvict = false

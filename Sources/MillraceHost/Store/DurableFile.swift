@@ -6,7 +6,7 @@
 
 /// Files written so that a crash (`kill -9`, power loss) leaves either the old or the new
 /// contents, never a mix: the new contents go to a temporary file next to the old one, are
-/// flushed (`fsync`), then renamed over it, and the directory is flushed too.
+/// flushed (`fdatasync`), then renamed over it, and the directory is flushed too (`fsync`).
 enum DurableFile {
   /// Replaces the file at `path` with `contents` (creating it, mode 0600 unless it existed
   /// with another mode); when it returns, the new contents are on stable storage.
@@ -31,8 +31,8 @@ enum DurableFile {
       }
       written += count
     }
-    guard fsync(descriptor) == 0 else {
-      let error = StoreError.system("fsync \(temporary)")
+    guard fdatasync(descriptor) == 0 else {
+      let error = StoreError.system("fdatasync \(temporary)")
       close(descriptor)
       unlink(temporary)
       throw error
