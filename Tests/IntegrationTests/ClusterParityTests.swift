@@ -51,6 +51,12 @@ struct ClusterParityTests {
     ["CLUSTER", "SETSLOT", "5"], ["CLUSTER", "SETSLOT", "5", "STABLE"], ["READONLY"],
     ["READWRITE"], ["ASKING"], ["READONLY", "x"], ["WATCH", "a", "b"],
     ["CLUSTER", "SLOTS", "x"], ["CLUSTER", "MYID", "x"],
+    // Moving keys: the refusals before any node is involved, and what a missing key gets.
+    ["CLUSTER", "SETSLOT", "5", "MIGRATING", "nope"],
+    ["CLUSTER", "SETSLOT", "5", "IMPORTING", "x"],
+    ["CLUSTER", "SETSLOT", "5", "MIGRATING"], ["DUMP", "nosuch"], ["DBSIZE"],
+    ["RESTORE", "x", "0", "junk"], ["MIGRATE", "127.0.0.1", "1", "", "0", "10", "KEYS", "nosuch"],
+    ["MIGRATE", "127.0.0.1", "1", "x", "0", "10", "KEYS", "y"],
   ]
 
   @Test("the same requests get the same replies; SLOTS, SHARDS, NODES and INFO the same shapes")
