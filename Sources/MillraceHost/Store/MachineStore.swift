@@ -18,7 +18,7 @@ import MillraceWire
 /// calls `fdatasync`): no system call under `batched`, no per-machine bookkeeping.
 ///
 /// Checkpoints never block the loop. Every `checkpointRecords` records or `checkpointBytes` of
-/// journal, the active journal is sealed and handed to the store's checkpoint worker, which
+/// journal (more for a large snapshot: `CheckpointPacing`), the active journal is sealed and handed to the store's checkpoint worker, which
 /// writes the latest change of each machine into the snapshot in one SQLite transaction
 /// (with the journal's epoch, so a journal already in is never replayed), while commits go on
 /// into the other journal file, which starts a new epoch. One checkpoint runs at a time: while
@@ -73,23 +73,28 @@ public final class MachineStore {
   @exclusivity(unchecked) private var journalRecords = 0
   /// The active journal's length at which a checkpoint is due (pushed on after a failed one).
   @exclusivity(unchecked) private var checkpointAt = MachineStore.checkpointBytes
+  /// When checkpoints are due, lent to and waited for, for the snapshot's size as of the last
+  /// checkpoint (`CheckpointPacing`).
+  @exclusivity(unchecked) private var pacing = CheckpointPacing(snapshotBytes: 0)
   /// After a failed checkpoint only the journal's length makes the next one due, so that a
   /// failing snapshot is not retried on every turn.
   @exclusivity(unchecked) private var retryingCheckpoint = false
   /// When the last lending ended (`CLOCK_MONOTONIC`, nanoseconds).
   @exclusivity(unchecked) private var lendingEnded = 0
 
-  /// Records committed since the last checkpoint started that make the next one due.
+  /// Records committed since the last checkpoint started that make the next one due (for a
+  /// small snapshot: `CheckpointPacing`).
   public static let checkpointRecords = 1024
-  /// Journal bytes that make the next checkpoint due.
+  /// Journal bytes that make the next checkpoint due (for a small snapshot).
   public static let checkpointBytes = 1 << 20
   /// The active journal's length at which a commit waits for the checkpoint in flight before
   /// it starts the next one: a bound on the journal (and on a replay after a crash) when
-  /// checkpoints fall behind.
+  /// checkpoints fall behind (for a small snapshot).
   public static let journalLimit = 16 << 20
   /// The active journal's length from which a commit, while a checkpoint is in flight, lends
   /// the worker the loop's CPU (`lendToCheckpoint()`): the worker runs at a lower priority
-  /// than the loop, and a backlog this long means it is not getting enough CPU.
+  /// than the loop, and a backlog this long means it is not getting enough CPU (for a small
+  /// snapshot).
   public static let lendingLength = journalLimit / 8
   /// The longest a commit lends the worker with a backlog of one `lendingLength` (n of them:
   /// n² times that), and the most in all, in nanoseconds.
@@ -135,6 +140,7 @@ public final class MachineStore {
     spare = try TurnJournal(path: paths[1], sync: durability == .strict)
     files = StoreFiles(directory: directory)
     try recover()
+    pace()
   }
 
   deinit {
@@ -258,16 +264,16 @@ public final class MachineStore {
     }
     journalRecords += records
     if checkpointInFlight {
-      if journal.length >= Self.journalLimit {
+      if journal.length >= pacing.journalLimit {
         worker.wait()
-      } else if journal.length >= Self.lendingLength {
+      } else if journal.length >= pacing.lendingLength {
         lendToCheckpoint()
       }
       guard worker.isFinished else { return }
       finishCheckpoint()
     }
     let due =
-      (!retryingCheckpoint && journalRecords >= Self.checkpointRecords)
+      (!retryingCheckpoint && journalRecords >= pacing.records)
       || journal.length >= checkpointAt
     if due { startCheckpoint() }
   }
@@ -281,7 +287,7 @@ public final class MachineStore {
   /// whole checkpoint.
   private func lendToCheckpoint() {
     guard Self.monotonicNanoseconds() &- lendingEnded >= Self.lendingPeriod else { return }
-    let steps = journal.length / Self.lendingLength
+    let steps = journal.length / pacing.lendingLength
     _ = worker.wait(upTo: min(steps * steps * Self.lendingStep, Self.lendingMost))
     lendingEnded = Self.monotonicNanoseconds()
   }
@@ -363,7 +369,13 @@ public final class MachineStore {
     checkpoints += 1
     lastCheckpointFailure = nil
     retryingCheckpoint = false
-    checkpointAt = Self.checkpointBytes
+    pace()
+  }
+
+  /// Paces the next checkpoints for the snapshot's size now (`CheckpointPacing`).
+  private func pace() {
+    pacing = CheckpointPacing(snapshotBytes: snapshot.fileSize)
+    checkpointAt = pacing.bytes
   }
 
   /// Notes a checkpoint that failed (or could not start): reported, and retried once the active
@@ -373,7 +385,7 @@ public final class MachineStore {
     let first = lastCheckpointFailure == nil
     lastCheckpointFailure = error
     retryingCheckpoint = true
-    checkpointAt = journal.length + Self.checkpointBytes
+    checkpointAt = journal.length + pacing.bytes
     if first { onCheckpointFailure?(error) }
   }
 

@@ -1,5 +1,11 @@
 import CSQLite
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
+
 /// The store's snapshot: machine names, kinds, states and pending timers in SQLite (WAL),
 /// `machines.sqlite3` under the data directory, one row per machine in
 /// `machines(name TEXT PRIMARY KEY, kind, state, timers BLOB) WITHOUT ROWID`: the name is
@@ -22,6 +28,13 @@ final class SQLiteSnapshot {
   private let beginStatement, commitStatement, rollbackStatement: SQLiteConnection.Statement
   private let upsertOne, upsertMany, deleteMachine, selectMachines: SQLiteConnection.Statement
   private let updateEpoch: SQLiteConnection.Statement
+  /// The size of `machines.sqlite3` in bytes (0 when it cannot be read): what a checkpoint
+  /// may have to rewrite (`CheckpointPacing`).
+  var fileSize: Int {
+    var info = stat()
+    return stat(path, &info) == 0 ? Int(info.st_size) : 0
+  }
+
   /// The epoch of the last journal whose records are in (0: none yet).
   private(set) var appliedEpoch: UInt64 = 0
   /// Saves of the checkpoint being written that wait for a full `upsertMany`: the journal's

@@ -1,0 +1,30 @@
+import Testing
+
+@testable import MillraceHost
+
+/// Checkpoints of a large snapshot are paced by its size; a small one keeps the minimums.
+@Suite struct CheckpointPacingTests {
+  @Test func aSmallSnapshotKeepsTheMinimums() {
+    for size in [0, 1 << 20, 6 << 20] {
+      let pacing = CheckpointPacing(snapshotBytes: size)
+      #expect(pacing.records == MachineStore.checkpointRecords)
+      #expect(pacing.bytes == MachineStore.checkpointBytes)
+      #expect(pacing.lendingLength == MachineStore.lendingLength)
+      #expect(pacing.journalLimit == MachineStore.journalLimit)
+    }
+  }
+
+  @Test func aLargeSnapshotIsCheckpointedPerSixthOfItsSize() {
+    // A million machines: about 30 MB.
+    let pacing = CheckpointPacing(snapshotBytes: 30_000_000)
+    #expect(pacing.bytes == 5_000_000)
+    #expect(pacing.records == .max)
+    #expect(pacing.lendingLength == 5_000_000)
+    #expect(pacing.journalLimit == 30_000_000)
+    // Between: lending and the limit never fall below the minimums.
+    let medium = CheckpointPacing(snapshotBytes: 7 << 20)
+    #expect(medium.bytes > MachineStore.checkpointBytes)
+    #expect(medium.lendingLength == MachineStore.lendingLength)
+    #expect(medium.journalLimit == MachineStore.journalLimit)
+  }
+}
