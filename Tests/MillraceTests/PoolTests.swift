@@ -102,6 +102,32 @@ struct PoolTests {
     #expect(new.allSatisfy { $0.state == 2 })
   }
 
+  @Test("the registry is not released while its ready list names a slot, then it is")
+  func releaseWaitsForTheReadyList() throws {
+    let runtime = Runtime(capacity: RuntimeCapacity(machines: 4))
+    let machine = try runtime.spawn(Counter.self, state: 0)
+    var seen = 0
+    var canceller: Observation?
+    let watcher = try #require(machine.observe { _ in seen += 1 })
+    // An observer cancelled during a dispatch is released at the release slot the dispatch
+    // puts on the ready list; a dispatch of one step returns before it gets there.
+    canceller = machine.observe { _ in _ = watcher.cancel() }
+    #expect(machine.post(.tick) == .accepted)
+    runtime.dispatch(limit: 1)
+    runtime.remove(machine)
+    runtime.releaseMemory(above: 0)
+    #expect(runtime._registry.initialized == 1)
+    runtime.dispatch()
+    #expect(runtime.releaseMemory(above: 0) > 0)
+    #expect(runtime._registry.initialized == 0)
+    let next = try runtime.spawn(Counter.self, state: 5)
+    #expect(next.post(.tick) == .accepted)
+    runtime.dispatch()
+    #expect(next.state == 6)
+    #expect(seen <= 1)
+    _ = canceller
+  }
+
   @Test("an effect cell written afresh after a release never repeats an earlier generation")
   func generationsSurviveRelease() throws {
     let runtime = Runtime(capacity: RuntimeCapacity(machines: 2))
