@@ -125,7 +125,13 @@ struct ClusterMoveTests {
         == .error("TRYAGAIN Multiple keys request during rehashing of slot"))
     // The target serves the slot only after ASKING.
     #expect(try node1.call("SEND", "b", "inc") == .error("MOVED 3300 \(cluster.address(0))"))
+    // So does a subscription: ASKING, then SUBSCRIBE to a machine already moved.
+    let follower = try cluster.client(1)
+    #expect(try follower.call("ASKING") == .simple("OK"))
+    try follower.send(["SUBSCRIBE", "b"])
+    #expect(try follower.read() == .array([.bulk("subscribe"), .bulk("b"), .integer(1)]))
     #expect(try Self.asking(cluster, "SEND", "b", "inc").strings == ["2", "3"])
+    #expect(try follower.read().strings?.first == "message")
     #expect(try Self.asking(cluster, "STATE", "{b}login", "WITHCONTEXT") == login)
     // A transaction runs whole on one node or not at all, routed as Redis routes one: on the
     // source, with some of its machines moved since they were queued, -TRYAGAIN; with all of
@@ -264,7 +270,13 @@ struct ClusterMoveTests {
       try cluster.nodes[index].start()
     }
     #expect(try cluster.client(0).call("LIST").strings == [])
+    // So does a subscription: ASKING, then SUBSCRIBE to a machine already moved.
+    let follower = try cluster.client(1)
+    #expect(try follower.call("ASKING") == .simple("OK"))
+    try follower.send(["SUBSCRIBE", "b"])
+    #expect(try follower.read() == .array([.bulk("subscribe"), .bulk("b"), .integer(1)]))
     #expect(try Self.asking(cluster, "SEND", "b", "inc").strings == ["2", "3"])
+    #expect(try follower.read().strings?.first == "message")
   }
 
   @Test("redis-cli --cluster reshard moves slots and their machines, unchanged")

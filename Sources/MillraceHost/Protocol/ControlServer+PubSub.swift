@@ -19,7 +19,8 @@ extension ControlServer {
   /// Patterns see this node's machines only.
   func subscribe(_ session: Session, _ frame: Frame, to target: Target) {
     if target == .channel, let cluster,
-      let route = route(frame, keys: Self.channelPositions, in: cluster, asking: false),
+      let route = route(
+        frame, keys: Self.channelPositions, in: cluster, asking: session.requestAsking),
       let error = ReplyError(refusing: route)
     {
       return session.fail(error)

@@ -168,6 +168,7 @@ public final class ControlServer {
     // Inside EXEC the transaction was routed as a whole (`refusal(ofExec:in:asking:)`).
     if let cluster, session.execReply == nil {
       asking = session.asking || entry.flags.contains(.asking)
+      session.requestAsking = asking
       // As Redis's, ASKING holds for the next command, or for a whole transaction (MULTI,
       // the commands queued, EXEC or DISCARD, which clear it).
       if session.transaction == nil && !entry.flags.contains(.transactionControl) {

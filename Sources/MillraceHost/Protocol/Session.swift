@@ -73,6 +73,9 @@ final class Session: ConnectionHandler, SendRequester {
   /// queued (a cluster node's flag, cleared by the next request outside a transaction, by
   /// `EXEC` and `DISCARD`): a slot this node imports is served (docs/cluster.md).
   @exclusivity(unchecked) var asking = false
+  /// Whether the request running now came after `ASKING` (what `asking` was when it was
+  /// routed), for a command that routes its own words (`SUBSCRIBE`'s channels).
+  @exclusivity(unchecked) var requestAsking = false
   /// `CLIENT NO-EVICT` (accepted; the daemon evicts no client).
   @exclusivity(unchecked) var noEvict = false
 
