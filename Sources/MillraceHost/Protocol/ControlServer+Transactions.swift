@@ -13,19 +13,19 @@ extension ControlServer {
   }
 
   func discard(_ session: Session, _ frame: Frame) {
+    session.asking = false
     guard session.transaction != nil else { return session.fail(.generic("DISCARD without MULTI")) }
     session.transaction = nil
-    session.asking = false
     session.reply { $0.simpleString("OK") }
   }
 
   func exec(_ session: Session, _ frame: Frame) {
+    let asking = session.asking
+    session.asking = false
     guard let transaction = session.transaction else {
       return session.fail(.generic("EXEC without MULTI"))
     }
     session.transaction = nil
-    let asking = session.asking
-    session.asking = false
     // As Redis: the queued requests' machines must all be in one slot, and it must still be
     // this node's (the map may have changed since they were queued), or one it imports after
     // ASKING, with the machines where the slot's move says; otherwise none runs.
