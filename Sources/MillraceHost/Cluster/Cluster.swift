@@ -8,9 +8,10 @@
 ///   as it was. Machines leave a slot by moving to the node it is migrating to (`MIGRATE`);
 ///   a slot this node imports may hold machines it does not own yet.
 /// - A reload that finds the file malformed, or naming another node as `myself`, keeps the map.
-/// - A `SETSLOT` change is written to the map file (`ClusterMapWriter`, durably) before it
-///   takes effect, as Redis writes `nodes.conf`: a restart, after a crash too, finds the map
-///   the node ran with. When the file cannot be written the change is refused.
+/// - A `SETSLOT` change is written to the map file (`ClusterMapWriter`) before it takes
+///   effect, as Redis writes `nodes.conf`: a restart, after a `kill -9` too (and a power loss
+///   under `strict` durability, which flushes it), finds the map the node ran with. When the
+///   file cannot be written the change is refused.
 /// - Loop thread only.
 public final class Cluster {
   /// The map requests are routed by (read on every request that names machines: no dynamic
@@ -100,7 +101,7 @@ public final class Cluster {
     try Self.check(next, keeps: host)
     if saving {
       do {
-        try ClusterMapWriter.write(next, to: path)
+        try ClusterMapWriter.write(next, to: path, sync: host.durability == .strict)
       } catch {
         throw .unwritable(path: path, error.description)
       }

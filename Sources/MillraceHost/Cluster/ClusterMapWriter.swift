@@ -23,9 +23,11 @@ enum ClusterMapWriter {
     return lines.joined(separator: "\n") + "\n"
   }
 
-  /// Replaces the file at `path` with `map`'s text, durably (`DurableFile`).
-  static func write(_ map: ClusterMap, to path: String) throws(StoreError) {
-    try DurableFile.replace(path, with: Array(text(of: map).utf8))
+  /// Replaces the file at `path` with `map`'s text (`DurableFile`): flushed to stable storage
+  /// when `sync` (the store's `strict` durability), else kept across a `kill -9`, as the
+  /// machines' changes are under `batched`.
+  static func write(_ map: ClusterMap, to path: String, sync: Bool) throws(StoreError) {
+    try DurableFile.replace(path, with: Array(text(of: map).utf8), sync: sync)
   }
 
   /// The runs of consecutive slots with one node, in slot order.

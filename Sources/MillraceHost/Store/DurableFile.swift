@@ -4,13 +4,16 @@
   import Musl
 #endif
 
-/// Files written so that a crash (`kill -9`, power loss) leaves either the old or the new
-/// contents, never a mix: the new contents go to a temporary file next to the old one, are
-/// flushed (`fdatasync`), then renamed over it, and the directory is flushed too (`fsync`).
+/// Files written so that a crash leaves either the old or the new contents, never a mix: the
+/// new contents go to a temporary file next to the old one, then are renamed over it. A
+/// `kill -9` after the rename finds the new contents (the kernel keeps them); with `sync`,
+/// the file is flushed (`fdatasync`) before the rename and the directory (`fsync`) after it,
+/// so that a power loss does too, as the store's `strict` durability asks.
 enum DurableFile {
   /// Replaces the file at `path` with `contents` (creating it, mode 0600 unless it existed
-  /// with another mode); when it returns, the new contents are on stable storage.
-  static func replace(_ path: String, with contents: [UInt8]) throws(StoreError) {
+  /// with another mode); when it returns, the new contents survive the process's end, and
+  /// with `sync` a power loss.
+  static func replace(_ path: String, with contents: [UInt8], sync: Bool) throws(StoreError) {
     var mode: mode_t = 0o600
     var info = stat()
     if stat(path, &info) == 0 { mode = info.st_mode & 0o7777 }
@@ -31,7 +34,7 @@ enum DurableFile {
       }
       written += count
     }
-    guard fdatasync(descriptor) == 0 else {
+    guard !sync || fdatasync(descriptor) == 0 else {
       let error = StoreError.system("fdatasync \(temporary)")
       close(descriptor)
       unlink(temporary)
@@ -43,7 +46,7 @@ enum DurableFile {
       unlink(temporary)
       throw error
     }
-    try syncDirectory(of: path)
+    if sync { try syncDirectory(of: path) }
   }
 
   /// Makes the directory entries of the directory holding `path` durable (a file created or

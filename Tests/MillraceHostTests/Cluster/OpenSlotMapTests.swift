@@ -63,12 +63,14 @@ import Testing
     #expect(text.contains("migrating 10-12 \(Nodes.b)\nmigrating 14 \(Nodes.b)\n"))
     #expect(text.contains("node \(Nodes.c) 127.0.0.1:7003 20 10923-16383\n"))
     #expect(try ClusterMapReader.parse(text, file: "w.conf") == map)
-    // Durably, over the old file.
+    // Over the old file, flushed or not.
     let path = NSTemporaryDirectory() + "mr-map-\(UUID().uuidString).conf"
     defer { try? FileManager.default.removeItem(atPath: path) }
-    try "old".write(toFile: path, atomically: false, encoding: .utf8)
-    try ClusterMapWriter.write(map, to: path)
-    #expect(try ClusterMapReader.read(path: path) == map)
+    for sync in [true, false] {
+      try "old".write(toFile: path, atomically: false, encoding: .utf8)
+      try ClusterMapWriter.write(map, to: path, sync: sync)
+      #expect(try ClusterMapReader.read(path: path) == map)
+    }
     let leftovers = try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory())
       .filter { $0.hasPrefix((path as NSString).lastPathComponent + ".tmp") }
     #expect(leftovers.isEmpty)
