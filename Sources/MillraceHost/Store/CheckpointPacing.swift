@@ -2,15 +2,14 @@
 /// the checkpoint worker the loop's CPU, and at which length it waits for the worker: for a
 /// snapshot of a given size.
 ///
-/// A checkpoint writes every page of the snapshot its records change. The changes of a few
-/// thousand machines touch a few pages; but a million machines changed at random put nearly
-/// every record on a page of its own, and a checkpoint then rewrites about the whole table,
-/// however few records it takes. So a large snapshot is checkpointed once per `snapshotShare`
-/// of its size in journal, and the lending and the limit grow with it: at a million machines
-/// (a 30 MB snapshot), a checkpoint every 5 MB of journal instead of every megabyte, lending
-/// from 5 MB and waiting at 30 MB. (`make scale`: SEND to a million random machines went from
-/// 0.34 to 0.45 of the throughput at a thousand, 3.3 to 2.6 µs of daemon CPU a SEND; Bench
-/// README, "Issue 22".) A small snapshot keeps the minimums.
+/// A checkpoint rewrites each chunk of the snapshot's image its records fall in
+/// (`SQLiteSnapshot`). The changes of a few thousand machines fall in a few chunks; but a million
+/// machines changed at random touch every chunk, and a checkpoint then rewrites the whole image,
+/// however few records it takes. So a large snapshot is checkpointed once per `snapshotShare` of
+/// its size in journal, and the lending and the limit grow with it: at a million machines (a
+/// 23 MB image), a checkpoint every 11 MB of journal instead of every megabyte, lending from
+/// 11 MB and waiting at 69 MB. A small snapshot keeps the minimums. (Figures: Bench README,
+/// "Issue 22".)
 struct CheckpointPacing: Hashable, Sendable {
   /// Records committed since the last checkpoint started that make the next one due.
   var records: Int
@@ -23,7 +22,7 @@ struct CheckpointPacing: Hashable, Sendable {
   var journalLimit: Int
 
   /// The share of the snapshot's size the journal may reach before a checkpoint is due.
-  static let snapshotShare = 6
+  static let snapshotShare = 2
 
   /// The pacing for a snapshot of `snapshotBytes` bytes.
   init(snapshotBytes: Int) {

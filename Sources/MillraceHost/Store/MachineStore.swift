@@ -81,6 +81,8 @@ public final class MachineStore {
   @exclusivity(unchecked) private var retryingCheckpoint = false
   /// When the last lending ended (`CLOCK_MONOTONIC`, nanoseconds).
   @exclusivity(unchecked) private var lendingEnded = 0
+  /// Whether a commit wrote records since the last `checkpointWhenIdle()`.
+  @exclusivity(unchecked) private var committedSinceIdleCheck = false
 
   /// Records committed since the last checkpoint started that make the next one due (for a
   /// small snapshot: `CheckpointPacing`).
@@ -210,7 +212,7 @@ public final class MachineStore {
   /// machines, `Bench/store`).
   public func count() throws(StoreError) -> Int {
     try checkpoint()
-    return try snapshot.count()
+    return snapshot.count()
   }
 
   /// Starts the transaction of one loop turn (idempotent).
@@ -263,6 +265,7 @@ public final class MachineStore {
       throw error
     }
     journalRecords += records
+    committedSinceIdleCheck = true
     if checkpointInFlight {
       if journal.length >= pacing.journalLimit {
         worker.wait()
@@ -348,6 +351,19 @@ public final class MachineStore {
   public func collectCheckpoint() {
     guard checkpointInFlight, worker.isFinished else { return }
     finishCheckpoint()
+  }
+
+  /// Starts a checkpoint of the active journal when nothing was committed since the last call,
+  /// the journal holds records, and no checkpoint is in flight or failing: the journal of an
+  /// idle store goes into the snapshot within moments of its last change (`StoreMonitor` calls
+  /// this every second), so that a restart after a crash has little to replay, and the
+  /// journal's pages leave the process's memory once the checkpoint is collected.
+  public func checkpointWhenIdle() {
+    defer { committedSinceIdleCheck = false }
+    guard !committedSinceIdleCheck, !closed, !checkpointInFlight, foundFailure == nil,
+      lastCheckpointFailure == nil, journalRecords > 0
+    else { return }
+    startCheckpoint()
   }
 
   /// Takes the outcome of the checkpoint in flight, which finished.

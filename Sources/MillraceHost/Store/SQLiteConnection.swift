@@ -145,6 +145,11 @@ final class SQLiteConnection {
     }
   }
 
+  /// Binds `value` to parameter `index` of `statement`.
+  func bind(_ statement: Statement, _ index: Int32, integer value: Int64) {
+    sqlite3_bind_int64(statement.pointer, index, value)
+  }
+
   /// Runs `statement` with the parameters bound to it to completion, then resets it and
   /// clears its bindings (SQLite keeps no pointer to bound bytes afterwards); returns the rows
   /// an INSERT, UPDATE or DELETE changed.

@@ -2,13 +2,16 @@ import MillraceUV
 
 /// Watches a store's data directory while the daemon runs, so that a store whose files were
 /// deleted, replaced or made unwritable is found out (`MachineStore.verify()`) within moments,
-/// not at the next restart; and so that a checkpoint that failed on an idle store is reported.
+/// not at the next restart; so that a checkpoint that failed on an idle store is reported; and
+/// so that the journal of a store gone idle is checkpointed (`MachineStore.checkpointWhenIdle()`).
 ///
 /// Guarantees:
 /// - A check runs at each change the system reports in the directory (a `PathWatcher`) other
 ///   than the store's own writes to its files, and at least every `interval` without one (an
 ///   unreferenced `LoopTimer`: a move of a parent directory, or a watch that could not be set
 ///   up, is caught this way). A check costs a few `stat` calls; commits do no more work.
+/// - Every `interval`, after its check, a store that committed nothing since the last one
+///   starts a checkpoint of what its journal holds (`MachineStore.checkpointWhenIdle()`).
 /// - Once the store failed, the monitor stops watching (the failure stays).
 /// - Loop thread only; `close()` (or `EventLoop.close()`) releases the watcher and the timer.
 public final class StoreMonitor {
@@ -21,7 +24,10 @@ public final class StoreMonitor {
   /// Starts watching `store`'s directory on `loop`, checking at least every `interval`.
   public init(store: MachineStore, loop: EventLoop, interval: Duration = .seconds(1)) {
     self.store = store
-    let timer = LoopTimer(loop: loop) { [unowned self] _ in check() }
+    let timer = LoopTimer(loop: loop) { [unowned self] _ in
+      check()
+      self.store.checkpointWhenIdle()
+    }
     timer.isUnreferenced = true
     timer.start(after: interval, repeat: interval)
     self.timer = timer

@@ -44,17 +44,17 @@ enum TimerEncoding {
       cursor.pointee = flags
       cursor += 1
       writeText(timer.input, at: &cursor)
-      writeVarint(UInt64(bitPattern: timer.spanNanoseconds), at: &cursor)
+      LEB128.write(UInt64(bitPattern: timer.spanNanoseconds), at: &cursor)
       if let deadline = timer.deadlineWallNanoseconds {
         UnsafeMutableRawPointer(cursor).storeBytes(of: deadline.littleEndian, as: Int64.self)
         cursor += 8
       }
       if let remaining = timer.remainingNanoseconds {
-        writeVarint(UInt64(bitPattern: remaining), at: &cursor)
+        LEB128.write(UInt64(bitPattern: remaining), at: &cursor)
       }
       cursor.pointee = timer.queue
       cursor += 1
-      writeVarint(timer.effectID, at: &cursor)
+      LEB128.write(timer.effectID, at: &cursor)
     }
   }
 
@@ -92,11 +92,11 @@ enum TimerEncoding {
     var at = offset
     guard let flags = byte(bytes, &at), flags <= repeats | hasDeadline | hasRemaining,
       flags & (hasDeadline | hasRemaining) != hasRemaining,
-      let inputCount = varint(bytes, &at), inputCount <= UInt64(bytes.count - at)
+      let inputCount = LEB128.read(bytes, at: &at), inputCount <= UInt64(bytes.count - at)
     else { return nil }
     let input = UnsafeRawBufferPointer(rebasing: bytes[at..<at + Int(inputCount)])
     at += Int(inputCount)
-    guard let span = varint(bytes, &at) else { return nil }
+    guard let span = LEB128.read(bytes, at: &at) else { return nil }
     var deadline: Int64?
     if flags & hasDeadline != 0 {
       guard bytes.count - at >= 8 else { return nil }
@@ -105,10 +105,12 @@ enum TimerEncoding {
     }
     var remaining: Int64?
     if flags & hasRemaining != 0 {
-      guard let value = varint(bytes, &at) else { return nil }
+      guard let value = LEB128.read(bytes, at: &at) else { return nil }
       remaining = Int64(bitPattern: value)
     }
-    guard let queue = byte(bytes, &at), let effectID = varint(bytes, &at) else { return nil }
+    guard let queue = byte(bytes, &at), let effectID = LEB128.read(bytes, at: &at) else {
+      return nil
+    }
     offset = at
     return StoredTimerView(
       input: input, repeats: flags & repeats != 0, spanNanoseconds: Int64(bitPattern: span),
@@ -118,26 +120,15 @@ enum TimerEncoding {
 
   // MARK: Fields
 
-  private static func varintSize(_ value: Int64) -> Int { varintSize(UInt64(bitPattern: value)) }
-
-  private static func varintSize(_ value: UInt64) -> Int {
-    value == 0 ? 1 : (64 - value.leadingZeroBitCount + 6) / 7
+  private static func varintSize(_ value: Int64) -> Int {
+    LEB128.size(of: UInt64(bitPattern: value))
   }
 
-  private static func writeVarint(_ value: UInt64, at cursor: inout UnsafeMutablePointer<UInt8>) {
-    var value = value
-    while value >= 0x80 {
-      cursor.pointee = UInt8(truncatingIfNeeded: value) | 0x80
-      cursor += 1
-      value >>= 7
-    }
-    cursor.pointee = UInt8(value)
-    cursor += 1
-  }
+  private static func varintSize(_ value: UInt64) -> Int { LEB128.size(of: value) }
 
   private static func writeText(_ text: String, at cursor: inout UnsafeMutablePointer<UInt8>) {
     UTF8Text.withBytes(of: text) { bytes in
-      writeVarint(UInt64(bytes.count), at: &cursor)
+      LEB128.write(UInt64(bytes.count), at: &cursor)
       if let source = bytes.baseAddress { cursor.update(from: source, count: bytes.count) }
       cursor += bytes.count
     }
@@ -147,27 +138,5 @@ enum TimerEncoding {
     guard offset < bytes.count else { return nil }
     defer { offset += 1 }
     return bytes[offset]
-  }
-
-  /// A shortest-form LEB128 varint of at most 64 bits, or nil.
-  private static func varint(_ bytes: UnsafeRawBufferPointer, _ offset: inout Int) -> UInt64? {
-    var value: UInt64 = 0
-    var shift: UInt64 = 0
-    var at = offset
-    while at < bytes.count {
-      let byte = bytes[at]
-      at += 1
-      // The tenth byte holds the 64th bit alone.
-      guard shift < 63 || byte <= 1 else { return nil }
-      value |= UInt64(byte & 0x7F) << shift
-      guard byte & 0x80 != 0 else {
-        // A last byte of 0 after others is a longer form of a shorter varint.
-        guard byte != 0 || at == offset + 1 else { return nil }
-        offset = at
-        return value
-      }
-      shift += 7
-    }
-    return nil
   }
 }

@@ -268,6 +268,34 @@ struct StoreCheckpointTests {
     #expect(try store.loadAll().count == MachineStore.checkpointRecords)
   }
 
+  @Test("an idle store checkpoints its journal and gives its pages back; a busy one does not")
+  func idleCheckpoint() throws {
+    let store = try MachineStore(directory: directory, durability: .batched)
+    // Fewer records than make a checkpoint due: only the idle checkpoint takes them.
+    try commit(batch("m", 100), state: String(repeating: "z", count: 700), to: store)
+    let first = "\(directory)/\(MachineStore.journalNames[0])"
+    #expect(try TurnJournalTests.residentKilobytes(of: first) >= 64)
+    // Committed since the last call: busy, nothing starts.
+    store.checkpointWhenIdle()
+    store.settle()
+    #expect(store.checkpoints == 0)
+    // Nothing committed since: the journal goes into the snapshot, and out of memory.
+    store.checkpointWhenIdle()
+    store.settle()
+    #expect(store.checkpoints == 1)
+    #expect(try TurnJournalTests.residentKilobytes(of: first) <= 8)
+    // An empty journal is not checkpointed again.
+    store.checkpointWhenIdle()
+    store.settle()
+    #expect(store.checkpoints == 1)
+    // What it wrote is what a restart reads, from the snapshot alone.
+    let copy = directory + "-copy"
+    try FileManager.default.copyItem(atPath: directory, toPath: copy)
+    defer { try? FileManager.default.removeItem(atPath: copy) }
+    try FileManager.default.removeItem(atPath: "\(copy)/\(MachineStore.journalNames[0])")
+    #expect(try MachineStore(directory: copy, durability: .batched).loadAll().count == 100)
+  }
+
   @Test("a failed checkpoint fails no commit, keeps its journal, and is retried a journal later")
   func failedCheckpointIsRetried() throws {
     let store = try MachineStore(directory: directory, durability: .batched)

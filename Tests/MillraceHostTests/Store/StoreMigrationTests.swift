@@ -73,12 +73,10 @@ struct StoreMigrationTests {
       try store.close()
     }
     let (version, pageSize, tables) = try layout()
-    #expect(version == 3)
+    #expect(version == 4)
     #expect(pageSize == 4096)
     #expect(tables.count == 2)
-    #expect(
-      tables.contains { $0.hasPrefix("CREATE TABLE \"machines\"") && $0.hasSuffix("WITHOUT ROWID") }
-    )
+    #expect(tables.contains { $0.hasPrefix("CREATE TABLE chunks") })
     #expect(tables.contains { $0.hasPrefix("CREATE TABLE checkpoint") })
     var after = expected
     after[1] = StoredMachine(name: "b", kind: "toggle", state: "off", timers: [tick])
@@ -106,20 +104,20 @@ struct StoreMigrationTests {
   func migrateEmpty() throws {
     try makeVersion0Store(rows: "")
     #expect(try MachineStore(directory: directory, durability: .batched).loadAll().isEmpty)
-    #expect(try layout().version == 3)
+    #expect(try layout().version == 4)
   }
 
   @Test("a store of a later schema version is refused, not changed")
   func laterVersion() throws {
     do {
       let later = try SQLiteConnection(path: directory + "/machines.sqlite3")
-      try later.execute("CREATE TABLE machines(name TEXT); PRAGMA user_version=4;")
+      try later.execute("CREATE TABLE machines(name TEXT); PRAGMA user_version=5;")
     }
     let refused = #expect(throws: StoreError.self) {
       _ = try MachineStore(directory: directory, durability: .batched)
     }
-    #expect(refused?.message.contains("schema version 4") == true)
-    #expect(try layout().version == 4)
+    #expect(refused?.message.contains("schema version 5") == true)
+    #expect(try layout().version == 5)
   }
 
   @Test("a store of schema version 2 (the compact table alone) gets its checkpoint epoch")
@@ -150,8 +148,59 @@ struct StoreMigrationTests {
       StoredMachine(name: "b", kind: "toggle", state: "off"),
     ]
     #expect(try MachineStore(directory: directory, durability: .batched).loadAll() == expected)
-    #expect(try layout().version == 3)
+    #expect(try layout().version == 4)
     #expect(try MachineStore(directory: directory, durability: .batched).loadAll() == expected)
+  }
+
+  @Test("a store of schema version 3 (a row per machine) becomes the image's chunks, epoch kept")
+  func migrateVersion3() throws {
+    do {
+      let earlier = try SQLiteConnection(path: directory + "/machines.sqlite3")
+      try earlier.execute(
+        """
+        PRAGMA page_size=4096;
+        PRAGMA journal_mode=WAL;
+        CREATE TABLE machines(
+          name TEXT PRIMARY KEY NOT NULL, kind TEXT NOT NULL, state TEXT NOT NULL, timers BLOB
+        ) WITHOUT ROWID;
+        CREATE TABLE checkpoint(epoch INTEGER NOT NULL);
+        INSERT INTO checkpoint VALUES (4);
+        PRAGMA user_version=3;
+        WITH RECURSIVE n(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM n WHERE x < 2999)
+        INSERT INTO machines SELECT printf('m%090d', x), 'toggle', 'off', NULL FROM n;
+        """)
+      let update = try earlier.prepare("UPDATE machines SET timers = ? WHERE name = ?")
+      let timers = TimerEncoding.encode([timer, tick])
+      let name = Array(String(format: "m%090d", 7).utf8)
+      try timers.withBytes { (timers) throws(StoreError) in
+        try name.withBytes { (name) throws(StoreError) in
+          earlier.bind(update, 1, blob: timers)
+          earlier.bind(update, 2, text: name)
+          try earlier.step(update)
+        }
+      }
+    }
+    // A journal of the snapshot's epoch is in already: not replayed.
+    let journal = try TurnJournal(path: directory + "/machines.journal", sync: false)
+    try journal.reset(epoch: 4)
+    let records = ByteBuffer()
+    JournalFormat.append(
+      .save(StoredMachine(name: "zzz", kind: "toggle", state: "on")), epoch: 4, to: records)
+    try journal.append(records)
+    _ = consume journal
+    var expected = (0..<3000).map {
+      StoredMachine(name: String(format: "m%090d", $0), kind: "toggle", state: "off")
+    }
+    expected[7].timers = [timer, tick]
+    #expect(try MachineStore(directory: directory, durability: .batched).loadAll() == expected)
+    let (version, _, tables) = try layout()
+    #expect(version == 4)
+    #expect(tables.contains { $0.hasPrefix("CREATE TABLE chunks") })
+    #expect(!tables.contains { $0.contains("\"machines\"") || $0.contains("TABLE machines") })
+    let database = try SQLiteConnection(path: directory + "/machines.sqlite3")
+    var chunks: Int64 = 0
+    try database.run("SELECT count(*) FROM chunks") { chunks = SQLiteConnection.integer($0, 0)! }
+    #expect(chunks > 2)
   }
 
   @Test("a version 2 journal left by a crash is replayed over a migrated store, then goes on as 3")

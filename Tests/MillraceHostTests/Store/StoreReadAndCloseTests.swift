@@ -1,5 +1,6 @@
 import Foundation
 import Millrace
+import MillraceWire
 import Testing
 
 @testable import MillraceHost
@@ -71,10 +72,23 @@ struct StoreReadAndCloseTests {
       let store = try filledStore()
       try store.close()
     }
-    do {
-      let database = try SQLiteConnection(path: directory + "/machines.sqlite3")
-      try database.execute("UPDATE machines SET timers = x'08' WHERE name = 'a'")
+    // The image's one chunk, written again with machine a's timers damaged: a flags byte that
+    // no timer has.
+    let body = ByteBuffer()
+    let (name, kind, state, timers): ([UInt8], [UInt8], [UInt8], [UInt8]) = (
+      Array("a".utf8), Array("auth".utf8), Array("loggingIn".utf8), [0x08]
+    )
+    name.withUnsafeBytes { name in
+      kind.withUnsafeBytes { kind in
+        state.withUnsafeBytes { state in
+          timers.withUnsafeBytes { timers in
+            ImageChunk.append(
+              ImageChunk.Entry(name: name, kind: kind, state: state, timers: timers), to: body)
+          }
+        }
+      }
     }
+    try StoreImageTests.overwriteChunks(in: directory, with: body.bytes)
     let store = try MachineStore(directory: directory, durability: .batched)
     let error = #expect(throws: StoreError.self) { try store.forEach { _ in } }
     #expect(error?.message.contains("timers of machine a") == true)

@@ -1,0 +1,153 @@
+import MillraceWire
+
+/// One checkpoint's rewrite of the image, inside the snapshot's open transaction: the latest
+/// record of each machine arrives in name order (`take`), and only the chunks records fall in
+/// are rewritten. A record falls in the last chunk whose first name is not after its own, or in
+/// the first chunk. A chunk no record falls in stays as it is; a run of chunks that records fall
+/// in is read, deleted and written again as one stream of machines merged with the records
+/// (a save takes the place of the machine of its name, a delete leaves it out), cut anew into
+/// chunks of about `ImageChunk.targetBytes`, so that chunks shrunk by deletes are joined with
+/// their neighbours in the run.
+///
+/// Memory: one chunk's body read, one being written; no list of the records.
+struct ImageMerge {
+  private let snapshot: SQLiteSnapshot
+  /// The image's chunks before the checkpoint.
+  private let chunks: [SQLiteSnapshot.Chunk]
+  private var writer: ImageWriter
+  /// The image's chunks after it, so far.
+  private var result: [SQLiteSnapshot.Chunk] = []
+  /// The chunk records fall in now.
+  private var index = 0
+  /// Its machines not written yet, once a record fell in it (read from the snapshot's
+  /// `oldBody`), and the next of them.
+  private var reader: ImageChunk.Reader?
+  private var held: ImageChunk.Entry?
+
+  init(_ snapshot: SQLiteSnapshot) throws(StoreError) {
+    self.snapshot = snapshot
+    chunks = snapshot.chunks
+    writer = try ImageWriter(
+      database: snapshot.database, body: snapshot.newBody, nextID: snapshot.nextID)
+    result.reserveCapacity(chunks.count + 16)
+  }
+
+  /// Merges `change`, whose name comes after every name taken before.
+  mutating func take(_ change: JournalRecord) throws(StoreError) {
+    while index + 1 < chunks.count,
+      chunks[index + 1].low.withUnsafeBytes({ ImageChunk.compare($0, change.name) <= 0 })
+    {
+      try leave()
+      index += 1
+    }
+    if reader == nil, !chunks.isEmpty { try open() }
+    while let machine = held, ImageChunk.compare(machine.name, change.name) < 0 {
+      try writer.append(machine, to: &result)
+      held = reader!.next()
+    }
+    if let machine = held, ImageChunk.compare(machine.name, change.name) == 0 {
+      held = reader!.next()
+    }
+    if !change.isDelete { try writer.append(change.entry, to: &result) }
+  }
+
+  /// Ends the merge; returns the image's chunks after it.
+  mutating func finish() throws(StoreError) -> [SQLiteSnapshot.Chunk] {
+    while index < chunks.count {
+      try leave()
+      index += 1
+    }
+    try writer.finish(to: &result)
+    snapshot.nextID = writer.nextID
+    return result
+  }
+
+  /// Reads the chunk records fall in now and deletes its row: its machines are written again.
+  private mutating func open() throws(StoreError) {
+    let id = chunks[index].id
+    // Copied out before the row is deleted: the chunks written next may take its pages.
+    let old = snapshot.holdOldBody(try snapshot.body(of: id))
+    snapshot.database.reset(snapshot.selectBody)
+    snapshot.database.bind(snapshot.deleteChunk, 1, integer: id)
+    try snapshot.database.step(snapshot.deleteChunk)
+    reader = ImageChunk.Reader(old)
+    held = reader!.next()
+  }
+
+  /// Ends the chunk records fell in until now: writes the rest of its machines, or, when no
+  /// record fell in it, ends the run of chunks being written and keeps it as it is.
+  private mutating func leave() throws(StoreError) {
+    guard reader != nil else {
+      try writer.finish(to: &result)
+      result.append(chunks[index])
+      return
+    }
+    while let machine = held {
+      try writer.append(machine, to: &result)
+      held = reader!.next()
+    }
+    if reader!.isDamaged {
+      throw snapshot.damage("chunk \(chunks[index].id) does not decode (damaged)")
+    }
+    reader = nil
+  }
+}
+
+/// Writes machines, given in name order, as new chunks of the image: a chunk is written once it
+/// reaches `ImageChunk.targetBytes`, and by `finish`.
+struct ImageWriter {
+  private let database: SQLiteConnection
+  /// `SQLiteSnapshot.insertChunkSQL`, prepared.
+  private let insert: SQLiteConnection.Statement
+  /// The body being written.
+  private let body: ByteBuffer
+  /// The id the next chunk written takes.
+  private(set) var nextID: Int64
+  private var machines = 0
+  private var low: [UInt8] = []
+
+  init(database: SQLiteConnection, body: ByteBuffer, nextID: Int64) throws(StoreError) {
+    self.database = database
+    insert = try database.prepare(SQLiteSnapshot.insertChunkSQL)
+    self.body = body
+    self.nextID = nextID
+    body.removeAll(keepingCapacityUpTo: .max)
+  }
+
+  /// Adds `machine` to the chunk being written; writes the chunk (appending its row to
+  /// `result`) when it is full.
+  mutating func append(_ machine: ImageChunk.Entry, to result: inout [SQLiteSnapshot.Chunk])
+    throws(StoreError)
+  {
+    if machines == 0 { low = Array(machine.name) }
+    ImageChunk.append(machine, to: body)
+    machines += 1
+    if body.count >= ImageChunk.targetBytes { try finish(to: &result) }
+  }
+
+  /// Writes the chunk being written, if it holds any machine, appending its row to `result`.
+  mutating func finish(to result: inout [SQLiteSnapshot.Chunk]) throws(StoreError) {
+    guard machines > 0 else { return }
+    let (database, insert, id, machines) = (database, insert, nextID, machines)
+    _ = try low.withBytes { (low) throws(StoreError) in
+      try body.withUnsafeBytes { body in
+        database.bind(insert, 1, integer: id)
+        database.bind(insert, 2, blob: low)
+        database.bind(insert, 3, integer: Int64(machines))
+        database.bind(insert, 4, blob: body)
+        return Result { () throws(StoreError) in try database.step(insert) }
+      }.get()
+    }
+    nextID += 1
+    result.append(SQLiteSnapshot.Chunk(id: id, low: low, machines: machines))
+    body.removeAll(keepingCapacityUpTo: .max)
+    self.machines = 0
+  }
+}
+
+extension JournalRecord {
+  /// The machine a save record writes, as a chunk holds it.
+  var entry: ImageChunk.Entry {
+    ImageChunk.Entry(name: name, kind: kind, state: state, timers: timers)
+  }
+}

@@ -1,0 +1,171 @@
+import Foundation
+import Testing
+
+@testable import MillraceHost
+
+/// The snapshot's image: machines in name order, in chunks rewritten only where a checkpoint's
+/// records fall.
+@Suite("Store image")
+struct StoreImageTests {
+  let directory = StoreFixtures.directory("millrace-image")
+  /// Names of about 90 bytes: 4,000 machines take a dozen chunks.
+  static let padding = String(repeating: "p", count: 84)
+  let machineCount = 4000
+  let timer = StoredTimer(
+    input: "t", repeats: false, spanNanoseconds: 7, deadlineWallNanoseconds: 9,
+    remainingNanoseconds: 3, queue: 1, effectID: 2)
+
+  func name(_ index: Int) -> String { "m\(Self.padding)\(index)" }
+
+  /// Replaces every chunk of the closed store in `directory` with one chunk of `body`.
+  static func overwriteChunks(in directory: String, with body: [UInt8]) throws {
+    let database = try SQLiteConnection(path: directory + "/machines.sqlite3")
+    try database.execute("DELETE FROM chunks")
+    let insert = try database.prepare("INSERT INTO chunks VALUES (1, NULL, 1, ?)")
+    try body.withBytes { (body) throws(StoreError) in
+      database.bind(insert, 1, blob: body)
+      try database.step(insert)
+    }
+  }
+
+  /// The chunks of the closed store in `directory`: id, first name, machines, body size.
+  func chunks() throws -> [(id: Int64, low: String, machines: Int64, size: Int64)] {
+    let database = try SQLiteConnection(path: directory + "/machines.sqlite3")
+    var chunks: [(Int64, String, Int64, Int64)] = []
+    try database.run("SELECT id, low, machines, length(body) FROM chunks ORDER BY low") { row in
+      chunks.append(
+        (
+          SQLiteConnection.integer(row, 0)!, SQLiteConnection.text(row, 1),
+          SQLiteConnection.integer(row, 2)!, SQLiteConnection.integer(row, 3)!
+        ))
+    }
+    return chunks
+  }
+
+  /// A store of `machineCount` machines, closed.
+  func fill() throws -> [String: StoredMachine] {
+    var machines: [String: StoredMachine] = [:]
+    let store = try MachineStore(directory: directory, durability: .batched)
+    for index in 0..<machineCount {
+      let machine = StoredMachine(name: name(index), kind: "toggle", state: "off")
+      try store.save(machine)
+      machines[machine.name] = machine
+    }
+    try store.commit()
+    try store.close()
+    return machines
+  }
+
+  func sorted(_ machines: [String: StoredMachine]) -> [StoredMachine] {
+    machines.values.sorted { $0.name < $1.name }
+  }
+
+  @Test("a large store is cut into chunks of about the target size, in name order")
+  func chunked() throws {
+    let machines = try fill()
+    let chunks = try chunks()
+    #expect(chunks.count > 8)
+    #expect(chunks.allSatisfy { $0.size <= ImageChunk.targetBytes + 128 })
+    #expect(chunks.dropLast().allSatisfy { $0.size >= ImageChunk.targetBytes })
+    #expect(chunks.reduce(0) { $0 + $1.machines } == Int64(machineCount))
+    let store = try MachineStore(directory: directory, durability: .batched)
+    #expect(try store.count() == machineCount)
+    #expect(try store.loadAll() == sorted(machines))
+  }
+
+  @Test("a checkpoint rewrites only the chunks its records fall in")
+  func onlyTouchedChunks() throws {
+    var machines = try fill()
+    let before = try chunks()
+    do {
+      let store = try MachineStore(directory: directory, durability: .batched)
+      let changed = StoredMachine(name: name(2000), kind: "toggle", state: "on", timers: [timer])
+      try store.save(changed)
+      machines[changed.name] = changed
+      try store.commit()
+      try store.close()
+    }
+    let after = try chunks()
+    let kept = Set(before.map(\.id)).intersection(after.map(\.id))
+    #expect(kept.count == before.count - 1)
+    #expect(after.count <= before.count + 1)
+    #expect(
+      try MachineStore(directory: directory, durability: .batched).loadAll() == sorted(machines))
+  }
+
+  @Test("saves and deletes over many chunks leave what a dictionary of them says, across restarts")
+  func manyChunks() throws {
+    var expected = try fill()
+    var generator = SystemRandomNumberGenerator()
+    for round in 0..<4 {
+      let store = try MachineStore(directory: directory, durability: .batched)
+      #expect(try store.loadAll() == sorted(expected), "round \(round), as opened")
+      for turn in 0..<30 {
+        for _ in 0..<Int.random(in: 1...150, using: &generator) {
+          // Names before the first and after the last too, and new ones between.
+          let machineName =
+            Int.random(in: 0..<10, using: &generator) == 0
+            ? "\(["a", "z"].randomElement(using: &generator)!)\(Int.random(in: 0..<50, using: &generator))"
+            : name(Int.random(in: 0..<(machineCount + 500), using: &generator))
+          if Int.random(in: 0..<4, using: &generator) == 0 {
+            try store.delete(name: machineName)
+            expected[machineName] = nil
+          } else {
+            let machine = StoredMachine(
+              name: machineName, kind: "toggle", state: "s\(round).\(turn)",
+              timers: turn.isMultiple(of: 2) ? [timer] : [])
+            try store.save(machine)
+            expected[machineName] = machine
+          }
+        }
+        // Whole chunks emptied: a run of a few hundred names deleted at once.
+        if round == 1 && turn == 5 {
+          for index in 1000..<1900 {
+            try store.delete(name: name(index))
+            expected[name(index)] = nil
+          }
+        }
+        try store.commit()
+        if turn.isMultiple(of: 7) { try store.checkpoint() }
+      }
+      #expect(try store.loadAll() == sorted(expected), "round \(round)")
+      // Rounds end with a clean stop, or as a crash leaves the files (the journal replayed at
+      // the next open).
+      if round.isMultiple(of: 2) { try store.close() }
+    }
+    #expect(
+      try MachineStore(directory: directory, durability: .batched).loadAll() == sorted(expected))
+  }
+
+  @Test("deleting every machine leaves no chunk; the next saves start the image again")
+  func emptied() throws {
+    let machines = try fill()
+    do {
+      let store = try MachineStore(directory: directory, durability: .batched)
+      for name in machines.keys { try store.delete(name: name) }
+      try store.commit()
+      try store.close()
+    }
+    #expect(try chunks().isEmpty)
+    let store = try MachineStore(directory: directory, durability: .batched)
+    #expect(try store.count() == 0)
+    let again = StoredMachine(name: "b", kind: "toggle", state: "on")
+    try store.save(again)
+    try store.commit()
+    #expect(try store.loadAll() == [again])
+  }
+
+  @Test("a chunk that does not decode is a store error, at a read and at a checkpoint")
+  func damagedChunk() throws {
+    _ = try fill()
+    // A name of 5 bytes of which 3 are there.
+    try Self.overwriteChunks(in: directory, with: [5, 0x61, 0x62, 0x63])
+    let store = try MachineStore(directory: directory, durability: .batched)
+    let read = #expect(throws: StoreError.self) { try store.forEach { _ in } }
+    #expect(read?.message.contains("does not decode") == true)
+    try store.save(StoredMachine(name: "b", kind: "toggle", state: "on"))
+    try store.commit()
+    let checkpoint = #expect(throws: StoreError.self) { try store.checkpoint() }
+    #expect(checkpoint?.message.contains("does not decode") == true)
+  }
+}
