@@ -41,8 +41,7 @@ final class SQLiteSnapshot {
   var nextID: Int64
   /// A chunk's body read for a checkpoint (its row is deleted before the chunks that replace
   /// it are written: `holdOldBody`), and the body being written.
-  private var oldBody = UnsafeMutableRawBufferPointer.allocate(
-    byteCount: 2 * ImageChunk.targetBytes, alignment: 16)
+  private var oldBody = UnsafeMutableRawBufferPointer(start: nil, count: 0)
   let newBody = ByteBuffer(capacity: 2 * ImageChunk.targetBytes)
 
   /// One chunk's row, without its body.
@@ -129,7 +128,7 @@ final class SQLiteSnapshot {
   }
 
   deinit {
-    oldBody.deallocate()
+    if oldBody.baseAddress != nil { oldBody.deallocate() }
   }
 
   /// The statement that writes a chunk: id, first name, machines, body.
@@ -193,8 +192,8 @@ final class SQLiteSnapshot {
   /// the next call.
   func holdOldBody(_ body: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
     if body.count > oldBody.count {
-      oldBody.deallocate()
-      oldBody = .allocate(byteCount: body.count, alignment: 16)
+      if oldBody.baseAddress != nil { oldBody.deallocate() }
+      oldBody = .allocate(byteCount: max(body.count, 2 * ImageChunk.targetBytes), alignment: 16)
     }
     oldBody.copyMemory(from: body)
     return UnsafeRawBufferPointer(rebasing: oldBody[..<body.count])
