@@ -45,6 +45,8 @@ let package = Package(
       providers: [.apt(["libsqlite3-dev"])]),
     // glibc's heap statistics (malloc.h) for INFO's memory section.
     .systemLibrary(name: "CHeap", path: "CSupport/CHeap"),
+    // The processor's prefetch hint (`__builtin_prefetch`), for the daemon's lookahead.
+    .systemLibrary(name: "CPrefetch", path: "CSupport/CPrefetch"),
     // The C API's header (millrace.h), as a module for MillraceC.
     .systemLibrary(name: "CMillrace", path: "CSupport/CMillrace/include"),
 
@@ -66,7 +68,7 @@ let package = Package(
       // the core's code (FileMachine's dispatch), so a change of the core alone must rebuild it.
       dependencies: [
         "Millrace", "MillraceUV", "MillraceWire", "MillraceClient", "MillraceDrawing", "CSQLite",
-        "CHeap",
+        "CHeap", "CPrefetch",
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),

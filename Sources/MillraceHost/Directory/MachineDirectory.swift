@@ -1,3 +1,4 @@
+import CPrefetch
 import Millrace
 
 #if canImport(Glibc)
@@ -80,6 +81,24 @@ final class MachineDirectory {
   func slot(ofUTF8 name: UnsafeRawBufferPointer) -> UInt32? {
     let hash = UInt32(truncatingIfNeeded: nameHash(name))
     return buckets.find(hash: hash, in: entries) { $0.holds(name, hash: hash) }
+  }
+
+  /// Warms the cache for a lookup of `name` to come (a prefetch hint, reading nothing but the
+  /// name): its bucket's head. Returns the state for `prefetchEntry`.
+  func prefetchBucket(of name: UnsafeRawBufferPointer) -> UInt64 {
+    let hash = UInt32(truncatingIfNeeded: nameHash(name))
+    if let address = buckets.head(hash: hash).address { millrace_prefetch(address) }
+    return UInt64(hash) | 1 << 32
+  }
+
+  /// The next step of `prefetchBucket(of:)`'s, once the bucket's head is in the cache: warms
+  /// the first entry of the bucket (the name's, unless names collide). Returns that entry's
+  /// slot + 1, or 0 for an empty bucket (or `state` 0).
+  func prefetchEntry(_ state: UInt64) -> UInt32 {
+    guard state != 0 else { return 0 }
+    let link = buckets.head(hash: UInt32(truncatingIfNeeded: state)).link
+    if link != 0 { millrace_prefetch(entries + Int(link &- 1)) }
+    return link
   }
 
   /// The slot of the machine named `name`, or nil.

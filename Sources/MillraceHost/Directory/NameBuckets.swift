@@ -106,6 +106,15 @@ struct NameBuckets {
     return nil
   }
 
+  /// The first entry of `hash`'s bucket in the array in use, as its slot + 1 (0: empty), and
+  /// where that head is kept (nil without an array): for warming the cache ahead of a `find`.
+  /// While resizing, the array being emptied (a name there may have moved already).
+  func head(hash: UInt32) -> (link: UInt32, address: UnsafeRawPointer?) {
+    guard let heads = main.heads else { return (0, nil) }
+    let head = heads + (Int(hash) & main.mask)
+    return (head.pointee, UnsafeRawPointer(head))
+  }
+
   // MARK: Changes
 
   /// Links the entry in `slot` (its `hash` set, its `next` free to overwrite) at the head of

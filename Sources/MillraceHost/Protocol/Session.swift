@@ -103,6 +103,17 @@ final class Session: ConnectionHandler, SendRequester {
     server.execute(frame, for: self)
   }
 
+  var lookahead: Int { server.host.lookahead }
+
+  func connection(
+    _ connection: Connection, prefetch frame: Frame, stage: Int, state: inout UInt64
+  ) {
+    // A SEND's machine (`SEND name input ...`); nothing for other requests.
+    guard stage > 0 ? state != 0 : frame.count >= 3 && frame.part(0, equalsIgnoringCase: "SEND")
+    else { return }
+    frame.withUnsafeBytes(of: 1) { server.host.prefetchSend(to: $0, stage: stage, state: &state) }
+  }
+
   func sendFinished(ticket: UInt64, _ outcome: SendOutcome) {
     unprocessedSends -= 1
     server.answer(self, ticket: ticket, outcome)

@@ -9,7 +9,7 @@ extension Connection {
     guard paused else { return }
     paused = false
     guard state == .open, !processing else { return }  // a running batch continues by itself
-    if reader.bufferedByteCount > 0 {
+    if reader.hasBufferedRequests {
       continueLater()
     } else {
       startReading()
@@ -60,7 +60,7 @@ extension Connection {
     if state == .open {
       if paused {
         stopReading()
-      } else if sliceEnded && reader.bufferedByteCount > 0 {
+      } else if sliceEnded && reader.hasBufferedRequests {
         stopReading()
         continueLater()
       } else {
@@ -72,6 +72,15 @@ extension Connection {
 
   /// Whether the next request may be handed out: open and not paused.
   var canHandOut: Bool { state == .open && !paused }
+
+  /// How many requests to decode ahead for the handler to warm the cache for (none without a
+  /// handler).
+  var lookahead: Int { storedHandler?.lookahead ?? 0 }
+
+  /// A request decoded ahead of its turn, to the handler (`ConnectionHandler`'s prefetch).
+  func prefetch(_ frame: Frame, stage: Int, state: inout UInt64) {
+    storedHandler?.connection(self, prefetch: frame, stage: stage, state: &state)
+  }
 
   /// A request, to the connection's handler or else the server's `onFrame`.
   func deliver(_ frame: Frame) {

@@ -7,4 +7,26 @@ public protocol ConnectionHandler: AnyObject {
   /// reserved slot; a handler may pause the connection (`pauseReading()`) to hold back the
   /// requests after this one.
   func connection(_ connection: Connection, received frame: Frame)
+
+  /// How many requests the connection decodes ahead of the one it hands out, so that the
+  /// handler can warm the cache for them (`connection(_:prefetch:stage:state:)`); 0, the
+  /// default, decodes none ahead. Read once per batch of requests read.
+  var lookahead: Int { get }
+
+  /// A request decoded ahead of its turn: called once per request handed out before it, with
+  /// `stage` 0, 1, ... (fewer than `lookahead`, and fewer for the first requests of a read) and
+  /// `state` kept between the calls for this request (0 at the first). For warming caches only:
+  /// the request is still handed out to `connection(_:received:)` in its turn, and nothing done
+  /// here may change what it or any request does. The default does nothing.
+  func connection(_ connection: Connection, prefetch frame: Frame, stage: Int, state: inout UInt64)
+}
+
+extension ConnectionHandler {
+  /// None: requests are decoded one at a time, as they are handed out.
+  public var lookahead: Int { 0 }
+
+  /// Nothing to warm.
+  public func connection(
+    _ connection: Connection, prefetch frame: Frame, stage: Int, state: inout UInt64
+  ) {}
 }

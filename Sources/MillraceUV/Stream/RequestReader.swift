@@ -8,8 +8,8 @@ import MillraceWire
 /// are decoded and handed out by code specialized for the decoder's type, with no dynamic call
 /// per request.
 protocol RequestReader: AnyObject {
-  /// Bytes read and not yet handed out as requests.
-  var bufferedByteCount: Int { get }
+  /// Whether bytes read or requests decoded wait to be handed out.
+  var hasBufferedRequests: Bool { get }
   /// Appends bytes read from the socket.
   func append(_ bytes: UnsafeRawBufferPointer)
   /// Hands `connection` the decoded requests while it accepts them (`Connection.canHandOut`),
@@ -30,16 +30,24 @@ protocol DecodingRequestReader: RequestReader {
   var decoder: Decoder { get set }
   /// A new decoder with the same limits, holding no memory.
   func emptyDecoder() -> Decoder
+  /// The requests decoded ahead of their turn; no access to it spans a call out of the reader.
+  var ahead: RequestLookahead { get set }
 }
 
 extension DecodingRequestReader {
-  var bufferedByteCount: Int { decoder.bufferedByteCount }
+  var hasBufferedRequests: Bool {
+    decoder.bufferedByteCount > 0 || !ahead.frames.isEmpty || ahead.failure != nil
+  }
 
   func append(_ bytes: UnsafeRawBufferPointer) {
     decoder.append(bytes)
   }
 
   func handOut(to connection: Connection, limit: Int) -> Bool {
+    let depth = connection.lookahead
+    if depth > 0 || !ahead.frames.isEmpty || ahead.failure != nil {
+      return handOutAhead(to: connection, limit: limit, depth: depth)
+    }
     var left = limit
     while connection.canHandOut {
       guard left > 0 else { return true }
@@ -57,15 +65,65 @@ extension DecodingRequestReader {
     return false
   }
 
+  /// `handOut` with up to `depth` requests decoded ahead of the one handed out: before each
+  /// is handed out, every request waiting gets its next prefetch stage. A framing error found
+  /// ahead is reported once the requests before it are handed out.
+  private func handOutAhead(to connection: Connection, limit: Int, depth: Int) -> Bool {
+    var left = limit
+    while connection.canHandOut {
+      guard left > 0 else { return true }
+      left &-= 1
+      while ahead.failure == nil, ahead.frames.count <= depth {
+        do {
+          guard let frame = try decoder.next() else { break }
+          ahead.frames.append(frame)
+          ahead.stages.append(0)
+          ahead.states.append(0)
+        } catch {
+          ahead.failure = error
+        }
+      }
+      guard !ahead.frames.isEmpty else {
+        if let failure = ahead.failure {
+          ahead.failure = nil
+          connection.framingFailed(failure)
+        }
+        return false
+      }
+      for index in 1..<ahead.frames.count where ahead.stages[index] < depth {
+        var state = ahead.states[index]
+        connection.prefetch(ahead.frames[index], stage: ahead.stages[index], state: &state)
+        ahead.states[index] = state
+        ahead.stages[index] += 1
+      }
+      let frame = ahead.frames.removeFirst()
+      ahead.stages.removeFirst()
+      ahead.states.removeFirst()
+      connection.deliver(frame)
+    }
+    return false
+  }
+
   func release() {
     decoder = emptyDecoder()
+    ahead = RequestLookahead()
   }
+}
+
+/// Requests a reader decoded ahead of their turn (front first), each with the prefetch stages
+/// it has had and its handler's state, and a framing error found after them.
+struct RequestLookahead {
+  var frames: [Frame] = []
+  var stages: [Int] = []
+  var states: [UInt64] = []
+  var failure: FramingError?
 }
 
 /// The reader of RESP requests (arrays and inline commands).
 final class RESPRequestReader: DecodingRequestReader {
   // Used on every read and request, on the loop thread only: no dynamic exclusivity checks.
   @exclusivity(unchecked) var decoder: RESPDecoder
+  @exclusivity(unchecked) var ahead = RequestLookahead()
 
   init(maxFrameLength: Int) {
     decoder = RESPDecoder(maxFrameLength: maxFrameLength)
@@ -78,6 +136,7 @@ final class RESPRequestReader: DecodingRequestReader {
 final class LineRequestReader: DecodingRequestReader {
   // Used on every read and request, on the loop thread only: no dynamic exclusivity checks.
   @exclusivity(unchecked) var decoder: LineDecoder
+  @exclusivity(unchecked) var ahead = RequestLookahead()
 
   init(maxLineLength: Int) {
     decoder = LineDecoder(maxLineLength: maxLineLength)

@@ -53,6 +53,28 @@ import Testing
     #expect(!directory.entry(0).pointee.isTaken)
   }
 
+  @Test func prefetchStagesLeadToTheNamesSlot() {
+    let directory = MachineDirectory(capacity: 1 << 12, seed: 3)
+    for slot in 0..<1000 { Self.insert(directory, Self.name(slot), slot: UInt32(slot)) }
+    var led = 0
+    for slot in 0..<1000 {
+      let name = Array(Self.name(slot).utf8)
+      let state = name.withUnsafeBytes { directory.prefetchBucket(of: $0) }
+      #expect(state != 0)
+      let link = directory.prefetchEntry(state)
+      // The bucket's first entry: the name's own unless another name of its bucket came later.
+      #expect(link != 0)
+      if link == UInt32(slot) + 1 { led += 1 }
+    }
+    // At most one name per bucket on average: most buckets lead to their name.
+    #expect(led > 600)
+    // A name in no bucket, and no state: nothing to warm.
+    #expect(directory.prefetchEntry(0) == 0)
+    let empty = MachineDirectory(capacity: 8, seed: 3)
+    let state = Array("x".utf8).withUnsafeBytes { empty.prefetchBucket(of: $0) }
+    #expect(empty.prefetchEntry(state) == 0)
+  }
+
   @Test func lookupsAreRightWhileTheIndexGrowsAndShrinks() {
     let directory = MachineDirectory(capacity: 1 << 14, seed: 11)
     var held = Set<Int>()

@@ -1,0 +1,138 @@
+import Foundation
+import MillraceUV
+import MillraceWire
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// `ConnectionHandler.lookahead`: a connection decodes requests ahead of their turn for the
+/// handler to warm the cache for, and still hands every one out once, in order.
+@Suite("Connections decode requests ahead for a handler's prefetch", .serialized)
+struct ConnectionLookaheadTests {
+  /// Echoes `ECHO x` and records, in order, what it was handed and what it was asked to
+  /// prefetch.
+  final class Handler: ConnectionHandler {
+    let lookahead: Int
+    /// Events in order: "get x" for a request handed out, "pre x stage state" for a prefetch.
+    var events: [String] = []
+    /// Called with each request handed out, numbered from 1.
+    var onRequest: ((Connection, Int) -> Void)?
+    private var handed = 0
+
+    init(lookahead: Int) { self.lookahead = lookahead }
+
+    func connection(_ connection: Connection, received frame: Frame) {
+      events.append("get \(frame.string(at: 1))")
+      handed += 1
+      onRequest?(connection, handed)
+      connection.write { $0.bulkString(frame[1]) }
+    }
+
+    func connection(
+      _ connection: Connection, prefetch frame: Frame, stage: Int, state: inout UInt64
+    ) {
+      events.append("pre \(frame.string(at: 1)) \(stage) \(state)")
+      state += 10
+    }
+  }
+
+  /// A server whose connections get `handler`, and one client that sends `request` (in one
+  /// write) and reads `expected` bytes back (or to the end when nil); returns what it read.
+  static func exchange(
+    _ handler: Handler, slice: Int = 64, request: [UInt8], expected: Int?
+  ) throws -> [UInt8] {
+    let loop = try EventLoop()
+    let directory = makeTemporaryDirectory()
+    defer { removeDirectory(directory) }
+    var configuration = StreamServer.Configuration()
+    configuration.requestsPerSlice = slice
+    let server = try StreamServer(
+      loop: loop, address: .unix(path: directory + "/s.sock"), configuration: configuration,
+      onFrame: { _, _ in Issue.record("a request reached onFrame") },
+      onConnect: { $0.handler = handler })
+    let tally = Tally()
+    let received = Received()
+    let fd = TestClient.connectUnix(path: directory + "/s.sock")
+    spawnThread {
+      _ = TestClient.send(fd, request)
+      if let expected {
+        received.bytes = TestClient.read(fd, count: expected) ?? []
+      } else {
+        received.bytes = TestClient.readToEnd(fd).bytes
+      }
+      close(fd)
+      tally.succeed()
+    }
+    runLoop(loop, until: tally, reports: 1)
+    server.close()
+    try closeWithin(loop)
+    return received.bytes
+  }
+
+  final class Received: @unchecked Sendable { var bytes: [UInt8] = [] }
+
+  static func words(_ count: Int) -> [String] { (0..<count).map { "w\($0)" } }
+
+  @Test func everyRequestIsHandedOutOnceInOrderAfterItsPrefetchStages() throws {
+    let handler = Handler(lookahead: 3)
+    let words = Self.words(40)
+    let replies = try Self.exchange(
+      handler, request: words.flatMap { respRequest(["ECHO", $0]) },
+      expected: words.flatMap { respBulk($0) }.count)
+    #expect(replies == words.flatMap { respBulk($0) })
+    #expect(handler.events.filter { $0.hasPrefix("get") } == words.map { "get \($0)" })
+    for word in words {
+      let stages = handler.events.filter { $0.hasPrefix("pre \(word) ") }
+      // Stages 0, 1, 2 at most, in order, each given the state the one before left.
+      #expect(stages.count <= 3)
+      #expect(stages == stages.indices.map { "pre \(word) \($0) \($0 * 10)" })
+      // All before the request is handed out.
+      let handedAt = handler.events.firstIndex(of: "get \(word)")!
+      #expect(stages.allSatisfy { handler.events.firstIndex(of: $0)! < handedAt })
+    }
+    // The requests of one read after the first few get every stage.
+    #expect(handler.events.filter { $0.hasPrefix("pre w30 ") }.count == 3)
+  }
+
+  @Test func withoutLookaheadNothingIsPrefetched() throws {
+    let handler = Handler(lookahead: 0)
+    let words = Self.words(10)
+    _ = try Self.exchange(
+      handler, request: words.flatMap { respRequest(["ECHO", $0]) },
+      expected: words.flatMap { respBulk($0) }.count)
+    #expect(handler.events == words.map { "get \($0)" })
+  }
+
+  @Test func pausesAndSlicesLoseNoRequestDecodedAhead() throws {
+    let handler = Handler(lookahead: 4)
+    let words = Self.words(100)
+    handler.onRequest = { connection, number in
+      guard number % 7 == 3 else { return }
+      connection.pauseReading()
+      let timer = LoopTimer(loop: connection.loop) { timer in
+        connection.resumeReading()
+        timer.close()
+      }
+      timer.start(after: .milliseconds(1))
+    }
+    let replies = try Self.exchange(
+      handler, slice: 5, request: words.flatMap { respRequest(["ECHO", $0]) },
+      expected: words.flatMap { respBulk($0) }.count)
+    #expect(replies == words.flatMap { respBulk($0) })
+    #expect(handler.events.filter { $0.hasPrefix("get") } == words.map { "get \($0)" })
+  }
+
+  @Test func aFramingErrorFoundAheadComesAfterTheRequestsBeforeIt() throws {
+    let handler = Handler(lookahead: 4)
+    let words = Self.words(3)
+    // Three requests, then a bulk length that is not a number.
+    let request = words.flatMap { respRequest(["ECHO", $0]) } + Array("*1\r\n$x\r\n".utf8)
+    let replies = try Self.exchange(handler, request: request, expected: nil)
+    let text = String(decoding: replies, as: UTF8.self)
+    #expect(text.hasPrefix(String(decoding: words.flatMap { respBulk($0) }, as: UTF8.self)))
+    #expect(text.contains("-ERR Protocol error"))
+    #expect(handler.events.filter { $0.hasPrefix("get") } == words.map { "get \($0)" })
+  }
+}
