@@ -1,0 +1,65 @@
+import Foundation
+import MillraceClient
+import Testing
+
+/// With 65,536 machines or more, a connection decodes pipelined requests ahead of their turn
+/// and the daemon warms the cache for the SENDs among them (`MachineHost.prefetchSend`): every
+/// request still runs once, in order, with the reply it has without the lookahead.
+@Suite("Pipelined requests decoded ahead at 70,000 machines", .timeLimit(.minutes(3)))
+struct LookaheadTests {
+  @Test("SENDs, malformed SENDs and other requests in one pipeline all run once, in order")
+  func pipelineAtScale() throws {
+    let daemon = try DaemonProcess(["--durability", "none"]).start()
+    let client = try daemon.client()
+    let machines = 70_000
+    try client.sendRaw((0..<machines).flatMap { request(["SPAWN", "toggle", "t\($0)"]) })
+    var refused = 0
+    for _ in 0..<machines where try client.read() != .simple("OK") { refused += 1 }
+    #expect(refused == 0)
+
+    // A pipeline of SENDs to random machines with, between them, requests the lookahead
+    // must leave alone: a SEND without its input, one to no machine, lower-case, and others.
+    var generator = SystemRandomNumberGenerator()
+    var flips = [Int](repeating: 0, count: machines)
+    var pipeline: [UInt8] = []
+    var expected: [(String, isError: Bool)] = []
+    for index in 0..<3_000 {
+      let machine = Int.random(in: 0..<machines, using: &generator)
+      switch index % 10 {
+      case 3:
+        pipeline += request(["SEND", "t\(machine)"])
+        expected.append(("SEND without an input", true))
+      case 5:
+        pipeline += request(["SEND", "nobody\(index)", "flip"])
+        expected.append(("SEND to no machine", true))
+      case 7:
+        pipeline += request(["PING"])
+        expected.append(("PING", false))
+      default:
+        pipeline += request([index % 2 == 0 ? "SEND" : "send", "t\(machine)", "flip"])
+        flips[machine] += 1
+        expected.append(("SEND t\(machine) flip", false))
+      }
+    }
+    try client.sendRaw(pipeline)
+    var wrong: [String] = []
+    for (what, isError) in expected {
+      let reply = try client.read()
+      if case .error = reply {
+        if !isError { wrong.append("\(what): \(reply)") }
+      } else if isError {
+        wrong.append("\(what): \(reply)")
+      }
+    }
+    #expect(wrong.isEmpty, "\(wrong.prefix(5))")
+    // Each machine flipped as often as it was sent a flip: once per SEND.
+    let touched = flips.indices.filter { flips[$0] > 0 }
+    try client.sendRaw(touched.flatMap { request(["STATE", "t\($0)"]) })
+    var states = 0
+    for machine in touched {
+      let state = flips[machine].isMultiple(of: 2) ? "off" : "on"
+      if try client.read() == .bulk(state) { states += 1 }
+    }
+    #expect(states == touched.count)
+  }
+}
