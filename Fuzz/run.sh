@@ -35,8 +35,9 @@ sources() {
       Tests/MillraceHostTests/Expressions/ExpressionReference.swift ;;
     replies) echo Sources/MillraceClient/RESPReplyParser.swift \
       Sources/MillraceClient/RESPValue.swift ;;
-    journal) echo Sources/MillraceHost/Store/{JournalChange,JournalFormat,JournalRecord}.swift \
-      Sources/MillraceHost/Store/{TimerEncoding,StoredTimers,StoredMachine,UTF8Text}.swift \
+    journal) echo Sources/MillraceHost/Store/{JournalChange,JournalFormat,JournalFormat+Latest}.swift \
+      Sources/MillraceHost/Store/{JournalRecord,TimerEncoding,LEB128,StoredTimers}.swift \
+      Sources/MillraceHost/Store/{StoredMachine,UTF8Text}.swift \
       Sources/MillraceWire/ByteBuffer.swift ;;
     *) echo "unknown fuzz target $1 (known: ${ALL_TARGETS[*]})" >&2; return 1 ;;
   esac
@@ -46,6 +47,13 @@ sources() {
 modules() {
   case "$1" in
     machinefile) echo Millrace MillraceDrawing ;;
+  esac
+}
+
+# C modules (header-only module maps under CSupport) a target's sources import.
+c_modules() {
+  case "$1" in
+    journal) echo CSupport/CPrefetch ;;
   esac
 }
 
@@ -80,6 +88,7 @@ for target in "${TARGETS[@]}"; do
     imports+=(-I "$OUT/modules/$module" "$OUT/modules/$module/$module.o")
     src="$src $(echo Sources/"$module"/*.swift)"  # rebuild the target when they change
   done
+  for directory in $(c_modules "$target"); do imports+=(-I "$directory"); done
   # shellcheck disable=SC2086
   if [ ! -x "$OUT/$target" ] || [ -n "$(find Fuzz/Targets $src -newer "$OUT/$target" | head -1)" ]; then
     echo "== building $OUT/$target"

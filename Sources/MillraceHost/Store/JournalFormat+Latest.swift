@@ -1,3 +1,5 @@
+import CPrefetch
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Musl)
@@ -23,13 +25,23 @@ extension JournalFormat {
     let entries = LatestEntries(bytes)
     defer { entries.deallocate() }
     if byName { entries.sortByName(bytes) }
-    for entry in entries.kept {
+    let kept = entries.kept
+    for index in kept.indices {
+      // Sorted by name, the records are read at random places of the journal: the one
+      // `prefetchDistance` ahead is warmed meanwhile.
+      if index + prefetchDistance < kept.count {
+        millrace_prefetch(bytes.baseAddress! + Int(kept[index + prefetchDistance].payload))
+      }
+      let entry = kept[index]
       let payload = UnsafeRawBufferPointer(
         start: bytes.baseAddress! + Int(entry.payload), count: Int(entry.payloadLength))
       if let parsed = record(payload) { try body(parsed) }
     }
   }
 }
+
+/// How many records ahead `forEachLatest` warms the cache for the one it will read.
+private let prefetchDistance = 8
 
 /// One record of a journal, as `forEachLatest` keeps it: where its payload and name are, the
 /// name's hash, and the name's first 16 bytes as two big-endian integers (its sort key).
@@ -77,6 +89,9 @@ private struct LatestEntries {
     slots.initialize(repeating: -1)
     let mask = size - 1
     for index in 0..<count {
+      if index + prefetchDistance < count {
+        millrace_prefetch(slots.baseAddress! + (Int(storage[index + prefetchDistance].hash) & mask))
+      }
       let entry = storage[index]
       var slot = Int(entry.hash) & mask
       while true {
