@@ -126,17 +126,10 @@ struct StoreCheckpointTests {
     // timers), deleted, and deleted then saved again, in turns of various sizes.
     for turn in 0..<300 {
       for _ in 0..<Int.random(in: 1...20, using: &generator) {
-        let name = "m\(Int.random(in: 0..<500, using: &generator))"
-        if Int.random(in: 0..<5, using: &generator) == 0 {
-          try store.delete(name: name)
-          expected[name] = nil
-        } else {
-          let machine = StoredMachine(
-            name: name, kind: "k", state: "s\(turn)",
-            timers: turn.isMultiple(of: 3) ? [timer] : [])
-          try store.save(machine)
-          expected[name] = machine
-        }
+        try StoreFixtures.change(
+          "m\(Int.random(in: 0..<500, using: &generator))",
+          delete: Int.random(in: 0..<5, using: &generator) == 0, kind: "k", state: "s\(turn)",
+          timers: turn.isMultiple(of: 3) ? [timer] : [], in: store, expected: &expected)
       }
       try store.commit()
     }
@@ -266,6 +259,32 @@ struct StoreCheckpointTests {
     #expect(store.checkpoints == 1)
     #expect(try TurnJournalTests.residentKilobytes(of: first) <= 8)
     #expect(try store.loadAll().count == MachineStore.checkpointRecords)
+  }
+
+  @Test("a large snapshot is checkpointed per half of its size in journal, not per 1,024 records")
+  func largeSnapshotPacing() throws {
+    // About 5 MB of image: 40,000 machines with names of about 100 bytes.
+    let padding = String(repeating: "p", count: 96)
+    do {
+      let store = try MachineStore(directory: directory, durability: .batched)
+      for index in 0..<40_000 {
+        try store.save(StoredMachine(name: "\(padding)\(index)", kind: "toggle", state: "off"))
+      }
+      try store.commit()
+      try store.close()
+    }
+    let store = try MachineStore(directory: directory, durability: .batched)
+    let pacing = CheckpointPacing(snapshotBytes: 5 << 20)
+    #expect(pacing.bytes > MachineStore.checkpointBytes)
+    // Twice the records that make a small snapshot's checkpoint due, a fraction of the bytes.
+    try commit(batch("\(padding)", 2 * MachineStore.checkpointRecords), state: "on", to: store)
+    store.settle()
+    #expect(store.checkpoints == 0)
+    // Past half the image's size in journal: due.
+    let state = String(repeating: "s", count: 2_000)
+    try commit(batch("\(padding)", 40_000).prefix(1_500).map { $0 }, state: state, to: store)
+    store.settle()
+    #expect(store.checkpoints >= 1)
   }
 
   @Test("an idle store checkpoints its journal and gives its pages back; a busy one does not")

@@ -11,6 +11,22 @@ enum StoreFixtures {
     return path
   }
 
+  /// Deletes `name` from `store` when `delete`, else saves it (`kind`, `state`, `timers`), and
+  /// does the same to `expected`, the store's contents as a dictionary.
+  static func change(
+    _ name: String, delete: Bool, kind: String, state: String, timers: [StoredTimer],
+    in store: MachineStore, expected: inout [String: StoredMachine]
+  ) throws {
+    if delete {
+      try store.delete(name: name)
+      expected[name] = nil
+    } else {
+      let machine = StoredMachine(name: name, kind: kind, state: state, timers: timers)
+      try store.save(machine)
+      expected[name] = machine
+    }
+  }
+
   /// A one-shot timer with a deadline, the time it had left, a queue and an id.
   static let loginOK = StoredTimer(
     input: "loginOK", repeats: false, spanNanoseconds: 1_000_000_000,

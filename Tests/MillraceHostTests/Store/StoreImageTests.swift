@@ -1,4 +1,5 @@
 import Foundation
+import MillraceWire
 import Testing
 
 @testable import MillraceHost
@@ -107,16 +108,10 @@ struct StoreImageTests {
             Int.random(in: 0..<10, using: &generator) == 0
             ? "\(["a", "z"].randomElement(using: &generator)!)\(Int.random(in: 0..<50, using: &generator))"
             : name(Int.random(in: 0..<(machineCount + 500), using: &generator))
-          if Int.random(in: 0..<4, using: &generator) == 0 {
-            try store.delete(name: machineName)
-            expected[machineName] = nil
-          } else {
-            let machine = StoredMachine(
-              name: machineName, kind: "toggle", state: "s\(round).\(turn)",
-              timers: turn.isMultiple(of: 2) ? [timer] : [])
-            try store.save(machine)
-            expected[machineName] = machine
-          }
+          try StoreFixtures.change(
+            machineName, delete: Int.random(in: 0..<4, using: &generator) == 0, kind: "toggle",
+            state: "s\(round).\(turn)", timers: turn.isMultiple(of: 2) ? [timer] : [],
+            in: store, expected: &expected)
         }
         // Whole chunks emptied: a run of a few hundred names deleted at once.
         if round == 1 && turn == 5 {
@@ -153,6 +148,32 @@ struct StoreImageTests {
     try store.save(again)
     try store.commit()
     #expect(try store.loadAll() == [again])
+  }
+
+  @Test("a chunk's names must come in order, each once: a name out of order is damage")
+  func chunkOrder() {
+    /// The names a reader takes from a body of machines named `names`, and whether it stopped
+    /// at damage.
+    func read(_ names: [String]) -> ([String], Bool) {
+      let body = ByteBuffer()
+      for name in names {
+        Array(name.utf8).withUnsafeBytes { name in
+          let none = UnsafeRawBufferPointer(start: nil, count: 0)
+          ImageChunk.append(
+            ImageChunk.Entry(name: name, kind: none, state: none, timers: none), to: body)
+        }
+      }
+      return body.bytes.withUnsafeBytes { bytes in
+        var reader = ImageChunk.Reader(bytes)
+        var read: [String] = []
+        while let entry = reader.next() { read.append(String(decoding: entry.name, as: UTF8.self)) }
+        return (read, reader.isDamaged)
+      }
+    }
+    #expect(read(["a", "ab", "b"]) == (["a", "ab", "b"], false))
+    #expect(read(["b", "a"]) == (["b"], true))
+    #expect(read(["a", "a"]) == (["a"], true))
+    #expect(read(["ab", "a"]) == (["ab"], true))
   }
 
   @Test("a chunk that does not decode is a store error, at a read and at a checkpoint")

@@ -47,6 +47,32 @@ struct StoreMigrationTests {
     return (version, pageSize, tables)
   }
 
+  /// Makes `machines.sqlite3` with the table of one row per machine (schemas 2 and 3) at
+  /// schema `version`, then runs `rows`; returns the connection.
+  func makeCompactStore(version: Int, _ rows: String) throws -> SQLiteConnection {
+    let earlier = try SQLiteConnection(path: directory + "/machines.sqlite3")
+    try earlier.execute(
+      """
+      PRAGMA page_size=4096;
+      PRAGMA journal_mode=WAL;
+      CREATE TABLE machines(
+        name TEXT PRIMARY KEY NOT NULL, kind TEXT NOT NULL, state TEXT NOT NULL, timers BLOB
+      ) WITHOUT ROWID;
+      PRAGMA user_version=\(version);
+      \(rows)
+      """)
+    return earlier
+  }
+
+  /// Writes `machines.journal` (version 3) of `epoch` holding `machine` saved.
+  func writeJournal(epoch: UInt64, saving machine: StoredMachine) throws {
+    let journal = try TurnJournal(path: directory + "/machines.journal", sync: false)
+    try journal.reset(epoch: epoch)
+    let records = ByteBuffer()
+    JournalFormat.append(.save(machine), epoch: epoch, to: records)
+    try journal.append(records)
+  }
+
   @Test("a store of the earlier layout is migrated on open: rows, timers in order, 4 KiB pages")
   func migrateVersion0() throws {
     try makeVersion0Store(
@@ -122,27 +148,9 @@ struct StoreMigrationTests {
 
   @Test("a store of schema version 2 (the compact table alone) gets its checkpoint epoch")
   func migrateVersion2() throws {
-    do {
-      let earlier = try SQLiteConnection(path: directory + "/machines.sqlite3")
-      try earlier.execute(
-        """
-        PRAGMA page_size=4096;
-        PRAGMA journal_mode=WAL;
-        CREATE TABLE machines(
-          name TEXT PRIMARY KEY NOT NULL, kind TEXT NOT NULL, state TEXT NOT NULL, timers BLOB
-        ) WITHOUT ROWID;
-        PRAGMA user_version=2;
-        INSERT INTO machines VALUES('a', 'toggle', 'on', NULL);
-        """)
-    }
+    _ = try makeCompactStore(version: 2, "INSERT INTO machines VALUES('a', 'toggle', 'on', NULL);")
     // Its daemon's journal (one file, version 3, epoch 5) holds a change not checkpointed.
-    let journal = try TurnJournal(path: directory + "/machines.journal", sync: false)
-    try journal.reset(epoch: 5)
-    let records = ByteBuffer()
-    JournalFormat.append(
-      .save(StoredMachine(name: "b", kind: "toggle", state: "off")), epoch: 5, to: records)
-    try journal.append(records)
-    _ = consume journal
+    try writeJournal(epoch: 5, saving: StoredMachine(name: "b", kind: "toggle", state: "off"))
     let expected = [
       StoredMachine(name: "a", kind: "toggle", state: "on"),
       StoredMachine(name: "b", kind: "toggle", state: "off"),
@@ -155,17 +163,11 @@ struct StoreMigrationTests {
   @Test("a store of schema version 3 (a row per machine) becomes the image's chunks, epoch kept")
   func migrateVersion3() throws {
     do {
-      let earlier = try SQLiteConnection(path: directory + "/machines.sqlite3")
-      try earlier.execute(
+      let earlier = try makeCompactStore(
+        version: 3,
         """
-        PRAGMA page_size=4096;
-        PRAGMA journal_mode=WAL;
-        CREATE TABLE machines(
-          name TEXT PRIMARY KEY NOT NULL, kind TEXT NOT NULL, state TEXT NOT NULL, timers BLOB
-        ) WITHOUT ROWID;
         CREATE TABLE checkpoint(epoch INTEGER NOT NULL);
         INSERT INTO checkpoint VALUES (4);
-        PRAGMA user_version=3;
         WITH RECURSIVE n(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM n WHERE x < 2999)
         INSERT INTO machines SELECT printf('m%090d', x), 'toggle', 'off', NULL FROM n;
         """)
@@ -181,13 +183,7 @@ struct StoreMigrationTests {
       }
     }
     // A journal of the snapshot's epoch is in already: not replayed.
-    let journal = try TurnJournal(path: directory + "/machines.journal", sync: false)
-    try journal.reset(epoch: 4)
-    let records = ByteBuffer()
-    JournalFormat.append(
-      .save(StoredMachine(name: "zzz", kind: "toggle", state: "on")), epoch: 4, to: records)
-    try journal.append(records)
-    _ = consume journal
+    try writeJournal(epoch: 4, saving: StoredMachine(name: "zzz", kind: "toggle", state: "on"))
     var expected = (0..<3000).map {
       StoredMachine(name: String(format: "m%090d", $0), kind: "toggle", state: "off")
     }
