@@ -152,4 +152,23 @@ struct IdleDaemonTests {
     usleep(1_500_000)
     #expect(try daemon.client().call("STATE", "l") == .bulk("fired"))
   }
+
+  @Test("an idle daemon checkpoints its journal within seconds, with no client to wake it")
+  func idleCheckpoint() throws {
+    let daemon = try DaemonProcess().start()
+    let before: Int
+    do {
+      let client = try daemon.client()
+      // Far fewer changes than make a checkpoint due: only the idle checkpoint takes them.
+      for index in 0..<10 {
+        #expect(try client.call("SPAWN", "toggle", "t\(index)") == .simple("OK"))
+      }
+      _ = try client.call("SEND", "t0", "flip")
+      before = try #require(Int(daemon.stats(on: client)["store_checkpoints"] ?? ""))
+    }
+    // Nobody talks to it: the store monitor's ticks see no commit, then checkpoint.
+    usleep(3_500_000)
+    let after = { Int(try daemon.stats()["store_checkpoints"] ?? "") ?? before }
+    #expect(try daemon.eventually(seconds: 3) { try after() > before })
+  }
 }
