@@ -7,9 +7,10 @@
 /// machines changed at random touch every chunk, and a checkpoint then rewrites the whole image,
 /// however few records it takes. So a large snapshot is checkpointed once per `snapshotShare` of
 /// its size in journal, and the lending and the limit grow with it: at a million machines (a
-/// 23 MB image), a checkpoint every 11 MB of journal instead of every megabyte, lending from
-/// 11 MB and waiting at 69 MB. A small snapshot keeps the minimums. (Figures: Bench README,
-/// "Issue 22".)
+/// 23 MB image), a checkpoint every 23 MB of journal instead of every megabyte, lending from
+/// 23 MB and waiting at 69 MB (three images: what a replay after a crash may have to read). A
+/// small snapshot keeps the minimums. The journal keeps only its latest records in memory
+/// (`TurnJournal.residentWindow`). (Figures: Bench README, "Issue 22".)
 struct CheckpointPacing: Hashable, Sendable {
   /// Records committed since the last checkpoint started that make the next one due.
   var records: Int
@@ -22,7 +23,7 @@ struct CheckpointPacing: Hashable, Sendable {
   var journalLimit: Int
 
   /// The share of the snapshot's size the journal may reach before a checkpoint is due.
-  static let snapshotShare = 2
+  static let snapshotShare = 1
 
   /// The pacing for a snapshot of `snapshotBytes` bytes.
   init(snapshotBytes: Int) {
@@ -38,6 +39,6 @@ struct CheckpointPacing: Hashable, Sendable {
     records = .max
     bytes = share
     lendingLength = max(MachineStore.lendingLength, share)
-    journalLimit = max(MachineStore.journalLimit, 6 * share)
+    journalLimit = max(MachineStore.journalLimit, 3 * share)
   }
 }

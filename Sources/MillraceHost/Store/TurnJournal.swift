@@ -53,6 +53,14 @@ final class TurnJournal {
   /// Room added at a time, zero-filled; a file that grew past four times this (checkpoints
   /// that fell behind, or failed) returns to it at a shrinking reset.
   static let growth = 1 << 20
+  /// Bytes of the latest records kept mapped in the process's memory: the written pages
+  /// before them leave it as appends go on (`releaseWritten()`), so that a journal of tens of
+  /// megabytes between checkpoints (a large snapshot's, `CheckpointPacing`) does not hold that
+  /// much resident memory. A checkpoint reading them maps them back from the page cache.
+  static let residentWindow = 4 << 20
+  /// Where the pages still mapped in memory start (all before, but the header's, were
+  /// released).
+  private var releasedUpTo = 0
 
   /// Opens the journal at `path`, creating it when missing or empty; a file that does not
   /// start with a journal header is not taken for one. With `sync`, every write is flushed to
@@ -184,6 +192,19 @@ final class TurnJournal {
     }
     if sync { try flush() }
     length += bytes.count
+    if mapping != nil, length - releasedUpTo >= 2 * Self.residentWindow { releaseWritten() }
+  }
+
+  /// Takes the written pages before the latest `residentWindow` bytes out of the process's
+  /// memory. Their records stay in the file and the page cache (a dirty page is written back
+  /// as any other), and reading them maps them back.
+  private func releaseWritten() {
+    guard let mapping else { return }
+    let start = max(releasedUpTo, Self.pageSize)
+    let end = (length - Self.residentWindow) / Self.pageSize * Self.pageSize
+    guard end > start else { return }
+    _ = madvise(mapping + start, end - start, MADV_DONTNEED)
+    releasedUpTo = end
   }
 
   /// Starts epoch `next` (which must differ from the current one), in the version written:
@@ -217,6 +238,7 @@ final class TurnJournal {
   /// them, so a journal that grew under a burst of changes does not keep that much resident
   /// memory afterwards.
   func releaseOlderPages() {
+    releasedUpTo = 0
     guard let mapping, mappedBytes > Self.pageSize else { return }
     _ = madvise(mapping + Self.pageSize, mappedBytes - Self.pageSize, MADV_DONTNEED)
   }

@@ -5,7 +5,7 @@ import Testing
 /// Checkpoints of a large snapshot are paced by its size; a small one keeps the minimums.
 @Suite struct CheckpointPacingTests {
   @Test func aSmallSnapshotKeepsTheMinimums() {
-    for size in [0, 1 << 20, 2 << 20] {
+    for size in [0, 1 << 19, 1 << 20] {
       let pacing = CheckpointPacing(snapshotBytes: size)
       #expect(pacing.records == MachineStore.checkpointRecords)
       #expect(pacing.bytes == MachineStore.checkpointBytes)
@@ -14,15 +14,15 @@ import Testing
     }
   }
 
-  @Test func aLargeSnapshotIsCheckpointedPerHalfOfItsSize() {
+  @Test func aLargeSnapshotIsCheckpointedPerItsSize() {
     // A million machines: about 23 MB.
     let pacing = CheckpointPacing(snapshotBytes: 23_000_000)
-    #expect(pacing.bytes == 11_500_000)
+    #expect(pacing.bytes == 23_000_000)
     #expect(pacing.records == .max)
-    #expect(pacing.lendingLength == 11_500_000)
+    #expect(pacing.lendingLength == 23_000_000)
     #expect(pacing.journalLimit == 69_000_000)
     // Between: lending and the limit never fall below the minimums.
-    let medium = CheckpointPacing(snapshotBytes: 3 << 20)
+    let medium = CheckpointPacing(snapshotBytes: 3 << 19)
     #expect(medium.bytes > MachineStore.checkpointBytes)
     #expect(medium.lendingLength == MachineStore.lendingLength)
     #expect(medium.journalLimit == MachineStore.journalLimit)

@@ -280,6 +280,33 @@ struct TurnJournalTests {
     return total
   }
 
+  @Test("a long epoch keeps only its latest records in memory, and reads back whole")
+  func residentWindow() throws {
+    let path = NSTemporaryDirectory() + "millrace-journal-\(UUID().uuidString)"
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let journal = try TurnJournal(path: path, sync: false)
+    // The room first, in an epoch of its own: then the appends below grow nothing (a grown
+    // file is mapped anew, which takes every page out anyway).
+    let state = String(repeating: "y", count: 100 * 1024)
+    let window = TurnJournal.residentWindow
+    var changes: [JournalChange] = []
+    for round in 0..<2 {
+      for index in 0..<(5 * window / (100 * 1024)) {
+        let records = ByteBuffer()
+        let change = JournalChange.save(
+          StoredMachine(name: "m\(index)", kind: "k", state: "\(round)" + state))
+        JournalFormat.append(change, epoch: journal.epoch, to: records)
+        try journal.append(records)
+        if round == 1 { changes.append(change) }
+      }
+      if round == 0 { try journal.reset(epoch: journal.epoch + 1, shrinking: false) }
+    }
+    // Five windows written, at most two (and a page) resident.
+    #expect(try Self.residentKilobytes(of: path) <= (2 * window + 4096) / 1024)
+    #expect(try Self.residentKilobytes(of: path) >= window / 1024)
+    #expect(journal.withRecords { JournalFormat.latestChanges($0) } == changes)
+  }
+
   @Test("a new epoch takes the older records' pages out of the process's memory")
   func resetReleasesResidentPages() throws {
     let path = NSTemporaryDirectory() + "millrace-journal-\(UUID().uuidString)"
