@@ -23,7 +23,7 @@ import MillraceWire
 /// (with the journal's epoch, so a journal already in is never replayed), while commits go on
 /// into the other journal file, which starts a new epoch. One checkpoint runs at a time: while
 /// it does, the active journal grows, and the next checkpoint takes all of it (under load,
-/// checkpoints grow and catch up: many changes of one machine become one row write). The
+/// checkpoints grow and catch up: many changes of one machine become one write of it). The
 /// worker runs at a lower priority than the loop, so that a loop sharing its CPU answers at
 /// once; a backlog of `lendingLength` bytes makes commits lend it the loop's CPU in bounded
 /// waits (`lendToCheckpoint()`), and only a journal of `journalLimit` bytes makes a commit wait
