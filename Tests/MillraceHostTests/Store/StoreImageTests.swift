@@ -94,6 +94,28 @@ struct StoreImageTests {
       try MachineStore(directory: directory, durability: .batched).loadAll() == sorted(machines))
   }
 
+  @Test("chunks thinned by deletes in one run of touched chunks are joined, not left small")
+  func thinnedChunksJoin() throws {
+    var machines = try fill()
+    let before = try chunks()
+    do {
+      let store = try MachineStore(directory: directory, durability: .batched)
+      // Four machines of five, across every chunk: one run of touched chunks.
+      for index in 0..<machineCount where !index.isMultiple(of: 5) {
+        try store.delete(name: name(index))
+        machines[name(index)] = nil
+      }
+      try store.commit()
+      try store.close()
+    }
+    let after = try chunks()
+    // A fifth of the bytes in chunks of the target size again, not a dozen fifths of one.
+    #expect(after.count <= before.count / 4 + 1)
+    #expect(after.dropLast().allSatisfy { $0.size >= ImageChunk.targetBytes })
+    #expect(
+      try MachineStore(directory: directory, durability: .batched).loadAll() == sorted(machines))
+  }
+
   @Test("saves and deletes over many chunks leave what a dictionary of them says, across restarts")
   func manyChunks() throws {
     var expected = try fill()
