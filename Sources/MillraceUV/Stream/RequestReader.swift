@@ -36,7 +36,7 @@ protocol DecodingRequestReader: RequestReader {
 
 extension DecodingRequestReader {
   var hasBufferedRequests: Bool {
-    decoder.bufferedByteCount > 0 || !ahead.frames.isEmpty || ahead.failure != nil
+    decoder.bufferedByteCount > 0 || !ahead.waiting.isEmpty || ahead.failure != nil
   }
 
   func append(_ bytes: UnsafeRawBufferPointer) {
@@ -45,7 +45,7 @@ extension DecodingRequestReader {
 
   func handOut(to connection: Connection, limit: Int) -> Bool {
     let depth = connection.lookahead
-    if depth > 0 || !ahead.frames.isEmpty || ahead.failure != nil {
+    if depth > 0 || !ahead.waiting.isEmpty || ahead.failure != nil {
       return handOutAhead(to: connection, limit: limit, depth: depth)
     }
     var left = limit
@@ -73,33 +73,28 @@ extension DecodingRequestReader {
     while connection.canHandOut {
       guard left > 0 else { return true }
       left &-= 1
-      while ahead.failure == nil, ahead.frames.count <= depth {
+      while ahead.failure == nil, ahead.waiting.count <= depth {
         do {
           guard let frame = try decoder.next() else { break }
-          ahead.frames.append(frame)
-          ahead.stages.append(0)
-          ahead.states.append(0)
+          ahead.waiting.append(RequestLookahead.Waiting(frame: frame))
         } catch {
           ahead.failure = error
         }
       }
-      guard !ahead.frames.isEmpty else {
+      guard !ahead.waiting.isEmpty else {
         if let failure = ahead.failure {
           ahead.failure = nil
           connection.framingFailed(failure)
         }
         return false
       }
-      for index in 1..<ahead.frames.count where ahead.stages[index] < depth {
-        var state = ahead.states[index]
-        connection.prefetch(ahead.frames[index], stage: ahead.stages[index], state: &state)
-        ahead.states[index] = state
-        ahead.stages[index] += 1
+      for index in 1..<ahead.waiting.count where ahead.waiting[index].stage < depth {
+        var request = ahead.waiting[index]
+        connection.prefetch(request.frame, stage: request.stage, state: &request.state)
+        request.stage += 1
+        ahead.waiting[index] = request
       }
-      let frame = ahead.frames.removeFirst()
-      ahead.stages.removeFirst()
-      ahead.states.removeFirst()
-      connection.deliver(frame)
+      connection.deliver(ahead.waiting.removeFirst().frame)
     }
     return false
   }
@@ -110,12 +105,17 @@ extension DecodingRequestReader {
   }
 }
 
-/// Requests a reader decoded ahead of their turn (front first), each with the prefetch stages
-/// it has had and its handler's state, and a framing error found after them.
+/// Requests a reader decoded ahead of their turn (front first), and a framing error found
+/// after them.
 struct RequestLookahead {
-  var frames: [Frame] = []
-  var stages: [Int] = []
-  var states: [UInt64] = []
+  /// A request decoded ahead, with the prefetch stages it has had and its handler's state.
+  struct Waiting {
+    let frame: Frame
+    var stage = 0
+    var state: UInt64 = 0
+  }
+
+  var waiting: [Waiting] = []
   var failure: FramingError?
 }
 

@@ -305,6 +305,11 @@ struct TurnJournalTests {
     #expect(try Self.residentKilobytes(of: path) <= (2 * window + 4096) / 1024)
     #expect(try Self.residentKilobytes(of: path) >= window / 1024)
     #expect(journal.withRecords { JournalFormat.latestChanges($0) } == changes)
+    // And the file holds them, as a restart after kill -9 reads it.
+    let file = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+    let read = file.withUnsafeBytes { JournalFormat.decode($0, epoch: journal.epoch) }
+    #expect(read.changes == changes)
+    #expect(!read.cutOff)
   }
 
   @Test("a new epoch takes the older records' pages out of the process's memory")

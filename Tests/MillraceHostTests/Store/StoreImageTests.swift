@@ -43,17 +43,24 @@ struct StoreImageTests {
     return chunks
   }
 
+  /// Opens the store, makes `changes` on it, commits them and closes it (a clean stop).
+  func withStore(_ changes: (MachineStore) throws -> Void) throws {
+    let store = try MachineStore(directory: directory, durability: .batched)
+    try changes(store)
+    try store.commit()
+    try store.close()
+  }
+
   /// A store of `machineCount` machines, closed.
   func fill() throws -> [String: StoredMachine] {
     var machines: [String: StoredMachine] = [:]
-    let store = try MachineStore(directory: directory, durability: .batched)
-    for index in 0..<machineCount {
-      let machine = StoredMachine(name: name(index), kind: "toggle", state: "off")
-      try store.save(machine)
-      machines[machine.name] = machine
+    try withStore { store in
+      for index in 0..<machineCount {
+        let machine = StoredMachine(name: name(index), kind: "toggle", state: "off")
+        try store.save(machine)
+        machines[machine.name] = machine
+      }
     }
-    try store.commit()
-    try store.close()
     return machines
   }
 
@@ -78,14 +85,9 @@ struct StoreImageTests {
   func onlyTouchedChunks() throws {
     var machines = try fill()
     let before = try chunks()
-    do {
-      let store = try MachineStore(directory: directory, durability: .batched)
-      let changed = StoredMachine(name: name(2000), kind: "toggle", state: "on", timers: [timer])
-      try store.save(changed)
-      machines[changed.name] = changed
-      try store.commit()
-      try store.close()
-    }
+    let changed = StoredMachine(name: name(2000), kind: "toggle", state: "on", timers: [timer])
+    try withStore { try $0.save(changed) }
+    machines[changed.name] = changed
     let after = try chunks()
     let kept = Set(before.map(\.id)).intersection(after.map(\.id))
     #expect(kept.count == before.count - 1)
@@ -98,16 +100,12 @@ struct StoreImageTests {
   func thinnedChunksJoin() throws {
     var machines = try fill()
     let before = try chunks()
-    do {
-      let store = try MachineStore(directory: directory, durability: .batched)
-      // Four machines of five, across every chunk: one run of touched chunks.
-      for index in 0..<machineCount where !index.isMultiple(of: 5) {
-        try store.delete(name: name(index))
-        machines[name(index)] = nil
-      }
-      try store.commit()
-      try store.close()
+    // Four machines of five, across every chunk: one run of touched chunks.
+    let deleted = (0..<machineCount).filter { !$0.isMultiple(of: 5) }.map(name)
+    try withStore { store in
+      for name in deleted { try store.delete(name: name) }
     }
+    for name in deleted { machines[name] = nil }
     let after = try chunks()
     // A fifth of the bytes in chunks of the target size again, not a dozen fifths of one.
     #expect(after.count <= before.count / 4 + 1)
@@ -157,11 +155,8 @@ struct StoreImageTests {
   @Test("deleting every machine leaves no chunk; the next saves start the image again")
   func emptied() throws {
     let machines = try fill()
-    do {
-      let store = try MachineStore(directory: directory, durability: .batched)
+    try withStore { store in
       for name in machines.keys { try store.delete(name: name) }
-      try store.commit()
-      try store.close()
     }
     #expect(try chunks().isEmpty)
     let store = try MachineStore(directory: directory, durability: .batched)
