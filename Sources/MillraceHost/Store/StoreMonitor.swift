@@ -8,29 +8,30 @@ import MillraceUV
 /// Guarantees:
 /// - A check runs at each change the system reports in the directory (a `PathWatcher`) other
 ///   than the store's own writes to its files, and at least every `interval` without one (an
-///   unreferenced `LoopTimer`: a move of a parent directory, or a watch that could not be set
-///   up, is caught this way). A check costs a few `stat` calls; commits do no more work.
+///   unreferenced `PeriodicTicker`: a move of a parent directory, or a watch that could not be
+///   set up, is caught this way; its kernel timer leaves the loop's waits without a timeout,
+///   which a `LoopTimer` would give every request). A check costs a few `stat` calls; commits
+///   do no more work.
 /// - Every `interval`, after its check, a store that committed nothing since the last one
 ///   starts a checkpoint of what its journal holds (`MachineStore.checkpointWhenIdle()`).
 /// - Once the store failed, the monitor stops watching (the failure stays).
-/// - Loop thread only; `close()` (or `EventLoop.close()`) releases the watcher and the timer.
+/// - Loop thread only; `close()` (or `EventLoop.close()`) releases the watcher and the ticker.
 public final class StoreMonitor {
   private let store: MachineStore
   private var watcher: PathWatcher?
-  private var timer: LoopTimer?
+  private var ticker: PeriodicTicker?
   /// Why the directory is not watched for events (the periodic check still runs), or nil.
   public private(set) var watchProblem: UVError?
 
   /// Starts watching `store`'s directory on `loop`, checking at least every `interval`.
   public init(store: MachineStore, loop: EventLoop, interval: Duration = .seconds(1)) {
     self.store = store
-    let timer = LoopTimer(loop: loop) { [unowned self] _ in
+    let ticker = PeriodicTicker(loop: loop, interval: interval) { [unowned self] in
       check()
       self.store.checkpointWhenIdle()
     }
-    timer.isUnreferenced = true
-    timer.start(after: interval, repeat: interval)
-    self.timer = timer
+    ticker.isUnreferenced = true
+    self.ticker = ticker
     do {
       let watcher = try PathWatcher(loop: loop, path: store.directory) { [unowned self] event in
         // The store writes its own files all the time (SQLite at each checkpoint): a content
@@ -65,7 +66,7 @@ public final class StoreMonitor {
   public func close() {
     watcher?.close()
     watcher = nil
-    timer?.close()
-    timer = nil
+    ticker?.close()
+    ticker = nil
   }
 }
