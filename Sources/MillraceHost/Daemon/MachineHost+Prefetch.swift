@@ -8,27 +8,29 @@ extension MachineHost {
 
   /// The machines from which requests are decoded ahead.
   static let prefetchMachines = 1 << 16
-  /// The stages of `prefetchSend`.
-  static let prefetchStages = 4
+  /// The stages of `prefetchSend`: the bucket, its first entry, one more entry (where two
+  /// names share the bucket), the record and the block.
+  static let prefetchStages = 5
 
   /// One stage of warming the cache for a `SEND` to `name` that is `prefetchStages - stage`
-  /// requests away, each stage reading only what the one before warmed: 0 the name's bucket,
-  /// 1 its first entry, 2 that machine's record in the runtime, 3 its block. `state` carries
-  /// the hash, then the slot, between the stages (0: nothing more to warm). Changes nothing a
+  /// requests away, each stage reading only what the one before warmed: stage 0 the name's
+  /// bucket, then the bucket's entries one by one until the one of the name's hash
+  /// (`MachineDirectory.prefetchStep`), then that machine's record in the runtime, then its
+  /// block. `state` carries the walk (`prefetchStep`'s state, its top bit set), then the slot
+  /// + 1 whose record is warm, between the stages (0: nothing more to warm). Changes nothing a
   /// request can observe.
   func prefetchSend(to name: UnsafeRawBufferPointer, stage: Int, state: inout UInt64) {
-    switch stage {
-    case 0: state = directory.prefetchBucket(of: name)
-    case 1: state = UInt64(directory.prefetchEntry(state))
-    case 2:
-      if state != 0, let record = runtime.recordAddress(ofSlot: UInt32(state &- 1)) {
+    if stage == 0 {
+      state = directory.prefetchBucket(of: name)
+    } else if state >> 63 != 0 {
+      let found = directory.prefetchStep(&state)
+      if found != 0, let record = runtime.recordAddress(ofSlot: found &- 1) {
         millrace_prefetch(record)
+        state = UInt64(found)
       }
-    case 3:
-      if state != 0, let block = runtime.blockAddress(ofSlot: UInt32(state &- 1)) {
-        millrace_prefetch(block)
-      }
-    default: break
+    } else if state != 0 {
+      if let block = runtime.blockAddress(ofSlot: UInt32(state &- 1)) { millrace_prefetch(block) }
+      state = 0
     }
   }
 }

@@ -84,22 +84,50 @@ final class MachineDirectory {
   }
 
   /// Warms the cache for a lookup of `name` to come (a prefetch hint, reading nothing but the
-  /// name): its bucket's head. Returns the state for `prefetchEntry`.
+  /// name): its bucket's head. Returns the state of the walk `prefetchStep(_:)` goes on with
+  /// (never 0).
   func prefetchBucket(of name: UnsafeRawBufferPointer) -> UInt64 {
     let hash = UInt32(truncatingIfNeeded: nameHash(name))
     if let address = buckets.head(hash: hash).address { millrace_prefetch(address) }
-    return UInt64(hash) | 1 << 32
+    return Self.walking | UInt64(hash)
   }
 
-  /// The next step of `prefetchBucket(of:)`'s, once the bucket's head is in the cache: warms
-  /// the first entry of the bucket (the name's, unless names collide). Returns that entry's
-  /// slot + 1, or 0 for an empty bucket (or `state` 0).
-  func prefetchEntry(_ state: UInt64) -> UInt32 {
-    guard state != 0 else { return 0 }
-    let link = buckets.head(hash: UInt32(truncatingIfNeeded: state)).link
-    if link != 0 { millrace_prefetch(entries + Int(link &- 1)) }
-    return link
+  /// One step of the walk `prefetchBucket(of:)` began, reading only what the step before
+  /// warmed: from the bucket's head, warms its first entry; from an entry whose hash is the
+  /// name's, returns its slot + 1 (the name's entry, unless two names share a hash; the walk
+  /// ends there); from another, warms the next entry of the bucket. Returns 0 otherwise; sets
+  /// `state` to 0 once the walk ended (the bucket did, or `state` was 0 already).
+  ///
+  /// The state: the name's hash in the low 32 bits, the entry warmed last (slot + 1, 0 for
+  /// the bucket's head) above it, and `walking`.
+  func prefetchStep(_ state: inout UInt64) -> UInt32 {
+    guard state & Self.walking != 0 else {
+      state = 0
+      return 0
+    }
+    let hash = UInt32(truncatingIfNeeded: state)
+    var link = UInt32(truncatingIfNeeded: (state & ~Self.walking) >> 32)
+    if link == 0 {
+      link = buckets.head(hash: hash).link
+    } else {
+      let entry = entries + Int(link &- 1)
+      if entry.pointee.hash == hash {
+        state = 0
+        return link
+      }
+      link = entry.pointee.next
+    }
+    guard link != 0 else {
+      state = 0
+      return 0
+    }
+    millrace_prefetch(entries + Int(link &- 1))
+    state = Self.walking | UInt64(link) << 32 | UInt64(hash)
+    return 0
   }
+
+  /// The bit that marks a state of `prefetchStep` (slots stay below 2³¹).
+  private static let walking: UInt64 = 1 << 63
 
   /// The slot of the machine named `name`, or nil.
   func slot(of name: String) -> UInt32? {

@@ -53,26 +53,40 @@ import Testing
     #expect(!directory.entry(0).pointee.isTaken)
   }
 
-  @Test func prefetchStagesLeadToTheNamesSlot() {
+  @Test func prefetchStepsLeadToTheNamesSlot() {
     let directory = MachineDirectory(capacity: 1 << 12, seed: 3)
     for slot in 0..<1000 { Self.insert(directory, Self.name(slot), slot: UInt32(slot)) }
-    var led = 0
+    var steps: [Int: Int] = [:]
     for slot in 0..<1000 {
       let name = Array(Self.name(slot).utf8)
-      let state = name.withUnsafeBytes { directory.prefetchBucket(of: $0) }
+      var state = name.withUnsafeBytes { directory.prefetchBucket(of: $0) }
       #expect(state != 0)
-      let link = directory.prefetchEntry(state)
-      // The bucket's first entry: the name's own unless another name of its bucket came later.
-      #expect(link != 0)
-      if link == UInt32(slot) + 1 { led += 1 }
+      // The bucket's head, then one step per entry until the name's own (no two of these
+      // names share a hash).
+      var found: UInt32 = 0
+      var taken = 0
+      while state != 0 && taken < 100 {
+        found = directory.prefetchStep(&state)
+        taken += 1
+      }
+      #expect(found == UInt32(slot) + 1, "\(Self.name(slot))")
+      steps[taken, default: 0] += 1
     }
-    // At most one name per bucket on average: most buckets lead to their name.
-    #expect(led > 600)
-    // A name in no bucket, and no state: nothing to warm.
-    #expect(directory.prefetchEntry(0) == 0)
+    // Two steps when the name leads its bucket; more where names came after it in its bucket
+    // (about a third of them, with as many buckets as names).
+    #expect(steps[2, default: 0] > 500 && steps[2, default: 0] < 1000, "\(steps)")
+    #expect(steps.keys.allSatisfy { $0 >= 2 && $0 <= 10 }, "\(steps)")
+    // A walk that ended, or a name in no bucket: nothing to warm.
+    var ended: UInt64 = 0
+    #expect(directory.prefetchStep(&ended) == 0 && ended == 0)
     let empty = MachineDirectory(capacity: 8, seed: 3)
-    let state = Array("x".utf8).withUnsafeBytes { empty.prefetchBucket(of: $0) }
-    #expect(empty.prefetchEntry(state) == 0)
+    var state = Array("x".utf8).withUnsafeBytes { empty.prefetchBucket(of: $0) }
+    #expect(empty.prefetchStep(&state) == 0 && state == 0)
+    let absent = Array("absent".utf8)
+    state = absent.withUnsafeBytes { directory.prefetchBucket(of: $0) }
+    var found: UInt32 = 0
+    for _ in 0..<100 where state != 0 { found = directory.prefetchStep(&state) }
+    #expect(found == 0 && state == 0)
   }
 
   @Test func lookupsAreRightWhileTheIndexGrowsAndShrinks() {
