@@ -63,11 +63,22 @@ enum ImageChunk {
   }
 
   /// Whether `left` orders before `right` (negative), is the same name (0) or after it.
+  /// Inline, eight bytes at a time: a checkpoint compares each machine of the chunks it
+  /// rewrites with its neighbour and with the records (three times a million at a million
+  /// machines), and names are short.
+  @inline(__always)
   static func compare(_ left: UnsafeRawBufferPointer, _ right: UnsafeRawBufferPointer) -> Int {
     let common = min(left.count, right.count)
-    if common > 0 {
-      let order = memcmp(left.baseAddress!, right.baseAddress!, common)
-      if order != 0 { return Int(order) }
+    var offset = 0
+    while offset + 8 <= common {
+      let first = UInt64(bigEndian: left.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+      let second = UInt64(bigEndian: right.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+      if first != second { return first < second ? -1 : 1 }
+      offset += 8
+    }
+    while offset < common {
+      if left[offset] != right[offset] { return Int(left[offset]) - Int(right[offset]) }
+      offset += 1
     }
     return left.count - right.count
   }

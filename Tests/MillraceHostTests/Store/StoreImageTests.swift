@@ -68,6 +68,27 @@ struct StoreImageTests {
     machines.values.sorted { $0.name < $1.name }
   }
 
+  @Test("names are compared as their bytes are, unsigned, a prefix before the longer name")
+  func namesCompareByBytes() {
+    var generator = SystemRandomNumberGenerator()
+    let alphabet: [UInt8] = [0, 1, 0x41, 0x7F, 0x80, 0xFF]
+    for _ in 0..<20_000 {
+      let left = (0..<Int.random(in: 0...24, using: &generator)).map { _ in
+        alphabet.randomElement(using: &generator)!
+      }
+      // Often the same first bytes, for the comparison to go past them.
+      var right = Array(left.prefix(Int.random(in: 0...left.count, using: &generator)))
+      right += (0..<Int.random(in: 0...16, using: &generator)).map { _ in
+        alphabet.randomElement(using: &generator)!
+      }
+      let expected = left.lexicographicallyPrecedes(right) ? -1 : (left == right ? 0 : 1)
+      let order = left.withUnsafeBytes { left in
+        right.withUnsafeBytes { right in ImageChunk.compare(left, right) }
+      }
+      #expect(order.signum() == expected, "\(left) \(right)")
+    }
+  }
+
   @Test("a large store is cut into chunks of about the target size, in name order")
   func chunked() throws {
     let machines = try fill()
