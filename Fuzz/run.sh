@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 SWIFTC=${SWIFTC:-swiftc}
 SECONDS_EACH=${FUZZ_SECONDS:-60}
 OUT=${FUZZ_DIR:-.build-fuzz}
-ALL_TARGETS=(resp inline lines machinefile replies journal expression)
+ALL_TARGETS=(resp inline lines machinefile replies journal chunk expression)
 TARGETS=("$@")
 [ ${#TARGETS[@]} -gt 0 ] || TARGETS=("${ALL_TARGETS[@]}")
 
@@ -38,6 +38,9 @@ sources() {
     journal) echo Sources/MillraceHost/Store/{JournalChange,JournalFormat,JournalFormat+Latest}.swift \
       Sources/MillraceHost/Store/{JournalRecord,TimerEncoding,LEB128,StoredTimers}.swift \
       Sources/MillraceHost/Store/{StoredMachine,UTF8Text}.swift \
+      Sources/MillraceWire/ByteBuffer.swift ;;
+    chunk) echo Sources/MillraceHost/Store/{ImageChunk,LEB128,StoredRow,StoredTimers}.swift \
+      Sources/MillraceHost/Store/{StoredMachine,TimerEncoding,UTF8Text}.swift \
       Sources/MillraceWire/ByteBuffer.swift ;;
     *) echo "unknown fuzz target $1 (known: ${ALL_TARGETS[*]})" >&2; return 1 ;;
   esac

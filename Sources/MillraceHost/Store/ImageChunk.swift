@@ -1,9 +1,5 @@
-import MillraceWire
-
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Musl)
-  import Musl
+#if canImport(MillraceWire)
+  import MillraceWire  // ByteBuffer (the fuzz target compiles ByteBuffer.swift in)
 #endif
 
 /// The byte form of one chunk of the snapshot's image (`SQLiteSnapshot`): machines in the order
