@@ -62,4 +62,55 @@ struct LookaheadTests {
     }
     #expect(states == touched.count)
   }
+
+  @Test("redis-py at its defaults pipelines SENDs at 70,000 machines, and redis-cli reads them")
+  func realClientsAtScale() throws {
+    let python = ClusterNodes.python
+    try #require(
+      FileManager.default.isExecutableFile(atPath: python),
+      "no redis-py at \(python): `make clients-deps` makes it (`make test` does)")
+    let daemon = try DaemonProcess([]).start()
+    let client = try daemon.client()
+    let machines = 70_000
+    try client.sendRaw((0..<machines).flatMap { request(["SPAWN", "toggle", "t\($0)"]) })
+    var refused = 0
+    for _ in 0..<machines where try client.read() != .simple("OK") { refused += 1 }
+    #expect(refused == 0)
+    // redis-py as a user would write it (RESP3, its default): a pipeline of 5,000 SENDs to
+    // random machines, each reply checked, then every touched machine's state read back.
+    let script = """
+      import random, sys, redis
+      r = redis.Redis(unix_socket_path=sys.argv[1], decode_responses=True)
+      flips = {}
+      pipe = r.pipeline(transaction=False)
+      for _ in range(5000):
+          m = random.randrange(70000)
+          flips[m] = flips.get(m, 0) + 1
+          pipe.execute_command("SEND", f"t{m}", "flip")
+      replies = pipe.execute()
+      bad = [x for x in replies if not (isinstance(x, list) and len(x) == 2)]
+      print("replies", len(replies), "bad", len(bad), bad[:3])
+      pipe = r.pipeline(transaction=False)
+      for m in flips:
+          pipe.execute_command("STATE", f"t{m}")
+      states = pipe.execute()
+      wrong = [m for m, s in zip(flips, states) if s != ("on" if flips[m] % 2 else "off")]
+      print("states", len(states), "wrong", len(wrong))
+      print("last", min(flips), "on" if flips[min(flips)] % 2 else "off")
+      """
+    let result = try DaemonProcess.run(
+      "/usr/bin/timeout", ["-s", "KILL", "90", python, "-c", script, daemon.socketPath])
+    #expect(result.status == 0, "\(result.output)")
+    #expect(result.output.contains("replies 5000 bad 0 []"), "\(result.output)")
+    #expect(result.output.contains("wrong 0"), "\(result.output)")
+    // redis-cli, one request at a time, on a machine redis-py flipped.
+    let last = result.output.split(separator: "\n").first { $0.hasPrefix("last ") }?
+      .split(separator: " ")
+    let machine = try #require(last.map { "t\($0[1])" }, "\(result.output)")
+    let state = try #require(last.map { String($0[2]) })
+    #expect(try daemon.redisCLI("STATE", machine) == state + "\n")
+    let flipped = try daemon.redisCLI("SEND", machine, "flip")
+    #expect(flipped.split(separator: "\n").count == 2, "\(flipped)")
+    #expect(try daemon.redisCLI("STATE", machine) == (state == "on" ? "off\n" : "on\n"))
+  }
 }
