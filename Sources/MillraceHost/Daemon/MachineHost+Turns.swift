@@ -121,11 +121,13 @@ extension MachineHost {
         // turn) is written once.
         entry.pointee.isChanged = false
         let kind = slot(entry.pointee.kind)
-        try kind.operations.save(entry.pointee.id(slot: index), entry.name, kind.kind.name, store) {
-          if let now { return now }
-          let time = clock()
-          now = time
-          return time
+        try entry.withName { (name) throws(StoreError) in
+          try kind.operations.save(entry.pointee.id(slot: index), name, kind.kind.name, store) {
+            if let now { return now }
+            let time = clock()
+            now = time
+            return time
+          }
         }
       }
       try store.commit()

@@ -83,14 +83,16 @@ extension UnsafeMutablePointer where Pointee == DirectoryEntry {
 
   /// Calls `body` with the name's bytes, where they are stored.
   @inline(__always)
-  func withName<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+  func withName<Result, Failure: Error>(
+    _ body: (UnsafeRawBufferPointer) throws(Failure) -> Result
+  ) throws(Failure) -> Result {
     let count = Int(pointee.length)
     if count > DirectoryEntry.inlineCapacity {
-      return body(
+      return try body(
         UnsafeRawBufferPointer(
           start: UnsafeRawPointer(bitPattern: UInt(pointee.bytes.0)), count: count))
     }
-    return body(
+    return try body(
       UnsafeRawBufferPointer(
         start: UnsafeRawPointer(self) + DirectoryEntry.bytesOffset, count: count))
   }

@@ -81,7 +81,14 @@ public struct HostedMachine {
   /// convert.
   public func save(into store: MachineStore, clock: () -> HostClock) throws(StoreError) {
     guard let operations else { return }
-    try operations.save(id, name, kind, store, clock)
+    let (id, kind) = (id, kind)
+    try UTF8Text.withBytes(of: name) { name in
+      Result { () throws(StoreError) in
+        try operations.save(
+          id, UnsafeRawBufferPointer(start: name.baseAddress, count: name.count), kind, store,
+          clock)
+      }
+    }.get()
   }
 
   /// Re-creates stored timers; returns a problem per timer that could not be restored.

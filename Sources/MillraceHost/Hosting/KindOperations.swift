@@ -42,8 +42,8 @@ final class KindOperations {
   /// Saves the record into the store's open turn, the fastest way for the machine: without
   /// timers no record is built and `clock` is not asked.
   let save:
-    (MachineID, _ name: String, _ kind: String, MachineStore, () -> HostClock) throws(StoreError)
-      -> Void
+    (MachineID, _ name: UnsafeRawBufferPointer, _ kind: String, MachineStore, () -> HostClock)
+      throws(StoreError) -> Void
   /// Re-creates stored timers; a problem per timer that could not be restored (named by the
   /// machine's name and kind).
   let restore: (MachineID, _ name: String, _ kind: String, [StoredTimer], HostClock) -> [String]
@@ -116,9 +116,12 @@ final class KindOperations {
       guard let handle = lookup.handle(id), let state = handle.state else { return }
       // Most machines have no effect in flight: no record built, no timer snapshot.
       guard handle.effectsInFlight > 0 else {
-        return try store.save(name: name, kind: kind, state: codec.formatStoredState(state))
+        return try store.save(
+          nameUTF8: name, kind: kind, state: codec.formatStoredState(state))
       }
-      if let record = stored(id, name, kind, clock()) { try store.save(record) }
+      if let record = stored(id, String(decoding: name, as: UTF8.self), kind, clock()) {
+        try store.save(record)
+      }
     }
     restore = { [unowned runtime] id, name, kind, timers, clock in
       guard let handle = lookup.handle(id) else { return ["\(name): not restored"] }

@@ -309,7 +309,10 @@ public final class ControlServer {
   /// A `SEND` of `session` finished: its reply goes to its slot (held for the commit when
   /// there is a store), or into `EXEC`'s reply.
   func answer(_ session: Session, ticket: UInt64, _ outcome: SendOutcome) {
-    let spawned = ticket == Session.execSpawnTicket || session.spawnTickets.remove(ticket) != nil
+    // Most sessions wait for no SPAWN: no hashing of the ticket then.
+    let spawned =
+      ticket == Session.execSpawnTicket
+      || !session.spawnTickets.isEmpty && session.spawnTickets.remove(ticket) != nil
     func write(_ writer: inout RESPWriter) {
       if spawned {
         Self.writeSpawned(outcome, into: &writer)

@@ -71,11 +71,24 @@ enum JournalFormat {
     name: String, kind: String, state: String, timers: [StoredTimer], epoch: UInt64,
     to buffer: ByteBuffer
   ) {
+    UTF8Text.withBytes(of: name) { name in
+      appendSave(
+        name: UnsafeRawBufferPointer(start: name.baseAddress, count: name.count), kind: kind,
+        state: state, timers: timers, epoch: epoch, to: buffer)
+    }
+  }
+
+  /// Appends the record of a machine saved, its name given as UTF-8 bytes (as the daemon's
+  /// directory keeps it: no `String` made per save).
+  static func appendSave(
+    name: UnsafeRawBufferPointer, kind: String, state: String, timers: [StoredTimer],
+    epoch: UInt64, to buffer: ByteBuffer
+  ) {
     let timerBytes = timers.isEmpty ? 0 : TimerEncoding.size(of: timers)
-    let payload = 1 + textSize(name) + textSize(kind) + textSize(state) + 4 + timerBytes
+    let payload = 1 + 4 + name.count + textSize(kind) + textSize(state) + 4 + timerBytes
     appendRecord(payload: payload, epoch: epoch, to: buffer) { cursor in
       write(saveTag, at: &cursor)
-      write(name, at: &cursor)
+      write(name.assumingMemoryBound(to: UInt8.self), at: &cursor)
       write(kind, at: &cursor)
       write(state, at: &cursor)
       write(UInt32(truncatingIfNeeded: timerBytes), at: &cursor)
@@ -120,11 +133,16 @@ enum JournalFormat {
   }
 
   private static func write(_ text: String, at cursor: inout UnsafeMutablePointer<UInt8>) {
-    UTF8Text.withBytes(of: text) { bytes in
-      write(UInt32(truncatingIfNeeded: bytes.count), at: &cursor)
-      if let source = bytes.baseAddress { cursor.update(from: source, count: bytes.count) }
-      cursor += bytes.count
-    }
+    UTF8Text.withBytes(of: text) { bytes in write(bytes, at: &cursor) }
+  }
+
+  /// Writes a text given as its UTF-8 bytes: length, then the bytes.
+  private static func write(
+    _ bytes: UnsafeBufferPointer<UInt8>, at cursor: inout UnsafeMutablePointer<UInt8>
+  ) {
+    write(UInt32(truncatingIfNeeded: bytes.count), at: &cursor)
+    if let source = bytes.baseAddress { cursor.update(from: source, count: bytes.count) }
+    cursor += bytes.count
   }
 
   /// Decodes the records of `epoch` after the header of a journal of `version`, stopping at

@@ -236,6 +236,17 @@ public final class MachineStore {
     turnRecords += 1
   }
 
+  /// Writes (inserts or replaces) a machine without timers, its name given as UTF-8 bytes:
+  /// what `save(name:kind:state:)` does without a `String` of the name.
+  public func save(nameUTF8 name: UnsafeRawBufferPointer, kind: String, state: String)
+    throws(StoreError)
+  {
+    inTransaction = true
+    JournalFormat.appendSave(
+      name: name, kind: kind, state: state, timers: [], epoch: journal.epoch, to: turnBytes)
+    turnRecords += 1
+  }
+
   /// Deletes a machine and its timers.
   public func delete(name: String) throws(StoreError) {
     inTransaction = true
