@@ -14,10 +14,7 @@ struct ClusterClientTests {
     "redis-py RedisCluster: SENDs while slots move, transactions, redis-cli -c; replies checked",
     arguments: [3, 2])
   func scenario(protocol version: Int) throws {
-    let python = ClusterNodes.python
-    try #require(
-      FileManager.default.isExecutableFile(atPath: python),
-      "no redis-py at \(python): `make clients-deps` makes it (`make test` does)")
+    let python = try ClusterNodes.requirePython()
     let cluster = try ClusterNodes().start()
     let nodes = cluster.ports.map { "127.0.0.1:\($0)" }.joined(separator: ",")
     let result = try DaemonProcess.run(

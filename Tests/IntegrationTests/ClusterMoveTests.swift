@@ -364,10 +364,7 @@ struct ClusterMoveTests {
 
   @Test("DUMP and RESTORE with redis-py: a machine copied whole, durable, and bad payloads refused")
   func dumpAndRestore() throws {
-    let python = ClusterNodes.python
-    try #require(
-      FileManager.default.isExecutableFile(atPath: python),
-      "no redis-py at \(python): `make clients-deps` makes it (`make test` does)")
+    let python = try ClusterNodes.requirePython()
     let daemon = try DaemonProcess().start()
     let script = """
       import sys, redis

@@ -94,4 +94,13 @@ final class ClusterNodes {
     ProcessInfo.processInfo.environment["CLIENTS_PYTHON"]
       ?? DaemonProcess.repository + "/.build/clients-venv/bin/python"
   }
+
+  /// `python`, once it is there; else the test fails, saying how to make it.
+  static func requirePython(sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+    try #require(
+      FileManager.default.isExecutableFile(atPath: python),
+      "no redis-py at \(python): `make clients-deps` makes it (`make test` does)",
+      sourceLocation: sourceLocation)
+    return python
+  }
 }

@@ -7,24 +7,33 @@ import Testing
 /// request still runs once, in order, with the reply it has without the lookahead.
 @Suite("Pipelined requests decoded ahead at 70,000 machines", .timeLimit(.minutes(3)))
 struct LookaheadTests {
-  @Test("SENDs, malformed SENDs and other requests in one pipeline all run once, in order")
-  func pipelineAtScale() throws {
-    let daemon = try DaemonProcess(["--durability", "none"]).start()
+  /// The machines spawned: `toggle` machines `t0` ... `t69999`.
+  static let machines = 70_000
+
+  /// A daemon started with `arguments`, holding `machines` machines, and the client that
+  /// spawned them (each spawn checked).
+  static func daemonWithMachines(_ arguments: [String]) throws -> (DaemonProcess, ControlClient) {
+    let daemon = try DaemonProcess(arguments).start()
     let client = try daemon.client()
-    let machines = 70_000
     try client.sendRaw((0..<machines).flatMap { request(["SPAWN", "toggle", "t\($0)"]) })
     var refused = 0
     for _ in 0..<machines where try client.read() != .simple("OK") { refused += 1 }
     #expect(refused == 0)
+    return (daemon, client)
+  }
+
+  @Test("SENDs, malformed SENDs and other requests in one pipeline all run once, in order")
+  func pipelineAtScale() throws {
+    let (daemon, client) = try Self.daemonWithMachines(["--durability", "none"])
 
     // A pipeline of SENDs to random machines with, between them, requests the lookahead
     // must leave alone: a SEND without its input, one to no machine, lower-case, and others.
     var generator = SystemRandomNumberGenerator()
-    var flips = [Int](repeating: 0, count: machines)
+    var flips = [Int](repeating: 0, count: Self.machines)
     var pipeline: [UInt8] = []
     var expected: [(String, isError: Bool)] = []
     for index in 0..<3_000 {
-      let machine = Int.random(in: 0..<machines, using: &generator)
+      let machine = Int.random(in: 0..<Self.machines, using: &generator)
       switch index % 10 {
       case 3:
         pipeline += request(["SEND", "t\(machine)"])
@@ -65,17 +74,8 @@ struct LookaheadTests {
 
   @Test("redis-py at its defaults pipelines SENDs at 70,000 machines, and redis-cli reads them")
   func realClientsAtScale() throws {
-    let python = ClusterNodes.python
-    try #require(
-      FileManager.default.isExecutableFile(atPath: python),
-      "no redis-py at \(python): `make clients-deps` makes it (`make test` does)")
-    let daemon = try DaemonProcess([]).start()
-    let client = try daemon.client()
-    let machines = 70_000
-    try client.sendRaw((0..<machines).flatMap { request(["SPAWN", "toggle", "t\($0)"]) })
-    var refused = 0
-    for _ in 0..<machines where try client.read() != .simple("OK") { refused += 1 }
-    #expect(refused == 0)
+    let python = try ClusterNodes.requirePython()
+    let (daemon, _) = try Self.daemonWithMachines([])
     // redis-py as a user would write it (RESP3, its default): a pipeline of 5,000 SENDs to
     // random machines, each reply checked, then every touched machine's state read back.
     let script = """
