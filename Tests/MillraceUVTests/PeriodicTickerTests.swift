@@ -1,6 +1,7 @@
 import CLibUV
-import MillraceUV
 import Testing
+
+@testable import MillraceUV
 
 #if canImport(Glibc)
   import Glibc
@@ -26,14 +27,16 @@ struct PeriodicTickerTests {
     try loop.close()
   }
 
-  @Test("ticks every interval on an idle loop, never early, and not after close()")
-  func ticksOnAnIdleLoop() throws {
+  @Test(
+    "ticks every interval on an idle loop, never early, and not after close()",
+    arguments: [true, false])
+  func ticksOnAnIdleLoop(kernelTimed: Bool) throws {
     for _ in 0..<3 {
       let loop = try EventLoop()
       let start = loop.now
       var ticks: [UInt64] = []
       var ticker: PeriodicTicker?
-      ticker = PeriodicTicker(loop: loop, interval: .milliseconds(20)) {
+      ticker = PeriodicTicker(loop: loop, interval: .milliseconds(20), kernelTimed: kernelTimed) {
         ticks.append(loop.now)
         if ticks.count == 5 {
           ticker?.close()
@@ -44,6 +47,7 @@ struct PeriodicTickerTests {
       // seconds away).
       runLoop(loop, timeout: 5)
       try #require(ticks.count == 5)
+      #expect(ticker?.isKernelTimed == kernelTimed)
       for (index, tick) in ticks.enumerated() {
         #expect(tick - start >= UInt64(index + 1) * 20_000_000, "tick \(index) early")
       }

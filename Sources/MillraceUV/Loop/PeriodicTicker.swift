@@ -24,9 +24,17 @@ public final class PeriodicTicker {
   private let source: any TickSource
 
   /// Starts ticking every `interval` (at least a millisecond).
-  public init(loop: EventLoop, interval: Duration, handler: @escaping () -> Void) {
+  public convenience init(loop: EventLoop, interval: Duration, handler: @escaping () -> Void) {
+    self.init(loop: loop, interval: interval, kernelTimed: true, handler: handler)
+  }
+
+  /// Starts ticking every `interval`: from a kernel timer when `kernelTimed` and one can be
+  /// had, else from a `LoopTimer` (what tests of the fallback ask for).
+  init(loop: EventLoop, interval: Duration, kernelTimed: Bool, handler: @escaping () -> Void) {
     let milliseconds = max(1, LoopTimer.milliseconds(interval))
-    if let polled = PolledTimerDescriptor(loop: loop, milliseconds: milliseconds, handler) {
+    if kernelTimed,
+      let polled = PolledTimerDescriptor(loop: loop, milliseconds: milliseconds, handler)
+    {
       source = polled
     } else {
       let timer = LoopTimer(loop: loop) { _ in handler() }
