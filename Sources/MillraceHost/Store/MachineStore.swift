@@ -67,7 +67,7 @@ public final class MachineStore {
   // re-enter the store: no dynamic exclusivity checks (eleven per batched SEND otherwise).
   @exclusivity(unchecked) private var inTransaction = false
   /// The open turn's records, and how many.
-  @exclusivity(unchecked) private var turnBytes = ByteBuffer()
+  private let turnBytes = ByteBuffer()
   @exclusivity(unchecked) private var turnRecords = 0
   /// Records committed into the active journal (since its epoch started).
   @exclusivity(unchecked) private var journalRecords = 0
