@@ -81,7 +81,6 @@ public struct HostedMachine {
   /// convert.
   public func save(into store: MachineStore, clock: () -> HostClock) throws(StoreError) {
     guard let operations else { return }
-    let (id, kind) = (id, kind)
     try UTF8Text.withBytes(of: name) { name in
       Result { () throws(StoreError) in
         try operations.save(
