@@ -13,9 +13,11 @@ public protocol ConnectionHandler: AnyObject {
   /// default, decodes none ahead. Read once per batch of requests read.
   var lookahead: Int { get }
 
-  /// A request decoded ahead of its turn: called once per request handed out before it, with
-  /// `stage` 0, 1, ... (fewer than `lookahead`, and fewer for the first requests of a read) and
-  /// `state` kept between the calls for this request (0 at the first). For warming caches only:
+  /// A request decoded ahead of its turn: called `lookahead` times for it before it is handed
+  /// out (fewer if `lookahead` drops meanwhile), with `stage` 0, 1, ... and `state` kept between the calls for this request (0 at the
+  /// first). Once a request before it is handed out, each request waiting gets one stage; the
+  /// requests of a read found waiting with none (its first ones) get every stage first, one
+  /// stage at a time for all of them, before the first is handed out. For warming caches only:
   /// the request is still handed out to `connection(_:received:)` in its turn, and nothing done
   /// here may change what it or any request does. The default does nothing.
   func connection(_ connection: Connection, prefetch frame: Frame, stage: Int, state: inout UInt64)

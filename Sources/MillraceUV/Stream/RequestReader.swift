@@ -66,8 +66,9 @@ extension DecodingRequestReader {
   }
 
   /// `handOut` with up to `depth` requests decoded ahead of the one handed out: before each
-  /// is handed out, every request waiting gets its next prefetch stage. A framing error found
-  /// ahead is reported once the requests before it are handed out.
+  /// is handed out, every request waiting gets its next prefetch stage, or, when the one to
+  /// hand out has had none (decoded just now), all of them get every stage. A framing error
+  /// found ahead is reported once the requests before it are handed out.
   private func handOutAhead(to connection: Connection, limit: Int, depth: Int) -> Bool {
     var left = limit
     while connection.canHandOut {
@@ -88,15 +89,27 @@ extension DecodingRequestReader {
         }
         return false
       }
-      for index in 1..<ahead.waiting.count where ahead.waiting[index].stage < depth {
-        var request = ahead.waiting[index]
-        connection.prefetch(request.frame, stage: request.stage, state: &request.state)
-        request.stage += 1
-        ahead.waiting[index] = request
+      if ahead.waiting[0].stage < depth {
+        // Decoded just now (a read's first requests): every stage for all of them, one stage
+        // at a time, so that their misses overlap instead of coming one after another.
+        while ahead.waiting[0].stage < depth { advance(from: 0, depth: depth, connection) }
+      } else {
+        advance(from: 1, depth: depth, connection)
       }
       connection.deliver(ahead.waiting.removeFirst().frame)
     }
     return false
+  }
+
+  /// The next prefetch stage for each request waiting from `first` on that has not had all
+  /// `depth`.
+  private func advance(from first: Int, depth: Int, _ connection: Connection) {
+    for index in first..<ahead.waiting.count where ahead.waiting[index].stage < depth {
+      var request = ahead.waiting[index]
+      connection.prefetch(request.frame, stage: request.stage, state: &request.state)
+      request.stage += 1
+      ahead.waiting[index] = request
+    }
   }
 
   func release() {
