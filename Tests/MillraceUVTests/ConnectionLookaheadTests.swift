@@ -15,10 +15,13 @@ struct ConnectionLookaheadTests {
   /// prefetch.
   final class Handler: ConnectionHandler {
     let lookahead: Int
-    /// Events in order: "get x" for a request handed out, "pre x stage state" for a prefetch.
+    /// Events in order: "get x" for a request handed out, "pre x stage" for a prefetch stage
+    /// (requests are `wN`: the state carries N and the next stage).
     var events: [String] = []
     /// Called with each request handed out, numbered from 1.
     var onRequest: ((Connection, Int) -> Void)?
+    /// Whether the first stage of request `wN` leaves nothing more to warm (state 0).
+    var warmsNothingMore: (Int) -> Bool = { _ in false }
     private var handed = 0
 
     init(lookahead: Int) { self.lookahead = lookahead }
@@ -30,11 +33,20 @@ struct ConnectionLookaheadTests {
       connection.write { $0.bulkString(frame[1]) }
     }
 
-    func connection(
-      _ connection: Connection, prefetch frame: Frame, stage: Int, state: inout UInt64
-    ) {
-      events.append("pre \(frame.string(at: 1)) \(stage) \(state)")
-      state += 10
+    func connection(_ connection: Connection, prefetch frame: Frame) -> UInt64 {
+      let word = frame.string(at: 1)
+      events.append("pre \(word) 0")
+      let number = Int(word.dropFirst())!
+      return warmsNothingMore(number) ? 0 : UInt64(number + 1) << 8 | 1
+    }
+
+    func connection(_ connection: Connection, prefetchFrom state: inout UInt64) {
+      guard state != 0 else {
+        Issue.record("a stage after one that left nothing to warm")
+        return
+      }
+      events.append("pre w\((state >> 8) - 1) \(state & 0xff)")
+      state += 1
     }
   }
 
@@ -87,7 +99,7 @@ struct ConnectionLookaheadTests {
       let stages = handler.events.filter { $0.hasPrefix("pre \(word) ") }
       // Stages 0, 1, 2, in order, each given the state the one before left: every request
       // gets all of them, the first of a read too.
-      #expect(stages == (0..<3).map { "pre \(word) \($0) \($0 * 10)" })
+      #expect(stages == (0..<3).map { "pre \(word) \($0)" })
       // All before the request is handed out.
       let handedAt = handler.events.firstIndex(of: "get \(word)")!
       #expect(stages.allSatisfy { handler.events.firstIndex(of: $0)! < handedAt })
@@ -95,8 +107,21 @@ struct ConnectionLookaheadTests {
     // The read's first four requests (the one handed out and three ahead) get their stages
     // one stage at a time for all four, before the first is handed out: their misses overlap.
     let sweep = ["w0", "w1", "w2", "w3"]
-    let start = (0..<3).flatMap { stage in sweep.map { "pre \($0) \(stage) \(stage * 10)" } }
+    let start = (0..<3).flatMap { stage in sweep.map { "pre \($0) \(stage)" } }
     #expect(Array(handler.events.prefix(13)) == start + ["get w0"])
+  }
+
+  @Test func aStageThatLeavesNoStateIsTheRequestsLast() throws {
+    let handler = Handler(lookahead: 3)
+    handler.warmsNothingMore = { $0 % 3 == 1 }
+    let words = Self.words(20)
+    _ = try Self.exchange(
+      handler, request: words.flatMap { respRequest(["ECHO", $0]) },
+      expected: words.flatMap { respBulk($0) }.count)
+    for (number, word) in words.enumerated() {
+      let stages = handler.events.filter { $0.hasPrefix("pre \(word) ") }
+      #expect(stages == (0..<(number % 3 == 1 ? 1 : 3)).map { "pre \(word) \($0)" })
+    }
   }
 
   @Test func withoutLookaheadNothingIsPrefetched() throws {

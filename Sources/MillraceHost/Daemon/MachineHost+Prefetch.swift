@@ -12,17 +12,21 @@ extension MachineHost {
   /// names share the bucket), the record and the block.
   static let prefetchStages = 5
 
-  /// One stage of warming the cache for a `SEND` to `name` that is `prefetchStages - stage`
-  /// requests away, each stage reading only what the one before warmed: stage 0 the name's
-  /// bucket, then the bucket's entries one by one until the one of the name's hash
+  /// The first stage of warming the cache for a `SEND` to `name` a few requests away: the
+  /// name's bucket. Returns the state the next stage (`prefetchSend(from:)`) starts from.
+  /// Changes nothing a request can observe.
+  func prefetchSend(to name: UnsafeRawBufferPointer) -> UInt64 {
+    directory.prefetchBucket(of: name)
+  }
+
+  /// A later stage of warming the cache for a `SEND`, each reading only what the one before
+  /// warmed: the bucket's entries one by one until the one of the name's hash
   /// (`MachineDirectory.prefetchStep`), then that machine's record in the runtime, then its
   /// block. `state` carries the walk (`prefetchStep`'s state, its top bit set), then the slot
   /// + 1 whose record is warm, between the stages (0: nothing more to warm). Changes nothing a
   /// request can observe.
-  func prefetchSend(to name: UnsafeRawBufferPointer, stage: Int, state: inout UInt64) {
-    if stage == 0 {
-      state = directory.prefetchBucket(of: name)
-    } else if state >> 63 != 0 {
+  func prefetchSend(from state: inout UInt64) {
+    if state >> 63 != 0 {
       let found = directory.prefetchStep(&state)
       if found != 0, let record = runtime.recordAddress(ofSlot: found &- 1) {
         millrace_prefetch(record)

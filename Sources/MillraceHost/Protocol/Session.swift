@@ -105,13 +105,14 @@ final class Session: ConnectionHandler, SendRequester {
 
   var lookahead: Int { server.host.lookahead }
 
-  func connection(
-    _ connection: Connection, prefetch frame: Frame, stage: Int, state: inout UInt64
-  ) {
+  func connection(_ connection: Connection, prefetch frame: Frame) -> UInt64 {
     // A SEND's machine (`SEND name input ...`); nothing for other requests.
-    guard stage > 0 ? state != 0 : frame.count >= 3 && frame.part(0, equalsIgnoringCase: "SEND")
-    else { return }
-    frame.withUnsafeBytes(of: 1) { server.host.prefetchSend(to: $0, stage: stage, state: &state) }
+    guard frame.count >= 3 && frame.part(0, equalsIgnoringCase: "SEND") else { return 0 }
+    return frame.withUnsafeBytes(of: 1) { server.host.prefetchSend(to: $0) }
+  }
+
+  func connection(_ connection: Connection, prefetchFrom state: inout UInt64) {
+    server.host.prefetchSend(from: &state)
   }
 
   func sendFinished(ticket: UInt64, _ outcome: SendOutcome) {

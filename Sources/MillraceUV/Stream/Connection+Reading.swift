@@ -77,11 +77,6 @@ extension Connection {
   /// handler).
   var lookahead: Int { storedHandler?.lookahead ?? 0 }
 
-  /// A request decoded ahead of its turn, to the handler (`ConnectionHandler`'s prefetch).
-  func prefetch(_ frame: Frame, stage: Int, state: inout UInt64) {
-    storedHandler?.connection(self, prefetch: frame, stage: stage, state: &state)
-  }
-
   /// A request, to the connection's handler or else the server's `onFrame`.
   func deliver(_ frame: Frame) {
     if let handler = storedHandler {

@@ -8,19 +8,28 @@ public protocol ConnectionHandler: AnyObject {
   /// requests after this one.
   func connection(_ connection: Connection, received frame: Frame)
 
-  /// How many requests the connection decodes ahead of the one it hands out, so that the
-  /// handler can warm the cache for them (`connection(_:prefetch:stage:state:)`); 0, the
-  /// default, decodes none ahead. Read once per batch of requests read.
+  /// How many requests the connection decodes ahead of the one it hands out, and how many
+  /// stages of warming the cache each gets before it is handed out (the first,
+  /// `connection(_:prefetch:)`, then `connection(_:prefetchFrom:)`); 0, the default, decodes
+  /// none ahead. Read once per batch of requests read.
   var lookahead: Int { get }
 
-  /// A request decoded ahead of its turn: called `lookahead` times for it before it is handed
-  /// out (fewer if `lookahead` drops meanwhile), with `stage` 0, 1, ... and `state` kept between the calls for this request (0 at the
-  /// first). Once a request before it is handed out, each request waiting gets one stage; the
+  /// The first stage of warming the cache for a request decoded ahead of its turn; returns the
+  /// state the next stage starts from, 0 for none.
+  ///
+  /// Once a request before it is handed out, each request waiting gets its next stage; the
   /// requests of a read found waiting with none (its first ones) get every stage first, one
-  /// stage at a time for all of them, before the first is handed out. For warming caches only:
-  /// the request is still handed out to `connection(_:received:)` in its turn, and nothing done
-  /// here may change what it or any request does. The default does nothing.
-  func connection(_ connection: Connection, prefetch frame: Frame, stage: Int, state: inout UInt64)
+  /// stage at a time for all of them, before the first is handed out. A request gets
+  /// `lookahead` stages at most (fewer if `lookahead` drops meanwhile, or a stage leaves 0).
+  /// For warming caches only: the request is still handed out to `connection(_:received:)` in
+  /// its turn, and nothing done here may change what it or any request does. The default warms
+  /// nothing.
+  func connection(_ connection: Connection, prefetch frame: Frame) -> UInt64
+
+  /// A later stage of warming the cache for a request decoded ahead, from the `state` the
+  /// stage before left (never 0); leaves the next stage's, 0 for none. Only the state carries
+  /// what a stage needs, so that no stage after the first copies the request.
+  func connection(_ connection: Connection, prefetchFrom state: inout UInt64)
 }
 
 extension ConnectionHandler {
@@ -28,7 +37,10 @@ extension ConnectionHandler {
   public var lookahead: Int { 0 }
 
   /// Nothing to warm.
-  public func connection(
-    _ connection: Connection, prefetch frame: Frame, stage: Int, state: inout UInt64
-  ) {}
+  public func connection(_ connection: Connection, prefetch frame: Frame) -> UInt64 { 0 }
+
+  /// Nothing more to warm.
+  public func connection(_ connection: Connection, prefetchFrom state: inout UInt64) {
+    state = 0
+  }
 }

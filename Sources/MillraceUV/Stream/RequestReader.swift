@@ -101,14 +101,22 @@ extension DecodingRequestReader {
     return false
   }
 
-  /// The next prefetch stage for each request waiting from `first` on that has not had all
-  /// `depth`.
+  /// The next prefetch stage for each request waiting from `first` on that has had fewer
+  /// than `depth` and has more to warm.
   private func advance(from first: Int, depth: Int, _ connection: Connection) {
-    for index in first..<ahead.waiting.count where ahead.waiting[index].stage < depth {
-      var request = ahead.waiting[index]
-      connection.prefetch(request.frame, stage: request.stage, state: &request.state)
-      request.stage += 1
-      ahead.waiting[index] = request
+    guard let handler = connection.storedHandler else { return }
+    // In place, through the buffer: a request copied out and back would retain and release
+    // its frame at every stage.
+    ahead.waiting.withUnsafeMutableBufferPointer { waiting in
+      for index in first..<waiting.count where waiting[index].stage < depth {
+        let request = waiting.baseAddress.unsafelyUnwrapped + index
+        if request.pointee.stage == 0 {
+          request.pointee.state = handler.connection(connection, prefetch: request.pointee.frame)
+        } else if request.pointee.state != 0 {
+          handler.connection(connection, prefetchFrom: &request.pointee.state)
+        }
+        request.pointee.stage += 1
+      }
     }
   }
 
