@@ -22,6 +22,9 @@ struct ConnectionLookaheadTests {
     var onRequest: ((Connection, Int) -> Void)?
     /// Whether the first stage of request `wN` leaves nothing more to warm (state 0).
     var warmsNothingMore: (Int) -> Bool = { _ in false }
+    /// Called when the requests of a read (or slice) were handed out, after "handed" is
+    /// recorded.
+    var onHandedOut: ((Connection) -> Void)?
     private var handed = 0
 
     init(lookahead: Int) { self.lookahead = lookahead }
@@ -31,6 +34,11 @@ struct ConnectionLookaheadTests {
       handed += 1
       onRequest?(connection, handed)
       connection.write { $0.bulkString(frame[1]) }
+    }
+
+    func connectionDidHandOut(_ connection: Connection) {
+      events.append("handed")
+      onHandedOut?(connection)
     }
 
     func connection(_ connection: Connection, prefetch frame: Frame) -> UInt64 {
@@ -130,7 +138,25 @@ struct ConnectionLookaheadTests {
     _ = try Self.exchange(
       handler, request: words.flatMap { respRequest(["ECHO", $0]) },
       expected: words.flatMap { respBulk($0) }.count)
-    #expect(handler.events == words.map { "get \($0)" })
+    #expect(handler.events.filter { $0 != "handed" } == words.map { "get \($0)" })
+  }
+
+  @Test func theHandlerHearsOfEachSliceHandedOutAndItsWritesGoWithItsReplies() throws {
+    let handler = Handler(lookahead: 0)
+    handler.onHandedOut = { connection in connection.write { $0.simpleString("end") } }
+    let words = Self.words(5)
+    let end = Array("+end\r\n".utf8)
+    let expected =
+      respBulk("w0") + respBulk("w1") + end + respBulk("w2") + respBulk("w3") + end
+      + respBulk("w4") + end
+    let replies = try Self.exchange(
+      handler, slice: 2, request: words.flatMap { respRequest(["ECHO", $0]) },
+      expected: expected.count)
+    #expect(replies == expected)
+    #expect(
+      handler.events == [
+        "get w0", "get w1", "handed", "get w2", "get w3", "handed", "get w4", "handed",
+      ])
   }
 
   @Test func pausesAndSlicesLoseNoRequestDecodedAhead() throws {

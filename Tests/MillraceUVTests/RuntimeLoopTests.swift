@@ -76,6 +76,41 @@ struct RuntimeLoopTests {
     try loop.close()
   }
 
+  @Test("dispatchPosted resolves what was posted, in batches, and leaves the turn end to pump")
+  func dispatchPostedDoesNotEndTheTurn() throws {
+    let loop = try EventLoop()
+    let runtime = Runtime()
+    let driver = RuntimeLoop(loop: loop, runtime: runtime, batchSize: 3)
+    let bell = try runtime.spawn(Bell.self, state: [])
+    var turnEnds = 0
+    driver.onTurnEnd = { turnEnds += 1 }
+    var inDispatch: [UInt32] = []
+    bell.observe { event in
+      guard event.reply?.input == .ring else { return }
+      // Asked during a dispatch: nothing more is dispatched (no re-entry).
+      let before = bell.statistics.handled
+      driver.dispatchPosted()
+      inDispatch.append(bell.statistics.handled - before)
+    }
+    for _ in 0..<5 { #expect(bell.post(.ring) == .accepted) }
+    driver.dispatchPosted()
+    #expect(bell.statistics.handled == 3)  // one batch
+    #expect(turnEnds == 0)
+    driver.dispatchPosted()
+    #expect(bell.statistics.handled == 5)
+    #expect(inDispatch == [0, 0, 0, 0, 0])
+    driver.dispatchPosted()  // nothing queued
+    #expect(turnEnds == 0)
+    driver.pump()
+    #expect(turnEnds == 1)
+    driver.close()
+    driver.dispatchPosted()  // closed: nothing, and no crash
+    #expect(bell.post(.ring) == .accepted)
+    driver.dispatchPosted()
+    #expect(bell.statistics.handled == 5)
+    try loop.close()
+  }
+
   @Test("jobs run on the thread pool; a cancelled job's completion is discarded")
   func jobsOnThePool() throws {
     let loop = try EventLoop()

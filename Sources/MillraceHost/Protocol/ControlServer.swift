@@ -82,6 +82,9 @@ public final class ControlServer {
   @exclusivity(unchecked) var restoredThisTurn = false
   /// Connections the listening sockets refused (over the limit), for `INFO`.
   public var rejectedConnections: () -> Int = { 0 }
+  /// Dispatches what the requests of a read posted, before the other connections' reads
+  /// (`RuntimeLoop.dispatchPosted`): called after each read's requests are handed out.
+  public var dispatchPosted: () -> Void = {}
 
   /// Serves `host`; when `token` is set, a connection must authenticate first. With `cluster`,
   /// the daemon is a node of that cluster: it serves the requests whose machines are in its

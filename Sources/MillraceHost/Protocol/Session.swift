@@ -105,6 +105,10 @@ final class Session: ConnectionHandler, SendRequester {
 
   var lookahead: Int { server.host.lookahead }
 
+  func connectionDidHandOut(_ connection: Connection) {
+    server.dispatchPosted()
+  }
+
   func connection(_ connection: Connection, prefetch frame: Frame) -> UInt64 {
     // A SEND's machine (`SEND name input ...`); nothing for other requests.
     guard frame.count >= 3 && frame.part(0, equalsIgnoringCase: "SEND") else { return 0 }

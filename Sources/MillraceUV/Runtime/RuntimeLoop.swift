@@ -15,8 +15,9 @@ import Millrace
 ///   for the next I/O.
 /// - Dispatch: inputs posted from any callback (I/O, signals, the inbox, job completions) are
 ///   dispatched after the loop's poll phase of the same iteration (a `uv_check_t`), in
-///   batches of at most `batchSize` inputs. When a batch leaves inputs queued, the next
-///   poll does not block, so sockets are polled between batches and never starved.
+///   batches of at most `batchSize` inputs, or earlier where a callback asks for it
+///   (`dispatchPosted()`). When a batch leaves inputs queued, the next poll does not block, so
+///   sockets are polled between batches and never starved.
 /// - `EventLoop.execute` tasks run in the idle phase, before the poll: when some ran, the
 ///   loop pumps right before polling too (a `uv_prepare_t`), so what they posted or left for
 ///   the turn end (a reply held until the commit) does not wait for the next I/O.
@@ -144,6 +145,20 @@ public final class RuntimeLoop: LoopResource, ClosableHandleOwner {
     }
     keepPolling(runtime.hasPendingInputs)
     rearm()
+  }
+
+  /// Dispatches one batch of the inputs posted so far, now, without ending the turn:
+  /// `onTurnEnd` still runs once, at the iteration's pump, for everything dispatched in it.
+  /// For a callback that posted many inputs (a read of pipelined requests), so that they are
+  /// resolved while what posting them touched is still in the processor's caches, not after
+  /// every other callback of the iteration. Writes made meanwhile are batched
+  /// (`EventLoop.batchWrites`). Does nothing when nothing is queued, during a dispatch, or
+  /// once the driver is closed.
+  public func dispatchPosted() {
+    guard let check, uv_is_closing(asHandle(check)) == 0, runtime.hasPendingInputs else {
+      return
+    }
+    loop.batchWrites { runtime.dispatch(limit: batchSize) }
   }
 
   private func keepPolling(_ busy: Bool) {

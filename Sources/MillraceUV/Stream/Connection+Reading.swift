@@ -56,6 +56,7 @@ extension Connection {
     guard !processing else { return }
     processing = true
     let sliceEnded = reader.handOut(to: self, limit: requestsPerSlice)
+    storedHandler?.connectionDidHandOut(self)
     processing = false
     if state == .open {
       if paused {

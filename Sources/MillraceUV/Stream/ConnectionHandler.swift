@@ -30,6 +30,10 @@ public protocol ConnectionHandler: AnyObject {
   /// stage before left (never 0); leaves the next stage's, 0 for none. Only the state carries
   /// what a stage needs, so that no stage after the first copies the request.
   func connection(_ connection: Connection, prefetchFrom state: inout UInt64)
+
+  /// The requests of one read (or of one slice of it) were handed out; what is written now
+  /// goes out with their replies, in the same flush. The default does nothing.
+  func connectionDidHandOut(_ connection: Connection)
 }
 
 extension ConnectionHandler {
@@ -38,6 +42,9 @@ extension ConnectionHandler {
 
   /// Nothing to warm.
   public func connection(_ connection: Connection, prefetch frame: Frame) -> UInt64 { 0 }
+
+  /// Nothing to do.
+  public func connectionDidHandOut(_ connection: Connection) {}
 
   /// Nothing more to warm.
   public func connection(_ connection: Connection, prefetchFrom state: inout UInt64) {
