@@ -12,6 +12,27 @@ extension MachineHost {
   /// names share the bucket), the record and the block.
   static let prefetchStages = 5
 
+  /// How many slots ahead of the one it writes a turn's commit warms the directory entry and
+  /// the record (`prefetchSave`); the block is warmed at half the distance, from the record.
+  static let saveDistance = 8
+
+  /// Warms what saving `slots[position + saveDistance]` and `slots[position + saveDistance /
+  /// 2]` will read, when there are so many machines that the lines a turn changed have left the
+  /// caches by its commit: the entries and records of the first, the block of the second.
+  /// Changes nothing a request can observe.
+  func prefetchSave(_ slots: [UInt32], at position: Int) {
+    guard lookahead > 0 else { return }
+    let far = position &+ Self.saveDistance
+    if far < slots.count {
+      millrace_prefetch(directory.entry(slots[far]))
+      if let record = runtime.recordAddress(ofSlot: slots[far]) { millrace_prefetch(record) }
+    }
+    let near = position &+ Self.saveDistance / 2
+    if near < slots.count, let block = runtime.blockAddress(ofSlot: slots[near]) {
+      millrace_prefetch(block)
+    }
+  }
+
   /// The first stage of warming the cache for a `SEND` to `name` a few requests away: the
   /// name's bucket. Returns the state the next stage (`prefetchSend(from:)`) starts from.
   /// Changes nothing a request can observe.

@@ -114,7 +114,9 @@ extension MachineHost {
     do {
       try store.begin()
       for name in deleted { try store.delete(name: name) }
-      for index in slots {
+      for position in slots.indices {
+        prefetchSave(slots, at: position)
+        let index = slots[position]
         let entry = directory.entry(index)
         guard entry.pointee.isTaken, !onlyChanged || entry.pointee.isChanged else { continue }
         // Cleared as it is written, so a slot listed twice (killed and spawned again in the
