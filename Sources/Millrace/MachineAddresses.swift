@@ -1,16 +1,21 @@
 extension Runtime {
-  /// Where the record of machine slot `index` (`MachineID.index`) is kept, for a host that
+  /// The bytes of the record of machine slot `index` (`MachineID.index`), for a host that
   /// warms the cache ahead of a request (a prefetch hint); nil past the runtime's capacity.
-  /// Reads no memory: every slot, free or not, has its record.
-  public func recordAddress(ofSlot index: UInt32) -> UnsafeRawPointer? {
+  /// Reads no memory: every slot, free or not, has its record. A record can span two cache
+  /// lines.
+  public func recordBytes(ofSlot index: UInt32) -> UnsafeRawBufferPointer? {
     guard Int(index) < _registry.capacity else { return nil }
-    return UnsafeRawPointer(_registry.records + Int(index))
+    return UnsafeRawBufferPointer(
+      start: _registry.records + Int(index), count: MemoryLayout<_MachineRecord>.size)
   }
 
-  /// Where the block (state, extra, queue lists) of the machine in slot `index` is, read from
-  /// its record (warm that first); nil when the slot is free or past the runtime's capacity.
-  public func blockAddress(ofSlot index: UInt32) -> UnsafeRawPointer? {
-    guard Int(index) < _registry.capacity else { return nil }
-    return _registry.records[Int(index)].block.map { UnsafeRawPointer($0) }
+  /// The bytes of the block (state, extra, queue lists) of the machine in slot `index`, read
+  /// from its record (warm that first); nil when the slot is free or was never used.
+  public func blockBytes(ofSlot index: UInt32) -> UnsafeRawBufferPointer? {
+    guard index < _registry.initialized else { return nil }
+    let record = _registry.records + Int(index)
+    guard let block = record.pointee.block else { return nil }
+    let layout = _registry.variants[Int(record.pointee.variant)].layout
+    return UnsafeRawBufferPointer(start: block, count: layout.pointee.blockBytes)
   }
 }

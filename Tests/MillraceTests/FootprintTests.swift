@@ -33,6 +33,23 @@ struct FootprintTests {
     #expect(runtime._variants.first?.blocks.stride == MemoryLayout<Int>.stride)
   }
 
+  @Test("a host that warms the cache is given each slot's record and block bytes")
+  func recordAndBlockBytes() throws {
+    let runtime = Runtime(capacity: RuntimeCapacity(machines: 4))
+    let echo = try runtime.spawn(Echo.self, state: 0x1234_5678)
+    let slot = echo.id.index
+    let record = try #require(runtime.recordBytes(ofSlot: slot))
+    #expect(record.baseAddress == UnsafeRawPointer(runtime._registry.records + Int(slot)))
+    #expect(record.count == MemoryLayout<_MachineRecord>.size)
+    // The block starts with the state, and is as long as the variant lays it out.
+    let block = try #require(runtime.blockBytes(ofSlot: slot))
+    #expect(block.count == runtime._variants[0].layout.blockBytes)
+    #expect(block.loadUnaligned(as: Int.self) == 0x1234_5678)
+    // A free slot has a record and no block; past the capacity, neither.
+    #expect(runtime.recordBytes(ofSlot: 3) != nil && runtime.blockBytes(ofSlot: 3) == nil)
+    #expect(runtime.recordBytes(ofSlot: 4) == nil && runtime.blockBytes(ofSlot: 4) == nil)
+  }
+
   @Test("machines of one type and queue layout share one variant, whatever their input limits")
   func variantsAreShared() throws {
     let runtime = Runtime()

@@ -25,11 +25,11 @@ extension MachineHost {
     let far = position &+ Self.saveDistance
     if far < slots.count {
       millrace_prefetch(directory.entry(slots[far]))
-      if let record = runtime.recordAddress(ofSlot: slots[far]) { millrace_prefetch(record) }
+      if let record = runtime.recordBytes(ofSlot: slots[far]) { Self.warm(record) }
     }
     let near = position &+ Self.saveDistance / 2
-    if near < slots.count, let block = runtime.blockAddress(ofSlot: slots[near]) {
-      millrace_prefetch(block)
+    if near < slots.count, let block = runtime.blockBytes(ofSlot: slots[near]) {
+      Self.warm(block)
     }
   }
 
@@ -49,13 +49,25 @@ extension MachineHost {
   func prefetchSend(from state: inout UInt64) {
     if state >> 63 != 0 {
       let found = directory.prefetchStep(&state)
-      if found != 0, let record = runtime.recordAddress(ofSlot: found &- 1) {
-        millrace_prefetch(record)
+      if found != 0, let record = runtime.recordBytes(ofSlot: found &- 1) {
+        Self.warm(record)
         state = UInt64(found)
       }
     } else if state != 0 {
-      if let block = runtime.blockAddress(ofSlot: UInt32(state &- 1)) { millrace_prefetch(block) }
+      if let block = runtime.blockBytes(ofSlot: UInt32(state &- 1)) { Self.warm(block) }
       state = 0
     }
+  }
+
+  /// Warms every cache line of `bytes` (a record or a block, which may span two).
+  @inline(__always)
+  static func warm(_ bytes: UnsafeRawBufferPointer) {
+    guard let start = bytes.baseAddress, bytes.count > 0 else { return }
+    var offset = 0
+    while offset < bytes.count {
+      millrace_prefetch(start + offset)
+      offset &+= 64
+    }
+    millrace_prefetch(start + (bytes.count &- 1))
   }
 }
