@@ -132,11 +132,20 @@ private struct LatestEntries {
     }
   }
 
+  /// Whether the two entries' names are the same: by their hashes, lengths and first 16
+  /// bytes (in the entries), and only past those by the journal's bytes (another cache miss).
   private static func sameName(
     _ left: LatestEntry, _ right: LatestEntry, in bytes: UnsafeRawBufferPointer
   ) -> Bool {
-    left.hash == right.hash && left.nameLength == right.nameLength
-      && memcmp(left.name(in: bytes), right.name(in: bytes), Int(left.nameLength)) == 0
+    guard
+      left.hash == right.hash && left.nameLength == right.nameLength && left.high == right.high
+        && left.low == right.low
+    else { return false }
+    let keyed = 16
+    guard left.nameLength > keyed else { return true }
+    return memcmp(
+      left.name(in: bytes) + keyed, right.name(in: bytes) + keyed, Int(left.nameLength) - keyed)
+      == 0
   }
 
   /// The record at `offset` and the offset after it; nil when no whole record starts there.

@@ -102,6 +102,19 @@ struct JournalFormatTests {
       ])
   }
 
+  @Test("names longer than 16 bytes alike in their first 16 keep their own latest records")
+  func latestOfLongNames() {
+    let names = ["device-0000000000000001", "device-0000000000000002", "device-00000000"]
+    var written: [JournalChange] = []
+    for state in ["a", "b", "c"] {
+      written += names.map { .save(StoredMachine(name: $0, kind: "k", state: state)) }
+    }
+    let bytes = journal(written[...])
+    #expect(
+      bytes.withUnsafeBytes { JournalFormat.latestChanges($0) }
+        == names.map { .save(StoredMachine(name: $0, kind: "k", state: "c")) })
+  }
+
   @Test("a checkpoint's writes come in the order of the names' bytes, as SQLite keeps them")
   func latestByName() {
     let names = [
