@@ -8,9 +8,9 @@ extension MachineHost {
 
   /// The machines from which requests are decoded ahead.
   static let prefetchMachines = 1 << 16
-  /// The stages of `prefetchSend`: the bucket, its first entry, one more entry (where two
-  /// names share the bucket), the record and the block.
-  static let prefetchStages = 5
+  /// The stages of `prefetchSend`: the bucket, its first entry with that slot's record, one
+  /// more entry and record (where two names share the bucket), the block.
+  static let prefetchStages = 4
 
   /// How many slots ahead of the one it writes a turn's commit warms the directory entry and
   /// the record (`prefetchSave`); the block is warmed at half the distance, from the record.
@@ -42,20 +42,17 @@ extension MachineHost {
 
   /// A later stage of warming the cache for a `SEND`, each reading only what the one before
   /// warmed: the bucket's entries one by one until the one of the name's hash
-  /// (`MachineDirectory.prefetchStep`), then that machine's record in the runtime, then its
-  /// block. `state` carries the walk (`prefetchStep`'s state, its top bit set), then the slot
-  /// + 1 whose record is warm, between the stages (0: nothing more to warm). Changes nothing a
-  /// request can observe.
+  /// (`MachineDirectory.prefetchStep`), each with its slot's record in the runtime (most
+  /// names lead their bucket: their record is warm one stage sooner than if it waited for the
+  /// entry to match), then the found machine's block. `state` carries the walk between the
+  /// stages (0: nothing more to warm). Changes nothing a request can observe.
   func prefetchSend(from state: inout UInt64) {
-    if state >> 63 != 0 {
-      let found = directory.prefetchStep(&state)
-      if found != 0, let record = runtime.recordBytes(ofSlot: found &- 1) {
-        Self.warm(record)
-        state = UInt64(found)
-      }
-    } else if state != 0 {
-      if let block = runtime.blockBytes(ofSlot: UInt32(state &- 1)) { Self.warm(block) }
-      state = 0
+    let step = directory.prefetchStep(&state)
+    if step.warmed != 0, let record = runtime.recordBytes(ofSlot: step.warmed &- 1) {
+      Self.warm(record)
+    }
+    if step.found != 0, let block = runtime.blockBytes(ofSlot: step.found &- 1) {
+      Self.warm(block)
     }
   }
 

@@ -94,16 +94,18 @@ final class MachineDirectory {
 
   /// One step of the walk `prefetchBucket(of:)` began, reading only what the step before
   /// warmed: from the bucket's head, warms its first entry; from an entry whose hash is the
-  /// name's, returns its slot + 1 (the name's entry, unless two names share a hash; the walk
-  /// ends there); from another, warms the next entry of the bucket. Returns 0 otherwise; sets
-  /// `state` to 0 once the walk ended (the bucket did, or `state` was 0 already).
+  /// name's, returns its slot + 1 as `found` (the name's entry, unless two names share a
+  /// hash; the walk ends there); from another, warms the next entry of the bucket. An entry
+  /// warmed is returned as `warmed` (slot + 1), so that the caller can warm what goes with
+  /// that slot at the same time, before the entry says whether it is the name's. Sets `state`
+  /// to 0 once the walk ended (the bucket did, or `state` was 0 already).
   ///
   /// The state: the name's hash in the low 32 bits, the entry warmed last (slot + 1, 0 for
   /// the bucket's head) above it, and `walking`.
-  func prefetchStep(_ state: inout UInt64) -> UInt32 {
+  func prefetchStep(_ state: inout UInt64) -> (found: UInt32, warmed: UInt32) {
     guard state & Self.walking != 0 else {
       state = 0
-      return 0
+      return (0, 0)
     }
     let hash = UInt32(truncatingIfNeeded: state)
     var link = UInt32(truncatingIfNeeded: (state & ~Self.walking) >> 32)
@@ -113,17 +115,17 @@ final class MachineDirectory {
       let entry = entries + Int(link &- 1)
       if entry.pointee.hash == hash {
         state = 0
-        return link
+        return (link, 0)
       }
       link = entry.pointee.next
     }
     guard link != 0 else {
       state = 0
-      return 0
+      return (0, 0)
     }
     millrace_prefetch(entries + Int(link &- 1))
     state = Self.walking | UInt64(link) << 32 | UInt64(hash)
-    return 0
+    return (0, link)
   }
 
   /// The bit that marks a state of `prefetchStep` (slots stay below 2³¹).

@@ -62,11 +62,15 @@ import Testing
       var state = name.withUnsafeBytes { directory.prefetchBucket(of: $0) }
       #expect(state != 0)
       // The bucket's head, then one step per entry until the name's own (no two of these
-      // names share a hash).
+      // names share a hash), each entry warmed one step before it is read.
       var found: UInt32 = 0
+      var warmed: UInt32 = 0
       var taken = 0
       while state != 0 && taken < 100 {
-        found = directory.prefetchStep(&state)
+        let step = directory.prefetchStep(&state)
+        if step.found != 0 { #expect(step.found == warmed && step.warmed == 0) }
+        found = step.found
+        warmed = step.warmed
         taken += 1
       }
       #expect(found == UInt32(slot) + 1, "\(Self.name(slot))")
@@ -78,14 +82,14 @@ import Testing
     #expect(steps.keys.allSatisfy { $0 >= 2 && $0 <= 10 }, "\(steps)")
     // A walk that ended, or a name in no bucket: nothing to warm.
     var ended: UInt64 = 0
-    #expect(directory.prefetchStep(&ended) == 0 && ended == 0)
+    #expect(directory.prefetchStep(&ended) == (0, 0) && ended == 0)
     let empty = MachineDirectory(capacity: 8, seed: 3)
     var state = Array("x".utf8).withUnsafeBytes { empty.prefetchBucket(of: $0) }
-    #expect(empty.prefetchStep(&state) == 0 && state == 0)
+    #expect(empty.prefetchStep(&state) == (0, 0) && state == 0)
     let absent = Array("absent".utf8)
     state = absent.withUnsafeBytes { directory.prefetchBucket(of: $0) }
     var found: UInt32 = 0
-    for _ in 0..<100 where state != 0 { found = directory.prefetchStep(&state) }
+    for _ in 0..<100 where state != 0 { found = directory.prefetchStep(&state).found }
     #expect(found == 0 && state == 0)
   }
 
