@@ -85,7 +85,9 @@ struct RuntimeLoopTests {
     var turnEnds = 0
     driver.onTurnEnd = { turnEnds += 1 }
     var inDispatch: [UInt32] = []
-    bell.observe { event in
+    // Cancelled at the end: the observer holds the driver and the handle, which hold the
+    // runtime that holds the observer.
+    let observation = bell.observe { event in
       guard event.reply?.input == .ring else { return }
       // Asked during a dispatch: nothing more is dispatched (no re-entry).
       let before = bell.statistics.handled
@@ -108,6 +110,7 @@ struct RuntimeLoopTests {
     #expect(bell.post(.ring) == .accepted)
     driver.dispatchPosted()
     #expect(bell.statistics.handled == 5)
+    #expect(observation?.cancel() == true)
     try loop.close()
   }
 
