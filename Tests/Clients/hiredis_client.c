@@ -2,9 +2,13 @@
  * (docs/clients.md) over the daemon's Unix socket:
  *
  *   hiredis_client SOCKET PREFIX [millraced|redis]
+ *   hiredis_client SOCKET --scale MACHINES COUNT
  *
  * Prints one line per step (PASS/FAIL, "hiredis", the step, the reason) and exits 1 when a step
- * failed. Every reply is awaited at most TIMEOUT_S seconds. */
+ * failed. Every reply is awaited at most TIMEOUT_S seconds. The second form pipelines COUNT
+ * `SEND tN flip` to random `toggle` machines t0 ... t(MACHINES - 1) that exist already, checks
+ * every reply, then reads back the state of each machine sent to (IntegrationTests'
+ * LookaheadTests, where the daemon decodes requests ahead). */
 #include <hiredis/hiredis.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -265,7 +269,56 @@ static int step_data(void) {
       "SEND logout now");
 }
 
+/* The --scale form: COUNT pipelined SENDs to random machines of MACHINES, then their states. */
+static int scale(long machines, long count) {
+  redisContext *c = connect_ctx();
+  char name[32];
+  long *flips = calloc((size_t)machines, sizeof *flips);
+  long *sent = malloc((size_t)count * sizeof *sent);
+  int ok = c && !c->err && flips && sent;
+  if (!ok) fail("connect: %s", c ? c->errstr : "no memory");
+  srand(1);
+  for (long i = 0; ok && i < count; i++) {
+    sent[i] = rand() % machines;
+    flips[sent[i]]++;
+    snprintf(name, sizeof name, "t%ld", sent[i]);
+    ok = redisAppendCommand(c, "SEND %s flip", name) == REDIS_OK || fail("append: %s", c->errstr);
+  }
+  for (long i = 0; ok && i < count; i++) {
+    redisReply *r = NULL;
+    if (redisGetReply(c, (void **)&r) != REDIS_OK) ok = fail("reply %ld: %s", i, c->errstr);
+    else if (r->type != REDIS_REPLY_ARRAY || r->elements != 2)
+      ok = fail("SEND t%ld flip (%ld of %ld): %s", sent[i], i, count, show(r));
+    if (r) freeReplyObject(r);
+  }
+  long touched = 0;
+  for (long m = 0; ok && m < machines; m++) {
+    if (!flips[m]) continue;
+    snprintf(name, sizeof name, "t%ld", m);
+    ok = redisAppendCommand(c, "STATE %s", name) == REDIS_OK || fail("append: %s", c->errstr);
+    touched++;
+  }
+  for (long m = 0; ok && m < machines; m++) {
+    if (!flips[m]) continue;
+    redisReply *r = NULL;
+    const char *want = flips[m] % 2 ? "on" : "off";
+    if (redisGetReply(c, (void **)&r) != REDIS_OK) ok = fail("state of t%ld: %s", m, c->errstr);
+    else if (!is_str(r, want)) ok = fail("t%ld after %ld flips: %s", m, flips[m], show(r));
+    if (r) freeReplyObject(r);
+  }
+  if (ok) printf("PASS  %-22s scale %ld SENDs, %ld machines read back\n", "hiredis", count, touched);
+  else printf("FAIL  %-22s %-11s %s\n", "hiredis", "scale", reason);
+  free(flips);
+  free(sent);
+  if (c) redisFree(c);
+  return !ok;
+}
+
 int main(int argc, char **argv) {
+  if (argc == 5 && !strcmp(argv[2], "--scale")) {
+    sock = argv[1];
+    return scale(atol(argv[3]), atol(argv[4]));
+  }
   if (argc < 3) {
     fprintf(stderr, "usage: %s SOCKET PREFIX [millraced|redis]\n", argv[0]);
     return 2;

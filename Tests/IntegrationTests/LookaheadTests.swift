@@ -113,4 +113,19 @@ struct LookaheadTests {
     #expect(flipped.split(separator: "\n").count == 2, "\(flipped)")
     #expect(try daemon.redisCLI("STATE", machine) == (state == "on" ? "off\n" : "on\n"))
   }
+
+  @Test("hiredis at its defaults pipelines SENDs at 70,000 machines")
+  func hiredisAtScale() throws {
+    // Built by `make clients` (`make test` builds it before the tests).
+    let client = DaemonProcess.repository + "/.build/clients/hiredis_client"
+    try #require(
+      FileManager.default.isExecutableFile(atPath: client), "no \(client): make clients builds it")
+    let (daemon, _) = try Self.daemonWithMachines([])
+    let result = try DaemonProcess.run(
+      "/usr/bin/timeout",
+      ["-s", "KILL", "90", client, daemon.socketPath, "--scale", "\(Self.machines)", "5000"])
+    #expect(result.status == 0, "\(result.output)")
+    #expect(result.output.contains("PASS  hiredis"), "\(result.output)")
+    #expect(result.output.contains("scale 5000 SENDs"), "\(result.output)")
+  }
 }
