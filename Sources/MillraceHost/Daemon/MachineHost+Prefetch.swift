@@ -17,11 +17,10 @@ extension MachineHost {
   static let saveDistance = 8
 
   /// Warms what saving `slots[position + saveDistance]` and `slots[position + saveDistance /
-  /// 2]` will read, when there are so many machines that the lines a turn changed have left the
-  /// caches by its commit: the entries and records of the first, the block of the second.
-  /// Changes nothing a request can observe.
+  /// 2]` will read: the entries and records of the first, the block of the second. For a
+  /// commit when there are so many machines (`lookahead` > 0) that the lines a turn changed
+  /// have left the caches by then. Changes nothing a request can observe.
   func prefetchSave(_ slots: [UInt32], at position: Int) {
-    guard lookahead > 0 else { return }
     let far = position &+ Self.saveDistance
     if far < slots.count {
       millrace_prefetch(directory.entry(slots[far]))

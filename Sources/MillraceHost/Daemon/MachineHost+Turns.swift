@@ -114,8 +114,9 @@ extension MachineHost {
     do {
       try store.begin()
       for name in deleted { try store.delete(name: name) }
+      let warming = lookahead > 0
       for position in slots.indices {
-        prefetchSave(slots, at: position)
+        if warming { prefetchSave(slots, at: position) }
         let index = slots[position]
         let entry = directory.entry(index)
         guard entry.pointee.isTaken, !onlyChanged || entry.pointee.isChanged else { continue }

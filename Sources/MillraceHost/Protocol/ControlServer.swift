@@ -83,8 +83,9 @@ public final class ControlServer {
   /// Connections the listening sockets refused (over the limit), for `INFO`.
   public var rejectedConnections: () -> Int = { 0 }
   /// Dispatches what the requests of a read posted, before the other connections' reads
-  /// (`RuntimeLoop.dispatchPosted`): called after each read's requests are handed out.
-  public var dispatchPosted: () -> Void = {}
+  /// (`RuntimeLoop.dispatchPosted`): called after each read's requests are handed out. Read
+  /// on every read, on the loop thread only: no dynamic exclusivity checks.
+  @exclusivity(unchecked) public var dispatchPosted: () -> Void = {}
 
   /// Serves `host`; when `token` is set, a connection must authenticate first. With `cluster`,
   /// the daemon is a node of that cluster: it serves the requests whose machines are in its

@@ -139,7 +139,8 @@ public final class RuntimeLoop: LoopResource, ClosableHandleOwner {
     // Replies of the turn go out once per connection, after the turn end (its commit).
     loop.batchWrites {
       runtime.advance(to: now)
-      runtime.dispatch(limit: batchSize)
+      // Often nothing: the callbacks' own `dispatchPosted` took it.
+      if runtime.hasPendingInputs { runtime.dispatch(limit: batchSize) }
       onTurnEnd?()
       if !turnEndHooks.isEmpty { turnEndHooks.removeAll { !$0() } }
     }
