@@ -38,7 +38,9 @@ public final class PeriodicTicker {
       source = polled
     } else {
       let timer = LoopTimer(loop: loop) { _ in handler() }
-      timer.start(afterMilliseconds: milliseconds, repeatMilliseconds: milliseconds)
+      // The loop's millisecond clock lags the high-resolution one by up to a millisecond: one
+      // more keeps the first tick, and so every later one, from coming early by the latter.
+      timer.start(afterMilliseconds: milliseconds + 1, repeatMilliseconds: milliseconds)
       source = timer
     }
   }
