@@ -116,8 +116,7 @@ final class KindOperations {
       guard let handle = lookup.handle(id), let state = handle.state else { return }
       // Most machines have no effect in flight: no record built, no timer snapshot.
       guard handle.effectsInFlight > 0 else {
-        return try store.save(
-          nameUTF8: name, kind: kind, state: codec.formatStoredState(state))
+        return store.save(nameUTF8: name, kind: kind, state: codec.formatStoredState(state))
       }
       if let record = stored(id, String(decoding: name, as: UTF8.self), kind, clock()) {
         try store.save(record)

@@ -230,20 +230,21 @@ public final class MachineStore {
   public func save(
     name: String, kind: String, state: String, timers: [StoredTimer] = []
   ) throws(StoreError) {
+    UTF8Text.withBytes(of: name) { name in
+      save(nameUTF8: UnsafeRawBufferPointer(name), kind: kind, state: state, timers: timers)
+    }
+  }
+
+  /// Writes (inserts or replaces) a machine and its timers, its name given as UTF-8 bytes (as
+  /// the daemon's directory keeps it: no `String` made per save). Only the turn's commit can
+  /// fail.
+  public func save(
+    nameUTF8 name: UnsafeRawBufferPointer, kind: String, state: String,
+    timers: [StoredTimer] = []
+  ) {
     inTransaction = true
     JournalFormat.appendSave(
       name: name, kind: kind, state: state, timers: timers, epoch: journal.epoch, to: turnBytes)
-    turnRecords += 1
-  }
-
-  /// Writes (inserts or replaces) a machine without timers, its name given as UTF-8 bytes:
-  /// what `save(name:kind:state:)` does without a `String` of the name.
-  public func save(nameUTF8 name: UnsafeRawBufferPointer, kind: String, state: String)
-    throws(StoreError)
-  {
-    inTransaction = true
-    JournalFormat.appendSave(
-      name: name, kind: kind, state: state, timers: [], epoch: journal.epoch, to: turnBytes)
     turnRecords += 1
   }
 
