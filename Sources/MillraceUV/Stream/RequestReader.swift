@@ -36,7 +36,7 @@ protocol DecodingRequestReader: RequestReader {
 
 extension DecodingRequestReader {
   var hasBufferedRequests: Bool {
-    decoder.bufferedByteCount > 0 || !ahead.waiting.isEmpty || ahead.failure != nil
+    decoder.bufferedByteCount > 0 || !ahead.isEmpty || ahead.failure != nil
   }
 
   func append(_ bytes: UnsafeRawBufferPointer) {
@@ -45,7 +45,7 @@ extension DecodingRequestReader {
 
   func handOut(to connection: Connection, limit: Int) -> Bool {
     let depth = connection.lookahead
-    if depth > 0 || !ahead.waiting.isEmpty || ahead.failure != nil {
+    if depth > 0 || !ahead.isEmpty || ahead.failure != nil {
       return handOutAhead(to: connection, limit: limit, depth: depth)
     }
     var left = limit
@@ -74,29 +74,29 @@ extension DecodingRequestReader {
     while connection.canHandOut {
       guard left > 0 else { return true }
       left &-= 1
-      while ahead.failure == nil, ahead.waiting.count <= depth {
+      while ahead.failure == nil, ahead.count <= depth {
         do {
           guard let frame = try decoder.next() else { break }
-          ahead.waiting.append(RequestLookahead.Waiting(frame: frame))
+          ahead.append(frame)
         } catch {
           ahead.failure = error
         }
       }
-      guard !ahead.waiting.isEmpty else {
+      guard !ahead.isEmpty else {
         if let failure = ahead.failure {
           ahead.failure = nil
           connection.framingFailed(failure)
         }
         return false
       }
-      if ahead.waiting[0].stage < depth {
+      if ahead.frontStage < depth {
         // Decoded just now (a read's first requests): every stage for all of them, one stage
         // at a time, so that their misses overlap instead of coming one after another.
-        while ahead.waiting[0].stage < depth { advance(from: 0, depth: depth, connection) }
+        while ahead.frontStage < depth { advance(from: 0, depth: depth, connection) }
       } else {
         advance(from: 1, depth: depth, connection)
       }
-      connection.deliver(ahead.waiting.removeFirst().frame)
+      connection.deliver(ahead.removeFirst())
     }
     return false
   }
@@ -105,18 +105,14 @@ extension DecodingRequestReader {
   /// than `depth` and has more to warm.
   private func advance(from first: Int, depth: Int, _ connection: Connection) {
     guard let handler = connection.storedHandler else { return }
-    // In place, through the buffer: a request copied out and back would retain and release
-    // its frame at every stage.
-    ahead.waiting.withUnsafeMutableBufferPointer { waiting in
-      for index in first..<waiting.count where waiting[index].stage < depth {
-        let request = waiting.baseAddress.unsafelyUnwrapped + index
-        if request.pointee.stage == 0 {
-          request.pointee.state = handler.connection(connection, prefetch: request.pointee.frame)
-        } else if request.pointee.state != 0 {
-          handler.connection(connection, prefetchFrom: &request.pointee.state)
-        }
-        request.pointee.stage += 1
+    ahead.forEach(from: first) { request in
+      guard request.stage < depth else { return }
+      if request.stage == 0 {
+        request.state = handler.connection(connection, prefetch: request.frame)
+      } else if request.state != 0 {
+        handler.connection(connection, prefetchFrom: &request.state)
       }
+      request.stage += 1
     }
   }
 
@@ -128,6 +124,9 @@ extension DecodingRequestReader {
 
 /// Requests a reader decoded ahead of their turn (front first), and a framing error found
 /// after them.
+///
+/// A ring: handing out the front request moves none of the others, and a request is changed
+/// in place (a copy out and back would retain and release its frame).
 struct RequestLookahead {
   /// A request decoded ahead, with the prefetch stages it has had and its handler's state.
   struct Waiting {
@@ -136,8 +135,52 @@ struct RequestLookahead {
     var state: UInt64 = 0
   }
 
-  var waiting: [Waiting] = []
+  /// The ring: a power of two of slots (or none), the requests in the `count` from `head`.
+  private var slots: [Waiting?] = []
+  private var head = 0
+  /// How many requests wait.
+  private(set) var count = 0
   var failure: FramingError?
+
+  /// Whether no request waits.
+  var isEmpty: Bool { count == 0 }
+
+  /// The stages the front request has had. Not empty.
+  var frontStage: Int { slots[head].unsafelyUnwrapped.stage }
+
+  /// Adds a request decoded just now at the back.
+  mutating func append(_ frame: Frame) {
+    if count == slots.count { grow() }
+    slots[(head &+ count) & (slots.count &- 1)] = Waiting(frame: frame)
+    count &+= 1
+  }
+
+  /// Takes the front request out and returns its frame. Not empty.
+  mutating func removeFirst() -> Frame {
+    let front = slots[head].take().unsafelyUnwrapped
+    head = (head &+ 1) & (slots.count &- 1)
+    count &-= 1
+    return front.frame
+  }
+
+  /// Calls `body` with each request from position `first` on (0: the front), front first, in
+  /// place.
+  mutating func forEach(from first: Int, _ body: (inout Waiting) -> Void) {
+    let (head, count, mask) = (head, count, slots.count &- 1)
+    slots.withUnsafeMutableBufferPointer { ring in
+      for position in first..<count { body(&ring[(head &+ position) & mask]!) }
+    }
+  }
+
+  /// Twice the slots (four at first), the requests moved to the front.
+  private mutating func grow() {
+    var grown = [Waiting?](repeating: nil, count: max(4, 2 * slots.count))
+    for position in 0..<count {
+      grown[position] = slots[(head &+ position) & (slots.count &- 1)].take()
+    }
+    slots = grown
+    head = 0
+  }
 }
 
 /// The reader of RESP requests (arrays and inline commands).
