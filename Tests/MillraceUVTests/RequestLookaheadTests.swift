@@ -14,7 +14,7 @@ struct RequestLookaheadTests {
   private func number(_ frame: Frame) -> Int? { Int(frame.string(at: 0)) }
 
   @Test func requestsComeOutInOrderWithTheirStagesAcrossWrapsAndGrowth() {
-    var ring = RequestLookahead()
+    let ring = RequestLookahead()
     var model: [(number: Int, stage: Int)] = []
     var generator = SystemRandomNumberGenerator()
     var next = 0
@@ -67,5 +67,9 @@ struct RequestLookaheadTests {
       #expect(number(ring.removeFirst()) == model.removeFirst().number)
     }
     #expect(ring.isEmpty)
+    ring.append(frame(next))
+    ring.failure = .tooLong
+    ring.removeAll()
+    #expect(ring.isEmpty && ring.failure == nil)
   }
 }

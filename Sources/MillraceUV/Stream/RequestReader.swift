@@ -30,8 +30,8 @@ protocol DecodingRequestReader: RequestReader {
   var decoder: Decoder { get set }
   /// A new decoder with the same limits, holding no memory.
   func emptyDecoder() -> Decoder
-  /// The requests decoded ahead of their turn; no access to it spans a call out of the reader.
-  var ahead: RequestLookahead { get set }
+  /// The requests decoded ahead of their turn.
+  var ahead: RequestLookahead { get }
 }
 
 extension DecodingRequestReader {
@@ -44,9 +44,12 @@ extension DecodingRequestReader {
   }
 
   func handOut(to connection: Connection, limit: Int) -> Bool {
-    let depth = connection.lookahead
+    // Taken once for the whole hand-out: its prefetch stages change nothing a request can
+    // observe, so they may go on through it should the connection's handler change meanwhile.
+    let handler = connection.storedHandler
+    let depth = handler?.lookahead ?? 0
     if depth > 0 || !ahead.isEmpty || ahead.failure != nil {
-      return handOutAhead(to: connection, limit: limit, depth: depth)
+      return handOutAhead(to: connection, limit: limit, depth: depth, handler: handler)
     }
     var left = limit
     while connection.canHandOut {
@@ -69,7 +72,9 @@ extension DecodingRequestReader {
   /// is handed out, every request waiting gets its next prefetch stage, or, when the one to
   /// hand out has had none (decoded just now), all of them get every stage. A framing error
   /// found ahead is reported once the requests before it are handed out.
-  private func handOutAhead(to connection: Connection, limit: Int, depth: Int) -> Bool {
+  private func handOutAhead(
+    to connection: Connection, limit: Int, depth: Int, handler: (any ConnectionHandler)?
+  ) -> Bool {
     var left = limit
     while connection.canHandOut {
       guard left > 0 else { return true }
@@ -92,25 +97,28 @@ extension DecodingRequestReader {
       if ahead.frontStage < depth {
         // Decoded just now (a read's first requests): every stage for all of them, one stage
         // at a time, so that their misses overlap instead of coming one after another.
-        while ahead.frontStage < depth { advance(from: 0, depth: depth, connection) }
+        while ahead.frontStage < depth { advance(from: 0, depth: depth, handler, connection) }
       } else {
-        advance(from: 1, depth: depth, connection)
+        advance(from: 1, depth: depth, handler, connection)
       }
       connection.deliver(ahead.removeFirst())
     }
     return false
   }
 
-  /// The next prefetch stage for each request waiting from `first` on that has had fewer
-  /// than `depth` and has more to warm.
-  private func advance(from first: Int, depth: Int, _ connection: Connection) {
-    guard let handler = connection.storedHandler else { return }
+  /// The next prefetch stage, through `handler`, for each request waiting from `first` on that
+  /// has had fewer than `depth` and has more to warm.
+  private func advance(
+    from first: Int, depth: Int, _ handler: (any ConnectionHandler)?, _ connection: Connection
+  ) {
+    // Optional chaining borrows the handler; `guard let` would retain and release it.
+    guard handler != nil else { return }
     ahead.forEach(from: first) { request in
       guard request.stage < depth else { return }
       if request.stage == 0 {
-        request.state = handler.connection(connection, prefetch: request.frame)
+        request.state = handler?.connection(connection, prefetch: request.frame) ?? 0
       } else if request.state != 0 {
-        handler.connection(connection, prefetchFrom: &request.state)
+        handler?.connection(connection, prefetchFrom: &request.state)
       }
       request.stage += 1
     }
@@ -118,16 +126,17 @@ extension DecodingRequestReader {
 
   func release() {
     decoder = emptyDecoder()
-    ahead = RequestLookahead()
+    ahead.removeAll()
   }
 }
 
 /// Requests a reader decoded ahead of their turn (front first), and a framing error found
 /// after them.
 ///
-/// A ring: handing out the front request moves none of the others, and a request is changed
-/// in place (a copy out and back would retain and release its frame).
-struct RequestLookahead {
+/// A ring in memory of its own: handing out the front request moves none of the others, and a
+/// request is changed in place (a copy out and back would retain and release its frame), with
+/// no uniqueness or bounds check per access. Loop thread only, like its reader.
+final class RequestLookahead {
   /// A request decoded ahead, with the prefetch stages it has had and its handler's state.
   struct Waiting {
     let frame: Frame
@@ -135,51 +144,64 @@ struct RequestLookahead {
     var state: UInt64 = 0
   }
 
-  /// The ring: a power of two of slots (or none), the requests in the `count` from `head`.
-  private var slots: [Waiting?] = []
+  /// The ring: `capacity` slots (a power of two, or none), the requests initialized in the
+  /// `count` from `head`.
+  private var slots: UnsafeMutablePointer<Waiting>?
+  private var capacity = 0
   private var head = 0
   /// How many requests wait.
   private(set) var count = 0
   var failure: FramingError?
 
+  deinit { removeAll() }
+
   /// Whether no request waits.
   var isEmpty: Bool { count == 0 }
 
   /// The stages the front request has had. Not empty.
-  var frontStage: Int { slots[head].unsafelyUnwrapped.stage }
+  var frontStage: Int { slots.unsafelyUnwrapped[head].stage }
 
   /// Adds a request decoded just now at the back.
-  mutating func append(_ frame: Frame) {
-    if count == slots.count { grow() }
-    slots[(head &+ count) & (slots.count &- 1)] = Waiting(frame: frame)
+  func append(_ frame: Frame) {
+    if count == capacity { grow() }
+    (slots.unsafelyUnwrapped + ((head &+ count) & (capacity &- 1)))
+      .initialize(to: Waiting(frame: frame))
     count &+= 1
   }
 
   /// Takes the front request out and returns its frame. Not empty.
-  mutating func removeFirst() -> Frame {
-    let front = slots[head].take().unsafelyUnwrapped
-    head = (head &+ 1) & (slots.count &- 1)
+  func removeFirst() -> Frame {
+    let front = (slots.unsafelyUnwrapped + head).move()
+    head = (head &+ 1) & (capacity &- 1)
     count &-= 1
     return front.frame
   }
 
   /// Calls `body` with each request from position `first` on (0: the front), front first, in
-  /// place.
-  mutating func forEach(from first: Int, _ body: (inout Waiting) -> Void) {
-    let (head, count, mask) = (head, count, slots.count &- 1)
-    slots.withUnsafeMutableBufferPointer { ring in
-      for position in first..<count { body(&ring[(head &+ position) & mask]!) }
-    }
+  /// place. `body` must not add or take requests.
+  func forEach(from first: Int, _ body: (inout Waiting) -> Void) {
+    guard first < count, let slots else { return }
+    let (head, mask) = (head, capacity &- 1)
+    for position in first..<count { body(&slots[(head &+ position) & mask]) }
+  }
+
+  /// Drops the requests and the failure, and gives the ring's memory back.
+  func removeAll() {
+    while count > 0 { _ = removeFirst() }
+    slots?.deallocate()
+    (slots, capacity, head, failure) = (nil, 0, 0, nil)
   }
 
   /// Twice the slots (four at first), the requests moved to the front.
-  private mutating func grow() {
-    var grown = [Waiting?](repeating: nil, count: max(4, 2 * slots.count))
-    for position in 0..<count {
-      grown[position] = slots[(head &+ position) & (slots.count &- 1)].take()
+  private func grow() {
+    let grown = UnsafeMutablePointer<Waiting>.allocate(capacity: max(4, 2 * capacity))
+    if let slots {
+      for position in 0..<count {
+        (grown + position).initialize(to: (slots + ((head &+ position) & (capacity &- 1))).move())
+      }
+      slots.deallocate()
     }
-    slots = grown
-    head = 0
+    (slots, capacity, head) = (grown, max(4, 2 * capacity), 0)
   }
 }
 
@@ -187,7 +209,7 @@ struct RequestLookahead {
 final class RESPRequestReader: DecodingRequestReader {
   // Used on every read and request, on the loop thread only: no dynamic exclusivity checks.
   @exclusivity(unchecked) var decoder: RESPDecoder
-  @exclusivity(unchecked) var ahead = RequestLookahead()
+  let ahead = RequestLookahead()
 
   init(maxFrameLength: Int) {
     decoder = RESPDecoder(maxFrameLength: maxFrameLength)
@@ -200,7 +222,7 @@ final class RESPRequestReader: DecodingRequestReader {
 final class LineRequestReader: DecodingRequestReader {
   // Used on every read and request, on the loop thread only: no dynamic exclusivity checks.
   @exclusivity(unchecked) var decoder: LineDecoder
-  @exclusivity(unchecked) var ahead = RequestLookahead()
+  let ahead = RequestLookahead()
 
   init(maxLineLength: Int) {
     decoder = LineDecoder(maxLineLength: maxLineLength)
