@@ -34,6 +34,10 @@ final class Session: ConnectionHandler, SendRequester {
   // unowned(unsafe): no reference counting per request. The server outlives its sessions: the
   // daemon keeps it until its loop, every connection and the host are closed.
   unowned(unsafe) let server: ControlServer
+  /// The server's host, unretained like the server, for the prefetch stages (several calls a
+  /// request): through `_withUnsafeGuaranteedRef`, what they read of it is not retained and
+  /// released at each call, as it is through `server.host`.
+  let host: Unmanaged<MachineHost>
   let connection: Connection
   /// Whether the client may run commands other than those flagged `noAuth`.
   @exclusivity(unchecked) var authenticated: Bool
@@ -81,6 +85,7 @@ final class Session: ConnectionHandler, SendRequester {
 
   init(server: ControlServer, connection: Connection, authenticated: Bool, now: UInt64) {
     self.server = server
+    self.host = .passUnretained(server.host)
     self.connection = connection
     self.authenticated = authenticated
     self.openedAt = now
@@ -103,7 +108,7 @@ final class Session: ConnectionHandler, SendRequester {
     server.execute(frame, for: self)
   }
 
-  var lookahead: Int { server.host.lookahead }
+  var lookahead: Int { host._withUnsafeGuaranteedRef { $0.lookahead } }
 
   func connectionDidHandOut(_ connection: Connection) {
     server.dispatchPosted()
@@ -112,11 +117,13 @@ final class Session: ConnectionHandler, SendRequester {
   func connection(_ connection: Connection, prefetch frame: Frame) -> UInt64 {
     // A SEND's machine (`SEND name input ...`); nothing for other requests.
     guard frame.count >= 3 && frame.part(0, equalsIgnoringCase: "SEND") else { return 0 }
-    return frame.withUnsafeBytes(of: 1) { server.host.prefetchSend(to: $0) }
+    return frame.withUnsafeBytes(of: 1) { name in
+      host._withUnsafeGuaranteedRef { $0.prefetchSend(to: name) }
+    }
   }
 
   func connection(_ connection: Connection, prefetchFrom state: inout UInt64) {
-    server.host.prefetchSend(from: &state)
+    host._withUnsafeGuaranteedRef { $0.prefetchSend(from: &state) }
   }
 
   func sendFinished(ticket: UInt64, _ outcome: SendOutcome) {
