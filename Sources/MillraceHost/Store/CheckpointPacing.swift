@@ -5,11 +5,12 @@
 /// A checkpoint rewrites each chunk of the snapshot's image its records fall in
 /// (`SQLiteSnapshot`). The changes of a few thousand machines fall in a few chunks; but a million
 /// machines changed at random touch every chunk, and a checkpoint then rewrites the whole image,
-/// however few records it takes. So a large snapshot is checkpointed once per `snapshotShare` of
-/// its size in journal, and the lending and the limit grow with it: at a million machines (a
-/// 23 MB image), a checkpoint every 23 MB of journal instead of every megabyte, lending from
-/// 23 MB and waiting at 69 MB (three images: what a replay after a crash may have to read). A
-/// small snapshot keeps the minimums. The journal keeps only its latest records in memory
+/// however few records it takes. So a large snapshot is checkpointed once per
+/// `snapshotsPerCheckpoint` times its size in journal, and the lending and the limit grow with
+/// it: at a million machines (a 23 MB image), a checkpoint every 46 MB of journal instead of
+/// every megabyte, lending from 46 MB and waiting at 69 MB (three images: what a replay after a
+/// crash may have to read, as when a checkpoint was due at one image). A small snapshot keeps
+/// the minimums. The journal keeps only its latest records in memory
 /// (`TurnJournal.residentWindow`). (Figures: Bench README, "Issue 22".)
 struct CheckpointPacing: Hashable, Sendable {
   /// Records committed since the last checkpoint started that make the next one due.
@@ -22,13 +23,12 @@ struct CheckpointPacing: Hashable, Sendable {
   /// The journal's length at which a commit waits for the checkpoint in flight.
   var journalLimit: Int
 
-  /// The share of the snapshot's size the journal may reach before a checkpoint is due.
-  static let snapshotShare = 1
+  /// How many times the snapshot's size the journal reaches before a checkpoint is due.
+  static let snapshotsPerCheckpoint = 2
 
   /// The pacing for a snapshot of `snapshotBytes` bytes.
   init(snapshotBytes: Int) {
-    let share = snapshotBytes / Self.snapshotShare
-    guard share > MachineStore.checkpointBytes else {
+    guard snapshotBytes > MachineStore.checkpointBytes else {
       records = MachineStore.checkpointRecords
       bytes = MachineStore.checkpointBytes
       lendingLength = MachineStore.lendingLength
@@ -36,9 +36,10 @@ struct CheckpointPacing: Hashable, Sendable {
       return
     }
     // Only the journal's bytes decide: a record count would be reached by small records first.
+    let share = Self.snapshotsPerCheckpoint * snapshotBytes
     records = .max
     bytes = share
     lendingLength = max(MachineStore.lendingLength, share)
-    journalLimit = max(MachineStore.journalLimit, 3 * share)
+    journalLimit = max(MachineStore.journalLimit, share + snapshotBytes)
   }
 }

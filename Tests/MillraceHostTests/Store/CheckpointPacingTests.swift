@@ -14,17 +14,17 @@ import Testing
     }
   }
 
-  @Test func aLargeSnapshotIsCheckpointedPerItsSize() {
-    // A million machines: about 23 MB.
+  @Test func aLargeSnapshotIsCheckpointedPerTwiceItsSize() {
+    // A million machines: about 23 MB. The limit stays at three images, one past the due point.
     let pacing = CheckpointPacing(snapshotBytes: 23_000_000)
-    #expect(pacing.bytes == 23_000_000)
+    #expect(pacing.bytes == 46_000_000)
     #expect(pacing.records == .max)
-    #expect(pacing.lendingLength == 23_000_000)
+    #expect(pacing.lendingLength == 46_000_000)
     #expect(pacing.journalLimit == 69_000_000)
     // Between: lending and the limit never fall below the minimums.
     let medium = CheckpointPacing(snapshotBytes: 3 << 19)
-    #expect(medium.bytes > MachineStore.checkpointBytes)
-    #expect(medium.lendingLength == MachineStore.lendingLength)
+    #expect(medium.bytes == 3 << 20)
+    #expect(medium.lendingLength == max(MachineStore.lendingLength, 3 << 20))
     #expect(medium.journalLimit == MachineStore.journalLimit)
   }
 }
