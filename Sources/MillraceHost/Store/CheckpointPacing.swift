@@ -8,9 +8,9 @@
 /// however few records it takes. So a large snapshot is checkpointed once per
 /// `snapshotsPerCheckpoint` times its size in journal, and the lending and the limit grow with
 /// it: at a million machines (a 23 MB image), a checkpoint every 46 MB of journal instead of
-/// every megabyte, lending from 46 MB and waiting at 69 MB (three images: what a replay after a
-/// crash may have to read, as when a checkpoint was due at one image). A small snapshot keeps
-/// the minimums. The journal keeps only its latest records in memory
+/// every megabyte, lending once the journal that grows meanwhile reaches one image (23 MB), and
+/// waiting at 69 MB (three images: what a replay after a crash may have to read, as when a
+/// checkpoint was due at one image). A small snapshot keeps the minimums. The journal keeps only its latest records in memory
 /// (`TurnJournal.residentWindow`). (Figures: Bench README, "Issue 22".)
 struct CheckpointPacing: Hashable, Sendable {
   /// Records committed since the last checkpoint started that make the next one due.
@@ -39,7 +39,9 @@ struct CheckpointPacing: Hashable, Sendable {
     let share = Self.snapshotsPerCheckpoint * snapshotBytes
     records = .max
     bytes = share
-    lendingLength = max(MachineStore.lendingLength, share)
+    // Lending starts half-way to the next checkpoint: the worker, niced, gets little of a CPU
+    // it shares with the loop, and a checkpoint still in flight at the limit stops the loop.
+    lendingLength = max(MachineStore.lendingLength, snapshotBytes)
     journalLimit = max(MachineStore.journalLimit, share + snapshotBytes)
   }
 }

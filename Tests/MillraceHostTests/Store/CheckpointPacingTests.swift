@@ -19,12 +19,12 @@ import Testing
     let pacing = CheckpointPacing(snapshotBytes: 23_000_000)
     #expect(pacing.bytes == 46_000_000)
     #expect(pacing.records == .max)
-    #expect(pacing.lendingLength == 46_000_000)
+    #expect(pacing.lendingLength == 23_000_000)
     #expect(pacing.journalLimit == 69_000_000)
     // Between: lending and the limit never fall below the minimums.
     let medium = CheckpointPacing(snapshotBytes: 3 << 19)
     #expect(medium.bytes == 3 << 20)
-    #expect(medium.lendingLength == max(MachineStore.lendingLength, 3 << 20))
+    #expect(medium.lendingLength == MachineStore.lendingLength)
     #expect(medium.journalLimit == MachineStore.journalLimit)
   }
 }
