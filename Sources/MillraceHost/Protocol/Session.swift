@@ -105,13 +105,13 @@ final class Session: ConnectionHandler, SendRequester {
   var isInSubscribedMode: Bool { subscriptionCount > 0 && version == .resp2 }
 
   func connection(_ connection: Connection, received frame: Frame) {
-    server.execute(frame, for: self)
+    Unmanaged.passUnretained(server)._withUnsafeGuaranteedRef { $0.execute(frame, for: self) }
   }
 
   var lookahead: Int { host._withUnsafeGuaranteedRef { $0.lookahead } }
 
   func connectionDidHandOut(_ connection: Connection) {
-    server.dispatchPosted()
+    Unmanaged.passUnretained(server)._withUnsafeGuaranteedRef { $0.dispatchPosted() }
   }
 
   func connection(_ connection: Connection, prefetch frame: Frame) -> UInt64 {
@@ -128,7 +128,9 @@ final class Session: ConnectionHandler, SendRequester {
 
   func sendFinished(ticket: UInt64, _ outcome: SendOutcome) {
     unprocessedSends -= 1
-    server.answer(self, ticket: ticket, outcome)
+    Unmanaged.passUnretained(server)._withUnsafeGuaranteedRef {
+      $0.answer(self, ticket: ticket, outcome)
+    }
   }
 
   // MARK: Replies
