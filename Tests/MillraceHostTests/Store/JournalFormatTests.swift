@@ -130,6 +130,36 @@ struct JournalFormatTests {
     #expect(order == names.map { Array($0.utf8) }.sorted { $0.lexicographicallyPrecedes($1) })
   }
 
+  @Test(
+    "a checkpoint's order holds whichever of the names' first 16 bytes differ",
+    arguments: ["counted", "alike in 16 bytes", "any"])
+  func latestByNameSorted(_ names: String) {
+    var generator = SystemRandomNumberGenerator()
+    let written: [String] = (0..<3_000).map { _ in
+      let number = Int.random(in: 0..<1_000_000, using: &generator)
+      switch names {
+      // Six bytes differ: the radix sort's.
+      case "counted": return "dev:\(number)"
+      // None of the first 16 differ: every name is one run sorted by comparison.
+      case "alike in 16 bytes": return "building-7/floor-\(number % 40)/room-\(number)"
+      // Most of the 16 differ: the comparison sort's.
+      default:
+        return String(
+          (0..<Int.random(in: 0...20, using: &generator)).map { _ in
+            Character(Unicode.Scalar(UInt8.random(in: 0x21...0x7E, using: &generator)))
+          })
+      }
+    }
+    let changes = written.map { JournalChange.save(StoredMachine(name: $0, kind: "k", state: "s")) }
+    let bytes = journal(changes[...])
+    var order: [[UInt8]] = []
+    bytes.withUnsafeBytes { bytes in
+      JournalFormat.forEachLatest(bytes, byName: true) { order.append(Array($0.name)) }
+    }
+    let expected = Set(written).map { Array($0.utf8) }.sorted { $0.lexicographicallyPrecedes($1) }
+    #expect(order == expected)
+  }
+
   @Test("a text that is not UTF-8 is damage, even under a right checksum (found by fuzzing)")
   func invalidUTF8() {
     var bytes = journal([.save(StoredMachine(name: "t", kind: "toggle", state: "off"))])
