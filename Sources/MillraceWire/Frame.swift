@@ -129,10 +129,12 @@ public struct Frame: RandomAccessCollection, Sendable {
   public func part(_ index: Int, equalsIgnoringCase word: StaticString) -> Bool {
     let range = range(of: index)
     guard range.count == word.utf8CodeUnitCount else { return false }
-    // A part's range lies within the storage: no bounds check per byte.
+    // A part's range lies within the storage: no bounds check per byte (an empty storage
+    // holds only empty parts, equal to an empty word).
     return storage.withUnsafeBufferPointer { bytes in
       word.withUTF8Buffer { expected in
-        let part = bytes.baseAddress.unsafelyUnwrapped + range.lowerBound
+        guard let base = bytes.baseAddress else { return true }
+        let part = base + range.lowerBound
         var position = 0
         while position < expected.count {
           guard asciiLower(part[position]) == asciiLower(expected[position]) else { return false }

@@ -137,7 +137,8 @@ private struct LatestEntries {
       let order = memcmp(left.name(in: bytes), right.name(in: bytes), common)
       return order != 0 ? order < 0 : left.nameLength < right.nameLength
     }
-    guard let varying = Self.varyingBytes(of: kept) else {
+    // None differing: every name is alike in its 16 bytes, for the comparison alone.
+    guard let varying = Self.varyingBytes(of: kept), !varying.isEmpty else {
       kept.sort(by: before)
       return
     }

@@ -140,8 +140,8 @@ struct JournalFormatTests {
       switch names {
       // Six bytes differ: the radix sort's.
       case "counted": return "dev:\(number)"
-      // None of the first 16 differ: every name is one run sorted by comparison.
-      case "alike in 16 bytes": return "building-7/floor-\(number % 40)/room-\(number)"
+      // Two of the first 16 differ, and names alike in all 16 are sorted by comparison.
+      case "alike in 16 bytes": return "b\(number % 40 + 10)/floor-and-room-\(number)"
       // Most of the 16 differ: the comparison sort's.
       default:
         return String(
