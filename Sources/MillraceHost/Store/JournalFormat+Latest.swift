@@ -12,13 +12,13 @@ extension JournalFormat {
   /// bytes (SQLite's: a checkpoint's writes then walk the table from start to end, which takes
   /// a batch of random machines a third of the time): for a checkpoint of records already known
   /// whole (decoded or written by this process). Only each record's name is looked at until
-  /// the last of each name is known (an open-addressing table over the names' hashes and bytes:
-  /// no `String`, no SipHash per record, and one `memcmp` per match). Stops at the first record
-  /// that does not fit; skips one whose payload does not parse.
+  /// the last of each name is known (one pass; an open-addressing table over the names'
+  /// seeded hashes (`NameHash`) and bytes: no `String`, and one `memcmp` per match). Stops at
+  /// the first record that does not fit; skips one whose payload does not parse.
   ///
-  /// Memory: 32 bytes per record and 4 per slot of the table (two per record, rounded up to a
-  /// power of two), and 64 per latest record while they are sorted by name; freed before it
-  /// returns.
+  /// Memory: 32 bytes per record (reserved for records of 40 bytes, doubled as needed) and 8
+  /// per slot of the table (two per record, rounded up to a power of two), and 64 per latest
+  /// record while they are sorted by name; freed before it returns.
   static func forEachLatest<Failure: Error>(
     _ bytes: UnsafeRawBufferPointer, byName: Bool = false,
     _ body: (JournalRecord) throws(Failure) -> Void
@@ -69,25 +69,27 @@ private struct LatestEntries {
   private(set) var kept: UnsafeMutableBufferPointer<LatestEntry>
 
   init(_ bytes: UnsafeRawBufferPointer) {
-    // Count first: the buffer is allocated once, at its size.
+    // One pass over the records, into a buffer sized for records of `expectedRecordBytes`
+    // and doubled when they are smaller.
+    var storage = UnsafeMutableBufferPointer<LatestEntry>.allocate(
+      capacity: max(bytes.count / Self.expectedRecordBytes, 16))
+    let nameHash = NameHash()
     var count = 0
     var offset = JournalFormat.headerSize
-    while let (_, next) = Self.record(at: offset, in: bytes) {
-      count += 1
+    while let (entry, next) = Self.record(at: offset, in: bytes, nameHash) {
+      if count == storage.count { storage = Self.doubled(storage) }
+      storage.initializeElement(at: count, to: entry)
+      count &+= 1
       offset = next
     }
-    storage = .allocate(capacity: max(count, 1))
-    offset = JournalFormat.headerSize
-    for index in 0..<count {
-      let (entry, next) = Self.record(at: offset, in: bytes)!
-      storage.initializeElement(at: index, to: entry)
-      offset = next
-    }
+    self.storage = storage
     var size = 16
     while size < 2 * count { size *= 2 }
-    let slots = UnsafeMutableBufferPointer<Int32>.allocate(capacity: size)
+    // A slot holds a record's number in its low 32 bits and its name's hash above them, so
+    // that a probe past another name does not read that name's entry.
+    let slots = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: size)
     defer { slots.deallocate() }
-    slots.initialize(repeating: -1)
+    slots.initialize(repeating: Self.emptySlot)
     let mask = size - 1
     for index in 0..<count {
       if index + prefetchDistance < count {
@@ -96,17 +98,22 @@ private struct LatestEntries {
       let entry = storage[index]
       var slot = Int(entry.hash) & mask
       while true {
-        let held = Int(slots[slot])
-        if held < 0 || Self.sameName(storage[held], entry, in: bytes) { break }
+        let held = slots[slot]
+        if held == Self.emptySlot { break }
+        if UInt32(truncatingIfNeeded: held >> 32) == entry.hash,
+          Self.sameName(storage[Int(UInt32(truncatingIfNeeded: held))], entry, in: bytes)
+        {
+          break
+        }
         slot = (slot + 1) & mask
       }
-      slots[slot] = Int32(index)
+      slots[slot] = UInt64(entry.hash) << 32 | UInt64(index)
     }
     // A record is kept when its slot still holds it: the last of its name. Kept entries move
     // to the front, in the order written.
     var kept = 0
-    for slot in slots where slot >= 0 {
-      storage[Int(slot)].hash = Self.keptMark  // the hashes are not needed again
+    for slot in slots where slot != Self.emptySlot {
+      storage[Int(UInt32(truncatingIfNeeded: slot))].hash = Self.keptMark  // not needed again
     }
     for index in 0..<count where storage[index].hash == Self.keptMark {
       storage[kept] = storage[index]
@@ -114,6 +121,22 @@ private struct LatestEntries {
     }
     self.kept = UnsafeMutableBufferPointer(rebasing: storage[0..<kept])
   }
+
+  /// The record size the entries are first reserved for: about a `toggle` machine's.
+  private static let expectedRecordBytes = 40
+
+  /// `entries`, moved into a buffer twice as large (the old one freed).
+  private static func doubled(
+    _ entries: UnsafeMutableBufferPointer<LatestEntry>
+  ) -> UnsafeMutableBufferPointer<LatestEntry> {
+    let larger = UnsafeMutableBufferPointer<LatestEntry>.allocate(capacity: 2 * entries.count)
+    _ = larger.moveInitialize(fromContentsOf: entries)
+    entries.deallocate()
+    return larger
+  }
+
+  /// A slot of the table that holds no record (no record number reaches 2³² − 1).
+  private static let emptySlot = UInt64.max
 
   func deallocate() { storage.deallocate() }
 
@@ -240,9 +263,9 @@ private struct LatestEntries {
 
   /// The record at `offset` and the offset after it; nil when no whole record starts there.
   /// A payload starts with its tag (1 byte) and its name (UInt32 length, bytes).
-  private static func record(at offset: Int, in bytes: UnsafeRawBufferPointer)
-    -> (LatestEntry, next: Int)?
-  {
+  private static func record(
+    at offset: Int, in bytes: UnsafeRawBufferPointer, _ nameHash: NameHash
+  ) -> (LatestEntry, next: Int)? {
     guard bytes.count - offset >= JournalFormat.recordHeaderSize + 5 else { return nil }
     let length = Int(bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self).littleEndian)
     let payload = offset + JournalFormat.recordHeaderSize
@@ -250,17 +273,28 @@ private struct LatestEntries {
       bytes.loadUnaligned(fromByteOffset: payload + 1, as: UInt32.self).littleEndian)
     guard length <= bytes.count - payload, nameLength <= length - 5 else { return nil }
     let name = UnsafeRawBufferPointer(start: bytes.baseAddress! + payload + 5, count: nameLength)
+    let readable = bytes.count - (payload + 5)
     let entry = LatestEntry(
       payload: UInt32(payload), payloadLength: UInt32(length),
-      hash: min(JournalFormat.fnv1a(name), keptMark - 1),
-      nameLength: UInt32(nameLength), high: word(name, 0), low: word(name, 8))
+      hash: min(UInt32(truncatingIfNeeded: nameHash(name) >> 32), keptMark - 1),
+      nameLength: UInt32(nameLength), high: word(name, 0, readable: readable),
+      low: word(name, 8, readable: readable))
     return (entry, payload + length)
   }
 
-  /// Bytes `start..<start + 8` of `name` as a big-endian integer, zeros past its end.
-  private static func word(_ name: UnsafeRawBufferPointer, _ start: Int) -> UInt64 {
+  /// Bytes `start..<start + 8` of `name` as a big-endian integer, zeros past its end. Where
+  /// `readable` bytes from the name's start may be read, one load, masked.
+  @inline(__always)
+  private static func word(_ name: UnsafeRawBufferPointer, _ start: Int, readable: Int) -> UInt64 {
     if name.count >= start + 8 {
       return UInt64(bigEndian: name.loadUnaligned(fromByteOffset: start, as: UInt64.self))
+    }
+    guard name.count > start else { return 0 }
+    if readable >= start + 8 {
+      let loaded = UInt64(
+        bigEndian: UnsafeRawPointer(name.baseAddress!).loadUnaligned(
+          fromByteOffset: start, as: UInt64.self))
+      return loaded & ~(UInt64.max >> (8 * (name.count - start)))
     }
     var word: UInt64 = 0
     for index in start..<start + 8 {

@@ -102,6 +102,25 @@ struct JournalFormatTests {
       ])
   }
 
+  @Test("records smaller than the read reserves room for: its buffer grows, none is lost")
+  func latestOfSmallRecords() {
+    // Deletes and saves of 1- to 3-byte names with empty kinds and states: 18 to 32 bytes a
+    // record, below the 40 the read first reserves for, so its buffer doubles.
+    var generator = SystemRandomNumberGenerator()
+    let names = (0..<300).map { String($0, radix: 36) }
+    let written: [JournalChange] = (0..<5_000).map { _ in
+      let name = names.randomElement(using: &generator)!
+      return Bool.random(using: &generator)
+        ? .delete(name: name) : .save(StoredMachine(name: name, kind: "", state: ""))
+    }
+    var last: [String: Int] = [:]
+    for (position, change) in written.enumerated() { last[change.name] = position }
+    let expected = last.values.sorted().map { written[$0] }
+    let bytes = journal(written[...])
+    #expect(bytes.count / 40 < written.count)
+    #expect(bytes.withUnsafeBytes { JournalFormat.latestChanges($0) } == expected)
+  }
+
   @Test("names longer than 16 bytes alike in their first 16 keep their own latest records")
   func latestOfLongNames() {
     let names = ["device-0000000000000001", "device-0000000000000002", "device-00000000"]
