@@ -18,16 +18,16 @@ import MillraceWire
 /// calls `fdatasync`): no system call under `batched`, no per-machine bookkeeping.
 ///
 /// Checkpoints never block the loop. Every `checkpointRecords` records or `checkpointBytes` of
-/// journal (more for a large snapshot: `CheckpointPacing`), the active journal is sealed and handed to the store's checkpoint worker, which
-/// writes the latest change of each machine into the snapshot in one SQLite transaction
-/// (with the journal's epoch, so a journal already in is never replayed), while commits go on
-/// into the other journal file, which starts a new epoch. One checkpoint runs at a time: while
-/// it does, the active journal grows, and the next checkpoint takes all of it (under load,
-/// checkpoints grow and catch up: many changes of one machine become one write of it). The
-/// worker runs at a lower priority than the loop, so that a loop sharing its CPU answers at
-/// once; a backlog of `lendingLength` bytes makes commits lend it the loop's CPU in bounded
-/// waits (`lendToCheckpoint()`), and only a journal of `journalLimit` bytes makes a commit wait
-/// for the whole checkpoint in flight. Opening
+/// journal (more for a large snapshot: `CheckpointPacing`), the active journal is sealed and
+/// handed to the store's checkpoint worker, which writes the latest change of each machine into
+/// the snapshot in one SQLite transaction (with the journal's epoch, so a journal already in is
+/// never replayed), while commits go on into the other journal file, which starts a new epoch.
+/// One checkpoint runs at a time: while it does, the active journal grows, and the next
+/// checkpoint takes all of it (under load, checkpoints grow and catch up: many changes of one
+/// machine become one write of it). The worker runs at a lower priority than the loop, so that
+/// a loop sharing its CPU answers at once; a backlog of `lendingLength` bytes makes commits
+/// lend it the loop's CPU in bounded waits (`lendToCheckpoint()`), and only a journal of
+/// `journalLimit` bytes makes a commit wait for the whole checkpoint in flight. Opening
 /// replays the journals' records the snapshot lacks, older epoch first; a record cut off by a
 /// crash (its turn was never acknowledged) is dropped and reported in `recoveryNote`.
 ///
@@ -86,7 +86,7 @@ public final class MachineStore {
 
   /// Records committed since the last checkpoint started that make the next one due (for a
   /// small snapshot: `CheckpointPacing`).
-  public static let checkpointRecords = 1024
+  public static let checkpointRecords = 16384
   /// Journal bytes that make the next checkpoint due (for a small snapshot).
   public static let checkpointBytes = 1 << 20
   /// The active journal's length at which a commit waits for the checkpoint in flight before
