@@ -47,6 +47,8 @@ let package = Package(
     .systemLibrary(name: "CHeap", path: "CSupport/CHeap"),
     // The processor's prefetch hint (`__builtin_prefetch`), for the daemon's lookahead.
     .systemLibrary(name: "CPrefetch", path: "CSupport/CPrefetch"),
+    // CRC-32C with the processor's instruction, for the journal's record checksums.
+    .systemLibrary(name: "CChecksum", path: "CSupport/CChecksum"),
     // The C API's header (millrace.h), as a module for MillraceC.
     .systemLibrary(name: "CMillrace", path: "CSupport/CMillrace/include"),
 
@@ -68,7 +70,7 @@ let package = Package(
       // the core's code (FileMachine's dispatch), so a change of the core alone must rebuild it.
       dependencies: [
         "Millrace", "MillraceUV", "MillraceWire", "MillraceClient", "MillraceDrawing", "CSQLite",
-        "CHeap", "CPrefetch",
+        "CHeap", "CPrefetch", "CChecksum",
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),
@@ -110,7 +112,8 @@ let package = Package(
     .testTarget(
       name: "MillraceHostTests",
       dependencies: [
-        "MillraceHost", "MillraceWire", .product(name: "Logging", package: "swift-log"),
+        "MillraceHost", "MillraceWire", "CChecksum",
+        .product(name: "Logging", package: "swift-log"),
       ],
       exclude: ["Fixtures"],
       swiftSettings: strict),

@@ -38,7 +38,7 @@ sources() {
     journal) echo Sources/MillraceHost/Store/{JournalChange,JournalFormat,JournalFormat+Latest}.swift \
       Sources/MillraceHost/Store/{JournalRecord,TimerEncoding,LEB128,StoredTimers}.swift \
       Sources/MillraceHost/Store/{StoredMachine,UTF8Text}.swift \
-      Sources/MillraceWire/ByteBuffer.swift ;;
+      Sources/MillraceHost/MachineFiles/NameHash.swift Sources/MillraceWire/ByteBuffer.swift ;;
     chunk) echo Sources/MillraceHost/Store/{ImageChunk,LEB128,StoredRow,StoredTimers}.swift \
       Sources/MillraceHost/Store/{StoredMachine,TimerEncoding,UTF8Text}.swift \
       Sources/MillraceWire/ByteBuffer.swift ;;
@@ -56,7 +56,7 @@ modules() {
 # C modules (header-only module maps under CSupport) a target's sources import.
 c_modules() {
   case "$1" in
-    journal) echo CSupport/CPrefetch ;;
+    journal) echo CSupport/CPrefetch CSupport/CChecksum ;;
   esac
 }
 

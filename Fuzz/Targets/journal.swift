@@ -8,8 +8,8 @@
 // and a checkpoint's read of those records (`latestChanges`) gives the last change of each
 // name, in the order written, as a dictionary over the decoded changes would; a scan (no
 // decoding) finds as many records, spanning as many bytes, as decoding. The input read
-// as a version 2 journal decodes without a fault; read as timers in their compact form, what
-// decodes encodes back to the same bytes.
+// as a version 2 or 3 journal decodes without a fault; read as timers in their compact form,
+// what decodes encodes back to the same bytes.
 
 /// The libFuzzer entry point: one input per call, 0 when it was checked.
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -33,8 +33,12 @@ public func fuzzJournal(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
   for (index, change) in changes.enumerated() { last[change.name] = index }
   let expected = last.values.sorted().map { changes[$0] }
   check(latest == expected, "latest \(latest), expected \(expected)")
-  let old = bytes.withUnsafeBytes { JournalFormat.decode($0, epoch: 1, version: 2) }
-  check(old.length >= JournalFormat.headerSize && old.length <= bytes.count, "v2 \(old.length)")
+  for version in 2...3 {
+    let old = bytes.withUnsafeBytes { JournalFormat.decode($0, epoch: 1, version: version) }
+    check(
+      old.length >= JournalFormat.headerSize && old.length <= bytes.count,
+      "v\(version) \(old.length)")
+  }
   if let timers = input.withUnsafeBytes({ TimerEncoding.decode($0) }) {
     check(TimerEncoding.encode(timers) == input, "timers \(timers) encode differently")
   }

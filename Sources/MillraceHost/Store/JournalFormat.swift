@@ -1,10 +1,12 @@
+import CChecksum
+
 #if canImport(MillraceWire)
   import MillraceWire  // ByteBuffer (the fuzz target compiles ByteBuffer.swift in)
 #endif
 
-/// The journal's byte format, little-endian: a 16-byte header, `MRJRNL03` and the epoch
-/// (UInt64), then records of `payload length (UInt32) | epoch (low 32 bits, UInt32) | FNV-1a
-/// checksum of the payload (UInt32) | payload`.
+/// The journal's byte format, little-endian: a 16-byte header, `MRJRNL04` and the epoch
+/// (UInt64), then records of `payload length (UInt32) | epoch (low 32 bits, UInt32) | CRC-32C
+/// of the payload (UInt32) | payload`.
 ///
 /// The file is written over in place: a checkpoint starts a new epoch instead of emptying the
 /// file, so records of earlier epochs (and zeros) follow the current ones, and reading stops at
@@ -16,12 +18,13 @@
 /// the compact form) still reads: its timers are `UInt32 count | timer*`, a timer being `input,
 /// repeats (UInt8), span (Int64), deadline flags (UInt8: 1 has a deadline, 2 has the time
 /// remaining), deadline (Int64), [remaining (Int64) when flag 2], queue (UInt8), effect id
-/// (UInt64)`. Only version 3 is written.
+/// (UInt64)`. Version 3 (`MRJRNL03`) is version 4 with FNV-1a checksums. Only version 4 is
+/// written.
 enum JournalFormat {
   /// The version written.
-  static let version = 3
+  static let version = 4
   /// The versions read.
-  static let versions = 2...3
+  static let versions = 2...4
   /// Bytes of the header: the magic and the epoch.
   static let headerSize = 16
   /// Bytes before a record's payload.
@@ -118,7 +121,7 @@ enum JournalFormat {
       var header = start
       write(UInt32(truncatingIfNeeded: payload), at: &header)
       write(UInt32(truncatingIfNeeded: epoch), at: &header)
-      write(fnv1a(bytes), at: &header)
+      write(checksum(bytes), at: &header)
     }
   }
 
@@ -154,7 +157,7 @@ enum JournalFormat {
     -> (changes: [JournalChange], length: Int, cutOff: Bool)
   {
     var changes: [JournalChange] = []
-    let (length, cutOff) = walk(bytes, epoch: epoch) { payload in
+    let (length, cutOff) = walk(bytes, epoch: epoch, version: version) { payload in
       guard let change = version == 2 ? decodeVersion2(payload) : record(payload)?.change else {
         return false
       }
@@ -184,7 +187,8 @@ enum JournalFormat {
   /// returns the bytes (header included) the accepted ones span, and whether what stopped it
   /// is a record of this epoch rather than the end (zeros, or an older epoch's records).
   private static func walk(
-    _ bytes: UnsafeRawBufferPointer, epoch: UInt64, _ accept: (UnsafeRawBufferPointer) -> Bool
+    _ bytes: UnsafeRawBufferPointer, epoch: UInt64, version: Int = version,
+    _ accept: (UnsafeRawBufferPointer) -> Bool
   ) -> (length: Int, cutOff: Bool) {
     let epoch = UInt32(truncatingIfNeeded: epoch)
     var offset = headerSize
@@ -198,7 +202,9 @@ enum JournalFormat {
         return (offset, true)
       }
       let payload = UnsafeRawBufferPointer(rebasing: bytes[payloadStart..<payloadStart + length])
-      guard fnv1a(payload) == checksum, accept(payload) else { return (offset, true) }
+      guard Self.checksum(payload, version: version) == checksum, accept(payload) else {
+        return (offset, true)
+      }
       offset = payloadStart + length
     }
     // A header cut short (fewer bytes than one) that is not all zeros was cut off too.
@@ -274,7 +280,17 @@ enum JournalFormat {
     }
   }
 
-  /// FNV-1a, 32 bits: enough to tell a whole record from a torn or overwritten one.
+  /// The checksum of a record's payload in a journal of `version`: CRC-32C from version 4
+  /// (the processor's `crc32` instruction, 8 bytes at a time, where it has one), FNV-1a before.
+  /// Either tells a whole record from a torn or overwritten one.
+  @inline(__always)
+  static func checksum(_ bytes: UnsafeRawBufferPointer, version: Int = version) -> UInt32 {
+    guard version >= 4 else { return fnv1a(bytes) }
+    guard let start = bytes.baseAddress else { return millrace_crc32c(nil, 0) }
+    return millrace_crc32c(start, bytes.count)
+  }
+
+  /// FNV-1a, 32 bits: the checksum of versions 2 and 3.
   static func fnv1a(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
     var hash: UInt32 = 2_166_136_261
     for byte in bytes { hash = (hash ^ UInt32(byte)) &* 16_777_619 }

@@ -1,3 +1,4 @@
+import CChecksum
 import Foundation
 import MillraceUV
 import MillraceWire
@@ -187,7 +188,7 @@ struct JournalFormatTests {
     let state = bytes.count - 4 - 3  // "off", then the timers' length (0)
     #expect(bytes[state] == UInt8(ascii: "o"))
     bytes[state] = 0xFF
-    let checksum = bytes[payload...].withUnsafeBytes { JournalFormat.fnv1a($0) }
+    let checksum = bytes[payload...].withUnsafeBytes { JournalFormat.checksum($0) }
     withUnsafeBytes(of: checksum.littleEndian) {
       bytes.replaceSubrange(header + 8..<header + 12, with: $0)
     }
@@ -239,9 +240,37 @@ struct JournalFormatTests {
     #expect(decode(bytes, epoch: 4).changes.isEmpty)
   }
 
+  @Test("a journal of version 3 (FNV-1a checksums) still reads; read as 4 it is damage")
+  func version3() {
+    let bytes = JournalVersion3.journal(changes, epoch: 4)
+    #expect(bytes.withUnsafeBytes { JournalFormat.header(of: $0) }?.version == 3)
+    #expect(decode(bytes, epoch: 4, version: 3) == (changes, bytes.count, false))
+    #expect(decode(bytes, epoch: 4).changes.isEmpty)
+    // The current version's records, the other way round.
+    #expect(decode(journal(epoch: 4), epoch: 4, version: 3).changes.isEmpty)
+  }
+
+  @Test("the checksum is CRC-32C, the same with the processor's instruction as by the table")
+  func checksumIsCRC32C() {
+    #expect(Array("123456789".utf8).withUnsafeBytes { JournalFormat.checksum($0) } == 0xE306_9283)
+    #expect(JournalFormat.checksum(UnsafeRawBufferPointer(start: nil, count: 0)) == 0)
+    var generator = SystemRandomNumberGenerator()
+    let bytes = (0..<300).map { _ in UInt8.random(in: 0...255, using: &generator) }
+    bytes.withUnsafeBytes { all in
+      for start in 0..<8 {
+        for count in 0...(all.count - start) {
+          let part = UnsafeRawBufferPointer(rebasing: all[start..<start + count])
+          #expect(
+            JournalFormat.checksum(part) == millrace_crc32c_portable(part.baseAddress, count),
+            "\(count) bytes from \(start)")
+        }
+      }
+    }
+  }
+
   @Test("a header of another version, or none, is not a journal's")
   func unknownHeader() {
-    for magic in ["MRJRNL01", "MRJRNL04", "not a jo"] {
+    for magic in ["MRJRNL01", "MRJRNL05", "not a jo"] {
       let bytes = Array(magic.utf8) + [UInt8](repeating: 0, count: 8)
       #expect(bytes.withUnsafeBytes { JournalFormat.header(of: $0) } == nil, "\(magic)")
     }

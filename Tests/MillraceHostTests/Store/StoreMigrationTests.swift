@@ -199,7 +199,7 @@ struct StoreMigrationTests {
     #expect(chunks > 2)
   }
 
-  @Test("a version 2 journal left by a crash is replayed over a migrated store, then goes on as 3")
+  @Test("a version 2 journal left by a crash is replayed over a migrated store, then goes on")
   func version2Journal() throws {
     try makeVersion0Store(
       rows: """
@@ -226,7 +226,37 @@ struct StoreMigrationTests {
       #expect(try store.loadAll() == expected)
       let header = try Data(contentsOf: URL(fileURLWithPath: journal)).prefix(16)
       #expect(Array(header) == JournalFormat.header(epoch: 8))
-      // The next turns are version 3 records, replayed after the next crash.
+      // The next turns are records of the version written, replayed after the next crash.
+      try store.save(StoredMachine(name: "c", kind: "toggle", state: "on"))
+      try store.commit()
+    }
+    var after = expected
+    after[1].state = "on"
+    #expect(try MachineStore(directory: directory, durability: .batched).loadAll() == after)
+  }
+
+  @Test("a version 3 journal (FNV-1a checksums) left by a crash is replayed, then goes on as 4")
+  func version3Journal() throws {
+    do { try MachineStore(directory: directory, durability: .batched).close() }
+    let changes: [JournalChange] = [
+      .save(StoredMachine(name: "a", kind: "auth", state: "loggingIn", timers: [timer, tick])),
+      .save(StoredMachine(name: "b", kind: "toggle", state: "on")),
+      .delete(name: "b"),
+      .save(StoredMachine(name: "c", kind: "toggle", state: "off")),
+    ]
+    let journal = directory + "/machines.journal"
+    let bytes = JournalVersion3.journal(changes, epoch: 90) + [UInt8](repeating: 0, count: 1000)
+    try Data(bytes).write(to: URL(fileURLWithPath: journal))
+    let expected = [
+      StoredMachine(name: "a", kind: "auth", state: "loggingIn", timers: [timer, tick]),
+      StoredMachine(name: "c", kind: "toggle", state: "off"),
+    ]
+    do {
+      let store = try MachineStore(directory: directory, durability: .batched)
+      #expect(try store.loadAll() == expected)
+      let header = try Data(contentsOf: URL(fileURLWithPath: journal)).prefix(16)
+      #expect(Array(header) == JournalFormat.header(epoch: 91))
+      #expect(Array(header.prefix(8)) == Array("MRJRNL04".utf8))
       try store.save(StoredMachine(name: "c", kind: "toggle", state: "on"))
       try store.commit()
     }
