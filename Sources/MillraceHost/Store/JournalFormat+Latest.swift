@@ -16,7 +16,7 @@ extension JournalFormat {
   /// seeded hashes (`NameHash`) and bytes: no `String`, and one `memcmp` per match). Stops at
   /// the first record that does not fit; skips one whose payload does not parse.
   ///
-  /// Memory: 32 bytes per record (reserved for records of 40 bytes, doubled as needed) and 8
+  /// Memory: 32 bytes per record (reserved for records of 40 bytes, doubled as needed) and 4
   /// per slot of the table (two per record, rounded up to a power of two), and 64 per latest
   /// record while they are sorted by name; freed before it returns.
   static func forEachLatest<Failure: Error>(
@@ -85,9 +85,7 @@ private struct LatestEntries {
     self.storage = storage
     var size = 16
     while size < 2 * count { size *= 2 }
-    // A slot holds a record's number in its low 32 bits and its name's hash above them, so
-    // that a probe past another name does not read that name's entry.
-    let slots = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: size)
+    let slots = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: size)
     defer { slots.deallocate() }
     slots.initialize(repeating: Self.emptySlot)
     let mask = size - 1
@@ -99,21 +97,16 @@ private struct LatestEntries {
       var slot = Int(entry.hash) & mask
       while true {
         let held = slots[slot]
-        if held == Self.emptySlot { break }
-        if UInt32(truncatingIfNeeded: held >> 32) == entry.hash,
-          Self.sameName(storage[Int(UInt32(truncatingIfNeeded: held))], entry, in: bytes)
-        {
-          break
-        }
+        if held == Self.emptySlot || Self.sameName(storage[Int(held)], entry, in: bytes) { break }
         slot = (slot + 1) & mask
       }
-      slots[slot] = UInt64(entry.hash) << 32 | UInt64(index)
+      slots[slot] = UInt32(index)
     }
     // A record is kept when its slot still holds it: the last of its name. Kept entries move
     // to the front, in the order written.
     var kept = 0
     for slot in slots where slot != Self.emptySlot {
-      storage[Int(UInt32(truncatingIfNeeded: slot))].hash = Self.keptMark  // not needed again
+      storage[Int(slot)].hash = Self.keptMark  // the hashes are not needed again
     }
     for index in 0..<count where storage[index].hash == Self.keptMark {
       storage[kept] = storage[index]
@@ -135,8 +128,8 @@ private struct LatestEntries {
     return larger
   }
 
-  /// A slot of the table that holds no record (no record number reaches 2³² − 1).
-  private static let emptySlot = UInt64.max
+  /// A slot of the table that holds no record (no journal has 2³² − 1 records).
+  private static let emptySlot = UInt32.max
 
   func deallocate() { storage.deallocate() }
 
