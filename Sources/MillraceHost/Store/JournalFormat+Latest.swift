@@ -17,7 +17,7 @@ extension JournalFormat {
   /// the first record that does not fit; skips one whose payload does not parse.
   ///
   /// Memory: 32 bytes per record (reserved for records of 40 bytes, doubled as needed) and 4
-  /// per slot of the table (two per record, rounded up to a power of two), and 64 per latest
+  /// per slot of the table (two per record, rounded up to a power of two), and 32 per latest
   /// record while they are sorted by name; freed before it returns.
   static func forEachLatest<Failure: Error>(
     _ bytes: UnsafeRawBufferPointer, byName: Bool = false,
@@ -141,17 +141,19 @@ private struct LatestEntries {
   ///
   /// When at most eight of those 16 bytes differ between the names (`dev:0` to `dev:999999`:
   /// six), by a radix sort on them, a pass per byte, then the names alike in all 16 by
-  /// comparison; else by comparison alone. Memory: 64 bytes per entry while it sorts (two arrays
-  /// of packed bytes and positions, and a copy of the entries).
+  /// comparison; else by comparison alone. Memory: 32 bytes per entry while it sorts (two arrays
+  /// of packed bytes with their payloads' places).
   func sortByName(_ bytes: UnsafeRawBufferPointer) {
     var kept = kept
     guard kept.count > 1 else { return }
     let before = { (left: LatestEntry, right: LatestEntry) -> Bool in
       if left.high != right.high { return left.high < right.high }
       if left.low != right.low { return left.low < right.low }
-      let common = Int(min(left.nameLength, right.nameLength))
-      let order = memcmp(left.name(in: bytes), right.name(in: bytes), common)
-      return order != 0 ? order < 0 : left.nameLength < right.nameLength
+      let (leftLength, rightLength) = (
+        Self.nameLength(of: left, in: bytes), Self.nameLength(of: right, in: bytes)
+      )
+      let order = memcmp(left.name(in: bytes), right.name(in: bytes), min(leftLength, rightLength))
+      return order != 0 ? order < 0 : leftLength < rightLength
     }
     // None differing: every name is alike in its 16 bytes, for the comparison alone.
     guard let varying = Self.varyingBytes(of: kept), !varying.isEmpty else {
@@ -193,15 +195,19 @@ private struct LatestEntries {
   }
 
   /// Orders `entries` by their bytes at `shifts` (from `varyingBytes`), which are all that
-  /// differ in their first 16: each entry's bytes there packed into one integer with its
-  /// position, sorted a byte per pass (least significant first, stable), then the entries
-  /// moved to their places.
+  /// differ in their first 16: each entry's bytes there packed into one integer, with where
+  /// its payload is, sorted a byte per pass (least significant first, stable), then written
+  /// back in order, the entries read in order too. Afterwards an entry holds its payload's
+  /// place and length, and its packed bytes in `high` with 0 in `low`: among these entries,
+  /// the same order and the same ties as their names' first 16 bytes. Its hash and name
+  /// length are no longer set (`nameLength(of:in:)` reads the latter from the journal).
   private static func radixSort(
     _ entries: UnsafeMutableBufferPointer<LatestEntry>, on shifts: [Int]
   ) {
+    typealias Item = (key: UInt64, payload: UInt32, payloadLength: UInt32)
     let count = entries.count
-    let keys = UnsafeMutableBufferPointer<(key: UInt64, index: UInt32)>.allocate(capacity: count)
-    let spare = UnsafeMutableBufferPointer<(key: UInt64, index: UInt32)>.allocate(capacity: count)
+    let keys = UnsafeMutableBufferPointer<Item>.allocate(capacity: count)
+    let spare = UnsafeMutableBufferPointer<Item>.allocate(capacity: count)
     defer {
       keys.deallocate()
       spare.deallocate()
@@ -213,7 +219,7 @@ private struct LatestEntries {
         let word = shift < 64 ? entry.high >> shift : entry.low >> (shift &- 64)
         key = key << 8 | word & 0xFF
       }
-      keys[index] = (key, UInt32(truncatingIfNeeded: index))
+      keys[index] = (key, entry.payload, entry.payloadLength)
     }
     var (from, to) = (keys, spare)
     var counts = [Int](repeating: 0, count: 256)
@@ -230,12 +236,18 @@ private struct LatestEntries {
       }
       swap(&from, &to)
     }
-    let sorted = UnsafeMutableBufferPointer<LatestEntry>.allocate(capacity: count)
-    defer { sorted.deallocate() }
     for index in 0..<count {
-      sorted.initializeElement(at: index, to: entries[Int(from[index].index)])
+      let item = from[index]
+      entries[index] = LatestEntry(
+        payload: item.payload, payloadLength: item.payloadLength, hash: 0, nameLength: 0,
+        high: item.key, low: 0)
     }
-    for index in 0..<count { entries[index] = sorted[index] }
+  }
+
+  /// The length of `entry`'s name, read from the journal's `bytes` (a sorted entry's own is
+  /// not kept: `radixSort`).
+  private static func nameLength(of entry: LatestEntry, in bytes: UnsafeRawBufferPointer) -> Int {
+    Int(bytes.loadUnaligned(fromByteOffset: Int(entry.payload) + 1, as: UInt32.self).littleEndian)
   }
 
   /// Whether the two entries' names are the same: by their hashes, lengths and first 16
