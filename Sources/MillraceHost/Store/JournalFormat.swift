@@ -285,9 +285,7 @@ enum JournalFormat {
   /// Either tells a whole record from a torn or overwritten one.
   @inline(__always)
   static func checksum(_ bytes: UnsafeRawBufferPointer, version: Int = version) -> UInt32 {
-    guard version >= 4 else { return fnv1a(bytes) }
-    guard let start = bytes.baseAddress else { return millrace_crc32c(nil, 0) }
-    return millrace_crc32c(start, bytes.count)
+    version >= 4 ? millrace_crc32c(bytes.baseAddress, bytes.count) : fnv1a(bytes)
   }
 
   /// FNV-1a, 32 bits: the checksum of versions 2 and 3.

@@ -93,6 +93,14 @@ import Testing
     #expect(bytes.withUnsafeBytes(MachineDump.decode) == Self.machine)
   }
 
+  @Test("a dump an earlier daemon wrote (journal version 3, FNV-1a) still reads; damaged, not")
+  func aVersion3DumpReads() {
+    var bytes = JournalVersion3.journal([.save(Self.machine)], epoch: 0)
+    #expect(bytes.withUnsafeBytes(MachineDump.decode) == Self.machine)
+    bytes[bytes.count - 1] ^= 0x10
+    #expect(bytes.withUnsafeBytes(MachineDump.decode) == nil)
+  }
+
   @Test func anyDamageIsRefused() {
     let bytes = MachineDump.encode(Self.machine)
     for index in bytes.indices {
