@@ -7,7 +7,8 @@
 #      million in 5 s), then closes it cleanly;
 #   2. measures the data directory (allocated bytes, as `du -B1`);
 #   3. opens it and streams every row (the restart's read after a clean stop);
-#   4. saves UPDATES random machines again in turns of 1000, as fast as it can, and closes;
+#   4. saves UPDATES random machines again in turns of 1000, as fast as it can, and closes
+#      (with the CPU per save: the checkpoint worker's, and every thread's);
 #   5. fills another store at RATE and exits without closing anything (what kill -9 leaves),
 #      then opens it and streams every row (the restart after a crash);
 #   6. the same two fills as fast as the store takes saves (the checkpoints then fall behind
@@ -90,3 +91,5 @@ row "open after kill -9 (fill flat out)" flatcrashread.open_ms 1 " ms"
 row "random updates ($UPDATES) flat out: saves per second (loop)" update.update_saves_per_s
 row "random updates: slowest commit" update.update_commit_max_ms 1 " ms"
 row "random updates: close (the checkpoints' backlog)" update.update_close_ms 1 " ms"
+row "random updates: checkpoint worker's CPU per save" update.update_worker_cpu_us_per_save 1000 " ns"
+row "random updates: CPU per save, every thread, close included" update.update_cpu_us_per_save 1000 " ns"

@@ -17,6 +17,7 @@
 //
 // Times are wall-clock, from CLOCK_MONOTONIC, in milliseconds; one line of `key value` per
 // figure.
+import Foundation
 import MillraceHost
 
 #if canImport(Glibc)
@@ -49,6 +50,24 @@ func processCPU() -> Double {
 }
 
 /// Nanoseconds since the Unix epoch.
+/// CPU seconds of every thread of the process but the main one (Linux: `/proc/self/task`).
+func otherThreadsCPU() -> Double {
+  let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+  let me = String(getpid())  // the main thread's id, which calls this
+  let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+  return tasks.filter { $0 != me }.reduce(0) { total, task in
+    guard let stat = try? String(contentsOfFile: "/proc/self/task/\(task)/stat", encoding: .utf8),
+      let end = stat.lastIndex(of: ")")
+    else { return total }
+    // After "pid (comm) ": state is field 3, utime and stime fields 14 and 15.
+    let fields = stat[stat.index(end, offsetBy: 2)...].split(separator: " ")
+    guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else {
+      return total
+    }
+    return total + (user + system) / ticks
+  }
+}
+
 func wallNanoseconds() -> Int64 {
   var time = timespec()
   clock_gettime(CLOCK_REALTIME, &time)
@@ -208,6 +227,7 @@ func update(_ directory: String, updates: Int, rate: Int) throws {
   var generator = SystemRandomNumberGenerator()
   var commits = Commits()
   let start = now()
+  let startCPU = processCPU()
   var done = 0
   while done < updates {
     for _ in 0..<min(1000, updates - done) {
@@ -225,7 +245,11 @@ func update(_ directory: String, updates: Int, rate: Int) throws {
   report("update_ms", elapsed * 1e3)
   report("update_saves_per_s", Double(updates) / elapsed, "%.0f")
   commits.summarize("update")
+  // The checkpoint worker's share, before the close ends it.
+  report("update_worker_cpu_us_per_save", otherThreadsCPU() * 1e6 / Double(updates))
   try close(store, as: "update_close")
+  // Every thread's: the saves and commits, and the checkpoints of the worker and the close.
+  report("update_cpu_us_per_save", (processCPU() - startCPU) * 1e6 / Double(updates))
 }
 
 func read(_ directory: String) throws {
