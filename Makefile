@@ -35,7 +35,7 @@ run: build
 
 # Everything CI runs: unit and integration tests, the client matrix (real Redis clients against
 # the daemon), the Embedded build (on the host, and on Cortex-M under QEMU), the C library's
-# example (embedded and on libuv) and its API tests. The clients come first: the cluster's
+# example (embedded and on libuv) and its API tests, and the journal checksum's every path. The clients come first: the cluster's
 # integration tests drive the nodes with the matrix's redis-py.
 test: deps clients-deps
 	$(SWIFT) build --build-tests
@@ -44,6 +44,7 @@ test: deps clients-deps
 	$(MAKE) embedded
 	$(MAKE) embedded-arm
 	$(MAKE) c-tests c-example-uv
+	$(MAKE) checksum-paths
 
 # The DocC documentation of the core and of the libuv driver (swift-docc-plugin), every warning
 # (a broken symbol link, an undocumented parameter) an error. Writes
@@ -103,6 +104,9 @@ include mk/c.mk
 # RISC-V 32 under QEMU (`make embedded-riscv32` for RISC-V alone).
 include mk/arm.mk
 include mk/riscv.mk
+# `make checksum-paths` (mk/checksum.mk): the journal's CRC-32C on SSE4.2, on x86-64 without it
+# and on AArch64 with and without its CRC extension (QEMU user mode).
+include mk/checksum.mk
 include mk/reliability.mk
 include mk/clients.mk
 # `make scale` (mk/scale.mk): a million machines on the release daemon against redis-server on
