@@ -41,29 +41,43 @@ struct PathWatcherTests {
   }
 
   @Test func aClosedWatcherCallsNothingAndAMissingPathThrows() throws {
-    let loop = try EventLoop()
-    let directory = makeTemporaryDirectory()
-    defer { removeDirectory(directory) }
-    do {
-      _ = try PathWatcher(loop: loop, path: directory + "/missing") { _ in }
-      Issue.record("watching a missing path did not throw")
-    } catch {
-      #expect(error.name == "ENOENT")
+    try expectClosedWatcherCallsNothing { (loop, path, handler) throws(UVError) in
+      let watcher = try PathWatcher(loop: loop, path: path, handler: handler)
+      return ({ watcher.close() }, { watcher.isUnreferenced = true })
     }
-    var calls = 0
-    let watcher = try PathWatcher(loop: loop, path: directory) { _ in calls += 1 }
-    watcher.isUnreferenced = true
-    #expect(watcher.isUnreferenced)
-    watcher.close()
-    watcher.close()  // idempotent
-    let change = LoopTimer(loop: loop) { _ in
-      close(open(directory + "/entry", O_CREAT | O_WRONLY, 0o600))
-    }
-    change.start(after: .milliseconds(1))
-    let end = LoopTimer(loop: loop) { _ in loop.stop() }
-    end.start(after: .milliseconds(50))
-    runLoop(loop, timeout: 5)
-    #expect(calls == 0)
-    try closeWithin(loop)
   }
+}
+
+/// What every watcher of paths guarantees, for a watcher `watch` makes (its `close` and a
+/// way to unreference it): watching a missing path throws ENOENT; one closed (twice: it is
+/// idempotent) is called for nothing that happens after, and leaves nothing open.
+func expectClosedWatcherCallsNothing(
+  _ watch: (EventLoop, String, @escaping (PathWatcher.Event) -> Void) throws(UVError) -> (
+    close: () -> Void, unreference: () -> Void
+  )
+) throws {
+  let loop = try EventLoop()
+  let directory = makeTemporaryDirectory()
+  defer { removeDirectory(directory) }
+  do {
+    _ = try watch(loop, directory + "/missing") { _ in }
+    Issue.record("watching a missing path did not throw")
+  } catch {
+    #expect(error.name == "ENOENT")
+  }
+  var calls = 0
+  let watcher = try watch(loop, directory) { _ in calls += 1 }
+  watcher.unreference()
+  watcher.close()
+  watcher.close()  // idempotent
+  let change = LoopTimer(loop: loop) { _ in
+    close(open(directory + "/entry", O_CREAT | O_WRONLY, 0o600))
+  }
+  change.start(after: .milliseconds(1))
+  let end = LoopTimer(loop: loop) { _ in loop.stop() }
+  end.start(after: .milliseconds(50))
+  runLoop(loop, timeout: 5)
+  #expect(calls == 0)
+  try closeWithin(loop)
+  #expect(loop.openResourceCount == 0)
 }

@@ -6,19 +6,24 @@ import MillraceUV
 /// so that the journal of a store gone idle is checkpointed (`MachineStore.checkpointWhenIdle()`).
 ///
 /// Guarantees:
-/// - A check runs at each change the system reports in the directory (a `PathWatcher`) other
-///   than the store's own writes to its files, and at least every `interval` without one (an
-///   unreferenced `PeriodicTicker`: a move of a parent directory, or a watch that could not be
-///   set up, is caught this way; its kernel timer leaves the loop's waits without a timeout,
-///   which a `LoopTimer` would give every request). A check costs a few `stat` calls; commits
-///   do no more work.
+/// - A check runs at each change the system reports in the directory (an `EntryWatcher` on
+///   Linux, which is not told of writes to the files' contents at all; a `PathWatcher`
+///   elsewhere) other than the store's own writes to its files, and at least every `interval`
+///   without one (an unreferenced `PeriodicTicker`: a move of a parent directory, or a watch
+///   that could not be set up, is caught this way; its kernel timer leaves the loop's waits
+///   without a timeout, which a `LoopTimer` would give every request). A check costs a few
+///   `stat` calls; commits do no more work.
 /// - Every `interval`, after its check, a store that committed nothing since the last one
 ///   starts a checkpoint of what its journal holds (`MachineStore.checkpointWhenIdle()`).
 /// - Once the store failed, the monitor stops watching (the failure stays).
 /// - Loop thread only; `close()` (or `EventLoop.close()`) releases the watcher and the ticker.
 public final class StoreMonitor {
   private let store: MachineStore
-  private var watcher: PathWatcher?
+  #if os(Linux)
+    private var watcher: EntryWatcher?
+  #else
+    private var watcher: PathWatcher?
+  #endif
   private var ticker: PeriodicTicker?
   /// Why the directory is not watched for events (the periodic check still runs), or nil.
   public private(set) var watchProblem: UVError?
@@ -33,9 +38,15 @@ public final class StoreMonitor {
     ticker.isUnreferenced = true
     self.ticker = ticker
     do {
-      let watcher = try PathWatcher(loop: loop, path: store.directory) { [unowned self] event in
+      #if os(Linux)
+        // SQLite's writes at a checkpoint (a page each) raise no event at all here.
+        let watch = EntryWatcher.init
+      #else
+        let watch = PathWatcher.init
+      #endif
+      let watcher = try watch(loop, store.directory) { [unowned self] event in
         // The store writes its own files all the time (SQLite at each checkpoint): a content
-        // change of one of them says nothing about the files being usable.
+        // or attribute change of one of them says nothing about the files being usable.
         if event.error == nil, !event.kinds.contains(.rename),
           let name = event.name, StoreFiles.names.contains(name)
         {
