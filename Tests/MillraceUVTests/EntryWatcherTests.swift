@@ -49,6 +49,51 @@
       #expect(loop.openResourceCount == 0)
     }
 
+    @Test func aFullQueueIsReportedAsAnEventNamingNothing() throws {
+      let loop = try EventLoop()
+      let directory = makeTemporaryDirectory()
+      defer { removeDirectory(directory) }
+      let limit = queuedEventLimit()
+      var overflows = 0
+      var named = 0
+      let watcher = try EntryWatcher(loop: loop, path: directory) { event in
+        #expect(event.error == nil)
+        if event.name == nil {
+          #expect(event.kinds == [.rename, .change])
+          overflows += 1
+          loop.stop()
+        } else {
+          named += 1
+        }
+      }
+      let flood = LoopTimer(loop: loop) { _ in
+        let (first, second) = (directory + "/a", directory + "/b")
+        close(open(first, O_CREAT | O_WRONLY, 0o600))
+        // Two events a rename (moved from, moved to), never merged; the loop reads none of
+        // them before this callback returns: twice the queue's limit in all.
+        for _ in 0..<(limit / 2 + 1) {
+          rename(first, second)
+          rename(second, first)
+        }
+      }
+      flood.start(after: .milliseconds(1))
+      runLoop(loop, timeout: 10)
+      #expect(overflows == 1)
+      #expect(named <= limit, "the queue held at most its limit before the overflow")
+      watcher.close()
+      try closeWithin(loop)
+    }
+
+    /// The kernel's inotify queue limit (`/proc/sys/fs/inotify/max_queued_events`).
+    private func queuedEventLimit() -> Int {
+      let descriptor = open("/proc/sys/fs/inotify/max_queued_events", O_RDONLY)
+      defer { close(descriptor) }
+      var bytes = [UInt8](repeating: 0, count: 32)
+      let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+      let text = String(decoding: bytes.prefix(max(count, 0)), as: UTF8.self)
+      return Int(text.split(separator: "\n").first ?? "") ?? 16_384
+    }
+
     @Test func aPathWatcherSeesTheWritesThisOneSkips() throws {
       // The same changes under a `PathWatcher`: the writes are there (the difference the
       // entry watcher exists for).
