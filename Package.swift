@@ -7,6 +7,7 @@
 //                            ↘ MillraceWire ↙           (framing and RESP encoding, no libuv)
 //   millctl → MillraceClient ↗                          (the client: no libuv, no SQLite)
 //   millctl, MillraceHost → MillraceDrawing              (DOT, Mermaid: no Foundation)
+//   MillraceC → CMillrace                                (the C API's engine: no dependency)
 import PackageDescription
 
 let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
@@ -52,12 +53,11 @@ let package = Package(
     // The C API's header (millrace.h), as a module for MillraceC.
     .systemLibrary(name: "CMillrace", path: "CSupport/CMillrace/include"),
 
-    // The C API over the core. The Makefile compiles it into one module with the core, as
-    // Embedded Swift, for the C library (`make embedded`); here it is its own module, so that
-    // every `swift build` type-checks it against the core's package interface.
-    .target(
-      name: "MillraceC", dependencies: ["Millrace", "CMillrace"],
-      swiftSettings: strict + [.define("MILLRACE_C_MODULE")]),
+    // The C API's engine: fixed pools in one block, sized for microcontrollers, no dependency
+    // but the header. The Makefile compiles it as Embedded Swift into the C library
+    // (`make embedded`, `make embedded-arm`); here it is a module, so that every `swift build`
+    // type-checks it and the C API's tests run with the others.
+    .target(name: "MillraceC", dependencies: ["CMillrace"], swiftSettings: strict),
 
     // Request framing (RESP, inline, lines) and the RESP2/RESP3 writer: no libuv, no Foundation.
     .target(name: "MillraceWire", swiftSettings: strict),

@@ -1,10 +1,11 @@
 # mk/arm.mk - the core and its C API on microcontrollers (issue 24), included by the root
 # Makefile.
 #
-#   embedded-arm   for each Cortex-M below: libmillrace.a built as Embedded Swift for the
-#                  core's architecture (with what newlib lacks, CSupport/CMillrace/target),
-#                  the C auth example, the Embedded Swift check program and (where the RAM
-#                  holds the default capacities) the C API's error-case tests, linked with
+#   embedded-arm   for each Cortex-M below: libmillrace.a (the C API's engine) built as
+#                  Embedded Swift for the cpu (with what newlib lacks for
+#                  Embedded Swift programs, CSupport/CMillrace/target), the C auth example,
+#                  the Swift core's Embedded check program and (where the RAM holds the
+#                  default capacities) the C API's error-case tests, linked with
 #                  newlib and run under qemu-system-arm with semihosting, bounded in time;
 #                  fails on any failed check, fault or timeout. Then RISC-V 32 the same way
 #                  under qemu-system-riscv32 (embedded-riscv32, mk/riscv.mk).
@@ -26,13 +27,13 @@ ARM_ENCLOSING_DEFAULT_GOAL := $(.DEFAULT_GOAL)
 ARM_DIR := .build/arm
 ARM_PACKAGES := gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm
 ARM_CPUS := m4 m3 m0
-# Where the RAM holds the programs: the check program's runtime (on the heap, default
-# capacities) does not fit the microbit's 16 KB, nor the API tests (a runtime of default
-# capacities, about 37 KB, and the memory tests' arrays) the LM3S6965's 64 KB. A runtime that
-# does not fit is refused with MILLRACE_NO_CAPACITY (memory_test.c); these programs simply
-# need the room.
+# Where the RAM holds the programs: the microbit's 16 KB holds the auth example (its runtime
+# in a 700-byte array), not the Swift core's check program (its runtime on the heap) nor the
+# API tests (several runtimes of default capacities, about 6.6 KB each on 32 bits, and the
+# memory tests' arrays). A runtime that does not fit is refused with MILLRACE_NO_CAPACITY
+# (memory_test.c); these programs simply need the room.
 ARM_SWIFT_CPUS := m4 m3
-ARM_API_CPUS := m4
+ARM_API_CPUS := m4 m3
 ARM_CC := arm-none-eabi-gcc
 ARM_TIMEOUT := 30
 
@@ -78,20 +79,18 @@ embedded_packages = missing=$$(for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || 
 arm-packages:
 	@$(call embedded_packages,$(ARM_PACKAGES))
 
-# The core and the C API, one Embedded Swift object per cpu, plus the target support.
-$(ARM_DIR)/%/libmillrace.a: $(C_SWIFT_SOURCES) $(wildcard $(C_API_INCLUDE)/*) $(C_MEMORY_SOURCES) \
+# The C API's engine, one Embedded Swift object per cpu, plus what Embedded Swift programs
+# need of the target (millrace_target.c: the C API itself needs none of it, the Swift core's
+# check program does).
+$(ARM_DIR)/%/libmillrace.a: $(C_SWIFT_SOURCES) $(wildcard $(C_API_INCLUDE)/*) \
 		CSupport/CMillrace/target/millrace_target.c | arm-packages
 	@mkdir -p $(dir $@)
 	$(SWIFTC) $(ARM_SWIFT_TARGET_$*) $(ARM_SWIFT_FLAGS) $(C_SWIFT_MODULE) \
 	  -c $(C_SWIFT_SOURCES) -o $(dir $@)millrace-c.o
-	arm-none-eabi-objcopy $(C_MEMORY_RENAME) $(dir $@)millrace-c.o
-	for source in CSupport/CMillrace/target/millrace_target.c $(C_MEMORY_SOURCES); do \
-	  $(ARM_CC) $(ARM_GCC_CPU_$*) $(ARM_CFLAGS) -c $$source \
-	    -o $(dir $@)$$(basename $$source .c).o || exit 1; \
-	done
+	$(ARM_CC) $(ARM_GCC_CPU_$*) $(ARM_CFLAGS) -c CSupport/CMillrace/target/millrace_target.c \
+	  -o $(dir $@)millrace_target.o
 	rm -f $@
-	arm-none-eabi-ar rcs $@ $(dir $@)millrace-c.o $(dir $@)millrace_target.o \
-	  $(dir $@)millrace_memory.o $(dir $@)millrace_heap.o
+	arm-none-eabi-ar rcs $@ $(dir $@)millrace-c.o $(dir $@)millrace_target.o
 
 # The C auth example on the simulated clock (the same sources as `make c-example`), its
 # runtime in a static array (MILLRACE_EXAMPLE_STATIC: millrace_create_in, no heap).

@@ -1,12 +1,12 @@
 # mk/c.mk - the embeddable C library (DESIGN.md section 5), included by the root Makefile.
 #
-#   libmillrace   Sources/Millrace + Sources/MillraceC as Embedded Swift -> .build/embedded/libmillrace.a
-#                 and .build/embedded/include/millrace.h
+#   libmillrace   Sources/MillraceC (the C API's engine) as Embedded Swift ->
+#                 .build/embedded/libmillrace.a and .build/embedded/include/millrace.h
 #   c-example     the auth example in C against libmillrace.a: checks that it links with libc
 #                 alone, runs it on a simulated clock, prints its size and the library's
 #   c-example-uv  the same scenario against the normal Swift build, on libuv in real time
 #   c-tests       the C API error-case tests (plain, then under ASan/LeakSanitizer/UBSan)
-#   footprint     text/data/bss of the library and the example, and RAM bytes per machine
+#   footprint     text/data/bss of the library and the example, and where a runtime's bytes go
 #
 # Works on its own too: make -f Makefile -f mk/c.mk c-example
 
@@ -23,21 +23,14 @@ C_API_DIR := CSupport/CMillrace
 C_API_INCLUDE := $(C_API_DIR)/include
 C_EXAMPLE_DIR := examples/c
 C_UV_DIR := .build/c-uv
-C_SWIFT_SOURCES := $(wildcard Sources/Millrace/*.swift) $(wildcard Sources/MillraceC/*.swift)
-C_SWIFT_MODULE := -swift-version 6 -module-name Millrace -package-name Millrace -I $(C_API_INCLUDE)
+C_SWIFT_SOURCES := $(wildcard Sources/MillraceC/*.swift)
+C_SWIFT_MODULE := -swift-version 6 -module-name MillraceC -I $(C_API_INCLUDE)
 C_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror
 C_EMBEDDED_CFLAGS := $(C_CFLAGS) -Os -ffunction-sections -I $(EMBEDDED_DIR)/include
 C_EMBEDDED_LDFLAGS := -Wl,--gc-sections
 C_SANITIZE := -g -O1 -fsanitize=address,undefined -fno-omit-frame-pointer
-C_ALLOCATOR_WRAP := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=posix_memalign,--wrap=aligned_alloc,--wrap=free
 
 LIBMILLRACE := $(EMBEDDED_DIR)/libmillrace.a
-# Where the library's memory comes from (millrace_memory.h): the Swift object's allocator
-# calls are renamed to these, and the heap is its own member, linked only by millrace_create.
-C_MEMORY_SOURCES := $(C_API_DIR)/memory/millrace_memory.c $(C_API_DIR)/memory/millrace_heap.c
-C_MEMORY_OBJECTS := $(EMBEDDED_DIR)/millrace_memory.o $(EMBEDDED_DIR)/millrace_heap.o
-C_MEMORY_RENAME := --redefine-sym posix_memalign=millrace_posix_memalign \
-	--redefine-sym aligned_alloc=millrace_aligned_alloc --redefine-sym free=millrace_free
 LIBMILLRACE_HEADER := $(EMBEDDED_DIR)/include/millrace.h
 C_EXAMPLE_COMMON := $(addprefix $(C_EXAMPLE_DIR)/,scenario.c auth.c check.c)
 C_EXAMPLE_HEADERS := $(wildcard $(C_EXAMPLE_DIR)/*.h)
@@ -52,19 +45,14 @@ C_UV_OBJECTS := $(addprefix $(C_UV_DIR)/,uv.o scenario.o auth.o check.o millrace
 
 libmillrace: $(LIBMILLRACE) $(LIBMILLRACE_HEADER)
 
-# One whole-module Embedded Swift object: the core and its C API, one section per function
-# so that programs linking it with --gc-sections keep only what they use.
-$(LIBMILLRACE): $(C_SWIFT_SOURCES) $(C_MEMORY_OBJECTS) $(wildcard $(C_API_INCLUDE)/*)
+# One whole-module Embedded Swift object, one section per function so that programs linking
+# it with --gc-sections keep only what they use.
+$(LIBMILLRACE): $(C_SWIFT_SOURCES) $(wildcard $(C_API_INCLUDE)/*)
 	@mkdir -p $(EMBEDDED_DIR)
 	$(SWIFTC) $(EMBEDDED_FLAGS) -Xfrontend -function-sections $(C_SWIFT_MODULE) \
 	  -c $(C_SWIFT_SOURCES) -o $(EMBEDDED_DIR)/millrace-c.o
-	objcopy $(C_MEMORY_RENAME) $(EMBEDDED_DIR)/millrace-c.o
 	rm -f $@
-	ar rcs $@ $(EMBEDDED_DIR)/millrace-c.o $(C_MEMORY_OBJECTS)
-
-$(EMBEDDED_DIR)/%.o: $(C_API_DIR)/memory/%.c $(wildcard $(C_API_INCLUDE)/*)
-	@mkdir -p $(EMBEDDED_DIR)
-	$(CC) $(C_CFLAGS) -Os -ffunction-sections -fdata-sections -I $(C_API_INCLUDE) -c $< -o $@
+	ar rcs $@ $(EMBEDDED_DIR)/millrace-c.o
 
 $(LIBMILLRACE_HEADER): $(C_API_INCLUDE)/millrace.h
 	@mkdir -p $(dir $@)
@@ -80,8 +68,8 @@ $(C_API_TEST): $(C_API_TEST_SOURCES) $(C_EXAMPLE_HEADERS) $(LIBMILLRACE) $(LIBMI
 	$(CC) $(C_EMBEDDED_CFLAGS) $(C_API_TEST_SOURCES) $(LIBMILLRACE) $(C_EMBEDDED_LDFLAGS) -o $@
 	CC="$(CC)" $(C_EXAMPLE_DIR)/libc-only.sh $@
 
-$(C_FOOTPRINT): $(C_EXAMPLE_DIR)/footprint.c $(LIBMILLRACE) $(LIBMILLRACE_HEADER)
-	$(CC) $(C_EMBEDDED_CFLAGS) $< $(LIBMILLRACE) $(C_EMBEDDED_LDFLAGS) $(C_ALLOCATOR_WRAP) -o $@
+$(C_FOOTPRINT): $(C_EXAMPLE_DIR)/footprint.c $(C_EXAMPLE_DIR)/check.c $(LIBMILLRACE) $(LIBMILLRACE_HEADER)
+	$(CC) $(C_EMBEDDED_CFLAGS) $< $(C_EXAMPLE_DIR)/check.c $(LIBMILLRACE) $(C_EMBEDDED_LDFLAGS) -o $@
 
 # Prints size(1) of the library and the example, and fails when the example's code is over
 # the 64 KB budget.

@@ -41,24 +41,21 @@ embedded-riscv32: $(RISCV_RUNS)
 riscv-packages:
 	@$(call embedded_packages,$(RISCV_PACKAGES))
 
-# The core and the C API as one Embedded Swift object, plus the target support (empty with
-# picolibc, see millrace_target.c) and the memory files, like the Cortex-M libraries.
-$(RISCV_DIR)/libmillrace.a: $(C_SWIFT_SOURCES) $(wildcard $(C_API_INCLUDE)/*) $(C_MEMORY_SOURCES) \
+# The C API's engine as one Embedded Swift object, plus the target support (empty with
+# picolibc, see millrace_target.c), like the Cortex-M libraries.
+$(RISCV_DIR)/libmillrace.a: $(C_SWIFT_SOURCES) $(wildcard $(C_API_INCLUDE)/*) \
 		CSupport/CMillrace/target/millrace_target.c | riscv-packages
 	@mkdir -p $(dir $@)
 	$(SWIFTC) $(RISCV_SWIFT_TARGET) $(ARM_SWIFT_FLAGS) $(C_SWIFT_MODULE) \
 	  -c $(C_SWIFT_SOURCES) -o $(dir $@)millrace-c.o
-	riscv64-unknown-elf-objcopy $(C_MEMORY_RENAME) $(dir $@)millrace-c.o
-	for source in CSupport/CMillrace/target/millrace_target.c $(C_MEMORY_SOURCES); do \
-	  $(RISCV_CC) $(RISCV_CFLAGS) -c $$source -o $(dir $@)$$(basename $$source .c).o || exit 1; \
-	done
+	$(RISCV_CC) $(RISCV_CFLAGS) -c CSupport/CMillrace/target/millrace_target.c \
+	  -o $(dir $@)millrace_target.o
 	@swift_flags=$$(riscv64-unknown-elf-readelf -h $(dir $@)millrace-c.o | grep Flags:); \
-	c_flags=$$(riscv64-unknown-elf-readelf -h $(dir $@)millrace_memory.o | grep Flags:); \
+	c_flags=$$(riscv64-unknown-elf-readelf -h $(dir $@)millrace_target.o | grep Flags:); \
 	[ "$$swift_flags" = "$$c_flags" ] || { echo "Swift object $$swift_flags, C object $$c_flags:" \
 	  "RISCV_SWIFT_TARGET and RISCV_ARCH disagree"; exit 1; }
 	rm -f $@
-	riscv64-unknown-elf-ar rcs $@ $(dir $@)millrace-c.o $(dir $@)millrace_target.o \
-	  $(dir $@)millrace_memory.o $(dir $@)millrace_heap.o
+	riscv64-unknown-elf-ar rcs $@ $(dir $@)millrace-c.o $(dir $@)millrace_target.o
 
 # The C auth example on the simulated clock, its runtime in a static array (as on Cortex-M).
 $(RISCV_DIR)/auth.elf: $(filter-out examples/arm/%,$(ARM_EXAMPLE_SOURCES)) $(C_EXAMPLE_HEADERS) \

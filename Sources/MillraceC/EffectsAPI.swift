@@ -1,40 +1,36 @@
 import CMillrace
 
-// The package builds the C API as its own module over the core; the Makefile compiles both
-// into one module (`Millrace`) for the C library.
-#if MILLRACE_C_MODULE
-  import Millrace
-#endif
+// The effects half of the C API (millrace.h, "Effects"): recording on the handle a resolver
+// received. The header documents each function's contract; these are the implementations.
 
-// The effects half of the C API (millrace.h, "Effects"): recording on the buffer a resolver
-// received. Each function documents its C contract in the header; these are the
-// implementations. None allocates.
+/// Records `effect` on `handle`: `MILLRACE_INVALID` for a NULL handle.
+func _record(_ handle: OpaquePointer?, _ effect: _Recorded) -> Int32 {
+  guard let handle else { return MILLRACE_INVALID.code }
+  return UnsafeMutablePointer<_Handle>(handle).record(effect)
+}
 
-extension CEffects {
-  /// Records the effect `make` builds on `queue` into the buffer behind `pointer`:
-  /// `MILLRACE_INVALID` for a NULL handle or a queue the machine did not declare,
-  /// `MILLRACE_NO_CAPACITY` when the buffer is full (the core counts and reports it).
-  static func record(
-    _ pointer: OpaquePointer?, queue: UInt32 = 0, _ make: (EffectQueue) -> Effect<Int32, Int32>
-  ) -> Int32 {
-    guard let pointer else { return MILLRACE_INVALID.code }
-    let effects = UnsafeMutablePointer<CEffects>(pointer).pointee
-    guard queue < effects.queueCount else { return MILLRACE_INVALID.code }
-    let effect = make(EffectQueue(UInt8(truncatingIfNeeded: queue)))
-    return effects.recorded.pointee.record(effect) ? MILLRACE_OK.code : MILLRACE_NO_CAPACITY.code
-  }
+/// Records a timer: `MILLRACE_INVALID` for a span beyond `INT64_MAX`, a zero period, or a
+/// queue the machine lacks.
+func _recordTimer(
+  _ handle: OpaquePointer?, _ kind: UInt8, _ span: UInt64, _ input: Int32, _ queue: UInt32,
+  _ id: UInt64
+) -> Int32 {
+  guard span <= UInt64(Int64.max), span > 0 || kind == _Recorded.after, queue < MILLRACE_QUEUES_MAX
+  else { return MILLRACE_INVALID.code }
+  return _record(
+    handle, _Recorded(span: span, id: id, value: input, kind: kind, queue: UInt8(queue)))
 }
 
 /// `millrace_effects_send`.
 @_cdecl("millrace_effects_send")
 func cEffectsSend(_ effects: OpaquePointer?, _ input: Int32) -> Int32 {
-  CEffects.record(effects) { _ in .send(input) }
+  _record(effects, _Recorded(value: input, kind: _Recorded.send))
 }
 
 /// `millrace_effects_emit`.
 @_cdecl("millrace_effects_emit")
 func cEffectsEmit(_ effects: OpaquePointer?, _ output: Int32) -> Int32 {
-  CEffects.record(effects) { _ in .emit(output) }
+  _record(effects, _Recorded(value: output, kind: _Recorded.emit))
 }
 
 /// `millrace_effects_after`.
@@ -42,10 +38,7 @@ func cEffectsEmit(_ effects: OpaquePointer?, _ output: Int32) -> Int32 {
 func cEffectsAfter(
   _ effects: OpaquePointer?, _ delay: UInt64, _ input: Int32, _ queue: UInt32, _ id: UInt64
 ) -> Int32 {
-  guard let span = TimeSpan(c: delay) else { return MILLRACE_INVALID.code }
-  return CEffects.record(effects, queue: queue) {
-    .after(span, input, queue: $0, id: EffectID(rawValue: id))
-  }
+  _recordTimer(effects, _Recorded.after, delay, input, queue, id)
 }
 
 /// `millrace_effects_every`.
@@ -53,23 +46,24 @@ func cEffectsAfter(
 func cEffectsEvery(
   _ effects: OpaquePointer?, _ period: UInt64, _ input: Int32, _ queue: UInt32, _ id: UInt64
 ) -> Int32 {
-  guard period > 0, let span = TimeSpan(c: period) else { return MILLRACE_INVALID.code }
-  return CEffects.record(effects, queue: queue) {
-    .every(span, input, queue: $0, id: EffectID(rawValue: id))
-  }
+  _recordTimer(effects, _Recorded.every, period, input, queue, id)
 }
 
 /// `millrace_effects_cancel`.
 @_cdecl("millrace_effects_cancel")
 func cEffectsCancel(_ effects: OpaquePointer?, _ id: UInt64) -> Int32 {
   guard id != 0 else { return MILLRACE_INVALID.code }
-  return CEffects.record(effects) { _ in .cancel(EffectID(rawValue: id)) }
+  return _record(effects, _Recorded(id: id, kind: _Recorded.cancel))
 }
 
-/// `millrace_effect_id`: `EffectID(hashing:)` over the name's bytes.
+/// `millrace_effect_id`: FNV-1a of the name's bytes, never 0, as the Swift core's `EffectID`
+/// and the daemon's machine files hash names.
 @_cdecl("millrace_effect_id")
 func cEffectID(_ name: UnsafePointer<CChar>?, _ length: Int) -> UInt64 {
   guard let name else { return 0 }
-  let bytes = UnsafeRawPointer(name).assumingMemoryBound(to: UInt8.self)
-  return EffectID(hashing: UnsafeBufferPointer(start: bytes, count: length)).rawValue
+  var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+  for index in 0..<length {
+    hash = (hash ^ UInt64(UInt8(bitPattern: name[index]))) &* 0x0000_0100_0000_01b3
+  }
+  return hash == 0 ? 1 : hash
 }

@@ -3,15 +3,12 @@
  *
  * The runtime lives in a static array (millrace_create_in) with the capacities the auth
  * machine needs and no more; the program runs the auth machine through a login and a
- * request, then prints what the array held at most. A machine beyond the first is measured
- * by two more runtimes with the same pools, one of 1 machine and one of 31, and dividing
- * what the second held more by 30: a machine's record and block, its queues' lists and the
- * headers and links of the chunks its block comes from, but not its queued inputs and
- * effects in flight, which are cells of the runtime's pools (sized by the capacity, not per
- * machine). A kind's chunks hold 1, 2, 4, 8, 16, ... blocks: with 31 machines they are all
- * full, so that the figure is a machine's cost, not that of blocks reserved for the next
- * ones. Prints "name value" lines for the script. */
-#include <stdalign.h>
+ * request, then prints the runtime's block and where it goes. A machine beyond the first is
+ * measured by two more runtimes with the same pools, one of 1 machine and one of 31, and
+ * dividing what the second takes more by 30: a machine's record, which is all a machine
+ * costs beyond its queue slots (its effect queues' entries, its queued inputs and in-flight
+ * effects are records of the runtime's pools, sized by the capacity, not per machine). Prints
+ * "name value" lines for the script. */
 #include <stdio.h>
 
 #include "auth.h"
@@ -20,19 +17,21 @@
 enum { MORE = 30 };
 
 /* The auth machine alone: 1 machine, 4 queued inputs, 2 effects in flight, 2 timers, 4
- * effects per resolution, one kind of 2 queues, one observer. */
+ * effects per resolution, 2 queues, one observer. */
 static const millrace_capacity_t capacity = {
     .machines = 1, .inputs_per_machine = 4, .effects_per_machine = 2, .timers = 2,
-    .effects_per_resolution = 4};
-static alignas(16) unsigned char memory[MILLRACE_RUNTIME_BYTES(1, 4, 2, 2, 4, 1, 2, 1)];
+    .effects_per_resolution = 4, .queues = 2, .observers = 1};
+static unsigned char memory[MILLRACE_RUNTIME_BYTES(1, 4, 2, 2, 4, 2, 1)];
 
 /* Runtimes of 1 and of 1 + MORE machines with the same pools. */
 static const millrace_capacity_t single = {
-    .machines = 1, .inputs = 4, .effects = 4, .timers = 1, .effects_per_resolution = 4};
+    .machines = 1, .inputs = 4, .effects = 4, .timers = 1, .effects_per_resolution = 4,
+    .queues = 2 * (1 + MORE), .observers = 1};
 static const millrace_capacity_t many = {
-    .machines = 1 + MORE, .inputs = 4, .effects = 4, .timers = 1, .effects_per_resolution = 4};
-static alignas(16) unsigned char many_memory[MILLRACE_RUNTIME_BYTES(1 + MORE, 4, 4, 1, 4, 1, 2,
-                                                                     0)];
+    .machines = 1 + MORE, .inputs = 4, .effects = 4, .timers = 1, .effects_per_resolution = 4,
+    .queues = 2 * (1 + MORE), .observers = 1};
+static unsigned char many_memory[MILLRACE_RUNTIME_BYTES(1 + MORE, 4, 4, 1, 4, 2 * (1 + MORE),
+                                                        1)];
 
 static unsigned replies;
 
@@ -43,15 +42,15 @@ static void count(void *context, millrace_machine_t machine, const millrace_even
     replies++;
 }
 
-/* The buffer's high-water mark after `spawns` auth machines, or 0 on any failure. */
-static size_t held_after(unsigned char *buffer, size_t size, const millrace_capacity_t *with,
-                         unsigned spawns) {
+/* The block of a runtime of `with` once `spawns` auth machines run in it, or 0 on any
+ * failure. */
+static size_t block_after(const millrace_capacity_t *with, unsigned spawns) {
     static struct auth auths[1 + MORE];
     millrace_runtime_t *runtime = NULL;
     millrace_machine_t machine;
     millrace_memory_stats_t stats = {0};
 
-    if (millrace_create_in(buffer, size, with, &runtime) != MILLRACE_OK) {
+    if (millrace_create_in(many_memory, sizeof many_memory, with, &runtime) != MILLRACE_OK) {
         return 0;
     }
     for (unsigned index = 0; index < spawns; index++) {
@@ -61,7 +60,7 @@ static size_t held_after(unsigned char *buffer, size_t size, const millrace_capa
     }
     millrace_memory_stats(runtime, &stats);
     millrace_destroy(runtime);
-    return stats.high_water;
+    return stats.bytes;
 }
 
 int main(void) {
@@ -86,15 +85,21 @@ int main(void) {
     millrace_step(runtime, 20 * 1000000ull, 0);
     millrace_memory_stats(runtime, &stats);
     millrace_destroy(runtime);
-    one = held_after(many_memory, sizeof many_memory, &single, 1);
-    more = held_after(many_memory, sizeof many_memory, &many, 1 + MORE);
+    one = block_after(&single, 1);
+    more = block_after(&many, 1 + MORE);
     if (replies < 3 || one == 0 || more <= one) {
         printf("FAIL the auth runs: %u replies, %u and %u bytes\n", replies, (unsigned)one,
                (unsigned)more);
         return 1;
     }
     printf("buffer_bytes %u\n", (unsigned)sizeof memory);
-    printf("runtime_bytes %u\n", (unsigned)stats.high_water);
+    printf("runtime_bytes %u\n", (unsigned)stats.bytes);
+    printf("header_bytes %u\n",
+           (unsigned)(stats.bytes - stats.machine_bytes - stats.input_bytes - stats.effect_bytes -
+                      stats.timer_bytes - stats.queue_bytes - stats.observer_bytes -
+                      stats.resolution_bytes));
+    printf("queue_entry_bytes %u\n", (unsigned)(stats.queue_bytes / 2));
+    printf("observer_bytes %u\n", (unsigned)stats.observer_bytes);
     printf("machine_bytes %u\n", (unsigned)((more - one + MORE / 2) / MORE));
     printf("1 passed, 0 failed\n");
     return 0;

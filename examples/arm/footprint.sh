@@ -45,17 +45,20 @@ value() { printf '%s\n%s\n' "$sizes" "$(cat "$report")" | awk -v key="$1" '$1 ==
 core=$(value core_code); swift=$(value swift_code); support=$(value support_code)
 code=$((core + swift + support))
 ram=$(value library_ram); runtime=$(value runtime_bytes); buffer=$(value buffer_bytes)
-machine=$(value machine_bytes)
+machine=$(value machine_bytes); header=$(value header_bytes); queue=$(value queue_entry_bytes)
+observer=$(value observer_bytes)
 
 echo "| Cortex-M3, -Os, --gc-sections, newlib-nano; the auth scenario | Millrace | goal | QP/C |"
 echo "|---|---|---|---|"
 echo "| code: all of the library the program keeps | $code B | ≤ 8 KB | ~2.5 KB framework for auth (issue 24); ~4 KB published |"
-echo "| - the core and C API (Swift) | $core B | | |"
+echo "| - the C API's engine (Swift) | $core B | | |"
 echo "| - Embedded Swift runtime and standard library compiled in | $swift B | | |"
-echo "| - C support (memory, target shims) | $support B | | |"
+echo "| - C support (target shims) | $support B | | |"
 echo "| static RAM: the library's own variables | $ram B | | |"
-echo "| static RAM: the runtime's array, used at most (of $buffer B given by MILLRACE_RUNTIME_BYTES) | $runtime B | ≤ 1 KB, no heap | 240 B, no heap |"
-echo "| RAM per machine beyond its queue slots | $machine B | ≤ 48 B | ~ an active object's struct and queue |"
+echo "| static RAM: the runtime's array (of $buffer B given by MILLRACE_RUNTIME_BYTES) | $runtime B | ≤ 1 KB, no heap | 240 B, no heap |"
+echo "| - its header (clock, pools, statistics) | $header B | | |"
+echo "| RAM per machine beyond its queue slots (its record) | $machine B | ≤ 48 B | ~ an active object's struct and queue |"
+echo "| - each effect queue it declares; each observer registration | $queue B; $observer B | | |"
 echo "| heap | none: the library never calls it | none | none |"
 
 [ -n "$ceilings" ] || exit 0

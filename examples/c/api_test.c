@@ -133,6 +133,62 @@ static void probe_observe(void *context, millrace_machine_t machine,
 
 static const millrace_machine_config_t probe_config = {.resolve = probe_resolve};
 
+static void count_nothing(void *context, millrace_machine_t machine,
+                          const millrace_event_t *event) {
+    (void)context;
+    (void)machine;
+    (void)event;
+}
+
+/* The timer machine: input n < TIMER_TICK starts `after(10 ms, TIMER_TICK + n)` on queue 1
+ * with id n + 1; TIMER_EVERY starts `every(10 ms, TIMER_TICK)` on queue 0 with id
+ * TIMER_EVERY; TIMER_CANCEL + n cancels id n; TIMER_TICK + n notes when tick n came. */
+enum { TIMER_TICK = 100, TIMER_EVERY = 50, TIMER_CANCEL = 200, TICKS = 8 };
+
+struct timers {
+    millrace_runtime_t *runtime;
+    millrace_machine_t machine;
+    unsigned count;
+    int32_t ticks[TICKS];
+    uint64_t at[TICKS];
+};
+
+static int timer_resolve(void *context, int32_t input, int32_t *state,
+                         millrace_effects_t *effects) {
+    struct timers *timers = context;
+
+    (void)state;
+    if (input >= TIMER_CANCEL) {
+        millrace_effects_cancel(effects, (uint64_t)(input - TIMER_CANCEL));
+    } else if (input >= TIMER_TICK) {
+        if (timers->count < TICKS) {
+            timers->ticks[timers->count] = input - TIMER_TICK;
+            timers->at[timers->count++] = millrace_now(timers->runtime);
+        }
+    } else if (input == TIMER_EVERY) {
+        millrace_effects_every(effects, 10 * MS, TIMER_TICK, 0, TIMER_EVERY);
+    } else {
+        millrace_effects_after(effects, 10 * MS, TIMER_TICK + input, 1, (uint64_t)input + 1);
+    }
+    return MILLRACE_HANDLED;
+}
+
+/* A runtime with a timer machine whose queue 1 has `policy` and a maximum of 1; posts
+ * `inputs` (ending with -1) at time 0 and steps there. */
+static void timers_start(struct timers *timers, int32_t policy, const int32_t *inputs) {
+    const millrace_queue_t queues[2] = {{.policy = MILLRACE_MERGE}, {.policy = policy, .max = 1}};
+    const millrace_machine_config_t config = {
+        .resolve = timer_resolve, .context = timers, .queues = queues, .queue_count = 2};
+
+    memset(timers, 0, sizeof *timers);
+    millrace_create(NULL, &timers->runtime);
+    millrace_spawn(timers->runtime, &config, &timers->machine);
+    for (; *inputs >= 0; inputs++) {
+        millrace_post(timers->runtime, timers->machine, *inputs);
+    }
+    millrace_step(timers->runtime, 0, 0);
+}
+
 /* Creates a runtime with `capacity` and spawns an observed probe machine with an input ring
  * of `inputs` (0: the default) in it. */
 static void probe_start(struct probe *probe, millrace_capacity_t capacity, uint32_t inputs) {
@@ -179,6 +235,12 @@ static void test_bad_arguments(void) {
     check(millrace_create(&too_big, &runtime) == MILLRACE_INVALID && runtime == NULL,
           "create with a capacity over MILLRACE_CAPACITY_MAX: invalid");
     {
+        const millrace_capacity_t big_default = {.machines = 1000, .inputs_per_machine = 100};
+        check(millrace_create(&big_default, &runtime) == MILLRACE_INVALID && runtime == NULL &&
+                  millrace_runtime_bytes(&big_default) == 0,
+              "create whose default input pool (machines x inputs) is over the maximum: invalid");
+    }
+    {
         const millrace_capacity_t long_rings = {.inputs_per_machine = MILLRACE_INPUTS_MAX + 1};
         const millrace_capacity_t many_effects = {.effects_per_machine = MILLRACE_EFFECTS_MAX + 1};
         check(millrace_create(&long_rings, &runtime) == MILLRACE_INVALID && runtime == NULL,
@@ -188,14 +250,14 @@ static void test_bad_arguments(void) {
     }
 #if UINTPTR_MAX == 0xFFFFFFFFu
     {
-        /* On a 32-bit target: sizes that do not fit its int are refused, not a trap. */
-        const millrace_capacity_t huge_blocks = {.block_bytes = 0x80000000u};
+        /* On a 32-bit target: values that do not fit its int are refused, not a trap. */
+        const millrace_capacity_t huge_machines = {.machines = 0x80000000u};
         const millrace_capacity_t huge_pool = {.machines = MILLRACE_CAPACITY_MAX,
                                                .inputs_per_machine = MILLRACE_INPUTS_MAX};
-        check(millrace_create(&huge_blocks, &runtime) == MILLRACE_INVALID && runtime == NULL,
-              "create with block_bytes of 2^31 on a 32-bit target: invalid");
+        check(millrace_create(&huge_machines, &runtime) == MILLRACE_INVALID && runtime == NULL,
+              "create with 2^31 machines on a 32-bit target: invalid");
         check(millrace_create(&huge_pool, &runtime) == MILLRACE_INVALID && runtime == NULL,
-              "create with an input pool over 2^31 on a 32-bit target: invalid");
+              "create with a default input pool over 2^31 on a 32-bit target: invalid");
     }
 #endif
     check(millrace_create(NULL, &runtime) == MILLRACE_OK, "create with NULL capacity: defaults");
@@ -346,47 +408,123 @@ static void test_machines_exhausted(void) {
     millrace_destroy(probe.runtime);
 }
 
-static void test_block_bytes_exhausted(void) {
-    enum { MACHINES = 64 };
-    const millrace_capacity_t tiny = {.block_bytes = 1};
-    /* A block holds the machine's state and context (its inputs and effects are pool cells):
-     * a few dozen bytes each. */
-    const millrace_capacity_t reserved = {
-        .machines = MACHINES, .inputs_per_machine = 4, .effects_per_machine = 2,
-        .block_bytes = 512};
-    const millrace_queue_t latest = {.policy = MILLRACE_LATEST, .max = 1};
-    millrace_machine_config_t other = probe_config;
+static void test_pools_exhausted(void) {
+    const millrace_capacity_t few = {.machines = 4, .inputs = 3, .queues = 3, .observers = 1};
+    const millrace_queue_t two[2] = {{.policy = MILLRACE_MERGE},
+                                     {.policy = MILLRACE_LATEST, .max = 1}};
+    millrace_machine_config_t queued = probe_config;
     millrace_runtime_t *runtime = NULL;
-    millrace_machine_t machines[MACHINES];
-    millrace_machine_t extra;
+    millrace_machine_t first;
+    millrace_machine_t second;
+    millrace_machine_t third;
     millrace_runtime_stats_t stats;
-    int spawned = 0;
+    millrace_machine_stats_t machine_stats;
 
-    millrace_create(&tiny, &runtime);
-    check(millrace_spawn(runtime, &probe_config, &extra) == MILLRACE_NO_CAPACITY,
-          "block_bytes too small for one block: the spawn is refused");
-    millrace_destroy(runtime);
-
-    millrace_create(&reserved, &runtime);
-    while (spawned < MACHINES &&
-           millrace_spawn(runtime, &probe_config, &machines[spawned]) == MILLRACE_OK) {
-        spawned++;
-    }
+    queued.queues = two;
+    queued.queue_count = 2;
+    check(millrace_create(&few, &runtime) == MILLRACE_OK &&
+              millrace_spawn(runtime, &queued, &first) == MILLRACE_OK &&
+              millrace_spawn(runtime, &probe_config, &second) == MILLRACE_OK,
+          "two machines take the three queue entries (two queues, then the default one)");
+    check(millrace_spawn(runtime, &probe_config, &third) == MILLRACE_NO_CAPACITY,
+          "a third finds no queue entry: no capacity, with machine records left");
     millrace_runtime_stats(runtime, &stats);
-    check(spawned > 1 && spawned < MACHINES && stats.spawns_refused == 1 &&
-              stats.machines == (uint32_t)spawned,
-          "512 reserved bytes hold a few blocks; the next spawn is refused and counted");
-    millrace_remove(runtime, machines[0]);
-    check(millrace_spawn(runtime, &probe_config, &machines[0]) == MILLRACE_OK &&
-              millrace_post(runtime, machines[0], PROBE_NOOP) == MILLRACE_OK &&
-              millrace_step(runtime, 0, SIZE_MAX) == 1,
-          "a removed machine's block serves the next spawn of its variant, which runs");
-    millrace_remove(runtime, machines[1]);
-    other.queues = &latest;
-    other.queue_count = 1;
-    check(millrace_spawn(runtime, &other, &extra) == MILLRACE_NO_CAPACITY,
-          "another variant (another queue layout) cannot use that block: refused");
+    check(stats.spawns_refused == 1 && stats.machines == 2, "counted as a refused spawn");
+    millrace_remove(runtime, first);
+    check(millrace_spawn(runtime, &probe_config, &third) == MILLRACE_OK,
+          "a removed machine's queue entries serve the next spawn");
+    check(millrace_observe(runtime, second, count_nothing, NULL) == MILLRACE_OK &&
+              millrace_observe(runtime, third, count_nothing, NULL) == MILLRACE_NO_CAPACITY,
+          "the observer pool of 1 holds one registration: the second is refused");
+    check(millrace_post(runtime, second, PROBE_NOOP) == MILLRACE_OK &&
+              millrace_post(runtime, second, PROBE_NOOP) == MILLRACE_OK &&
+              millrace_post(runtime, third, PROBE_NOOP) == MILLRACE_OK,
+          "three posts fill the input pool of 3");
+    millrace_machine_stats(runtime, third, &machine_stats);
+    check(millrace_post(runtime, third, PROBE_NOOP) == MILLRACE_QUEUE_FULL &&
+              machine_stats.queued == 1,
+          "a fourth finds the pool full before its machine's limit of 8: queue full");
+    check(millrace_step(runtime, 0, 0) == 3 && millrace_post(runtime, third, PROBE_NOOP) == MILLRACE_OK,
+          "once resolved, the cells serve again");
     millrace_destroy(runtime);
+}
+
+static void test_policies(void) {
+    struct timers timers;
+    millrace_runtime_stats_t stats;
+
+    timers_start(&timers, MILLRACE_OLDEST_SUSPEND, (const int32_t[]){0, 1, 2, -1});
+    millrace_step(timers.runtime, 100 * MS, 0);
+    millrace_runtime_stats(timers.runtime, &stats);
+    check(timers.count == 3 && timers.ticks[0] == 0 && timers.ticks[1] == 1 &&
+              timers.ticks[2] == 2 && timers.at[0] == 10 * MS && timers.at[1] == 20 * MS &&
+              timers.at[2] == 30 * MS && stats.effects_started == 3,
+          "oldest(1, suspend): the second and third wait, FIFO, each starting when the one "
+          "before is delivered (ticks at 10, 20 and 30 ms)");
+    millrace_destroy(timers.runtime);
+
+    timers_start(&timers, MILLRACE_OLDEST_SUSPEND,
+                 (const int32_t[]){0, 1, 2, TIMER_CANCEL + 2, -1});
+    millrace_step(timers.runtime, 100 * MS, 0);
+    millrace_runtime_stats(timers.runtime, &stats);
+    check(timers.count == 2 && timers.ticks[0] == 0 && timers.ticks[1] == 2 &&
+              timers.at[1] == 20 * MS && stats.effects_cancelled == 1,
+          "a waiting timer cancelled by id never starts; the next waiting one takes its turn");
+    millrace_destroy(timers.runtime);
+
+    timers_start(&timers, MILLRACE_OLDEST_DISCARD, (const int32_t[]){0, 1, -1});
+    millrace_step(timers.runtime, 100 * MS, 0);
+    millrace_runtime_stats(timers.runtime, &stats);
+    check(timers.count == 1 && timers.ticks[0] == 0 && stats.discarded == 1 &&
+              stats.effects_started == 1,
+          "oldest(1, discard): the second is dropped and counted as discarded");
+    millrace_destroy(timers.runtime);
+
+    timers_start(&timers, MILLRACE_LATEST, (const int32_t[]){0, -1});
+    millrace_post(timers.runtime, timers.machine, 1);
+    millrace_step(timers.runtime, 5 * MS, 0);
+    millrace_step(timers.runtime, 100 * MS, 0);
+    millrace_runtime_stats(timers.runtime, &stats);
+    check(timers.count == 1 && timers.ticks[0] == 1 && timers.at[0] == 15 * MS &&
+              stats.effects_cancelled == 1,
+          "latest(1): a new timer cancels the one in flight (only the second ticks, at 15 ms)");
+    millrace_destroy(timers.runtime);
+}
+
+static void test_every(void) {
+    struct timers timers;
+
+    timers_start(&timers, MILLRACE_MERGE, (const int32_t[]){TIMER_EVERY, -1});
+    check(millrace_step(timers.runtime, 35 * MS, 0) == 3 && timers.count == 3 &&
+              timers.at[0] == 10 * MS && timers.at[1] == 20 * MS && timers.at[2] == 30 * MS &&
+              millrace_now(timers.runtime) == 35 * MS &&
+              millrace_next_deadline(timers.runtime) == 40 * MS,
+          "every(10 ms) stepped late to 35 ms: each period fires at its own instant");
+    millrace_post(timers.runtime, timers.machine, TIMER_CANCEL + TIMER_EVERY);
+    millrace_step(timers.runtime, 35 * MS, 0);
+    check(millrace_next_deadline(timers.runtime) == MILLRACE_NO_DEADLINE &&
+              millrace_step(timers.runtime, 100 * MS, 0) == 0 && timers.count == 3,
+          "cancelled, it fires no more");
+    millrace_destroy(timers.runtime);
+}
+
+static void test_remove_with_timers(void) {
+    struct timers timers;
+    millrace_runtime_stats_t stats;
+    millrace_machine_t other;
+
+    timers_start(&timers, MILLRACE_MERGE, (const int32_t[]){TIMER_EVERY, 0, -1});
+    millrace_runtime_stats(timers.runtime, &stats);
+    check(stats.timers == 2, "a machine with two timers armed");
+    check(millrace_remove(timers.runtime, timers.machine) == MILLRACE_OK, "removed");
+    millrace_runtime_stats(timers.runtime, &stats);
+    check(stats.timers == 0 && stats.effects_cancelled == 2 &&
+              millrace_next_deadline(timers.runtime) == MILLRACE_NO_DEADLINE,
+          "its timers are cancelled and counted; nothing is due");
+    check(millrace_spawn(timers.runtime, &probe_config, &other) == MILLRACE_OK &&
+              millrace_step(timers.runtime, 100 * MS, 0) == 0 && timers.count == 0,
+          "a machine in its slot receives none of its timers");
+    millrace_destroy(timers.runtime);
 }
 
 static void test_effects_exhausted(void) {
@@ -491,7 +629,10 @@ int main(void) {
     test_unknown_and_removed_machines();
     test_full_queue();
     test_machines_exhausted();
-    test_block_bytes_exhausted();
+    test_pools_exhausted();
+    test_policies();
+    test_every();
+    test_remove_with_timers();
     test_effects_exhausted();
     test_bad_effects();
     test_cancel();

@@ -1,10 +1,9 @@
 /* memory_test.c - the C API's memory (millrace.h, "Memory"), checked against libmillrace.a
- * (linked into api-test): runtimes in callers' buffers of every size and heaps that fail
- * after every number of allocations, where each allocating call must answer MILLRACE_OK or
- * MILLRACE_NO_CAPACITY - never crash, never leak - and a runtime in a buffer must never call
- * the heap. */
+ * (linked into api-test): a runtime is one block, in a caller's buffer of any size and
+ * alignment or from a heap that may refuse; too little memory is MILLRACE_NO_CAPACITY with
+ * nothing written, never a crash; MILLRACE_RUNTIME_BYTES bounds millrace_runtime_bytes; and
+ * once made, a runtime never calls an allocator. */
 #include <stdalign.h>
-#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -14,11 +13,11 @@
 
 #define MS 1000000ull
 
-enum { MACHINES = 4, MANY = 32, BUFFER_BYTES = 16 << 10 };
+enum { MACHINES = 4, MANY = 16 };
 
 static const millrace_capacity_t capacity = {
-    .machines = MACHINES, .inputs_per_machine = 4, .effects_per_machine = 2, .timers = 8,
-    .effects_per_resolution = 4};
+    .machines = MACHINES, .inputs = 16, .effects = 8, .timers = 8,
+    .effects_per_resolution = 4, .queues = 8, .observers = 4};
 
 /* Input 0 arms a 1 ms timer that sends 1 and emits the state; input 1 counts. */
 static int ticker_resolve(void *context, int32_t input, int32_t *state,
@@ -40,289 +39,189 @@ static void count_event(void *context, millrace_machine_t machine,
     (*(unsigned *)context)++;
 }
 
-static void count_diagnostic(void *context, const millrace_diagnostic_t *diagnostic) {
-    (void)diagnostic;
-    (*(unsigned *)context)++;
-}
+/* Spawns `count` tickers, observes each, posts 0 to each and steps past their timers;
+ * the number of replies and outputs seen, or 0 when a call failed. */
+static unsigned exercise(millrace_runtime_t *runtime, int count) {
+    const millrace_machine_config_t config = {.resolve = ticker_resolve};
+    unsigned events = 0;
 
-/* What `exercise` saw. */
-struct outcome {
-    unsigned refused;    /* allocating calls that answered MILLRACE_NO_CAPACITY */
-    unsigned unexpected; /* answers that are neither MILLRACE_OK nor MILLRACE_NO_CAPACITY */
-    unsigned events;
-};
-
-static void note(struct outcome *outcome, int result) {
-    if (result == MILLRACE_NO_CAPACITY) {
-        outcome->refused++;
-    } else if (result != MILLRACE_OK) {
-        outcome->unexpected++;
-    }
-}
-
-/* What a program does with a runtime, then destroys it: a diagnostic observer; `count`
- * machines (at most MANY) of two kinds (the second with a latest queue), each observed and
- * posted to; a step through their timers; a remove and a spawn again. Every allocating call
- * may be refused. */
-static void exercise_many(millrace_runtime_t *runtime, int count, struct outcome *outcome) {
-    static const millrace_queue_t latest = {.policy = MILLRACE_LATEST, .max = 1};
-    millrace_machine_config_t config = {.resolve = ticker_resolve};
-    millrace_machine_t machines[MANY] = {0};
-    unsigned diagnostics = 0;
-
-    note(outcome, millrace_set_diagnostic_observer(runtime, count_diagnostic, &diagnostics));
-    for (int index = 0; index < count && index < MANY; index++) {
-        config.queues = index % 2 ? &latest : NULL;
-        config.queue_count = index % 2 ? 1 : 0;
-        note(outcome, millrace_spawn(runtime, &config, &machines[index]));
-        if (machines[index] != MILLRACE_MACHINE_NONE) {
-            note(outcome, millrace_observe(runtime, machines[index], count_event,
-                                           &outcome->events));
-            /* Posting never allocates. */
-            if (millrace_post(runtime, machines[index], 0) != MILLRACE_OK) {
-                outcome->unexpected++;
-            }
+    for (int index = 0; index < count; index++) {
+        millrace_machine_t machine;
+        if (millrace_spawn(runtime, &config, &machine) != MILLRACE_OK ||
+            millrace_observe(runtime, machine, count_event, &events) != MILLRACE_OK ||
+            millrace_post(runtime, machine, 0) != MILLRACE_OK) {
+            return 0;
         }
     }
+    millrace_step(runtime, 0, 0);
     millrace_step(runtime, 2 * MS, 0);
-    if (machines[0] != MILLRACE_MACHINE_NONE) {
-        if (millrace_remove(runtime, machines[0]) != MILLRACE_OK) {
-            outcome->unexpected++;
-        }
-        config.queues = NULL;
-        config.queue_count = 0;
-        note(outcome, millrace_spawn(runtime, &config, &machines[0]));
-    }
-    if (millrace_destroy(runtime) != MILLRACE_OK) {
-        outcome->unexpected++;
-    }
+    return events;
 }
 
-/* `exercise_many` with MACHINES machines, as `capacity` allows. */
-static void exercise(millrace_runtime_t *runtime, struct outcome *outcome) {
-    exercise_many(runtime, MACHINES, outcome);
-}
-
-/* ---- a heap that counts, with a limit on the bytes it lends ---- */
-
+/* A heap that counts its calls and refuses once `left` allocations were made. */
 struct heap {
-    unsigned allocations; /* calls to allocate */
-    unsigned live;        /* blocks allocated and not freed */
-    size_t bytes;         /* bytes lent now */
-    size_t limit;         /* the most it lends at once */
+    unsigned allocations;
+    unsigned frees;
+    unsigned left;
 };
 
 static struct heap heap;
-
-enum { HEADER = 16 };
+static alignas(16) unsigned char heap_memory[2 << 10];
 
 static void *heap_allocate(void *context, size_t size, size_t alignment) {
-    static alignas(16) unsigned char space[64 << 10];
-    static size_t used;
-    unsigned char *memory;
-
     (void)context;
     heap.allocations++;
-    if (size > heap.limit - heap.bytes || alignment > HEADER) {
+    if (heap.left == 0 || size > sizeof heap_memory || alignment > 16) {
         return NULL;
     }
-    /* A bump allocator over a static array, a block's size in a header before it: the test
-     * needs no heap of its own. It starts over when a run's blocks are all freed. */
-    if (heap.live == 0) {
-        used = 0;
-    }
-    size = (size + HEADER - 1) / HEADER * HEADER;
-    if (size + HEADER > sizeof space - used) {
-        return NULL;
-    }
-    memory = space + used + HEADER;
-    memcpy(memory - HEADER, &size, sizeof size);
-    used += size + HEADER;
-    heap.live++;
-    heap.bytes += size;
-    return memory;
+    heap.left--;
+    return heap_memory;
 }
 
 static void heap_deallocate(void *context, void *memory) {
-    size_t size;
-
     (void)context;
-    memcpy(&size, (unsigned char *)memory - HEADER, sizeof size);
-    heap.live--;
-    heap.bytes -= size;
+    if (memory == heap_memory) {
+        heap.frees++;
+    }
 }
 
 static const millrace_allocator_t counting = {heap_allocate, heap_deallocate, NULL};
 
-/* ---- the tests ---- */
-
 static void test_create_in_arguments(void) {
-    static alignas(16) unsigned char buffer[64];
+    static alignas(8) unsigned char buffer[64];
+    const millrace_capacity_t too_big = {.machines = MILLRACE_CAPACITY_MAX + 1};
     millrace_runtime_t *runtime = NULL;
     millrace_memory_stats_t stats;
-    const millrace_capacity_t too_big = {.timers = MILLRACE_CAPACITY_MAX + 1};
 
     check(millrace_create_in(NULL, 1024, NULL, &runtime) == MILLRACE_INVALID,
-          "create_in: a NULL buffer is invalid");
+          "create_in with a NULL buffer: invalid");
     check(millrace_create_in(buffer, sizeof buffer, NULL, NULL) == MILLRACE_INVALID,
-          "create_in: a NULL runtime is invalid");
+          "create_in with a NULL out: invalid");
     check(millrace_create_in(buffer, sizeof buffer, &too_big, &runtime) == MILLRACE_INVALID,
-          "create_in: a capacity out of range is invalid");
+          "create_in with a capacity over the maximum: invalid");
     check(millrace_create_in(buffer, sizeof buffer, NULL, &runtime) == MILLRACE_NO_CAPACITY &&
               runtime == NULL,
-          "create_in: 64 bytes hold no runtime: no capacity, nothing written");
-    check(millrace_create(NULL, &runtime) == MILLRACE_OK &&
-              millrace_memory_stats(runtime, &stats) == MILLRACE_INVALID &&
-              millrace_destroy(runtime) == MILLRACE_OK,
-          "memory_stats of a heap runtime is invalid");
+          "create_in with 64 bytes for the default capacities: no capacity, nothing written");
+    check(millrace_memory_stats(NULL, &stats) == MILLRACE_INVALID,
+          "memory stats of NULL: invalid");
     check(millrace_set_allocator(&(millrace_allocator_t){NULL, heap_deallocate, NULL}) ==
               MILLRACE_INVALID,
-          "set_allocator: an allocator without allocate is invalid");
-}
-
-/* The smallest buffer in which `exercise` is refused nothing, found by growing it. */
-static size_t smallest_whole(unsigned char *buffer) {
-    for (size_t size = 256; size <= BUFFER_BYTES; size += 16) {
-        millrace_runtime_t *runtime = NULL;
-        struct outcome outcome = {0};
-
-        if (millrace_create_in(buffer, size, &capacity, &runtime) != MILLRACE_OK) {
-            continue;
-        }
-        exercise(runtime, &outcome);
-        if (outcome.refused == 0 && outcome.unexpected == 0) {
-            return size;
-        }
-    }
-    return 0;
+          "an allocator without an allocate function: invalid");
 }
 
 static void test_buffers_of_every_size(void) {
-    static alignas(16) unsigned char buffer[BUFFER_BYTES];
-    size_t whole = smallest_whole(buffer);
-    unsigned created = 0;
-    unsigned partial = 0;
-    unsigned unexpected = 0;
+    static alignas(16) unsigned char buffer[2048 + 16];
+    size_t need = millrace_runtime_bytes(&capacity);
+    unsigned wrong = 0;
+    unsigned events;
     millrace_runtime_t *runtime = NULL;
     millrace_memory_stats_t stats = {0};
-    struct outcome outcome = {0};
-    int result;
 
-    check(whole > 0, "a %lu-byte buffer holds a runtime of %d machines, their kinds, "
-                     "observers and timers", (unsigned long)whole, MACHINES);
-    /* Every size up to it, 4 bytes apart: each call answers OK or NO_CAPACITY. */
-    for (size_t size = 0; size <= whole; size += 4) {
-        struct outcome each = {0};
-        int result = millrace_create_in(buffer, size, &capacity, &runtime);
-
-        if (result == MILLRACE_OK) {
-            created++;
-            exercise(runtime, &each);
-            partial += each.refused > 0;
-            unexpected += each.unexpected;
-        } else if (result != MILLRACE_NO_CAPACITY) {
-            unexpected++;
+    check(need > 0 && need <= 2048, "the capacities need %lu bytes", (unsigned long)need);
+    for (size_t offset = 0; offset < 16; offset++) {
+        size_t fitted = 0; /* the smallest size that held it */
+        for (size_t size = 0; size <= need; size++) {
+            int result;
+            runtime = NULL;
+            memset(buffer, 0xA5, sizeof buffer);
+            result = millrace_create_in(buffer + offset, size, &capacity, &runtime);
+            if (result == MILLRACE_OK) {
+                fitted = fitted == 0 ? size : fitted;
+                millrace_destroy(runtime);
+            } else if (fitted != 0 || result != MILLRACE_NO_CAPACITY || runtime != NULL ||
+                       buffer[offset] != 0xA5) {
+                wrong++;
+            }
         }
+        if (fitted == 0 || fitted + 7 < need) {
+            wrong++;
+        }
+        if (millrace_create_in(buffer + offset, need, &capacity, &runtime) != MILLRACE_OK ||
+            exercise(runtime, MACHINES) != 3 * MACHINES) {
+            wrong++;
+        }
+        millrace_destroy(runtime);
     }
-    check(unexpected == 0, "buffers of every size up to it: every call answers OK or "
-                           "NO_CAPACITY (%u others)", unexpected);
-    check(created > 0 && partial > 0 && partial < created,
-          "the smaller ones create the runtime but refuse a later spawn or observer "
-          "(%u of %u created)", partial, created);
+    check(wrong == 0, "at every alignment, a buffer is refused (no capacity, nothing written) "
+                      "until it holds the runtime at that alignment, at most 7 bytes short of "
+                      "millrace_runtime_bytes(), whose size holds a working runtime");
 
-    /* The whole run again, in a buffer of that size, with a heap that counts. */
-    memset(&heap, 0, sizeof heap);
-    heap.limit = SIZE_MAX;
+    heap = (struct heap){.left = 0};
     millrace_set_allocator(&counting);
-    result = millrace_create_in(buffer, whole, &capacity, &runtime);
+    millrace_create_in(buffer, need, &capacity, &runtime);
+    events = exercise(runtime, MACHINES);
     millrace_memory_stats(runtime, &stats);
-    check(result == MILLRACE_OK && stats.size == whole && stats.used > 0 &&
-              stats.used <= stats.high_water && stats.high_water <= whole,
-          "memory_stats: %lu of %lu bytes in use after create, at most %lu",
-          (unsigned long)stats.used, (unsigned long)stats.size, (unsigned long)stats.high_water);
-    exercise(runtime, &outcome);
-    check(outcome.refused == 0 && outcome.unexpected == 0 && outcome.events > 0,
-          "the run is refused nothing and observers see its %u events", outcome.events);
-    check(heap.allocations == 0, "a runtime in a buffer never calls the heap (%u calls)",
-          heap.allocations);
+    check(events == 3 * MACHINES && heap.allocations == 0,
+          "a runtime in a buffer never calls the heap (%u calls)", heap.allocations);
+    check(stats.bytes < need && stats.machine_record > 0 &&
+              stats.machine_bytes == MACHINES * stats.machine_record &&
+              stats.machine_bytes + stats.input_bytes + stats.effect_bytes + stats.timer_bytes +
+                      stats.queue_bytes + stats.observer_bytes + stats.resolution_bytes <
+                  stats.bytes,
+          "memory stats: the pools add up to less than the block (%lu bytes, %lu per machine)",
+          (unsigned long)stats.bytes, (unsigned long)stats.machine_record);
+    check(millrace_destroy(runtime) == MILLRACE_OK && heap.frees == 0,
+          "destroying it gives nothing to the heap");
     millrace_set_allocator(NULL);
-    check(millrace_create_in(buffer, whole, &capacity, &runtime) == MILLRACE_OK &&
-              millrace_memory_stats(runtime, &stats) == MILLRACE_OK &&
-              millrace_destroy(runtime) == MILLRACE_OK,
-          "the buffer is the caller's again after destroy: a new runtime fits in it");
 }
 
-static void test_heap_that_runs_out(void) {
-    unsigned refused_create = 0;
-    unsigned partial = 0;
-    unsigned unexpected = 0;
-    unsigned leaked = 0;
-    size_t whole = 0;
-
-    millrace_set_allocator(&counting);
-    /* Heaps of every size, 16 bytes apart, until a run needs no refusal. */
-    for (size_t limit = 0; limit <= BUFFER_BYTES && whole == 0; limit += 16) {
-        millrace_runtime_t *runtime = NULL;
-        struct outcome outcome = {0};
-        int result;
-
-        memset(&heap, 0, sizeof heap);
-        heap.limit = limit;
-        result = millrace_create(&capacity, &runtime);
-        if (result == MILLRACE_OK) {
-            exercise(runtime, &outcome);
-            partial += outcome.refused > 0;
-            unexpected += outcome.unexpected;
-            whole = outcome.refused == 0 ? limit : 0;
-        } else if (result == MILLRACE_NO_CAPACITY) {
-            refused_create++;
-        } else {
-            unexpected++;
-        }
-        leaked += heap.live;
-    }
-    millrace_set_allocator(NULL);
-    check(whole > 0, "a run needs a heap of %lu bytes", (unsigned long)whole);
-    check(unexpected == 0 && refused_create > 0 && partial > 0,
-          "heaps of every size below: create refused %u times, a later call %u times, "
-          "nothing else (%u others)", refused_create, partial, unexpected);
-    check(leaked == 0, "and every refused call gives back what it had allocated (%u blocks "
-                       "left)", leaked);
-}
-
-/* MILLRACE_RUNTIME_BYTES holds the runs above, and one of many machines, without being far
- * above what they need. */
-static void test_runtime_bytes(void) {
-    enum { FEW_BYTES = MILLRACE_RUNTIME_BYTES(MACHINES, 4 * MACHINES, 2 * MACHINES, 8, 4, 2, 1,
-                                              MACHINES + 1),
-           MANY_BYTES = MILLRACE_RUNTIME_BYTES(MANY, 2 * MANY, 2 * MANY, MANY, 4, 2, 1, MANY + 1) };
-    static alignas(16) unsigned char few[FEW_BYTES];
-    static alignas(16) unsigned char many[MANY_BYTES];
-    const millrace_capacity_t many_capacity = {
-        .machines = MANY, .inputs_per_machine = 2, .effects_per_machine = 2, .timers = MANY,
-        .effects_per_resolution = 4};
+static void test_heap(void) {
     millrace_runtime_t *runtime = NULL;
-    struct outcome outcome = {0};
-    size_t whole = smallest_whole(few);
 
-    check(millrace_create_in(few, sizeof few, &capacity, &runtime) == MILLRACE_OK,
-          "MILLRACE_RUNTIME_BYTES for %d machines: %lu bytes", MACHINES,
-          (unsigned long)sizeof few);
-    exercise(runtime, &outcome);
-    check(outcome.refused == 0 && outcome.unexpected == 0 && sizeof few >= whole &&
-              sizeof few <= 2 * whole,
-          "hold their run, at most twice the %lu bytes it needs", (unsigned long)whole);
-    memset(&outcome, 0, sizeof outcome);
-    check(millrace_create_in(many, sizeof many, &many_capacity, &runtime) == MILLRACE_OK,
-          "MILLRACE_RUNTIME_BYTES for %d machines: %lu bytes", MANY, (unsigned long)sizeof many);
-    exercise_many(runtime, MANY, &outcome);
-    check(outcome.refused == 0 && outcome.unexpected == 0 && outcome.events >= 2 * MANY,
-          "hold a run of %d observed machines with their timers", MANY);
+    heap = (struct heap){.left = 0};
+    millrace_set_allocator(&counting);
+    check(millrace_create(&capacity, &runtime) == MILLRACE_NO_CAPACITY && runtime == NULL &&
+              heap.allocations == 1,
+          "a heap that refuses: create answers no capacity, nothing written");
+    heap = (struct heap){.left = 1};
+    check(millrace_create(&capacity, &runtime) == MILLRACE_OK && heap.allocations == 1 &&
+              exercise(runtime, MACHINES) == 3 * MACHINES && heap.allocations == 1,
+          "create takes one block, and nothing after");
+    millrace_set_allocator(NULL);
+    check(millrace_destroy(runtime) == MILLRACE_OK && heap.frees == 1,
+          "destroy gives the block back to the allocator it came from, though another is set");
+}
+
+/* MILLRACE_RUNTIME_BYTES is a constant expression at least millrace_runtime_bytes(). */
+static void test_runtime_bytes(void) {
+    static alignas(8) unsigned char few[MILLRACE_RUNTIME_BYTES(MACHINES, 16, 8, 8, 4, 8, 4)];
+    static unsigned char many[MILLRACE_RUNTIME_BYTES(MANY, 2 * MANY, 2 * MANY, MANY, 4,
+                                                     2 * MANY, MANY)];
+    const millrace_capacity_t many_capacity = {
+        .machines = MANY, .inputs = 2 * MANY, .effects = 2 * MANY, .timers = MANY,
+        .effects_per_resolution = 4, .queues = 2 * MANY, .observers = MANY};
+    millrace_runtime_t *runtime = NULL;
+    unsigned short_of = 0;
+
+    check(sizeof few >= millrace_runtime_bytes(&capacity) &&
+              millrace_create_in(few, sizeof few, &capacity, &runtime) == MILLRACE_OK &&
+              exercise(runtime, MACHINES) == 3 * MACHINES,
+          "MILLRACE_RUNTIME_BYTES for %d machines: %lu bytes, %lu needed", MACHINES,
+          (unsigned long)sizeof few, (unsigned long)millrace_runtime_bytes(&capacity));
+    millrace_destroy(runtime);
+    check(millrace_create_in(many, sizeof many, &many_capacity, &runtime) == MILLRACE_OK &&
+              exercise(runtime, MANY) == 3 * MANY,
+          "MILLRACE_RUNTIME_BYTES for %d machines (any alignment): %lu bytes, %lu needed", MANY,
+          (unsigned long)sizeof many, (unsigned long)millrace_runtime_bytes(&many_capacity));
+    millrace_destroy(runtime);
+    for (uint32_t machines = 1; machines <= 300; machines += 13) {
+        const millrace_capacity_t varied = {
+            .machines = machines, .inputs = 3 * machines, .effects = 2 * machines,
+            .timers = machines + 1, .effects_per_resolution = machines % 7 + 1,
+            .queues = machines * 3, .observers = machines / 2 + 1};
+        if (millrace_runtime_bytes(&varied) >
+            MILLRACE_RUNTIME_BYTES(machines, 3 * machines, 2 * machines, machines + 1,
+                                   machines % 7 + 1, machines * 3, machines / 2 + 1)) {
+            short_of++;
+        }
+    }
+    check(short_of == 0, "MILLRACE_RUNTIME_BYTES bounds millrace_runtime_bytes() for 24 "
+                         "capacities of 1 to 300 machines");
 }
 
 void memory_tests(void) {
     test_create_in_arguments();
     test_buffers_of_every_size();
-    test_heap_that_runs_out();
+    test_heap();
     test_runtime_bytes();
 }

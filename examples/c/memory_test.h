@@ -2,8 +2,7 @@
 #ifndef MILLRACE_EXAMPLE_MEMORY_TEST_H
 #define MILLRACE_EXAMPLE_MEMORY_TEST_H
 
-/* Runtimes in buffers of every size, and heaps that fail after every number of
- * allocations. */
+/* Runtimes in buffers of every size and alignment, heaps that refuse, and the size macro. */
 void memory_tests(void);
 
 #endif

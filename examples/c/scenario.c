@@ -45,9 +45,9 @@ static void scenario_observe(void *context, millrace_machine_t machine,
 #ifdef MILLRACE_EXAMPLE_STATIC
 /* On a microcontroller (mk/arm.mk builds it so): the runtime in a static array sized at
  * compile time for the capacities below (4 machines of up to 8 queued inputs and 4 effects,
- * 8 timers, the default 16 effects per resolution, one kind of 2 queues, one observer), and
- * a heap that refuses and counts, to show that the library never asks it. */
-static _Alignas(16) unsigned char memory[MILLRACE_RUNTIME_BYTES(4, 32, 16, 8, 16, 1, 2, 1)];
+ * 32 inputs and 16 effects in all, 8 timers, 8 effects per resolution, 8 queues, 4
+ * observers), and a heap that refuses and counts, to show that the library never asks it. */
+static unsigned char memory[MILLRACE_RUNTIME_BYTES(4, 32, 16, 8, 8, 8, 4)];
 static unsigned heap_calls;
 
 static void *refuse(void *context, size_t size, size_t alignment) {
@@ -66,8 +66,9 @@ static void give_back(void *context, void *block) {
 #endif
 
 int scenario_start(struct scenario *scenario, uint64_t tick_ns) {
-    const millrace_capacity_t capacity = {.machines = 4, .inputs_per_machine = 8,
-                                          .effects_per_machine = 4, .timers = 8};
+    const millrace_capacity_t capacity = {
+        .machines = 4, .inputs_per_machine = 8, .effects_per_machine = 4, .inputs = 32,
+        .effects = 16, .timers = 8, .effects_per_resolution = 8, .queues = 8, .observers = 4};
     int result;
 
     *scenario = (struct scenario){.tick_ns = tick_ns};
@@ -170,9 +171,10 @@ int scenario_finish(struct scenario *scenario) {
         millrace_memory_stats_t stats = {0};
 
         millrace_memory_stats(scenario->runtime, &stats);
-        check(stats.high_water > 0 && stats.high_water <= stats.size,
-              "the runtime in a static array of %lu bytes: %lu in use at most",
-              (unsigned long)stats.size, (unsigned long)stats.high_water);
+        check(stats.bytes > 0 && stats.bytes <= sizeof memory,
+              "the runtime in a static array of %lu bytes takes %lu (%lu per machine)",
+              (unsigned long)sizeof memory, (unsigned long)stats.bytes,
+              (unsigned long)stats.machine_record);
     }
 #endif
     millrace_destroy(scenario->runtime);

@@ -9,26 +9,20 @@
  * by id. Every input yields exactly one reply (success or failure) to the machine's
  * observers, after the state changed and before any of its effects start.
  *
- * Built from the Embedded Swift core into libmillrace.a, which links with libc alone: it
- * references posix_memalign and free (only through millrace_create()), memset, memcmp,
- * arc4random_buf and __stack_chk_fail (a program linked with --gc-sections keeps fewer). The libuv attachment at the end lives in
- * millrace_uv.c, outside the library.
+ * Built from Embedded Swift (Sources/MillraceC, an engine of its own sized for
+ * microcontrollers, not the generic Swift core) into libmillrace.a, which links with libc
+ * alone and references nothing from it but memset and, only through millrace_create(), malloc
+ * and free. The libuv attachment at the end lives in millrace_uv.c, outside the library.
  *
- * Memory. millrace_create() reserves every runtime-wide pool (machine table, ready ring,
- * timer table, effect buffer, and `block_bytes` for machine blocks when set) from its
- * capacities. millrace_spawn() takes one machine's block (its state, input ring, effect slots
- * and queue lists) from `block_bytes` when set (then only a variant's first spawn allocates, for
- * the variant); otherwise from the chunks of blocks its variant keeps, allocating a chunk when they
- * are all in use (chunks hold 1, 2, 4, ... up to 64 blocks and are freed with the variant's last
- * machine). millrace_observe() and
- * millrace_set_diagnostic_observer() allocate the observer they register, and
- * millrace_uv_attach() its attachment. Nothing else allocates: posting, stepping, resolving,
- * replying and recording or applying effects never do. Running out of any pool, and memory
- * that cannot be allocated, are reported (a result code, a statistic, a diagnostic), never a
- * crash. The heap is the C library's (posix_memalign and free) or the allocator given to
- * millrace_set_allocator(); a runtime made by millrace_create_in() takes everything from the
- * caller's buffer and never calls an allocator (see "Memory" below). `make footprint` shows
- * what a machine takes.
+ * Memory. A runtime is one block of memory, sized by its capacities and laid out once: its
+ * header, then fixed pools of machine records, queued inputs, in-flight effects, armed timers,
+ * effect queues, observer registrations and the effect buffer of a resolution. It is the
+ * caller's buffer (millrace_create_in(), sized at compile time with MILLRACE_RUNTIME_BYTES()
+ * or at run time with millrace_runtime_bytes()) or one allocation from the heap
+ * (millrace_create()). Nothing else ever allocates: spawning, observing, posting, stepping,
+ * resolving, replying and recording or applying effects take records from the pools and give
+ * them back. Running out of a pool is reported (a result code, a statistic, a diagnostic),
+ * never a crash; `make footprint` shows what each part takes.
  *
  * Threads. A runtime is single-threaded and has no lock: every function taking a runtime,
  * and every callback it makes, runs on the one thread that drives it. Separate runtimes share
@@ -73,9 +67,8 @@ typedef enum millrace_result {
     MILLRACE_INVALID = 4,
     /* Called from inside a callback of the same runtime, where it is not allowed. */
     MILLRACE_BUSY = 5,
-    /* This build of the library cannot do it: millrace_create_in() and
-     * millrace_set_allocator() in a build against the full Swift runtime (the libuv build),
-     * whose objects always come from its own heap. */
+    /* Not returned by this version of the library (it was by earlier ones); the value is
+     * kept so that no other code changes meaning. */
     MILLRACE_UNSUPPORTED = 6,
 } millrace_result_t;
 
@@ -110,48 +103,45 @@ typedef uint64_t millrace_machine_t;
 /* Returned by millrace_next_deadline() when no timer is armed and no input is queued. */
 #define MILLRACE_NO_DEADLINE 0xFFFFFFFFFFFFFFFFull /* UINT64_MAX */
 
-/* The largest value any capacity, queue length or policy maximum may take. */
-#define MILLRACE_CAPACITY_MAX (1u << 24)
+/* The largest value any capacity, per-machine limit or policy maximum may take: pools are
+ * indexed with 16 bits. */
+#define MILLRACE_CAPACITY_MAX 65534u
 
 /* The most queues one machine may declare. */
 #define MILLRACE_QUEUES_MAX 256u
 
-/* The most inputs one machine may have queued (a machine's record keeps a 16-bit count). */
-#define MILLRACE_INPUTS_MAX 65535u
+/* The most inputs one machine may have queued. */
+#define MILLRACE_INPUTS_MAX MILLRACE_CAPACITY_MAX
 
-/* The most in-flight effects of one machine (16-bit slot indices). */
-#define MILLRACE_EFFECTS_MAX 32767u
+/* The most in-flight effects of one machine. */
+#define MILLRACE_EFFECTS_MAX MILLRACE_CAPACITY_MAX
 
-/* The fixed capacities of a runtime. A field left 0 takes the default shown. */
+/* The fixed capacities of a runtime: how many records each of its pools holds. A field left 0
+ * takes the default shown; every value is at most MILLRACE_CAPACITY_MAX, defaults included. */
 typedef struct millrace_capacity {
-    /* Machines alive at once (default 64). */
+    /* Machines alive at once (default 16). */
     uint32_t machines;
-    /* Inputs one machine can have queued, a limit for fairness: the inputs themselves are
-     * cells of the runtime's input pool (`inputs`); a spawn may choose its own (default 64;
-     * at most MILLRACE_INPUTS_MAX). */
+    /* Inputs one machine may have queued, a limit for fairness: the inputs themselves are
+     * records of the input pool (`inputs`); a spawn may choose its own limit (default 8). */
     uint32_t inputs_per_machine;
-    /* In-flight effects (timers, running or waiting on a queue) per machine, a limit for
-     * fairness: the effects are cells of the runtime's effect pool (`effects`) (default 16;
-     * at most MILLRACE_EFFECTS_MAX). */
+    /* In-flight effects (timers armed, fired and not yet delivered, or waiting on a queue)
+     * per machine, a limit for fairness: the effects are records of the effect pool
+     * (`effects`) (default 4). */
     uint32_t effects_per_machine;
-    /* Timers armed at once across the runtime (default 1024). */
+    /* Timers armed at once (default `effects`: every in-flight effect can be armed). */
     uint32_t timers;
     /* Effects one resolution can record (default 16). */
     uint32_t effects_per_resolution;
-    /* Bytes reserved at create for machine blocks (default 0: blocks come from the heap at
-     * spawn). When set, millrace_spawn() allocates no block: it carves each machine's block
-     * from these bytes and answers MILLRACE_NO_CAPACITY once they are used up; a removed
-     * machine's block is reused by the next spawn of the same variant. Only the first spawn of
-     * each variant (queue layout) allocates: the variant and, for a new cell size, its input and
-     * effect pools (reserved, written as they fill). `make footprint` prints a block's size.
-     * Any value. */
-    uint32_t block_bytes;
-    /* Inputs queued at once across all machines (default machines * inputs_per_machine, at
-     * most MILLRACE_CAPACITY_MAX). */
+    /* Inputs queued at once across all machines (default machines * inputs_per_machine). */
     uint32_t inputs;
     /* Effects in flight at once across all machines (default machines *
-     * effects_per_machine, at most MILLRACE_CAPACITY_MAX). */
+     * effects_per_machine). */
     uint32_t effects;
+    /* Effect queues across all machines: a machine takes one per queue it declares, and one
+     * when it declares none (default machines * 2). */
+    uint32_t queues;
+    /* Observer registrations across all machines (default machines). */
+    uint32_t observers;
 } millrace_capacity_t;
 
 /* What an effect queue does when a timer starts on it and `max` are already in flight. */
@@ -269,7 +259,8 @@ typedef struct millrace_diagnostic {
 typedef void (*millrace_diagnostic_fn)(void *context, const millrace_diagnostic_t *diagnostic);
 
 /* Counters and high-water marks of one machine. The machine keeps 32-bit counters (its
- * whole record is 64 bytes): they wrap modulo 2^32. Effect counts are per runtime. */
+ * whole record is 48 bytes on a 32-bit target): they wrap modulo 2^32. Effect counts are per
+ * runtime. */
 typedef struct millrace_machine_stats {
     /* Inputs accepted into the queue, from any source. */
     uint32_t posted;
@@ -312,24 +303,21 @@ typedef struct millrace_runtime_stats {
 /* ---------------------------------------------------------------------------------------- */
 /* Runtime                                                                                  */
 
-/* Creates a runtime with `capacity` (NULL: all defaults) and stores it in `*runtime`.
- * Allocates every runtime-wide pool now. The runtime's clock starts at 0 ns.
- * Errors: MILLRACE_INVALID when `runtime` is NULL, a capacity exceeds
- * MILLRACE_CAPACITY_MAX, `inputs_per_machine` exceeds MILLRACE_INPUTS_MAX or
- * `effects_per_machine` exceeds MILLRACE_EFFECTS_MAX; MILLRACE_NO_CAPACITY when the memory
- * cannot be allocated (nothing is kept). */
+/* Creates a runtime with `capacity` (NULL: all defaults) in one block from the heap (see
+ * millrace_set_allocator()) and stores it in `*runtime`. The runtime's clock starts at 0 ns.
+ * Errors: MILLRACE_INVALID when `runtime` is NULL or a capacity, given or by default, exceeds
+ * MILLRACE_CAPACITY_MAX; MILLRACE_NO_CAPACITY when the allocator refuses the block. */
 int millrace_create(const millrace_capacity_t *capacity, millrace_runtime_t **runtime);
 
-/* Destroys a runtime: removes every machine (their timers are cancelled, observers see
- * nothing more) and frees all its memory. `runtime` is invalid afterwards. NULL is
- * accepted and ignored (MILLRACE_OK).
+/* Destroys a runtime: its machines go with it (observers see nothing more) and a block from
+ * the heap goes back to its allocator; a buffer is the caller's again. `runtime` is invalid
+ * afterwards. NULL is accepted and ignored (MILLRACE_OK).
  * Errors: MILLRACE_BUSY when called from one of the runtime's callbacks (nothing happens). */
 int millrace_destroy(millrace_runtime_t *runtime);
 
 /* Sets (or, with a NULL `observer`, clears) the one diagnostic observer of the runtime;
- * `context` is passed to it and owned by the caller. Allocates the registration.
- * Errors: MILLRACE_INVALID when `runtime` is NULL; MILLRACE_BUSY inside a callback;
- * MILLRACE_NO_CAPACITY when the registration cannot be allocated (the observer is kept). */
+ * `context` is passed to it and owned by the caller.
+ * Errors: MILLRACE_INVALID when `runtime` is NULL; MILLRACE_BUSY inside a callback. */
 int millrace_set_diagnostic_observer(millrace_runtime_t *runtime,
                                      millrace_diagnostic_fn observer, void *context);
 
@@ -364,21 +352,15 @@ int millrace_runtime_stats(const millrace_runtime_t *runtime, millrace_runtime_s
 /* ---------------------------------------------------------------------------------------- */
 /* Memory                                                                                   */
 /*                                                                                          */
-/* A runtime takes its memory from the heap (millrace_create) or from one buffer the caller  */
-/* gives (millrace_create_in), the way QP/C and RTOS kernels are used: a static array sized  */
-/* at compile time with MILLRACE_RUNTIME_BYTES(), after which the library never calls an    */
-/* allocator for that runtime - a program that creates its runtimes only so links no malloc. */
-/* Either way, memory that cannot be had is an error code: the call that needed it fails    */
-/* with MILLRACE_NO_CAPACITY and changes nothing. Before an allocating call (create, spawn,  */
-/* observe, set_diagnostic_observer) the library checks that a few hundred bytes can still  */
-/* be had for its small objects (see MILLRACE_RUNTIME_BYTES), and checks every larger one.  */
-/* Neither allocator is thread-safe across runtimes in buffers: their allocating calls     */
-/* (those above, remove, step and destroy) must not run on two threads at once.             */
+/* A runtime is one block: the caller's buffer (millrace_create_in), the way QP/C and RTOS  */
+/* kernels are used - a static array sized at compile time with MILLRACE_RUNTIME_BYTES(),   */
+/* and a program that makes its runtimes only so links no malloc - or one allocation from   */
+/* the heap (millrace_create). Either way the library allocates nothing afterwards.         */
 
 /* An allocator for the heap. */
 typedef struct millrace_allocator {
-    /* `size` bytes aligned to `alignment` (a power of two, at least sizeof(void *)), or NULL
-     * when there is no such memory. */
+    /* `size` bytes aligned to `alignment` (a power of two), or NULL when there is no such
+     * memory. */
     void *(*allocate)(void *context, size_t size, size_t alignment);
     /* Frees memory `allocate` returned. */
     void (*deallocate)(void *context, void *memory);
@@ -386,81 +368,80 @@ typedef struct millrace_allocator {
     void *context;
 } millrace_allocator_t;
 
-/* Makes `allocator` the heap of every later allocation of heap runtimes (NULL: the C
- * library's posix_memalign and free, the default). Memory allocated before goes back to the
- * allocator it came from only if that is still the one set: set it before creating
- * runtimes, or while none exists.
- * Errors: MILLRACE_INVALID when a function of `allocator` is NULL; MILLRACE_UNSUPPORTED in
- * the libuv build. */
+/* Makes `allocator` the heap of later millrace_create() calls (NULL: the C library's malloc
+ * and free, the default). A runtime gives its block back to the allocator it came from. Not
+ * thread-safe: set it before creating runtimes on several threads.
+ * Errors: MILLRACE_INVALID when a function of `allocator` is NULL (nothing changes). */
 int millrace_set_allocator(const millrace_allocator_t *allocator);
 
-/* millrace_create() in the caller's `buffer` of `size` bytes: the runtime, its pools, its
- * machines' blocks and variants, and its observers are all carved from it, and it is the
- * caller's again after millrace_destroy(). Any alignment works; 16 wastes nothing.
+/* The bytes a buffer must have to hold a runtime of `capacity` (NULL: all defaults) at any
+ * alignment, or 0 when a capacity is out of range (see millrace_create()). */
+size_t millrace_runtime_bytes(const millrace_capacity_t *capacity);
+
+/* millrace_create() in the caller's `buffer` of `size` bytes, which holds the whole runtime
+ * and is the caller's again after millrace_destroy(). Any alignment works (8 wastes nothing).
  * Errors: those of millrace_create(), MILLRACE_INVALID also when `buffer` is NULL;
- * MILLRACE_NO_CAPACITY when `size` is too small for the capacities; MILLRACE_UNSUPPORTED in
- * the libuv build. */
+ * MILLRACE_NO_CAPACITY when `size` is less than millrace_runtime_bytes(capacity) requires
+ * at the buffer's alignment (nothing is written). */
 int millrace_create_in(void *buffer, size_t size, const millrace_capacity_t *capacity,
                        millrace_runtime_t **runtime);
 
-/* A buffer size, in bytes, that holds a runtime made by millrace_create_in() with at most:
- * `machines` machines alive at once; `inputs` inputs queued and `effects` effects in flight
- * across them (the capacity's `inputs` and `effects`, by default machines times the
- * per-machine limits); `timers` timers and `per_resolution` effects per resolution (the
- * capacity's fields); `variants` variants (distinct input capacities and queue arrays spawned) of
- * at most `queues` queues each; and `observers` observer registrations. A constant
- * expression, for a static array:
+/* A buffer size, in bytes, that holds a runtime of at most `machines` machines, `inputs`
+ * queued inputs and `effects` in-flight effects across them, `timers` armed timers,
+ * `per_resolution` effects per resolution, `queues` effect queues and `observers` observer
+ * registrations: the capacity's fields, each given explicitly (the defaults are derived from
+ * others). A constant expression, for a static array, and an upper bound of
+ * millrace_runtime_bytes() for 32- and 64-bit targets alike (a few hundred bytes over it for
+ * the header and the alignment of each pool):
  *
- *     static _Alignas(16) unsigned char memory[MILLRACE_RUNTIME_BYTES(4, 16, 8, 8, 4, 1, 1, 4)];
- *
- * An upper bound with some slack, for 32- and 64-bit targets alike; millrace_memory_stats()
- * tells what a program really used (its high-water mark). It includes the room an
- * allocating call reserves for Swift's small objects (see "Memory" above). */
+ *     static unsigned char memory[MILLRACE_RUNTIME_BYTES(4, 32, 16, 16, 8, 8, 4)];
+ */
 #define MILLRACE__WORDS(count) ((size_t)(count) * sizeof(void *))
-#define MILLRACE_RUNTIME_BYTES(machines, inputs, effects, timers, per_resolution, variants, \
-                               queues, observers)                                       \
-    (MILLRACE__WORDS(448 + 16 * (size_t)(queues)) +                                     \
-     (size_t)(machines) * (64 + MILLRACE__WORDS(12) + 16 * (size_t)(queues)) +          \
-     (size_t)(inputs) * 32 + (size_t)(effects) * (16 + MILLRACE__WORDS(8)) +            \
-     (size_t)(timers) * 64 + (size_t)(per_resolution) * 64 +                            \
-     (size_t)(variants) * MILLRACE__WORDS(64 + 8 * (size_t)(queues)) +                  \
-     (size_t)(observers) * MILLRACE__WORDS(40))
+#define MILLRACE_RUNTIME_BYTES(machines, inputs, effects, timers, per_resolution, queues,   \
+                               observers)                                                \
+    (MILLRACE__WORDS(64) + 64 + (size_t)(machines) * (40 + MILLRACE__WORDS(2)) +          \
+     (size_t)(inputs) * 16 + (size_t)(effects) * 40 + (size_t)(timers) * 2 +              \
+     (size_t)(per_resolution) * 24 + (size_t)(queues) * 12 +                             \
+     (size_t)(observers) * MILLRACE__WORDS(3))
 
-/* How much of a runtime's buffer is in use. */
+/* Where a runtime's bytes go. */
 typedef struct millrace_memory_stats {
-    /* The buffer's size, the bytes in use now (with the allocator's headers), and the most
-     * ever in use: what a buffer sized for this program needs at least. */
-    size_t size;
-    size_t used;
-    size_t high_water;
+    /* The runtime's block: its header and every pool below. */
+    size_t bytes;
+    /* Each pool: machine records, queued inputs, in-flight effects, the timer heap, effect
+     * queues, observer registrations and the effect buffer of a resolution. */
+    size_t machine_bytes;
+    size_t input_bytes;
+    size_t effect_bytes;
+    size_t timer_bytes;
+    size_t queue_bytes;
+    size_t observer_bytes;
+    size_t resolution_bytes;
+    /* One machine's record (machine_bytes / the machine capacity). */
+    size_t machine_record;
 } millrace_memory_stats_t;
 
-/* Writes the buffer use of a runtime made by millrace_create_in() to `*stats`.
- * Errors: MILLRACE_INVALID when an argument is NULL or the runtime uses the heap. */
+/* Writes where the runtime's bytes go to `*stats`.
+ * Errors: MILLRACE_INVALID when an argument is NULL. */
 int millrace_memory_stats(const millrace_runtime_t *runtime, millrace_memory_stats_t *stats);
 
 /* ---------------------------------------------------------------------------------------- */
 /* Machines                                                                                 */
 
-/* Spawns a machine as `config` says and stores its id in `*machine`. Fills one of the
- * machine records reserved at create and takes the machine's block (its state, context,
- * input ring, effect slots and the lists of its latest/oldest queues) from the capacity's
- * `block_bytes` when set, else from its variant's chunks, allocating a chunk only when they are
- * full; the first spawn of a kind also allocates the kind. Machines spawned with the same input capacity and queues share a
- * kind (and its free blocks), whatever their resolvers.
+/* Spawns a machine as `config` says and stores its id in `*machine`: it takes a machine
+ * record and one queue entry per queue (one for no queues) from the runtime's pools.
  * Errors: MILLRACE_INVALID when an argument or `config->resolve` is NULL, `queues` is NULL
  * with a non-zero `queue_count`, `queue_count` exceeds MILLRACE_QUEUES_MAX,
  * `input_capacity` exceeds MILLRACE_INPUTS_MAX, or a queue has an unknown policy or a max
- * outside 1 ... MILLRACE_CAPACITY_MAX; MILLRACE_NO_CAPACITY when every machine slot is taken,
- * the reserved `block_bytes` are used up, or the memory for a new kind or chunk cannot be
- * allocated (counted as spawns_refused; nothing changes). */
+ * outside 1 ... MILLRACE_CAPACITY_MAX; MILLRACE_NO_CAPACITY when every machine record is
+ * taken or the queue pool lacks the entries (counted as spawns_refused; nothing changes). */
 int millrace_spawn(millrace_runtime_t *runtime, const millrace_machine_config_t *config,
                    millrace_machine_t *machine);
 
 /* Removes a machine: cancels every timer it started, drops its queued inputs, forgets its
- * observers (they see nothing more); later calls naming it answer MILLRACE_NO_MACHINE. Its
- * memory is freed once the runtime no longer schedules it. Allowed inside callbacks, also
- * for the machine being resolved (its reply and effects are then not delivered).
+ * observers (they see nothing more) and gives its records back to the pools; later calls
+ * naming it answer MILLRACE_NO_MACHINE. Allowed inside callbacks, also for the machine being
+ * resolved (its reply and effects are then not delivered).
  * Errors: MILLRACE_INVALID when `runtime` is NULL; MILLRACE_NO_MACHINE. */
 int millrace_remove(millrace_runtime_t *runtime, millrace_machine_t machine);
 
@@ -483,9 +464,9 @@ int millrace_state(const millrace_runtime_t *runtime, millrace_machine_t machine
 
 /* Registers `observer` for every later reply and output of `machine`, for the machine's
  * lifetime; observers are called in registration order. `context` is passed to it and owned
- * by the caller. Allocates the registration.
+ * by the caller. Takes a registration from the runtime's observer pool.
  * Errors: MILLRACE_INVALID when `runtime` or `observer` is NULL; MILLRACE_NO_MACHINE;
- * MILLRACE_NO_CAPACITY when the registration cannot be allocated (nothing changes). */
+ * MILLRACE_NO_CAPACITY when the observer pool is empty (nothing changes). */
 int millrace_observe(millrace_runtime_t *runtime, millrace_machine_t machine,
                      millrace_observer_fn observer, void *context);
 
@@ -519,8 +500,9 @@ int millrace_effects_emit(millrace_effects_t *effects, int32_t output);
 int millrace_effects_after(millrace_effects_t *effects, uint64_t delay_ns, int32_t input,
                            uint32_t queue, uint64_t id);
 
-/* Sends `input` every `period_ns` after the timer starts on `queue`, until cancelled. A
- * period missed entirely (a late step) fires once, keeping the phase.
+/* Sends `input` every `period_ns` after the timer starts on `queue`, until cancelled. Each
+ * period fires at its own instant, a late step's too (millrace_step() moves time from
+ * deadline to deadline), so the phase never drifts.
  * Errors: also MILLRACE_INVALID when `queue` is not one of the machine's queues or
  * `period_ns` is 0 or exceeds INT64_MAX. */
 int millrace_effects_every(millrace_effects_t *effects, uint64_t period_ns, int32_t input,
