@@ -11,8 +11,9 @@
  *
  * Built from Embedded Swift (Sources/MillraceC, an engine of its own sized for
  * microcontrollers, not the generic Swift core) into libmillrace.a, which links with libc
- * alone and references nothing from it but memset and, only through millrace_create(), malloc
- * and free. The libuv attachment at the end lives in millrace_uv.c, outside the library.
+ * alone: linked with --gc-sections, a program keeps memset from it, and malloc and free only
+ * if it calls millrace_create(). The libuv attachment at the end lives in millrace_uv.c,
+ * outside the library.
  *
  * Memory. A runtime is one block of memory, sized by its capacities and laid out once: its
  * header, then fixed pools of machine records, queued inputs, in-flight effects, armed timers,
