@@ -46,7 +46,7 @@ public enum DefaultQueue: UInt8, EffectQueueSet {
 }
 
 /// A queue by its position, for machines whose queue layout is data given at spawn (a
-/// machine file, a `Table`, the C API) rather than a type: `typealias Queue = EffectQueue`,
+/// machine file, a `Table`) rather than a type: `typealias Queue = EffectQueue`,
 /// then spawn with `queues:`. An effect naming a position the layout lacks runs on the
 /// default queue (position 0).
 ///

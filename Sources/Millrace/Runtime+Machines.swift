@@ -69,10 +69,9 @@ extension Runtime {
     return (variant, _registry.takeFreeSlot().unsafelyUnwrapped)
   }
 
-  /// Counts a refused spawn and returns why, to be thrown (also by the C API, whose own
-  /// limits refuse spawns the runtime never sees).
+  /// Counts a refused spawn and returns why, to be thrown.
   @usableFromInline
-  package func refuseSpawn(_ error: SpawnError) -> SpawnError {
+  func refuseSpawn(_ error: SpawnError) -> SpawnError {
     _counters.spawnsRefused &+= 1
     return error
   }
@@ -115,13 +114,5 @@ extension Runtime {
       ._withUnsafeGuaranteedRef {
         $0.perform(registry, index, operation)
       }
-  }
-
-  /// A handle to the live machine `id` names, when the caller knows it is of type `M` (the
-  /// C API, whose machines all are); nil when no live machine has that id.
-  @usableFromInline
-  package func handle<M: Machine>(to id: MachineID, of type: M.Type) -> MachineHandle<M>? {
-    guard _registry.liveRecord(id) != nil else { return nil }
-    return MachineHandle(registry: _registry, id: id)
   }
 }

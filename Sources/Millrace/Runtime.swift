@@ -107,8 +107,8 @@ public final class Runtime {
       capacity.inputsPerMachine, to: RuntimeCapacity.maxInputs)
     capacity.effectsPerMachine = RuntimeCapacity._clamp(
       capacity.effectsPerMachine, to: RuntimeCapacity.maxEffects)
-    // Room for the effects of integer machines (those of the C API); a variant whose effects are
-    // larger grows it when first spawned (`reserveScratch`).
+    // Room for the effects of integer machines; a variant whose effects are larger grows it
+    // when first spawned (`reserveScratch`).
     let scratchBytes =
       MemoryLayout<Effect<Int32, Int32>>.stride * capacity.effectsPerResolution
     guard let registry = _MachineRegistry(capacity: capacity.machines) else { return nil }

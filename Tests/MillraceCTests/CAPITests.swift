@@ -2,8 +2,9 @@ import CMillrace
 import MillraceC
 import Testing
 
-/// The C API (millrace.h) as the package builds it: MillraceC is its own module over the core,
-/// so these run against the same Swift that `make embedded` compiles into the C library.
+/// The C API (millrace.h) as the package builds it: MillraceC, the C API's engine, is a module
+/// here, so these run against the same Swift that `make embedded` compiles into the C library
+/// (examples/c/api_test.c holds the rest, on the host and on microcontrollers).
 @Suite("C API")
 struct CAPITests {
   /// Adds its input to the state; input 0 starts `after(1 ms, 5)` on queue 1 instead.
