@@ -82,6 +82,7 @@ extension UnsafeMutablePointer where Pointee == _Runtime {
   }
 
   /// Applies one recorded effect of the machine in `slot`.
+  @inline(never)
   func apply(_ effect: _Recorded, _ slot: UInt16) {
     switch effect.kind {
     case _Recorded.send:

@@ -18,6 +18,7 @@ extension UnsafeMutablePointer where Pointee == _Handle {
   /// Records `effect`: `MILLRACE_INVALID` for a queue the machine lacks,
   /// `MILLRACE_NO_CAPACITY` when the resolution's buffer is full (counted, and reported once
   /// the resolver returns).
+  @inline(never)
   func record(_ effect: _Recorded) -> Int32 {
     let runtime = pointee.runtime
     guard runtime.queue(pointee.slot, effect.queue) != nil else { return MILLRACE_INVALID.code }
@@ -33,6 +34,7 @@ extension UnsafeMutablePointer where Pointee == _Handle {
 
 extension UnsafeMutablePointer where Pointee == _Runtime {
   /// Queue `index` of the machine in `slot`, or nil when it has fewer.
+  @inline(never)
   func queue(_ slot: UInt16, _ index: UInt8) -> UnsafeMutablePointer<_Queue>? {
     var entry = machine(slot).pointee.queueHead
     for _ in 0..<index where entry != _none { entry = pointee.queues[entry].pointee.next }
@@ -40,6 +42,7 @@ extension UnsafeMutablePointer where Pointee == _Runtime {
   }
 
   /// Counts and reports a diagnostic to the diagnostic observer.
+  @inline(never)
   func report(
     _ kind: millrace_diagnostic_kind_t, _ slot: UInt16, source: millrace_input_source_t? = nil,
     dropped: UInt32 = 0
@@ -111,6 +114,7 @@ extension UnsafeMutablePointer where Pointee == _Runtime {
 
   /// Runs `cell` on its queue: armed at the current time plus its span, or ended and
   /// reported when the timer table is full.
+  @inline(never)
   func run(_ cell: UInt16) {
     let timer = pointee.effects[cell]
     queue(timer.pointee.machine, timer.pointee.queue).unsafelyUnwrapped.pointee.running &+= 1
@@ -126,6 +130,7 @@ extension UnsafeMutablePointer where Pointee == _Runtime {
   /// Ends the in-flight effect `cell`: disarmed, off its machine's list and its queue, its
   /// cell freed under a new generation; with `promote`, the timers waiting on its queue then
   /// start while there is room.
+  @inline(never)
   func finish(_ cell: UInt16, promote: Bool) {
     let timer = pointee.effects[cell]
     let slot = timer.pointee.machine
@@ -174,6 +179,7 @@ extension UnsafeMutablePointer where Pointee == _Runtime {
 
   /// Cancels every in-flight effect of the machine in `slot` with `id`, then starts what waits
   /// on its queues where room was made.
+  @inline(never)
   func cancel(_ slot: UInt16, id: UInt64) {
     var link = machine(slot).pointee.effectHead
     while link != _none {
@@ -194,6 +200,7 @@ extension UnsafeMutablePointer where Pointee == _Runtime {
   /// The earliest timer fires at the current time: its input is queued for its machine, and
   /// an `every` is armed again a period later. An `after` stays in flight until its delivery
   /// is resolved, and ends at once when its machine's queue is full (reported).
+  @inline(never)
   func fire(_ cell: UInt16) {
     let timer = pointee.effects[cell]
     let slot = timer.pointee.machine

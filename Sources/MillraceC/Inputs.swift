@@ -8,6 +8,7 @@ extension UnsafeMutablePointer where Pointee == _Runtime {
   /// Queues `input` for the machine in `slot`, posted with `tag` or delivered by `timer`
   /// (then `tag` is the timer cell's generation), and schedules the machine; false when its
   /// queue or the input pool is full (counted as dropped).
+  @inline(never)
   func enqueue(_ slot: UInt16, _ input: Int32, tag: UInt64, timer: UInt16 = _none) -> Bool {
     let machine = machine(slot)
     guard machine.pointee.inputCount < machine.pointee.inputCapacity,
@@ -50,6 +51,7 @@ extension UnsafeMutablePointer where Pointee == _Runtime {
   }
 
   /// Appends the machine in `slot` to the ready list.
+  @inline(never)
   func schedule(_ slot: UInt16) {
     machine(slot).pointee.next = _none
     if pointee.readyTail == _none {

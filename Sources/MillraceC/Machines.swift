@@ -123,6 +123,7 @@ extension UnsafeMutablePointer where Pointee == _Runtime {
 
   /// Gives `event` to the observers of the machine in `slot` registered when it was raised,
   /// in registration order, for as long as the machine lives (an observer may remove it).
+  @inline(never)
   func notify(_ slot: UInt16, _ event: millrace_event_t) {
     let machine = machine(slot)
     let generation = machine.pointee.generation

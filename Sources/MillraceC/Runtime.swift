@@ -5,7 +5,9 @@ import CMillrace
 ///
 /// Every operation goes through the runtime's pointer (`_RuntimePointer`), never a `mutating`
 /// method on the header: resolvers and observers re-enter the runtime through the same
-/// pointer while an operation is under way.
+/// pointer while an operation is under way. Operations called from several places are
+/// `@inline(never)`: `-Osize` would still copy them into each caller, 1.4 KB of a
+/// microcontroller's code (docs/footprint.md).
 struct _Runtime {
   var machines: _Pool<_Machine>
   var inputs: _Pool<_InputCell>
