@@ -13,7 +13,7 @@ enum ImageChunk {
   /// The size at which a chunk being written is closed and the next one started: a chunk is
   /// rewritten whole when one of its machines changes, so a small one costs a checkpoint of a
   /// few changes less; a large one costs fewer rows and overflow-page chains.
-  static let targetBytes = 32 * 1024
+  static let targetBytes = 60 * 1024
 
   /// One machine of a chunk, its parts in place.
   struct Entry {

@@ -66,7 +66,7 @@ final class SQLiteSnapshot {
   /// The schema version (`PRAGMA user_version`) of this layout.
   static let schemaVersion = 4
   /// The page size of a new (or migrated) database.
-  static let pageSize = 4096
+  static let pageSize = 65536
 
   /// Opens or creates `machines.sqlite3` in `directory` (which must exist), migrating a store
   /// of an earlier layout.

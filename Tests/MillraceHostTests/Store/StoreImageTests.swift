@@ -9,9 +9,9 @@ import Testing
 @Suite("Store image")
 struct StoreImageTests {
   let directory = StoreFixtures.directory("millrace-image")
-  /// Names of about 90 bytes: 4,000 machines take a dozen chunks.
+  /// Names of about 90 bytes: 8,000 machines take a dozen chunks.
   static let padding = String(repeating: "p", count: 84)
-  let machineCount = 4000
+  let machineCount = 8000
   let timer = StoredTimer(
     input: "t", repeats: false, spanNanoseconds: 7, deadlineWallNanoseconds: 9,
     remainingNanoseconds: 3, queue: 1, effectID: 2)

@@ -100,7 +100,7 @@ struct StoreMigrationTests {
     }
     let (version, pageSize, tables) = try layout()
     #expect(version == 4)
-    #expect(pageSize == 4096)
+    #expect(pageSize == Int64(SQLiteSnapshot.pageSize))
     #expect(tables.count == 2)
     #expect(tables.contains { $0.hasPrefix("CREATE TABLE chunks") })
     #expect(tables.contains { $0.hasPrefix("CREATE TABLE checkpoint") })
