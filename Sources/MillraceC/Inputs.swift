@@ -11,8 +11,8 @@ extension UnsafeMutablePointer where Pointee == _Runtime {
   @inline(never)
   func enqueue(_ slot: UInt16, _ input: Int32, tag: UInt64, timer: UInt16 = _none) -> Bool {
     let machine = machine(slot)
-    guard machine.pointee.inputCount < machine.pointee.inputCapacity,
-      let cell = pointee.inputs.take()
+    let capacity = pointee.queues[machine.pointee.queueHead].pointee.inputCapacity
+    guard machine.pointee.inputCount < capacity, let cell = pointee.inputs.take()
     else {
       machine.pointee.dropped &+= 1
       return false

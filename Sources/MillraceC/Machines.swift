@@ -51,9 +51,6 @@ extension UnsafeMutablePointer where Pointee == _Runtime {
     machine.pointee.context = config.context
     machine.pointee.state = config.initial_state
     machine.pointee.generation = generation
-    machine.pointee.inputCapacity =
-      config.input_capacity == 0
-      ? pointee.counts.inputsPerMachine : UInt16(config.input_capacity)
     // Taken in reverse, each linked to the one after it: queue 0 ends up first.
     for index in (0..<queueCount).reversed() {
       let entry = pointee.queues.take().unsafelyUnwrapped
@@ -67,6 +64,9 @@ extension UnsafeMutablePointer where Pointee == _Runtime {
       queue.pointee.next = machine.pointee.queueHead
       machine.pointee.queueHead = entry
     }
+    pointee.queues[machine.pointee.queueHead].pointee.inputCapacity =
+      config.input_capacity == 0
+      ? pointee.counts.inputsPerMachine : UInt16(config.input_capacity)
     pointee.alive &+= 1
     pointee.aliveHighWater = max(pointee.aliveHighWater, pointee.alive)
     out.pointee = id(of: slot)

@@ -8,21 +8,23 @@ import CMillrace
 let _none: UInt16 = 0xFFFF
 
 /// A machine slot: 48 bytes. Its effect queues are `_Queue` entries of the runtime's queue
-/// pool, its queued inputs cells of the input pool, its timers cells of the effect pool.
+/// pool (the first also holds the limit of its input queue), its queued inputs records of the
+/// input pool, its timers records of the effect pool.
 struct _Machine {
   /// The resolver; nil while the slot is free.
   var resolve: millrace_resolve_fn?
   var context: UnsafeMutableRawPointer?
   var state: Int32 = 0
-  /// Distinguishes the machines that used this slot (the id's high half); never 0.
-  var generation: UInt16 = 1
+  /// Distinguishes the machines that used this slot (the id's high half, 32 bits as the Swift
+  /// core's, so that an id names no later machine before its slot is reused 2^32 times);
+  /// never 0.
+  var generation: UInt32 = 1
   /// The next slot in the ready list while the machine is in it (`_none` for the last), in
   /// the free list while the slot is free; `_none` otherwise.
   var next: UInt16 = _none
   /// The newest queued input; the inputs form a ring, the newest linked to the oldest.
   var inputTail: UInt16 = _none
   var inputCount: UInt16 = 0
-  var inputCapacity: UInt16 = 0
   /// The in-flight effects (armed, fired and not yet delivered, or waiting), oldest first.
   var effectHead: UInt16 = _none
   var observerHead: UInt16 = _none
@@ -85,7 +87,7 @@ struct _EffectCell {
   }
 }
 
-/// One effect queue of a machine: its policy and what runs and waits on it. 12 bytes.
+/// One effect queue of a machine: its policy and what runs and waits on it. 14 bytes.
 struct _Queue {
   var max: UInt16 = 0
   var running: UInt16 = 0
@@ -93,6 +95,9 @@ struct _Queue {
   var waitTail: UInt16 = _none
   /// The machine's next queue, or the next free entry.
   var next: UInt16 = _none
+  /// In a machine's first queue: the most inputs the machine may have queued (its input
+  /// queue's one setting, kept with its effect queues' settings).
+  var inputCapacity: UInt16 = 0
   /// A `millrace_policy_t`.
   var policy: UInt8 = 0
 }
