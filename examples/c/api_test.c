@@ -508,6 +508,99 @@ static void test_every(void) {
     millrace_destroy(timers.runtime);
 }
 
+/* The order machines resolve in: each input appends its machine's letter. */
+static char turns[16];
+static size_t turn_count;
+
+static int note_turn(void *context, int32_t input, int32_t *state, millrace_effects_t *effects) {
+    (void)input;
+    (void)state;
+    (void)effects;
+    if (turn_count + 1 < sizeof turns) {
+        turns[turn_count++] = *(const char *)context;
+    }
+    return MILLRACE_HANDLED;
+}
+
+/* An observer that removes the machine it observes at its first reply. */
+struct remover {
+    millrace_runtime_t *runtime;
+    unsigned events;
+    unsigned late_events;
+};
+
+static void remove_at_reply(void *context, millrace_machine_t machine,
+                            const millrace_event_t *event) {
+    struct remover *remover = context;
+
+    (void)event;
+    remover->events++;
+    millrace_remove(remover->runtime, machine);
+}
+
+static void count_late(void *context, millrace_machine_t machine, const millrace_event_t *event) {
+    struct remover *remover = context;
+
+    (void)machine;
+    (void)event;
+    remover->late_events++;
+}
+
+static void test_turns_and_observers(void) {
+    static const char names[2] = {'a', 'b'};
+    millrace_runtime_t *runtime = NULL;
+    millrace_machine_t machines[2];
+    struct remover remover = {0};
+    millrace_machine_t observed;
+
+    millrace_create(NULL, &runtime);
+    for (int index = 0; index < 2; index++) {
+        const millrace_machine_config_t config = {.resolve = note_turn,
+                                                  .context = (void *)&names[index]};
+        millrace_spawn(runtime, &config, &machines[index]);
+    }
+    for (int index = 0; index < 3; index++) {
+        millrace_post(runtime, machines[0], 0);
+    }
+    for (int index = 0; index < 3; index++) {
+        millrace_post(runtime, machines[1], 0);
+    }
+    turn_count = 0;
+    check(millrace_step(runtime, 0, 0) == 6 && turn_count == 6 &&
+              memcmp(turns, "ababab", 6) == 0,
+          "machines with inputs queued take turns, one input each (%.6s)", turns);
+
+    remover.runtime = runtime;
+    millrace_spawn(runtime, &probe_config, &observed);
+    millrace_observe(runtime, observed, remove_at_reply, &remover);
+    millrace_observe(runtime, observed, count_late, &remover);
+    millrace_post(runtime, observed, PROBE_SEND_THREE);
+    check(millrace_step(runtime, 0, 0) == 1 && remover.events == 1 && remover.late_events == 0 &&
+              millrace_post(runtime, observed, PROBE_NOOP) == MILLRACE_NO_MACHINE,
+          "an observer that removes its machine at a reply: the observers after it see nothing, "
+          "the input's effects do not apply, the machine is gone");
+    millrace_destroy(runtime);
+}
+
+static void test_timer_into_full_queue(void) {
+    struct probe probe;
+
+    probe_start(&probe, (millrace_capacity_t){0}, 1);
+    probe_run(&probe, PROBE_AFTER);
+    millrace_post(probe.runtime, probe.machine, PROBE_NOOP);
+    millrace_step(probe.runtime, 0, 0);
+    millrace_post(probe.runtime, probe.machine, PROBE_NOOP);
+    millrace_step(probe.runtime, 2 * MS, 1);
+    check(probe.diagnostics[MILLRACE_DIAG_INPUT_QUEUE_FULL] == 1 &&
+              probe.last_diagnostic.source == MILLRACE_SOURCE_TIMER && probe.ticks == 0,
+          "a timer firing into a full queue is reported (input queue full, source timer)");
+    millrace_step(probe.runtime, 10 * MS, 0);
+    check(probe.ticks == 0 && probe_runtime_stats(&probe).timers == 0 &&
+              millrace_next_deadline(probe.runtime) == MILLRACE_NO_DEADLINE,
+          "and its after ends there: nothing left armed or in flight");
+    millrace_destroy(probe.runtime);
+}
+
 static void test_remove_with_timers(void) {
     struct timers timers;
     millrace_runtime_stats_t stats;
@@ -633,6 +726,8 @@ int main(void) {
     test_policies();
     test_every();
     test_remove_with_timers();
+    test_turns_and_observers();
+    test_timer_into_full_queue();
     test_effects_exhausted();
     test_bad_effects();
     test_cancel();
