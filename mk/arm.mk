@@ -29,7 +29,7 @@ ARM_PACKAGES := gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm
 ARM_CPUS := m4 m3 m0
 # Where the RAM holds the programs: the microbit's 16 KB holds the auth example (its runtime
 # in a 700-byte array), not the Swift core's check program (its runtime on the heap) nor the
-# API tests (several runtimes of default capacities, about 6.6 KB each on 32 bits, and the
+# API tests (several runtimes of default capacities, about 7 KB each on 32 bits, and the
 # memory tests' arrays). A runtime that does not fit is refused with MILLRACE_NO_CAPACITY
 # (memory_test.c); these programs simply need the room.
 ARM_SWIFT_CPUS := m4 m3

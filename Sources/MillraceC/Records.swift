@@ -51,9 +51,12 @@ struct _InputCell {
 }
 
 /// An in-flight timer: armed in the heap, fired with its delivery queued, or waiting on its
-/// queue. 40 bytes.
+/// queue. 48 bytes.
 struct _EffectCell {
   var deadline: UInt64 = 0
+  /// When it was last armed, in the runtime's arming order: among timers due at the same
+  /// instant, the one armed first fires first.
+  var sequence: UInt64 = 0
   /// The delay of an `after`, the period of an `every`.
   var span: UInt64 = 0
   var id: UInt64 = 0

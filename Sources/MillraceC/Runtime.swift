@@ -29,6 +29,8 @@ struct _Runtime {
   var readyHead = _none
   var readyTail = _none
   var armed: UInt16 = 0
+  /// The arming order's next number (`_EffectCell.sequence`).
+  var sequence: UInt64 = 0
   /// Inside `millrace_step`: its callbacks may not step, destroy or change the diagnostic
   /// observer.
   var isStepping = false

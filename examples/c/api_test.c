@@ -491,6 +491,18 @@ static void test_policies(void) {
     millrace_destroy(timers.runtime);
 }
 
+static void test_same_instant(void) {
+    struct timers timers;
+
+    timers_start(&timers, MILLRACE_MERGE, (const int32_t[]){0, 1, 2, 3, -1});
+    millrace_step(timers.runtime, 100 * MS, 0);
+    check(timers.count == 4 && timers.ticks[0] == 0 && timers.ticks[1] == 1 &&
+              timers.ticks[2] == 2 && timers.ticks[3] == 3 && timers.at[3] == 10 * MS,
+          "timers due at the same instant fire in the order they were armed (%d %d %d %d)",
+          (int)timers.ticks[0], (int)timers.ticks[1], (int)timers.ticks[2], (int)timers.ticks[3]);
+    millrace_destroy(timers.runtime);
+}
+
 static void test_every(void) {
     struct timers timers;
 
@@ -725,6 +737,7 @@ int main(void) {
     test_pools_exhausted();
     test_policies();
     test_every();
+    test_same_instant();
     test_remove_with_timers();
     test_turns_and_observers();
     test_timer_into_full_queue();

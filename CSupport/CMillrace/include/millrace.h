@@ -401,7 +401,7 @@ int millrace_create_in(void *buffer, size_t size, const millrace_capacity_t *cap
 #define MILLRACE_RUNTIME_BYTES(machines, inputs, effects, timers, per_resolution, queues,   \
                                observers)                                                \
     (MILLRACE__WORDS(64) + 64 + (size_t)(machines) * (40 + MILLRACE__WORDS(2)) +          \
-     (size_t)(inputs) * 16 + (size_t)(effects) * 40 + (size_t)(timers) * 2 +              \
+     (size_t)(inputs) * 16 + (size_t)(effects) * 48 + (size_t)(timers) * 2 +              \
      (size_t)(per_resolution) * 24 + (size_t)(queues) * 14 +                             \
      (size_t)(observers) * MILLRACE__WORDS(3))
 
