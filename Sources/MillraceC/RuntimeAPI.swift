@@ -31,15 +31,15 @@ func cCreate(
 /// `millrace_create_in`.
 @_cdecl("millrace_create_in")
 func cCreateIn(
-  _ buffer: UnsafeMutableRawPointer?, _ size: Int,
+  // `size_t` taken as `UInt`: a size above `Int.max` is a large buffer, not a negative one.
+  _ buffer: UnsafeMutableRawPointer?, _ size: UInt,
   _ capacity: UnsafePointer<millrace_capacity_t>?, _ out: UnsafeMutablePointer<OpaquePointer?>?
 ) -> Int32 {
   guard let buffer, let out, let layout = _Layout(capacity?.pointee ?? millrace_capacity_t())
   else { return MILLRACE_INVALID.code }
-  let skip = Int(
-    bitPattern: UInt(bitPattern: -Int(bitPattern: buffer)) & UInt(_Layout.alignment - 1))
-  guard size >= skip, size - skip >= layout.bytes else { return MILLRACE_NO_CAPACITY.code }
-  out.pointee = OpaquePointer(_Runtime.make(in: buffer + skip, layout))
+  let skip = UInt(bitPattern: -Int(bitPattern: buffer)) & UInt(_Layout.alignment - 1)
+  guard size >= skip, size - skip >= UInt(layout.bytes) else { return MILLRACE_NO_CAPACITY.code }
+  out.pointee = OpaquePointer(_Runtime.make(in: buffer + Int(skip), layout))
   return MILLRACE_OK.code
 }
 

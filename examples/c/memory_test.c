@@ -146,6 +146,10 @@ static void test_buffers_of_every_size(void) {
                       "until it holds the runtime at that alignment, at most 7 bytes short of "
                       "millrace_runtime_bytes(), whose size holds a working runtime");
 
+    check(millrace_create_in(buffer, SIZE_MAX, &capacity, &runtime) == MILLRACE_OK &&
+              millrace_destroy(runtime) == MILLRACE_OK,
+          "a size above PTRDIFF_MAX is a large buffer, not a negative one (the runtime takes "
+          "only what it needs)");
     heap = (struct heap){.left = 0};
     millrace_set_allocator(&counting);
     millrace_create_in(buffer, need, &capacity, &runtime);
