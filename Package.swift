@@ -104,7 +104,8 @@ let package = Package(
 
     .testTarget(name: "MillraceTests", dependencies: ["Millrace"], swiftSettings: strict),
     .testTarget(
-      name: "MillraceCTests", dependencies: ["MillraceC", "CMillrace"], swiftSettings: strict),
+      name: "MillraceCTests", dependencies: ["MillraceC", "CMillrace", "Millrace"],
+      swiftSettings: strict),
     .testTarget(name: "MillraceWireTests", dependencies: ["MillraceWire"], swiftSettings: strict),
     .testTarget(
       name: "MillraceUVTests", dependencies: ["MillraceUV", "MillraceWire", "Millrace"],

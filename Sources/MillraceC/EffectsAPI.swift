@@ -59,11 +59,15 @@ func cEffectsCancel(_ effects: OpaquePointer?, _ id: UInt64) -> Int32 {
 /// `millrace_effect_id`: FNV-1a of the name's bytes, never 0, as the Swift core's `EffectID`
 /// and the daemon's machine files hash names.
 @_cdecl("millrace_effect_id")
-func cEffectID(_ name: UnsafePointer<CChar>?, _ length: Int) -> UInt64 {
+func cEffectID(_ name: UnsafePointer<CChar>?, _ length: UInt) -> UInt64 {
   guard let name else { return 0 }
   var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-  for index in 0..<length {
-    hash = (hash ^ UInt64(UInt8(bitPattern: name[index]))) &* 0x0000_0100_0000_01b3
+  // `size_t` taken as `UInt`: as an `Int`, a length above `Int.max` is a negative range, a
+  // trap; here it reads as far as a C loop over the name would.
+  var byte = UnsafeRawPointer(name)
+  for _ in 0..<length {
+    hash = (hash ^ UInt64(byte.load(as: UInt8.self))) &* 0x0000_0100_0000_01b3
+    byte += 1
   }
   return hash == 0 ? 1 : hash
 }

@@ -1,4 +1,5 @@
 import CMillrace
+import Millrace
 import MillraceC
 import Testing
 
@@ -50,6 +51,23 @@ struct CAPITests {
       var state: Int32 = 0
       #expect(millrace_state(runtime, machine, &state) == Int32(MILLRACE_OK.rawValue))
       #expect(state == 18)
+    }
+  }
+
+  @Test("an effect's id is the one the Swift core and the machine files give its name")
+  func effectIDs() {
+    for name in ["req", "", "request-timeout", "ß"] {
+      // With a NUL after the name, so that even "" has a pointer to pass.
+      var bytes = Array(name.utf8) + [0]
+      let id = bytes.withUnsafeMutableBufferPointer { buffer in
+        buffer.withMemoryRebound(to: CChar.self) {
+          millrace_effect_id($0.baseAddress, $0.count - 1)
+        }
+      }
+      let expected = bytes.dropLast().withUnsafeBufferPointer {
+        EffectID(hashing: $0).rawValue
+      }
+      #expect(id == expected, "\(name)")
     }
   }
 

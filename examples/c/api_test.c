@@ -558,6 +558,17 @@ static void count_late(void *context, millrace_machine_t machine, const millrace
     remover->late_events++;
 }
 
+/* An observer that registers `count_late` on its machine at its first event. */
+static void observe_more(void *context, millrace_machine_t machine,
+                         const millrace_event_t *event) {
+    struct remover *remover = context;
+
+    (void)event;
+    if (remover->events++ == 0) {
+        millrace_observe(remover->runtime, machine, count_late, remover);
+    }
+}
+
 static void test_turns_and_observers(void) {
     static const char names[2] = {'a', 'b'};
     millrace_runtime_t *runtime = NULL;
@@ -591,6 +602,19 @@ static void test_turns_and_observers(void) {
               millrace_post(runtime, observed, PROBE_NOOP) == MILLRACE_NO_MACHINE,
           "an observer that removes its machine at a reply: the observers after it see nothing, "
           "the input's effects do not apply, the machine is gone");
+
+    remover = (struct remover){.runtime = runtime};
+    millrace_spawn(runtime, &probe_config, &observed);
+    millrace_observe(runtime, observed, observe_more, &remover);
+    millrace_observe(runtime, observed, count_nothing, NULL);
+    millrace_post(runtime, observed, PROBE_NOOP);
+    millrace_step(runtime, 0, 0);
+    check(remover.events == 1 && remover.late_events == 0,
+          "an observer registered during a reply (by the first of two) sees later events only, "
+          "not that reply");
+    millrace_post(runtime, observed, PROBE_NOOP);
+    millrace_step(runtime, 0, 0);
+    check(remover.events == 2 && remover.late_events == 1, "and it sees the next one");
     millrace_destroy(runtime);
 }
 

@@ -12,7 +12,9 @@
 enum ImageChunk {
   /// The size at which a chunk being written is closed and the next one started: a chunk is
   /// rewritten whole when one of its machines changes, so a small one costs a checkpoint of a
-  /// few changes less; a large one costs fewer rows and overflow-page chains.
+  /// few changes less; a large one costs fewer rows. Chosen with `SQLiteSnapshot.pageSize` so
+  /// that a chunk (with the machine that crosses the target) is one page, not a row and a
+  /// chain of overflow pages, each written to the log and copied back (docs/store.md).
   static let targetBytes = 60 * 1024
 
   /// One machine of a chunk, its parts in place.

@@ -43,6 +43,16 @@ struct StoreImageTests {
     return chunks
   }
 
+  /// The pages of the closed store's database that hold something (not on its free list).
+  func pagesInUse() throws -> Int64 {
+    let database = try SQLiteConnection(path: directory + "/machines.sqlite3")
+    var pages: Int64 = 0
+    var free: Int64 = 0
+    try database.run("PRAGMA page_count") { pages = SQLiteConnection.integer($0, 0)! }
+    try database.run("PRAGMA freelist_count") { free = SQLiteConnection.integer($0, 0)! }
+    return pages - free
+  }
+
   /// Opens the store, makes `changes` on it, commits them and closes it (a clean stop).
   func withStore(_ changes: (MachineStore) throws -> Void) throws {
     let store = try MachineStore(directory: directory, durability: .batched)
@@ -97,6 +107,10 @@ struct StoreImageTests {
     #expect(chunks.allSatisfy { $0.size <= ImageChunk.targetBytes + 128 })
     #expect(chunks.dropLast().allSatisfy { $0.size >= ImageChunk.targetBytes })
     #expect(chunks.reduce(0) { $0 + $1.machines } == Int64(machineCount))
+    // Each chunk is one page: the pages in use are the chunks' and a few of the schema's, not
+    // the overflow chains smaller pages would give each chunk.
+    let pages = try pagesInUse()
+    #expect(pages <= Int64(chunks.count) + 6, "\(pages) pages, \(chunks.count) chunks")
     let store = try MachineStore(directory: directory, durability: .batched)
     #expect(try store.count() == machineCount)
     #expect(try store.loadAll() == sorted(machines))
