@@ -102,6 +102,14 @@ extension UnsafeMutablePointer where Pointee == DirectoryEntry {
   func holds(_ name: UnsafeRawBufferPointer, hash: UInt32) -> Bool {
     guard pointee.hash == hash, Int(pointee.length) == name.count else { return false }
     guard let base = name.baseAddress else { return true }
+    if name.count <= DirectoryEntry.inlineCapacity {
+      // Inline names are zero-padded: one comparison of two words, no call.
+      var padded: (UInt64, UInt64) = (0, 0)
+      withUnsafeMutableBytes(of: &padded) {
+        $0.baseAddress!.copyMemory(from: base, byteCount: name.count)
+      }
+      return padded == pointee.bytes
+    }
     return withName { memcmp($0.baseAddress!, base, name.count) == 0 }
   }
 

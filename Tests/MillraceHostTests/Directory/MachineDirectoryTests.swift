@@ -23,6 +23,40 @@ import Testing
     #expect(MemoryLayout<DirectoryEntry>.offset(of: \.bytes) == DirectoryEntry.bytesOffset)
   }
 
+  @Test func entriesStartOnACacheLineSoNoneStraddlesTwo() {
+    for capacity in [1, 1000, 1 << 20] {
+      let directory = MachineDirectory(capacity: capacity)
+      #expect(Int(bitPattern: directory.entries) % 64 == 0)
+      directory.insert(Self.name(1), id: MachineID(index: 0, generation: 1), kind: 0)
+      directory.remove(0)
+      #expect(directory.releaseMemoryIfEmpty(above: 0) > 0)
+      #expect(Int(bitPattern: directory.entries) % 64 == 0)
+    }
+  }
+
+  /// `holds` decides by the bytes once hash and length agree: a name that differs in any one
+  /// byte (first, middle, last) is not held, inline (up to 16 bytes) or on the heap.
+  @Test(arguments: [1, 2, 8, 9, 15, 16, 17, 128])
+  func anEntryHoldsOnlyItsOwnBytes(length: Int) {
+    let name = (0..<length).map { UInt8(ascii: "a") + UInt8($0 % 26) }
+    let entry = UnsafeMutablePointer<DirectoryEntry>.allocate(capacity: 1)
+    entry.initialize(to: DirectoryEntry())
+    defer {
+      entry.release()
+      entry.deallocate()
+    }
+    name.withUnsafeBytes { entry.take(name: $0, hash: 77, generation: 1, kind: 0) }
+    #expect(name.withUnsafeBytes { entry.holds($0, hash: 77) })
+    #expect(!name.withUnsafeBytes { entry.holds($0, hash: 78) })
+    for position in Set([0, length / 2, length - 1]) {
+      var other = name
+      other[position] = UInt8(ascii: "-")
+      #expect(!other.withUnsafeBytes { entry.holds($0, hash: 77) })
+    }
+    let longer = name + [UInt8(ascii: "a")]
+    #expect(!longer.withUnsafeBytes { entry.holds($0, hash: 77) })
+  }
+
   @Test(arguments: [1, 15, 16, 17, 40, 128])
   func namesOfEveryLengthAreFoundByBytesAndByString(length: Int) {
     let directory = MachineDirectory(capacity: 64, seed: 5)
