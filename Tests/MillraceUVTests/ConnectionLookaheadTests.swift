@@ -112,11 +112,27 @@ struct ConnectionLookaheadTests {
       let handedAt = handler.events.firstIndex(of: "get \(word)")!
       #expect(stages.allSatisfy { handler.events.firstIndex(of: $0)! < handedAt })
     }
-    // The read's first four requests (the one handed out and three ahead) get their stages
-    // one stage at a time for all four, before the first is handed out: their misses overlap.
-    let sweep = ["w0", "w1", "w2", "w3"]
-    let start = (0..<3).flatMap { stage in sweep.map { "pre \($0) \(stage)" } }
-    #expect(Array(handler.events.prefix(13)) == start + ["get w0"])
+    // The requests decoded as a group (up to 16 of those read) get their stages one stage at
+    // a time for the whole group, before the first is handed out: their misses overlap. Then
+    // the group is handed out, before the next group is decoded.
+    var position = 0
+    var handedOut = 0
+    while position < handler.events.count {
+      guard let firstGet = handler.events[position...].firstIndex(where: { $0.hasPrefix("get") })
+      else { break }
+      let stages = handler.events[position..<firstGet]
+      let group = stages.count / 3
+      #expect(group >= 1 && group <= 16 && stages.count == 3 * group)
+      let sweep = words[handedOut..<handedOut + group]
+      #expect(Array(stages) == (0..<3).flatMap { stage in sweep.map { "pre \($0) \(stage)" } })
+      let gets = handler.events[firstGet...].prefix { !$0.hasPrefix("pre") }
+      #expect(gets.filter { $0.hasPrefix("get") } == sweep.map { "get \($0)" })
+      position = firstGet + gets.count
+      handedOut += group
+    }
+    #expect(handedOut == words.count)
+    // One write of 40 requests: the first group is a whole one.
+    #expect(handler.events.prefix(while: { $0.hasPrefix("pre") }).count == 3 * 16)
   }
 
   @Test func aStageThatLeavesNoStateIsTheRequestsLast() throws {

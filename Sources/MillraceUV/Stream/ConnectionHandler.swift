@@ -8,22 +8,20 @@ public protocol ConnectionHandler: AnyObject {
   /// requests after this one.
   func connection(_ connection: Connection, received frame: Frame)
 
-  /// How many requests the connection decodes ahead of the one it hands out, and how many
-  /// stages of warming the cache each gets before it is handed out (the first,
-  /// `connection(_:prefetch:)`, then `connection(_:prefetchFrom:)`); 0, the default, decodes
-  /// none ahead. Read once per batch of requests read.
+  /// How many stages of warming the cache each request decoded ahead gets before it is handed
+  /// out (the first, `connection(_:prefetch:)`, then `connection(_:prefetchFrom:)`); 0, the
+  /// default, decodes none ahead. Read once per batch of requests read.
   var lookahead: Int { get }
 
   /// The first stage of warming the cache for a request decoded ahead of its turn; returns the
   /// state the next stage starts from, 0 for none.
   ///
-  /// Once a request before it is handed out, each request waiting gets its next stage; the
-  /// requests of a read found waiting with none (its first ones) get every stage first, one
-  /// stage at a time for all of them, before the first is handed out. A request gets
-  /// `lookahead` stages at most (fewer if `lookahead` drops meanwhile, or a stage leaves 0).
-  /// For warming caches only: the request is still handed out to `connection(_:received:)` in
-  /// its turn, and nothing done here may change what it or any request does. The default warms
-  /// nothing.
+  /// With a `lookahead`, the connection decodes the requests it has read in groups of up to
+  /// 16, and gives every request of a group its stages, one stage at a time for the whole
+  /// group, before it hands out the group's first. A request gets `lookahead` stages at most
+  /// (fewer once a stage leaves 0). For warming caches only: the request is still handed out
+  /// to `connection(_:received:)` in its turn, and nothing done here may change what it or any
+  /// request does. The default warms nothing.
   func connection(_ connection: Connection, prefetch frame: Frame) -> UInt64
 
   /// A later stage of warming the cache for a request decoded ahead, from the `state` the

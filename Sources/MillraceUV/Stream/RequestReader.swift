@@ -68,10 +68,12 @@ extension DecodingRequestReader {
     return false
   }
 
-  /// `handOut` with up to `depth` requests decoded ahead of the one handed out: before each
-  /// is handed out, every request waiting gets its next prefetch stage, or, when the one to
-  /// hand out has had none (decoded just now), all of them get every stage. A framing error
-  /// found ahead is reported once the requests before it are handed out.
+  /// `handOut` with requests decoded ahead in groups: once the requests decoded before are
+  /// all handed out, up to `RequestLookahead.groupSize` more are decoded (those buffered), and
+  /// each gets its `depth` prefetch stages, one stage at a time for the whole group, before
+  /// the first of them is handed out, so that each stage's misses overlap and have the rest
+  /// of the group's stages to arrive. A framing error found ahead is reported once the
+  /// requests before it are handed out.
   private func handOutAhead(
     to connection: Connection, limit: Int, depth: Int, handler: (any ConnectionHandler)?
   ) -> Bool {
@@ -79,48 +81,42 @@ extension DecodingRequestReader {
     while connection.canHandOut {
       guard left > 0 else { return true }
       left &-= 1
-      while ahead.failure == nil, ahead.count <= depth {
-        do {
-          guard let frame = try decoder.next() else { break }
-          ahead.append(frame)
-        } catch {
-          ahead.failure = error
+      if ahead.isEmpty {
+        while ahead.failure == nil, ahead.count < RequestLookahead.groupSize {
+          do {
+            guard let frame = try decoder.next() else { break }
+            ahead.append(frame)
+          } catch {
+            ahead.failure = error
+          }
         }
-      }
-      guard !ahead.isEmpty else {
-        if let failure = ahead.failure {
-          ahead.failure = nil
-          connection.framingFailed(failure)
+        guard !ahead.isEmpty else {
+          if let failure = ahead.failure {
+            ahead.failure = nil
+            connection.framingFailed(failure)
+          }
+          return false
         }
-        return false
-      }
-      if ahead.frontStage < depth {
-        // Decoded just now (a read's first requests): every stage for all of them, one stage
-        // at a time, so that their misses overlap instead of coming one after another.
-        while ahead.frontStage < depth { advance(from: 0, depth: depth, handler, connection) }
-      } else {
-        advance(from: 1, depth: depth, handler, connection)
+        for stage in 0..<depth { advance(stage, handler, connection) }
       }
       connection.deliver(ahead.removeFirst())
     }
     return false
   }
 
-  /// The next prefetch stage, through `handler`, for each request waiting from `first` on that
-  /// has had fewer than `depth` and has more to warm.
+  /// Prefetch stage `stage` (0: the first), through `handler`, for each request waiting that
+  /// has more to warm.
   private func advance(
-    from first: Int, depth: Int, _ handler: (any ConnectionHandler)?, _ connection: Connection
+    _ stage: Int, _ handler: (any ConnectionHandler)?, _ connection: Connection
   ) {
     // Optional chaining borrows the handler; `guard let` would retain and release it.
     guard handler != nil else { return }
-    ahead.forEach(from: first) { request in
-      guard request.stage < depth else { return }
-      if request.stage == 0 {
+    ahead.forEach { request in
+      if stage == 0 {
         request.state = handler?.connection(connection, prefetch: request.frame) ?? 0
       } else if request.state != 0 {
         handler?.connection(connection, prefetchFrom: &request.state)
       }
-      request.stage += 1
     }
   }
 
@@ -137,12 +133,15 @@ extension DecodingRequestReader {
 /// request is changed in place (a copy out and back would retain and release its frame), with
 /// no uniqueness or bounds check per access. Loop thread only, like its reader.
 final class RequestLookahead {
-  /// A request decoded ahead, with the prefetch stages it has had and its handler's state.
+  /// A request decoded ahead, with its handler's prefetch state.
   struct Waiting {
     let frame: Frame
-    var stage = 0
     var state: UInt64 = 0
   }
+
+  /// The most requests a reader decodes ahead at once: about what one read of a pipelining
+  /// client brings (16 deep), whose misses can all be in flight together.
+  static let groupSize = 16
 
   /// The ring: `capacity` slots (a power of two, or none), the requests initialized in the
   /// `count` from `head`.
@@ -157,9 +156,6 @@ final class RequestLookahead {
 
   /// Whether no request waits.
   var isEmpty: Bool { count == 0 }
-
-  /// The stages the front request has had. Not empty.
-  var frontStage: Int { slots.unsafelyUnwrapped[head].stage }
 
   /// Adds a request decoded just now at the back.
   func append(_ frame: Frame) {
@@ -177,12 +173,12 @@ final class RequestLookahead {
     return front.frame
   }
 
-  /// Calls `body` with each request from position `first` on (0: the front), front first, in
-  /// place. `body` must not add or take requests.
-  func forEach(from first: Int, _ body: (inout Waiting) -> Void) {
-    guard first < count, let slots else { return }
+  /// Calls `body` with each request, front first, in place. `body` must not add or take
+  /// requests.
+  func forEach(_ body: (inout Waiting) -> Void) {
+    guard let slots else { return }
     let (head, mask) = (head, capacity &- 1)
-    for position in first..<count { body(&slots[(head &+ position) & mask]) }
+    for position in 0..<count { body(&slots[(head &+ position) & mask]) }
   }
 
   /// Drops the requests and the failure, and gives the ring's memory back.
