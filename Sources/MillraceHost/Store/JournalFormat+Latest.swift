@@ -17,8 +17,9 @@ extension JournalFormat {
   /// the first record that does not fit; skips one whose payload does not parse.
   ///
   /// Memory: 32 bytes per record (reserved for records of 40 bytes, doubled as needed) and 4
-  /// per slot of the table (two per record, rounded up to a power of two), and 32 per latest
-  /// record while they are sorted by name; freed before it returns.
+  /// per slot of the table (two per record, rounded up to a power of two), a bit per record to
+  /// mark the latest, and 32 per latest record while they are sorted by name; freed before it
+  /// returns.
   static func forEachLatest<Failure: Error>(
     _ bytes: UnsafeRawBufferPointer, byName: Bool = false,
     _ body: (JournalRecord) throws(Failure) -> Void
@@ -89,9 +90,18 @@ private struct LatestEntries {
     defer { slots.deallocate() }
     slots.initialize(repeating: Self.emptySlot)
     let mask = size - 1
+    // Two stages ahead, so that the misses overlap: the slot of the record `probeDistance`
+    // ahead is warmed; that of the one `compareDistance` ahead, warm by now, names the
+    // record its name would be compared with (another record of the name, most often),
+    // which is warmed too.
     for index in 0..<count {
-      if index + prefetchDistance < count {
-        millrace_prefetch(slots.baseAddress! + (Int(storage[index + prefetchDistance].hash) & mask))
+      if index + Self.probeDistance < count {
+        millrace_prefetch(
+          slots.baseAddress! + (Int(storage[index + Self.probeDistance].hash) & mask))
+      }
+      if index + Self.compareDistance < count {
+        let held = slots[Int(storage[index + Self.compareDistance].hash) & mask]
+        if held != Self.emptySlot { millrace_prefetch(storage.baseAddress! + Int(held)) }
       }
       let entry = storage[index]
       var slot = Int(entry.hash) & mask
@@ -102,13 +112,18 @@ private struct LatestEntries {
       }
       slots[slot] = UInt32(index)
     }
-    // A record is kept when its slot still holds it: the last of its name. Kept entries move
-    // to the front, in the order written.
-    var kept = 0
+    // A record is kept when its slot still holds it: the last of its name. The slots mark
+    // theirs in a bitmap (a bit a record: it stays in the cache, where marking the records
+    // themselves would miss once per name), then the kept move to the front, in the order
+    // written.
+    let marks = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: (count + 63) / 64)
+    defer { marks.deallocate() }
+    marks.initialize(repeating: 0)
     for slot in slots where slot != Self.emptySlot {
-      storage[Int(slot)].hash = Self.keptMark  // the hashes are not needed again
+      marks[Int(slot) >> 6] |= 1 << (UInt64(slot) & 63)
     }
-    for index in 0..<count where storage[index].hash == Self.keptMark {
+    var kept = 0
+    for index in 0..<count where marks[index >> 6] & (1 << (UInt64(index) & 63)) != 0 {
       storage[kept] = storage[index]
       kept += 1
     }
@@ -117,6 +132,10 @@ private struct LatestEntries {
 
   /// The record size the entries are first reserved for: about a `toggle` machine's.
   private static let expectedRecordBytes = 40
+  /// How many records ahead the table's slot for a record's name is warmed.
+  private static let probeDistance = 48
+  /// How many records ahead the record a name will be compared with is warmed.
+  private static let compareDistance = 24
 
   /// `entries`, moved into a buffer twice as large (the old one freed).
   private static func doubled(
@@ -132,9 +151,6 @@ private struct LatestEntries {
   private static let emptySlot = UInt32.max
 
   func deallocate() { storage.deallocate() }
-
-  /// The hash that marks an entry kept, once the table is built; no name hashes to it.
-  private static let keptMark = UInt32.max
 
   /// Orders the kept entries by their names' bytes: by the first 16 as two integers (which
   /// settles it for most names), then by all of them.
@@ -281,7 +297,7 @@ private struct LatestEntries {
     let readable = bytes.count - (payload + 5)
     let entry = LatestEntry(
       payload: UInt32(payload), payloadLength: UInt32(length),
-      hash: min(UInt32(truncatingIfNeeded: nameHash(name) >> 32), keptMark - 1),
+      hash: UInt32(truncatingIfNeeded: nameHash(name) >> 32),
       nameLength: UInt32(nameLength), high: word(name, 0, readable: readable),
       low: word(name, 8, readable: readable))
     return (entry, payload + length)
