@@ -107,7 +107,8 @@ final class MachineDirectory {
   /// One step of the walk `prefetchBucket(of:)` began, reading only what the step before
   /// warmed: from the bucket's head, warms its first entry; from an entry whose hash is the
   /// name's, returns its slot + 1 as `found` (the name's entry, unless two names share a
-  /// hash; the walk ends there); from another, warms the next entry of the bucket. An entry
+  /// hash; the walk ends there) and warms the name's bytes when they are not inline; from
+  /// another, warms the next entry of the bucket. An entry
   /// warmed is returned as `warmed` (slot + 1), so that the caller can warm what goes with
   /// that slot at the same time, before the entry says whether it is the name's. Sets `state`
   /// to 0 once the walk ended (the bucket did, or `state` was 0 already).
@@ -127,6 +128,13 @@ final class MachineDirectory {
       let entry = entries + Int(link &- 1)
       if entry.pointee.hash == hash {
         state = 0
+        // A name past the inline bytes is compared where it lies, on the heap: warmed too.
+        if entry.pointee.isOutOfLine,
+          let name = UnsafeRawPointer(bitPattern: UInt(entry.pointee.bytes.0))
+        {
+          millrace_prefetch(name)
+          millrace_prefetch(name + (Int(entry.pointee.length) &- 1))
+        }
         return (link, 0)
       }
       link = entry.pointee.next

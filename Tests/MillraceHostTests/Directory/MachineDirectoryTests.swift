@@ -87,12 +87,16 @@ import Testing
     #expect(!directory.entry(0).pointee.isTaken)
   }
 
-  @Test func prefetchStepsLeadToTheNamesSlot() {
+  /// Names inline and on the heap (whose bytes the step that finds the entry warms).
+  @Test(arguments: [0, 40, 128])
+  func prefetchStepsLeadToTheNamesSlot(length: Int) {
     let directory = MachineDirectory(capacity: 1 << 12, seed: 3)
-    for slot in 0..<1000 { Self.insert(directory, Self.name(slot), slot: UInt32(slot)) }
+    for slot in 0..<1000 {
+      Self.insert(directory, Self.name(slot, length: length), slot: UInt32(slot))
+    }
     var steps: [Int: Int] = [:]
     for slot in 0..<1000 {
-      let name = Array(Self.name(slot).utf8)
+      let name = Array(Self.name(slot, length: length).utf8)
       var state = name.withUnsafeBytes { directory.prefetchBucket(of: $0) }
       #expect(state != 0)
       // The bucket's head, then one step per entry until the name's own (no two of these
@@ -107,7 +111,7 @@ import Testing
         warmed = step.warmed
         taken += 1
       }
-      #expect(found == UInt32(slot) + 1, "\(Self.name(slot))")
+      #expect(found == UInt32(slot) + 1, "\(Self.name(slot, length: length))")
       steps[taken, default: 0] += 1
     }
     // Two steps when the name leads its bucket; more where names came after it in its bucket
