@@ -13,20 +13,21 @@ extension JournalFormat {
   /// a batch of random machines a third of the time): for a checkpoint of records already known
   /// whole (decoded or written by this process). Only each record's name is looked at until
   /// the last of each name is known (one pass; an open-addressing table over the names'
-  /// seeded hashes (`NameHash`) and bytes: no `String`, and one `memcmp` per match). Stops at
-  /// the first record that does not fit; skips one whose payload does not parse.
+  /// seeded hashes (`NameHash`) and bytes: no `String`, and the bytes past the first 16
+  /// compared only for longer names). Stops at the first record that does not fit; skips one
+  /// whose payload does not parse.
   ///
-  /// Memory: 32 bytes per record (reserved for records of 40 bytes, doubled as needed) and 4
-  /// per slot of the table (two per record, rounded up to a power of two), a bit per record to
-  /// mark the latest, and 32 per latest record while they are sorted by name; freed before it
-  /// returns.
+  /// Memory grows with the names, not the records: 32 bytes per name (the entries, reserved
+  /// for records of 40 bytes, mapped by the system only as names fill them) and 8 to 16 per
+  /// name of table, and 32 per name while they are sorted by name; freed before it returns.
+  /// `expectedNames` (the machines stored, say) sizes the table at once; it grows past it.
   static func forEachLatest<Failure: Error>(
-    _ bytes: UnsafeRawBufferPointer, byName: Bool = false,
+    _ bytes: UnsafeRawBufferPointer, byName: Bool = false, expectedNames: Int = 0,
     _ body: (JournalRecord) throws(Failure) -> Void
   ) throws(Failure) {
-    let entries = LatestEntries(bytes)
+    let entries = LatestEntries(bytes, expectedNames: expectedNames)
     defer { entries.deallocate() }
-    if byName { entries.sortByName(bytes) }
+    if byName { entries.sortByName(bytes) } else { entries.sortByPayload() }
     let kept = entries.kept
     for index in kept.indices {
       // Sorted by name, the records are read at random places of the journal: the one
@@ -61,81 +62,90 @@ private struct LatestEntry {
   }
 }
 
-/// The latest record of each name among a journal's records, found in one pass: the records
-/// in a buffer, then an open-addressing table of record numbers (hash, length, then the bytes
-/// compared) in which a later record of a name takes its slot.
+/// The latest record of each name among a journal's records, found in one pass: an entry per
+/// name, in the order of the names' first records, which each later record of the name
+/// updates in place, found through an open-addressing table of entry numbers (hash, length,
+/// the first 16 bytes, and only past those the bytes compared).
+///
+/// Memory grows with the names, not with the records: a journal of many changes to the same
+/// machines costs what one change to each costs.
 private struct LatestEntries {
   private let storage: UnsafeMutableBufferPointer<LatestEntry>
-  /// The entries kept: the latest of each name, in the order written (or by name once sorted).
+  /// The entries kept: the latest of each name, in the order of the names' first records (by
+  /// name once sorted, in the order written once `sortByPayload` ran).
   private(set) var kept: UnsafeMutableBufferPointer<LatestEntry>
 
-  init(_ bytes: UnsafeRawBufferPointer) {
-    // One pass over the records, into a buffer sized for records of `expectedRecordBytes`
-    // and doubled when they are smaller.
-    var storage = UnsafeMutableBufferPointer<LatestEntry>.allocate(
-      capacity: max(bytes.count / Self.expectedRecordBytes, 16))
+  init(_ bytes: UnsafeRawBufferPointer, expectedNames: Int) {
+    // Entries reserved for records of `expectedRecordBytes` (memory the system maps only as
+    // names fill it), doubled when there are more names.
+    let records = max(bytes.count / Self.expectedRecordBytes, 16)
+    var storage = UnsafeMutableBufferPointer<LatestEntry>.allocate(capacity: records)
+    // Room in the table for the names expected (no more than there may be records), so that
+    // it seldom grows: each growth places every name again, a miss each.
+    var slots = Self.initialSlots
+    while slots < 2 * min(expectedNames, records) { slots *= 2 }
+    var table = NameSlots(size: slots)
+    defer { table.deallocate() }
     let nameHash = NameHash()
     var count = 0
-    var offset = JournalFormat.headerSize
-    while let (entry, next) = Self.record(at: offset, in: bytes, nameHash) {
-      if count == storage.count { storage = Self.doubled(storage) }
-      storage.initializeElement(at: count, to: entry)
-      count &+= 1
-      offset = next
+    // Records are parsed `probeDistance` ahead into a ring, their slots warmed as they are;
+    // the entry a slot names is warmed `compareDistance` ahead: the misses of one record
+    // overlap with the work on the ones before it.
+    let ring = UnsafeMutableBufferPointer<LatestEntry>.allocate(capacity: Self.ringSize)
+    defer { ring.deallocate() }
+    var (parsed, done, offset) = (0, 0, JournalFormat.headerSize)
+    var exhausted = false
+    while true {
+      while !exhausted, parsed &- done < Self.probeDistance {
+        guard let (entry, next) = Self.record(at: offset, in: bytes, nameHash) else {
+          exhausted = true
+          break
+        }
+        ring[parsed & (Self.ringSize &- 1)] = entry
+        table.warm(entry.hash)
+        parsed &+= 1
+        offset = next
+      }
+      guard done < parsed else { break }
+      if done &+ Self.compareDistance < parsed {
+        let held = table.first(ring[(done &+ Self.compareDistance) & (Self.ringSize &- 1)].hash)
+        if held != NameSlots.empty { millrace_prefetch(storage.baseAddress! + Int(held)) }
+      }
+      let entry = ring[done & (Self.ringSize &- 1)]
+      done &+= 1
+      var slot = table.start(entry.hash)
+      while true {
+        let held = table.slots[slot]
+        if held == NameSlots.empty {
+          if count == storage.count { storage = Self.doubled(storage) }
+          storage.initializeElement(at: count, to: entry)
+          table.slots[slot] = UInt32(count)
+          count &+= 1
+          if 2 &* count > table.size { table.grow(storage[0..<count]) }
+          break
+        }
+        if Self.sameName(storage[Int(held)], entry, in: bytes) {
+          storage[Int(held)].payload = entry.payload
+          storage[Int(held)].payloadLength = entry.payloadLength
+          break
+        }
+        slot = (slot &+ 1) & table.mask
+      }
     }
     self.storage = storage
-    var size = 16
-    while size < 2 * count { size *= 2 }
-    let slots = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: size)
-    defer { slots.deallocate() }
-    slots.initialize(repeating: Self.emptySlot)
-    let mask = size - 1
-    // Two stages ahead, so that the misses overlap: the slot of the record `probeDistance`
-    // ahead is warmed; that of the one `compareDistance` ahead, warm by now, names the
-    // record its name would be compared with (another record of the name, most often),
-    // which is warmed too.
-    for index in 0..<count {
-      if index + Self.probeDistance < count {
-        millrace_prefetch(
-          slots.baseAddress! + (Int(storage[index + Self.probeDistance].hash) & mask))
-      }
-      if index + Self.compareDistance < count {
-        let held = slots[Int(storage[index + Self.compareDistance].hash) & mask]
-        if held != Self.emptySlot { millrace_prefetch(storage.baseAddress! + Int(held)) }
-      }
-      let entry = storage[index]
-      var slot = Int(entry.hash) & mask
-      while true {
-        let held = slots[slot]
-        if held == Self.emptySlot || Self.sameName(storage[Int(held)], entry, in: bytes) { break }
-        slot = (slot + 1) & mask
-      }
-      slots[slot] = UInt32(index)
-    }
-    // A record is kept when its slot still holds it: the last of its name. The slots mark
-    // theirs in a bitmap (a bit a record: it stays in the cache, where marking the records
-    // themselves would miss once per name), then the kept move to the front, in the order
-    // written.
-    let marks = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: (count + 63) / 64)
-    defer { marks.deallocate() }
-    marks.initialize(repeating: 0)
-    for slot in slots where slot != Self.emptySlot {
-      marks[Int(slot) >> 6] |= 1 << (UInt64(slot) & 63)
-    }
-    var kept = 0
-    for index in 0..<count where marks[index >> 6] & (1 << (UInt64(index) & 63)) != 0 {
-      storage[kept] = storage[index]
-      kept += 1
-    }
-    self.kept = UnsafeMutableBufferPointer(rebasing: storage[0..<kept])
+    self.kept = UnsafeMutableBufferPointer(rebasing: storage[0..<count])
   }
 
   /// The record size the entries are first reserved for: about a `toggle` machine's.
   private static let expectedRecordBytes = 40
   /// How many records ahead the table's slot for a record's name is warmed.
   private static let probeDistance = 48
-  /// How many records ahead the record a name will be compared with is warmed.
+  /// How many records ahead the entry a name will be compared with is warmed.
   private static let compareDistance = 24
+  /// The ring of records parsed ahead: a power of two above `probeDistance`.
+  private static let ringSize = 64
+  /// The table's first size.
+  private static let initialSlots = 1024
 
   /// `entries`, moved into a buffer twice as large (the old one freed).
   private static func doubled(
@@ -147,10 +157,13 @@ private struct LatestEntries {
     return larger
   }
 
-  /// A slot of the table that holds no record (no journal has 2³² − 1 records).
-  private static let emptySlot = UInt32.max
-
   func deallocate() { storage.deallocate() }
+
+  /// Orders the kept entries as their records were written.
+  func sortByPayload() {
+    var kept = kept
+    kept.sort { $0.payload < $1.payload }
+  }
 
   /// Orders the kept entries by their names' bytes: by the first 16 as two integers (which
   /// settles it for most names), then by all of them.
@@ -323,4 +336,49 @@ private struct LatestEntries {
     }
     return word
   }
+}
+
+/// `LatestEntries`' table: open addressing over the names' hashes, each slot an entry number
+/// or `empty`; at most half full (it doubles past that).
+private struct NameSlots {
+  /// A slot that holds no entry.
+  static let empty = UInt32.max
+
+  private(set) var slots: UnsafeMutableBufferPointer<UInt32>
+
+  /// `size` empty slots (a power of two).
+  init(size: Int) {
+    slots = .allocate(capacity: size)
+    slots.initialize(repeating: Self.empty)
+  }
+
+  var size: Int { slots.count }
+  var mask: Int { slots.count &- 1 }
+
+  /// The slot a name of `hash` is first looked for in.
+  @inline(__always)
+  func start(_ hash: UInt32) -> Int { Int(hash) & mask }
+
+  /// What the first slot of `hash` holds.
+  @inline(__always)
+  func first(_ hash: UInt32) -> UInt32 { slots[start(hash)] }
+
+  /// Warms the first slot of `hash`.
+  @inline(__always)
+  func warm(_ hash: UInt32) { millrace_prefetch(slots.baseAddress! + start(hash)) }
+
+  /// Twice the slots, `entries` (all of them, distinct names) placed again.
+  mutating func grow(_ entries: Slice<UnsafeMutableBufferPointer<LatestEntry>>) {
+    let doubled = 2 &* size
+    slots.deallocate()
+    slots = .allocate(capacity: doubled)
+    slots.initialize(repeating: Self.empty)
+    for index in entries.indices {
+      var slot = start(entries[index].hash)
+      while slots[slot] != Self.empty { slot = (slot &+ 1) & mask }
+      slots[slot] = UInt32(index)
+    }
+  }
+
+  func deallocate() { slots.deallocate() }
 }

@@ -214,7 +214,8 @@ final class SQLiteSnapshot {
     do {
       try database.run(beginStatement)
       var merge = try ImageMerge(self)
-      try JournalFormat.forEachLatest(records, byName: true) { (record) throws(StoreError) in
+      try JournalFormat.forEachLatest(records, byName: true, expectedNames: count()) {
+        (record) throws(StoreError) in
         try merge.take(record)
       }
       let rewritten = try merge.finish()

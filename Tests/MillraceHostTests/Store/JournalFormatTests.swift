@@ -103,23 +103,35 @@ struct JournalFormatTests {
       ])
   }
 
-  @Test("records smaller than the read reserves room for: its buffer grows, none is lost")
+  @Test(
+    "more names than the read reserves room for (small records), with or without a hint: its entries and table grow, none is lost"
+  )
   func latestOfSmallRecords() {
     // Deletes and saves of 1- to 3-byte names with empty kinds and states: 18 to 32 bytes a
-    // record, below the 40 the read first reserves for, so its buffer doubles.
+    // record, below the 40 the read reserves an entry for, and mostly distinct names, so its
+    // entries double; its table, 1,024 slots at first, doubles too.
     var generator = SystemRandomNumberGenerator()
-    let names = (0..<300).map { String($0, radix: 36) }
-    let written: [JournalChange] = (0..<5_000).map { _ in
-      let name = names.randomElement(using: &generator)!
-      return Bool.random(using: &generator)
-        ? .delete(name: name) : .save(StoredMachine(name: name, kind: "", state: ""))
-    }
+    let names = (0..<4_000).map { String($0, radix: 36) }
+    let written: [JournalChange] =
+      (names.shuffled() + (0..<1_000).map { _ in names.randomElement(using: &generator)! })
+      .map { name in
+        Bool.random(using: &generator)
+          ? .delete(name: name) : .save(StoredMachine(name: name, kind: "", state: ""))
+      }
     var last: [String: Int] = [:]
     for (position, change) in written.enumerated() { last[change.name] = position }
     let expected = last.values.sorted().map { written[$0] }
     let bytes = journal(written[...])
-    #expect(bytes.count / 40 < written.count)
+    #expect(bytes.count / 40 < names.count)
     #expect(bytes.withUnsafeBytes { JournalFormat.latestChanges($0) } == expected)
+    // Sized at once for the names expected: the same records.
+    for hint in [names.count, 10 * names.count] {
+      var latest: [JournalChange] = []
+      bytes.withUnsafeBytes { records in
+        JournalFormat.forEachLatest(records, expectedNames: hint) { latest.append($0.change!) }
+      }
+      #expect(latest == expected)
+    }
   }
 
   @Test("names longer than 16 bytes alike in their first 16 keep their own latest records")
