@@ -9,9 +9,10 @@
 /// `snapshotsPerCheckpoint` times its size in journal, and the lending and the limit grow with
 /// it: at a million machines (a 23 MB image), a checkpoint every 46 MB of journal instead of
 /// every megabyte, lending once the journal that grows meanwhile reaches one image (23 MB), and
-/// waiting at 69 MB (three images: what a replay after a crash may have to read, as when a
-/// checkpoint was due at one image). A small snapshot keeps the minimums. The journal keeps
-/// only its latest records in memory (`TurnJournal.residentWindow`). (Figures: Bench README,
+/// waiting at 69 MB (three images: what a replay after a crash may have to read). A small
+/// snapshot keeps the minimums. The journal keeps only its latest records in memory
+/// (`TurnJournal.residentWindow`); a checkpoint's memory grows with the machines its journal
+/// names, not with its records (`JournalFormat.forEachLatest`). (Figures: Bench README,
 /// "Issue 22".)
 struct CheckpointPacing: Hashable, Sendable {
   /// Records committed since the last checkpoint started that make the next one due.

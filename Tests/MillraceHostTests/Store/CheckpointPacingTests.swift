@@ -14,16 +14,19 @@ import Testing
     }
   }
 
-  @Test func aLargeSnapshotIsCheckpointedPerTwiceItsSize() {
-    // A million machines: about 23 MB. The limit stays at three images, one past the due point.
+  @Test func aLargeSnapshotIsCheckpointedPerSeveralTimesItsSize() {
+    // A million machines: about 23 MB. Lending starts at one image of backlog; the limit is one
+    // image past the due point.
+    let times = CheckpointPacing.snapshotsPerCheckpoint
+    #expect(times >= 2)
     let pacing = CheckpointPacing(snapshotBytes: 23_000_000)
-    #expect(pacing.bytes == 46_000_000)
+    #expect(pacing.bytes == times * 23_000_000)
     #expect(pacing.records == .max)
     #expect(pacing.lendingLength == 23_000_000)
-    #expect(pacing.journalLimit == 69_000_000)
+    #expect(pacing.journalLimit == (times + 1) * 23_000_000)
     // Between: lending and the limit never fall below the minimums.
     let medium = CheckpointPacing(snapshotBytes: 3 << 19)
-    #expect(medium.bytes == 3 << 20)
+    #expect(medium.bytes == times * (3 << 19))
     #expect(medium.lendingLength == MachineStore.lendingLength)
     #expect(medium.journalLimit == MachineStore.journalLimit)
   }

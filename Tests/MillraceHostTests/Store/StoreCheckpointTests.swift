@@ -261,7 +261,8 @@ struct StoreCheckpointTests {
     #expect(try store.loadAll().count == MachineStore.checkpointRecords)
   }
 
-  @Test("a large snapshot is checkpointed per twice its size in journal, not per record count")
+  @Test(
+    "a large snapshot is checkpointed per several times its size in journal, not per record count")
   func largeSnapshotPacing() throws {
     // About 5 MB of image: 40,000 machines with names of about 100 bytes.
     let padding = String(repeating: "p", count: 96)
@@ -280,14 +281,16 @@ struct StoreCheckpointTests {
     try commit(batch("q", 2 * MachineStore.checkpointRecords), state: "on", to: store)
     store.settle()
     #expect(store.checkpoints == 0)
-    // Past the image's size in journal (about 6 MB), not yet twice it: not due.
+    // Past the image's size in journal (about 6 MB), not yet `snapshotsPerCheckpoint` times it:
+    // not due.
     let state = String(repeating: "s", count: 2_000)
     let names = batch("\(padding)", 40_000)
     try commit(names.prefix(3_000).map { $0 }, state: state, to: store)
     store.settle()
     #expect(store.checkpoints == 0)
-    // Past twice the image's size (`CheckpointPacing.snapshotsPerCheckpoint`): due.
-    try commit(names.suffix(3_000).map { $0 }, state: state, to: store)
+    // Past `CheckpointPacing.snapshotsPerCheckpoint` times the image's size: due.
+    let more = CheckpointPacing.snapshotsPerCheckpoint * 3_000
+    try commit(names.suffix(more).map { $0 }, state: state, to: store)
     store.settle()
     #expect(store.checkpoints >= 1)
   }
