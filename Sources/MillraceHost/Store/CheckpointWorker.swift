@@ -141,9 +141,10 @@ final class CheckpointWorker: @unchecked Sendable {
   private func work() {
     // SCHED_BATCH (3; glibc declares it only under _GNU_SOURCE): woken by `submit`, the worker
     // does not preempt the loop thread that woke it. And `niceIncrement` lower in priority:
-    // where the two share a CPU, the loop's wake-ups take it back at once and the worker gets a
-    // small share of it, unless the loop lends it more (`MachineStore`'s lending, as the
-    // journal's backlog grows); against any other process it still gets a share, never none.
+    // where the two share a CPU, the worker gets a small share of it, unless the loop lends it
+    // more (`MachineStore`'s lending, as the journal's backlog grows); against any other
+    // process it still gets a share, never none. A loop thread that wakes while the worker
+    // runs gets the CPU back at the worker's next yield point (`SharedCPU`), not a tick later.
     var batch = sched_param()
     pthread_setschedparam(pthread_self(), 3, &batch)
     Self.lowerThisThreadsPriority()

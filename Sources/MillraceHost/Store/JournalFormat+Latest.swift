@@ -30,6 +30,7 @@ extension JournalFormat {
     if byName { entries.sortByName(bytes) } else { entries.sortByPayload() }
     let kept = entries.kept
     for index in kept.indices {
+      if index & 255 == 0 { SharedCPU.yield() }
       // Sorted by name, the records are read at random places of the journal: the one
       // `prefetchDistance` ahead is warmed meanwhile.
       if index + prefetchDistance < kept.count {
@@ -113,6 +114,7 @@ private struct LatestEntries {
       }
       let entry = ring[done & (Self.ringSize &- 1)]
       done &+= 1
+      if done & 1023 == 0 { SharedCPU.yield() }
       var slot = table.start(entry.hash)
       while true {
         let held = table.slots[slot]
@@ -241,7 +243,7 @@ private struct LatestEntries {
       keys.deallocate()
       spare.deallocate()
     }
-    for index in 0..<count {
+    eachIndex(count) { index in
       let entry = entries[index]
       var key: UInt64 = 0
       for shift in shifts {
@@ -255,21 +257,34 @@ private struct LatestEntries {
     for pass in 0..<shifts.count {
       let shift = UInt64(8 &* pass)
       for bucket in 0..<256 { counts[bucket] = 0 }
-      for index in 0..<count { counts[Int(from[index].key >> shift & 0xFF)] &+= 1 }
+      eachIndex(count) { index in counts[Int(from[index].key >> shift & 0xFF)] &+= 1 }
       var total = 0
       for bucket in 0..<256 { (counts[bucket], total) = (total, total &+ counts[bucket]) }
-      for index in 0..<count {
+      eachIndex(count) { index in
         let bucket = Int(from[index].key >> shift & 0xFF)
         to[counts[bucket]] = from[index]
         counts[bucket] &+= 1
       }
       swap(&from, &to)
     }
-    for index in 0..<count {
+    eachIndex(count) { index in
       let item = from[index]
       entries[index] = LatestEntry(
         payload: item.payload, payloadLength: item.payloadLength, hash: 0, nameLength: 0,
         high: item.key, low: 0)
+    }
+  }
+
+  /// Calls `body` with `0..<count` in order, yielding the CPU now and then
+  /// (`SharedCPU.yield()`, every 16,384).
+  @inline(__always)
+  private static func eachIndex(_ count: Int, _ body: (Int) -> Void) {
+    var start = 0
+    while start < count {
+      SharedCPU.yield()
+      let end = min(start &+ 16_384, count)
+      for index in start..<end { body(index) }
+      start = end
     }
   }
 

@@ -301,16 +301,10 @@ public final class MachineStore {
   /// from four), well before the journal reaches `journalLimit`, where a commit waits for the
   /// whole checkpoint.
   private func lendToCheckpoint() {
-    guard Self.monotonicNanoseconds() &- lendingEnded >= Self.lendingPeriod else { return }
+    guard SharedCPU.monotonicNanoseconds() &- lendingEnded >= Self.lendingPeriod else { return }
     let steps = journal.length / pacing.lendingLength
     _ = worker.wait(upTo: min(steps * steps * Self.lendingStep, Self.lendingMost))
-    lendingEnded = Self.monotonicNanoseconds()
-  }
-
-  private static func monotonicNanoseconds() -> Int {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return now.tv_sec * 1_000_000_000 + now.tv_nsec
+    lendingEnded = SharedCPU.monotonicNanoseconds()
   }
 
   /// Checks that the store's directory and files are still the ones it opened and that the

@@ -1,0 +1,49 @@
+import MillraceWire
+import Testing
+
+@testable import MillraceHost
+
+/// The checkpoint's long loops hand the CPU over now and then, and no more often than the
+/// period (what a loop thread sharing the CPU may wait for them: `make scale`'s bystander
+/// during SPAWN measures the effect).
+@Suite("Shared CPU", .serialized)
+struct SharedCPUTests {
+  @Test("calling it in a tight loop yields at most once a period")
+  func atMostOncePerPeriod() {
+    let before = SharedCPU.yields
+    let start = SharedCPU.monotonicNanoseconds()
+    var calls = 0
+    while SharedCPU.monotonicNanoseconds() - start < 20 * SharedCPU.period {
+      SharedCPU.yield()
+      calls += 1
+    }
+    let elapsed = SharedCPU.monotonicNanoseconds() - start
+    let yielded = SharedCPU.yields - before
+    #expect(calls > 10 * yielded)
+    #expect(yielded >= 1)
+    // Other tests' checkpoints yield too, on their threads: a few more at most.
+    #expect(yielded <= elapsed / SharedCPU.period + 4)
+  }
+
+  @Test("a checkpoint's read of a long journal reaches its yield points")
+  func checkpointReadYields() {
+    let records = ByteBuffer()
+    for index in 0..<60_000 {
+      let name = "device-\(index % 20_000)"
+      JournalFormat.append(
+        .save(StoredMachine(name: name, kind: "toggle", state: index % 2 == 0 ? "on" : "off")),
+        epoch: 1, to: records)
+    }
+    let bytes = JournalFormat.header(epoch: 1) + records.bytes
+    let before = SharedCPU.yields
+    let start = SharedCPU.monotonicNanoseconds()
+    var latest = 0
+    bytes.withUnsafeBytes { journal in
+      JournalFormat.forEachLatest(journal, byName: true) { _ in latest += 1 }
+    }
+    #expect(latest == 20_000)
+    if SharedCPU.monotonicNanoseconds() - start > 4 * SharedCPU.period {
+      #expect(SharedCPU.yields > before)
+    }
+  }
+}
