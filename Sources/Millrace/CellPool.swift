@@ -122,15 +122,17 @@ struct _CellPool {
   @usableFromInline
   var touchedBytes: Int { Int(touched) * stride }
 
-  /// When no cell is in use and more than `threshold` bytes were touched, frees the cells'
-  /// memory and reserves it afresh, untouched; returns whether it did. Allocates: not for the
-  /// hot path.
+  /// When no cell is in use and more than `threshold` bytes were touched, hands the cells'
+  /// memory to `release` (to be deallocated) and reserves it afresh, untouched; returns
+  /// whether it did. Allocates: not for the hot path.
   @usableFromInline
-  mutating func releaseMemory(above threshold: Int) -> Bool {
+  mutating func releaseMemory(
+    above threshold: Int, handingOff release: (UnsafeMutableRawPointer) -> Void
+  ) -> Bool {
     guard live == 0, touchedBytes > threshold,
       let fresh = _Memory.allocate(bytes: stride * capacity, alignment: alignment)
     else { return false }
-    base.deallocate()
+    release(base)
     base = fresh
     touched = 0
     free = _CellPool.none

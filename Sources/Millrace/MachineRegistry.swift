@@ -218,16 +218,19 @@ final class _MachineRegistry {
   @usableFromInline
   var touchedBytes: Int { Int(initialized) * MemoryLayout<_MachineRecord>.stride }
 
-  /// When no slot is in use and more than `threshold` bytes of records were written, frees
-  /// the records' memory and reserves it afresh, untouched; returns whether it did.
+  /// When no slot is in use and more than `threshold` bytes of records were written, hands
+  /// the records' memory to `handOff` (to be deallocated) and reserves it afresh, untouched;
+  /// returns whether it did.
   @usableFromInline
-  func releaseMemory(above threshold: Int) -> Bool {
+  func releaseMemory(
+    above threshold: Int, handingOff handOff: (UnsafeMutableRawPointer) -> Void
+  ) -> Bool {
     guard inUse == 0, !hasReady, touchedBytes > threshold,
       let fresh = _MachineRegistry.allocateRecords(capacity)
     else { return false }
     records.deinitialize(count: Int(initialized))
     (records + Int(release)).deinitialize(count: 1)
-    records.deallocate()
+    handOff(UnsafeMutableRawPointer(records))
     records = fresh
     initialized = 0
     freeHead = _MachineRecord.none

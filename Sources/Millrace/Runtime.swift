@@ -180,16 +180,30 @@ public final class Runtime {
   /// off the hot path, e.g. when a driver is idle or after removing many machines.
   @discardableResult
   public func releaseMemory(above threshold: Int = 64 << 10) -> Int {
+    releaseMemory(above: threshold) { $0.deallocate() }
+  }
+
+  /// `releaseMemory(above:)`, except that the memory given back is not deallocated here: each
+  /// block is handed to `release`, which must deallocate it (`deallocate()`), on any thread,
+  /// once, and nothing else may touch it. For a caller whose thread must not wait for the
+  /// system: freeing the records of a million machines takes milliseconds, which another
+  /// thread can spend instead.
+  @discardableResult
+  public func releaseMemory(
+    above threshold: Int = 64 << 10, handingOff release: (UnsafeMutableRawPointer) -> Void
+  ) -> Int {
     var released = 0
     for (_, _, pool) in _pools {
       let bytes = pool.pointee.touchedBytes
-      if pool.pointee.releaseMemory(above: threshold) { released += bytes }
+      if pool.pointee.releaseMemory(above: threshold, handingOff: release) { released += bytes }
     }
     let timerBytes = _timers.touchedBytes
-    if _timers.releaseMemory(above: threshold) { released += timerBytes }
+    if _timers.releaseMemory(above: threshold, handingOff: release) { released += timerBytes }
     if !_isDispatching {
       let tableBytes = _registry.touchedBytes
-      if _registry.releaseMemory(above: threshold) { released += tableBytes }
+      if _registry.releaseMemory(above: threshold, handingOff: release) {
+        released += tableBytes
+      }
     }
     return released
   }

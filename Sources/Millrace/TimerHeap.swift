@@ -113,14 +113,18 @@ struct _TimerHeap {
     Int(touched) * (MemoryLayout<Entry>.stride + MemoryLayout<Node>.stride)
   }
 
-  /// When no timer is armed and more than `threshold` bytes were written, frees the tables
-  /// and reserves them afresh, untouched; returns whether it did.
+  /// When no timer is armed and more than `threshold` bytes were written, hands the tables
+  /// to `release` (to be deallocated) and reserves them afresh, untouched; returns whether it
+  /// did.
   @usableFromInline
-  mutating func releaseMemory(above threshold: Int) -> Bool {
+  mutating func releaseMemory(
+    above threshold: Int, handingOff release: (UnsafeMutableRawPointer) -> Void
+  ) -> Bool {
     guard count == 0, touchedBytes > threshold,
       let tables = _TimerHeap.allocateTables(capacity)
     else { return false }
-    deallocate()
+    release(UnsafeMutableRawPointer(entries))
+    release(UnsafeMutableRawPointer(heap))
     (entries, heap) = tables
     touched = 0
     freeHead = -1

@@ -102,6 +102,32 @@ struct PoolTests {
     #expect(new.allSatisfy { $0.state == 2 })
   }
 
+  @Test("releaseMemory handing off gives the same memory to the caller, not to the allocator")
+  func releaseMemoryHandingOff() throws {
+    let runtime = Runtime(capacity: RuntimeCapacity(machines: 10_000, timers: 10_000))
+    var machines: [MachineHandle<Counter>] = []
+    for _ in 0..<10_000 { machines.append(try runtime.spawn(Counter.self, state: 1)) }
+    for handle in machines { _ = handle.post(.arm) }
+    runtime.dispatch()
+    for handle in machines { runtime.remove(handle) }
+    let records = runtime._registry.records
+    var handed: [UnsafeMutableRawPointer] = []
+    let released = runtime.releaseMemory { handed.append($0) }
+    #expect(released > 10_000 * MemoryLayout<_MachineRecord>.stride)
+    // The records, the timer tables and the drained input pool, each once.
+    #expect(handed.contains(UnsafeMutableRawPointer(records)))
+    #expect(handed.count >= 3 && Set(handed).count == handed.count)
+    #expect(runtime._registry.records != records)
+    // The runtime works on its fresh memory while the caller still holds the old.
+    let next = try runtime.spawn(Counter.self, state: 7)
+    #expect(next.post(.tick) == .accepted)
+    runtime.dispatch()
+    #expect(next.state == 8)
+    for block in handed { block.deallocate() }
+    // Nothing more to give back.
+    #expect(runtime.releaseMemory { _ in Issue.record("handed off twice") } == 0)
+  }
+
   @Test("the registry is not released while its ready list names a slot, then it is")
   func releaseWaitsForTheReadyList() throws {
     let runtime = Runtime(capacity: RuntimeCapacity(machines: 4))
