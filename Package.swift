@@ -113,7 +113,7 @@ let package = Package(
     .testTarget(
       name: "MillraceHostTests",
       dependencies: [
-        "MillraceHost", "MillraceWire", "CChecksum",
+        "MillraceHost", "MillraceWire", "CChecksum", "CHeap",
         .product(name: "Logging", package: "swift-log"),
       ],
       exclude: ["Fixtures"],

@@ -135,7 +135,7 @@ public final class Daemon {
     var removedSinceTrim = 0
     let trimmer = LoopTimer(loop: loop) { _ in
       removedSinceTrim = 0
-      HeapRelease.releaseFreePages()
+      HeapRelease.inBackground(HeapRelease.Blocks(), thenTrim: true)
     }
     driver.onTurnEnd = {
       control.retryBlocked()

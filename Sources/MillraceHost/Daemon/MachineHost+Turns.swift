@@ -13,15 +13,19 @@ extension MachineHost {
   /// own (whole states: the live machines and the store agree again once a commit holds).
   ///
   /// After a turn that killed machines, the runtime's and the directory's memory that holds
-  /// nothing is given back (`Runtime.releaseMemory()`, `MachineDirectory.releaseMemoryIfEmpty`);
+  /// nothing is given back (`Runtime.releaseMemory()`, `MachineDirectory.releaseMemoryIfEmpty`),
+  /// freed on a thread of its own (`HeapRelease.inBackground`);
   /// every turn moves a bounded number of index buckets while the name index resizes.
   public func finishTurn() -> TurnOutcome {
     directory.finishTurn()
     let removed = removedThisTurn
     if removed > 0 {
       removedThisTurn = 0
-      runtime.releaseMemory()
-      directory.releaseMemoryIfEmpty()
+      // Freeing the tables of a million machines takes milliseconds: another thread does it.
+      var released = HeapRelease.Blocks()
+      runtime.releaseMemory { released.deallocating.append($0) }
+      directory.releaseMemoryIfEmpty { released.freeing.append($0) }
+      HeapRelease.inBackground(released)
     }
     guard changedThisTurn else { return TurnOutcome(refusal: nil, removedMachines: removed) }
     var committed = true

@@ -243,9 +243,18 @@ final class MachineDirectory {
   /// were freed with the last name.)
   @discardableResult
   func releaseMemoryIfEmpty(above threshold: Int = 64 << 10) -> Int {
+    releaseMemoryIfEmpty(above: threshold) { free($0) }
+  }
+
+  /// `releaseMemoryIfEmpty(above:)`, except that the entries' memory is handed to `release`,
+  /// which must give it to `free`, on any thread, once, instead of being freed here.
+  @discardableResult
+  func releaseMemoryIfEmpty(
+    above threshold: Int = 64 << 10, handingOff release: (UnsafeMutableRawPointer) -> Void
+  ) -> Int {
     let bytes = touched * MemoryLayout<DirectoryEntry>.stride
     guard count == 0, bytes > threshold else { return 0 }
-    free(allocation)
+    release(allocation)
     (entries, allocation) = Self.reserve(capacity)
     touched = 0
     return bytes

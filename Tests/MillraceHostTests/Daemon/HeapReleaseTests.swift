@@ -1,0 +1,43 @@
+import CHeap
+import Testing
+
+@testable import MillraceHost
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
+
+/// Memory a turn gives back is freed on a thread of its own (`HeapRelease.inBackground`).
+@Suite("Heap release")
+struct HeapReleaseTests {
+  static let blockBytes = 32 << 20
+
+  /// The heap's bytes in use (glibc: arenas and mapped blocks).
+  func inUse() -> Int { Int(millrace_heap_bytes_in_use()) }
+
+  @Test("blocks handed to inBackground are freed, those to deallocate and those to free")
+  func blocksAreFreed() async throws {
+    var blocks = HeapRelease.Blocks()
+    for _ in 0..<3 {
+      let block = UnsafeMutableRawPointer.allocate(byteCount: Self.blockBytes, alignment: 16)
+      block.initializeMemory(as: UInt8.self, repeating: 1, count: Self.blockBytes)
+      blocks.deallocating.append(block)
+    }
+    for _ in 0..<2 {
+      let block = try #require(calloc(Self.blockBytes, 1))
+      memset(block, 1, Self.blockBytes)
+      blocks.freeing.append(block)
+    }
+    let before = inUse()
+    HeapRelease.inBackground(blocks)
+    // Other tests allocate meanwhile: most of the 160 MiB is enough.
+    var freed = 0
+    for _ in 0..<500 where freed < 4 * Self.blockBytes {
+      try await Task.sleep(for: .milliseconds(10))
+      freed = before - inUse()
+    }
+    #expect(freed >= 4 * Self.blockBytes)
+  }
+}
