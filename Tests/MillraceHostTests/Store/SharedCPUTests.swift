@@ -10,19 +10,17 @@ import Testing
 struct SharedCPUTests {
   @Test("calling it in a tight loop yields at most once a period")
   func atMostOncePerPeriod() {
+    let calls = 200_000
     let before = SharedCPU.yields
     let start = SharedCPU.monotonicNanoseconds()
-    var calls = 0
-    while SharedCPU.monotonicNanoseconds() - start < 20 * SharedCPU.period {
-      SharedCPU.yield()
-      calls += 1
-    }
+    for _ in 0..<calls { SharedCPU.yield() }
     let elapsed = SharedCPU.monotonicNanoseconds() - start
     let yielded = SharedCPU.yields - before
-    #expect(calls > 10 * yielded)
-    #expect(yielded >= 1)
-    // Other tests' checkpoints yield too, on their threads: a few more at most.
+    // However long the calls took (a loaded machine, a yield that waited): a yield per
+    // period at most, and far fewer yields than calls. Other tests' checkpoints yield too, on
+    // their threads: a few more at most.
     #expect(yielded <= elapsed / SharedCPU.period + 4)
+    #expect(yielded < calls / 100)
   }
 
   @Test("a checkpoint's read of a long journal reaches its yield points")
