@@ -35,7 +35,7 @@ sources() {
       Tests/MillraceHostTests/Expressions/ExpressionReference.swift ;;
     replies) echo Sources/MillraceClient/RESPReplyParser.swift \
       Sources/MillraceClient/RESPValue.swift ;;
-    journal) echo Sources/MillraceHost/Store/{JournalChange,JournalFormat,JournalFormat+Latest}.swift \
+    journal) echo Sources/MillraceHost/Store/{JournalChange,JournalFormat,JournalFormat+Latest,SharedCPU}.swift \
       Sources/MillraceHost/Store/{JournalRecord,TimerEncoding,LEB128,StoredTimers}.swift \
       Sources/MillraceHost/Store/{StoredMachine,UTF8Text}.swift \
       Sources/MillraceHost/MachineFiles/NameHash.swift Sources/MillraceWire/ByteBuffer.swift ;;
