@@ -3,8 +3,9 @@ import Testing
 @testable import Millrace
 
 /// How a spawn finds its machine's variant: by the type's identity and the queue layout, without
-/// building a variant to compare (`Runtime.variant(of:queues:)`).
-@Suite("Variant cache")
+/// building a variant to compare (`Runtime.variant(of:queues:)`). Serialized: its tests count
+/// the reads of `Counted`'s queues in one process-wide counter.
+@Suite("Variant cache", .serialized)
 struct VariantCacheTests {
   /// Counts how often the runtime reads its queues.
   enum Counted: PlainMachine {
