@@ -51,4 +51,25 @@ struct HeapReleaseTests {
     }
     #expect(freed >= 4 * Self.blockBytes)
   }
+
+  @Test("a large block's whole pages are discarded before it is freed; a small block is left alone")
+  func largeBlocksArePagedOut() {
+    let large = UnsafeMutableRawPointer.allocate(byteCount: 8 << 20, alignment: 16)
+    let small = UnsafeMutableRawPointer.allocate(byteCount: 4096, alignment: 16)
+    defer {
+      large.deallocate()
+      small.deallocate()
+    }
+    large.initializeMemory(as: UInt8.self, repeating: 1, count: 8 << 20)
+    small.initializeMemory(as: UInt8.self, repeating: 1, count: 4096)
+    HeapRelease.discardPages(of: large)
+    HeapRelease.discardPages(of: small)
+    let bytes = large.assumingMemoryBound(to: UInt8.self)
+    // The pages inside read zeros now; the bytes before the first whole page, which share a
+    // page with the allocator's header, are kept.
+    #expect(bytes[4 << 20] == 0)
+    #expect(bytes[(8 << 20) - 8192] == 0)
+    if Int(bitPattern: large) % 4096 != 0 { #expect(bytes[0] == 1) }
+    #expect((0..<4096).allSatisfy { small.load(fromByteOffset: $0, as: UInt8.self) == 1 })
+  }
 }
