@@ -104,8 +104,9 @@ extension _TypedMachine {
     }
     switch resolution {
     case .handled:
+      let to = state.pointee
       record.pointee.handled &+= 1
-      notify(_TypedMachine.reply(.handled(input, from: from, to: state.pointee), tag: tag))
+      notify(_TypedMachine.handled(input, from: from, to: to, tag: tag))
       var index = 0
       while index < recorded.count {
         let effect = (storage + index).move()
@@ -117,15 +118,84 @@ extension _TypedMachine {
       state.pointee = from
       recorded._discardAll()
       record.pointee.rejected &+= 1
-      notify(_TypedMachine.reply(.rejected(input, state: from), tag: tag))
+      notify(_TypedMachine.rejected(input, state: from, tag: tag))
     }
   }
 
-  /// The event for `reply`, built in place (inlined: fewer instructions per reply than
-  /// building it out of line and copying it back).
+  /// The event replying `.handled(input, from:, to:)`, built in place (inlined: fewer
+  /// instructions per reply than building it out of line and copying it back).
   @inlinable
   @inline(__always)
-  static func reply(_ reply: Reply<M.Input, M.State>, tag: PostTag) -> Event {
-    .replied(reply, tag: tag)
+  static func handled(_ input: M.Input, from: M.State, to: M.State, tag: PostTag) -> Event {
+    if _ReplyWord.fits(M.self) {
+      return _ReplyWord.event(
+        _ReplyWord.handled(
+          unsafeBitCast(input, to: UInt16.self), from: unsafeBitCast(from, to: UInt16.self),
+          to: unsafeBitCast(to, to: UInt16.self)), tag: tag)
+    }
+    return .replied(.handled(input, from: from, to: to), tag: tag)
+  }
+
+  /// The event replying `.rejected(input, state:)`, built as `handled(_:from:to:tag:)` builds
+  /// its event.
+  @inlinable
+  @inline(__always)
+  static func rejected(_ input: M.Input, state: M.State, tag: PostTag) -> Event {
+    if _ReplyWord.fits(M.self) {
+      return _ReplyWord.event(
+        _ReplyWord.rejected(
+          unsafeBitCast(input, to: UInt16.self), state: unsafeBitCast(state, to: UInt16.self)),
+        tag: tag)
+    }
+    return .replied(.rejected(input, state: state), tag: tag)
+  }
+}
+
+/// `MachineEvent<UInt16, UInt16, UInt16>.replied` as raw memory: the reply in the first
+/// word (input, then `from` and `to` or the state, then the case: 0 handled, 1 rejected),
+/// the tag in the second, the event's case (0, replied) in the byte after. The layout Swift
+/// gives these enums; `ReplyWordTests` checks it against events built the ordinary way.
+@usableFromInline
+enum _ReplyWord {
+  /// Whether `M`'s events have this layout: its inputs, states and outputs are `UInt16`, as
+  /// a machine file's are (another output type can move the event's case byte). A constant
+  /// where `M` is known.
+  @inlinable
+  @inline(__always)
+  static func fits<M: Machine>(_: M.Type) -> Bool {
+    M.Input.self == UInt16.self && M.State.self == UInt16.self && M.Output.self == UInt16.self
+  }
+
+  /// `Reply.handled(input, from:, to:)`.
+  @inlinable
+  @inline(__always)
+  static func handled(_ input: UInt16, from: UInt16, to: UInt16) -> UInt64 {
+    UInt64(input) | UInt64(from) &<< 16 | UInt64(to) &<< 32
+  }
+
+  /// `Reply.rejected(input, state:)`.
+  @inlinable
+  @inline(__always)
+  static func rejected(_ input: UInt16, state: UInt16) -> UInt64 {
+    UInt64(input) | UInt64(state) &<< 16 | 1 &<< 48
+  }
+
+  /// `.replied(reply, tag: tag)`, `reply` given as its word. `Input`, `State` and `Output`
+  /// must be `UInt16` (`fits`).
+  @inlinable
+  @inline(__always)
+  static func event<Input, State, Output>(
+    _ reply: UInt64, tag: PostTag
+  ) -> MachineEvent<Input, State, Output> {
+    _withUnprotectedUnsafeTemporaryAllocation(
+      of: MachineEvent<Input, State, Output>.self, capacity: 1
+    ) {
+      let event = $0.baseAddress.unsafelyUnwrapped
+      let raw = UnsafeMutableRawPointer(event)
+      raw.storeBytes(of: reply, as: UInt64.self)
+      raw.storeBytes(of: tag.rawValue, toByteOffset: 8, as: UInt64.self)
+      raw.storeBytes(of: 0, toByteOffset: 16, as: UInt8.self)
+      return event.move()
+    }
   }
 }

@@ -27,8 +27,10 @@ public enum FileMachine: Machine {
   ) -> Resolution {
     let step = kind.step(input: input, state: state)
     guard step.isHandled else { return .rejected }
-    state = UInt16(truncatingIfNeeded: step.to)
     effects.record(kind.table.effects, from: step.effectStart, count: Int(step.effectCount))
+    // Stored last, so that the dispatch reads the new state back without a load (a store to
+    // the effect buffer in between could alias it).
+    state = UInt16(truncatingIfNeeded: step.to)
     return .handled
   }
 }
