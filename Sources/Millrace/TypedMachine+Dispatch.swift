@@ -92,6 +92,9 @@ extension _TypedMachine {
       )
     }
     var recorded = Effects<M>(storage: storage, lastIndex: lastIndex)
+    // One pointer for the reads and the resolver's writes, so that the new state is taken
+    // from what the resolver stored when it is inlined, not reloaded.
+    let state = self.state
     let from = state.pointee
     let resolution = M.resolve(
       input, state: &state.pointee, extra: extra.pointee, effects: &recorded)
