@@ -107,9 +107,8 @@ extension _TypedMachine {
     }
     switch resolution {
     case .handled:
-      let to = state.pointee
       record.pointee.handled &+= 1
-      notify(_TypedMachine.handled(input, from: from, to: to, tag: tag))
+      notify(_TypedMachine.handled(input, from: from, to: state.pointee, tag: tag))
       var index = 0
       while index < recorded.count {
         let effect = (storage + index).move()
@@ -130,7 +129,7 @@ extension _TypedMachine {
   @inlinable
   @inline(__always)
   static func handled(_ input: M.Input, from: M.State, to: M.State, tag: PostTag) -> Event {
-    if _ReplyWord.fits(M.self) {
+    if M._repliesAsWord {
       return _ReplyWord.event(
         _ReplyWord.handled(
           unsafeBitCast(input, to: UInt16.self), from: unsafeBitCast(from, to: UInt16.self),
@@ -144,7 +143,7 @@ extension _TypedMachine {
   @inlinable
   @inline(__always)
   static func rejected(_ input: M.Input, state: M.State, tag: PostTag) -> Event {
-    if _ReplyWord.fits(M.self) {
+    if M._repliesAsWord {
       return _ReplyWord.event(
         _ReplyWord.rejected(
           unsafeBitCast(input, to: UInt16.self), state: unsafeBitCast(state, to: UInt16.self)),
@@ -160,15 +159,6 @@ extension _TypedMachine {
 /// gives these enums; `ReplyWordTests` checks it against events built the ordinary way.
 @usableFromInline
 enum _ReplyWord {
-  /// Whether `M`'s events have this layout: its inputs, states and outputs are `UInt16`, as
-  /// a machine file's are (another output type can move the event's case byte). A constant
-  /// where `M` is known.
-  @inlinable
-  @inline(__always)
-  static func fits<M: Machine>(_: M.Type) -> Bool {
-    M.Input.self == UInt16.self && M.State.self == UInt16.self && M.Output.self == UInt16.self
-  }
-
   /// `Reply.handled(input, from:, to:)`.
   @inlinable
   @inline(__always)
@@ -184,9 +174,9 @@ enum _ReplyWord {
   }
 
   /// `.replied(reply, tag: tag)`, `reply` given as its word. `Input`, `State` and `Output`
-  /// must be `UInt16` (`fits`).
+  /// must be `UInt16` (`Machine._repliesAsWord`: another output type can move the event's
+  /// case byte).
   @inlinable
-  @inline(__always)
   static func event<Input, State, Output>(
     _ reply: UInt64, tag: PostTag
   ) -> MachineEvent<Input, State, Output> {

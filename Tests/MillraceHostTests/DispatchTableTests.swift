@@ -12,6 +12,11 @@ struct DispatchTableTests {
     return try! KindCatalog(directory: url.path + "/examples/machines")
   }()
 
+  @Test("a machine file's machines reply as one word (docs/performance-notes.md)")
+  func repliesAsWord() {
+    #expect(FileMachine._repliesAsWord)
+  }
+
   @Test(
     "the dense and the scanning lookups agree with first-match for every input and state",
     arguments: catalog.kinds.map(\.kind))

@@ -21,7 +21,25 @@ struct ReplyWordTests {
     }
   }
 
+  /// `WordMachine` without outputs: its events have another layout.
+  enum SilentMachine: Machine {
+    typealias Input = UInt16
+    typealias State = UInt16
+
+    static func resolve(
+      _ input: UInt16, state: inout UInt16, extra: Void, effects: inout Effects<Self>
+    ) -> Resolution {
+      .handled
+    }
+  }
+
   typealias Event = MachineEvent<UInt16, UInt16, UInt16>
+
+  @Test("only machines whose inputs, states and outputs are UInt16 reply as a word")
+  func chosenByType() {
+    #expect(WordMachine._repliesAsWord)
+    #expect(!SilentMachine._repliesAsWord)
+  }
 
   /// What an observer sees, written out so that every field is compared.
   static func describe(_ event: Event) -> String {
