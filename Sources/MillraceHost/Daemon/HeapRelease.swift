@@ -67,35 +67,11 @@ enum HeapRelease {
   /// returns at once.
   static func inBackground(_ blocks: Blocks, thenTrim: Bool = false) {
     guard !blocks.isEmpty || thenTrim else { return }
-    let box = Unmanaged.passRetained(Box(blocks, thenTrim: thenTrim)).toOpaque()
-    var thread = pthread_t()
-    var attributes = pthread_attr_t()
-    pthread_attr_init(&attributes)
-    pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
-    defer { pthread_attr_destroy(&attributes) }
-    let started = pthread_create(
-      &thread, &attributes,
-      { context in
-        Unmanaged<Box>.fromOpaque(context!).takeRetainedValue().run()
-        return nil
-      }, box)
-    if started != 0 { Unmanaged<Box>.fromOpaque(box).takeRetainedValue().run() }
-  }
-
-  /// What `inBackground` does, on its way to another thread.
-  private final class Box: @unchecked Sendable {
-    let blocks: Blocks
-    let thenTrim: Bool
-
-    init(_ blocks: Blocks, thenTrim: Bool) {
-      self.blocks = blocks
-      self.thenTrim = thenTrim
-    }
-
-    func run() {
+    let work: @Sendable () -> Void = {
       blocks.release()
       if thenTrim { HeapRelease.releaseFreePages() }
     }
+    if SystemThread.start(detached: true, work) == nil { work() }
   }
 
   /// Gives back the whole pages inside `block` (an allocation of at least

@@ -62,19 +62,10 @@ final class CheckpointWorker: @unchecked Sendable {
     defer { pthread_mutex_unlock(lock) }
     precondition(self.job == nil && !running && !finished.load(ordering: .relaxed))
     if thread == nil {
-      var created = pthread_t()
-      let context = Unmanaged.passRetained(self).toOpaque()
-      let code = pthread_create(
-        &created, nil,
-        { context in
-          Unmanaged<CheckpointWorker>.fromOpaque(context!).takeRetainedValue().work()
-          return nil
-        }, context)
-      guard code == 0 else {
-        Unmanaged<CheckpointWorker>.fromOpaque(context).release()
+      guard let started = SystemThread.start(detached: false, { self.work() }) else {
         return false
       }
-      thread = created
+      thread = started
     }
     self.job = job
     running = true
