@@ -175,7 +175,7 @@ private struct LatestEntries {
   /// comparison; else by comparison alone. Memory: 32 bytes per entry while it sorts (two arrays
   /// of packed bytes with their payloads' places).
   func sortByName(_ bytes: UnsafeRawBufferPointer) {
-    var kept = kept
+    let kept = kept
     guard kept.count > 1 else { return }
     let before = { (left: LatestEntry, right: LatestEntry) -> Bool in
       if left.high != right.high { return left.high < right.high }
@@ -188,7 +188,7 @@ private struct LatestEntries {
     }
     // None differing: every name is alike in its 16 bytes, for the comparison alone.
     guard let varying = Self.varyingBytes(of: kept), !varying.isEmpty else {
-      kept.sort(by: before)
+      SharedCPU.sort(kept, by: before)
       return
     }
     Self.radixSort(kept, on: varying)
@@ -199,7 +199,9 @@ private struct LatestEntries {
       while end < kept.count, kept[end].high == kept[start].high, kept[end].low == kept[start].low {
         end &+= 1
       }
-      if end &- start > 1 { kept[start..<end].sort(by: before) }
+      if end &- start > 1 {
+        SharedCPU.sort(UnsafeMutableBufferPointer(rebasing: kept[start..<end]), by: before)
+      }
       start = end
     }
   }

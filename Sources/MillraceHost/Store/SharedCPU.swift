@@ -39,6 +39,28 @@ enum SharedCPU {
     sched_yield()
   }
 
+  /// How many comparisons `sort(_:by:)` makes between two calls of `yield()`.
+  static let comparisonsPerYield = 4096
+
+  /// Sorts `elements` by `areInIncreasingOrder` as `sort(by:)` does, calling `yielding`
+  /// (`yield()`; tests count the calls) every `comparisonsPerYield` comparisons: sorting half a
+  /// million names by comparison takes tens of milliseconds.
+  static func sort<Element>(
+    _ elements: UnsafeMutableBufferPointer<Element>,
+    by areInIncreasingOrder: (Element, Element) -> Bool, yielding: () -> Void = yield
+  ) {
+    var comparisons = 0
+    var elements = elements
+    elements.sort { left, right in
+      comparisons &+= 1
+      if comparisons == comparisonsPerYield {
+        comparisons = 0
+        yielding()
+      }
+      return areInIncreasingOrder(left, right)
+    }
+  }
+
   /// The monotonic clock, in nanoseconds.
   static func monotonicNanoseconds() -> Int {
     var now = timespec()

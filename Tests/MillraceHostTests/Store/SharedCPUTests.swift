@@ -23,6 +23,25 @@ struct SharedCPUTests {
     #expect(yielded < calls / 100)
   }
 
+  @Test("a sort by comparison reaches its yield point every so many comparisons, and sorts")
+  func sortYields() {
+    var generator = SystemRandomNumberGenerator()
+    let values = (0..<300_000).map { _ in UInt64.random(in: 0..<UInt64.max, using: &generator) }
+    var sorted = values
+    var (comparisons, yields) = (0, 0)
+    sorted.withUnsafeMutableBufferPointer { buffer in
+      SharedCPU.sort(
+        buffer,
+        by: { left, right in
+          comparisons += 1
+          return left < right
+        }, yielding: { yields += 1 })
+    }
+    #expect(sorted == values.sorted())
+    #expect(comparisons > 4 * SharedCPU.comparisonsPerYield)
+    #expect(yields == comparisons / SharedCPU.comparisonsPerYield)
+  }
+
   @Test("a checkpoint's read of a long journal reaches its yield points")
   func checkpointReadYields() {
     let records = ByteBuffer()
