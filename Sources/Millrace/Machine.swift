@@ -34,27 +34,18 @@ public protocol Machine {
   static func resolve(
     _ input: Input, state: inout State, extra: Extra, effects: inout Effects<Self>
   ) -> Resolution
-
-  /// Whether the runtime writes this machine's replies as one word (`_ReplyWord`): true
-  /// exactly when its inputs, states and outputs are all `UInt16`, as the two extensions below
-  /// implement it. A requirement, so that it is a constant in code specialized for the type
-  /// from the start; not meant to be implemented.
-  static var _repliesAsWord: Bool { get }
 }
 
 extension Machine {
   /// No slot that would make a machine bigger.
   public static var reservesInputSlot: Bool { false }
 
-  /// Replies built by Swift's enum layout code.
+  /// Whether the runtime writes this machine's replies as one word (`_ReplyWord`): its
+  /// inputs and states are plain values of one or two bytes (integers, enums without
+  /// payloads, machine files' indices) and its outputs take at most 16 bytes. A constant
+  /// where the type is known.
   @inlinable
-  public static var _repliesAsWord: Bool { false }
-}
-
-extension Machine where Input == UInt16, State == UInt16, Output == UInt16 {
-  /// Replies written as one word.
-  @inlinable
-  public static var _repliesAsWord: Bool { true }
+  public static var _repliesAsWord: Bool { _ReplyWord.fits(Self.self) }
 }
 
 /// A machine with no dependencies (`Extra` is `Void`), whose resolver takes no `extra`.

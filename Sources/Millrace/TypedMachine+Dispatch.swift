@@ -130,10 +130,7 @@ extension _TypedMachine {
   @inline(__always)
   static func handled(_ input: M.Input, from: M.State, to: M.State, tag: PostTag) -> Event {
     if M._repliesAsWord {
-      return _ReplyWord.event(
-        _ReplyWord.handled(
-          unsafeBitCast(input, to: UInt16.self), from: unsafeBitCast(from, to: UInt16.self),
-          to: unsafeBitCast(to, to: UInt16.self)), tag: tag)
+      return _ReplyWord.event(_ReplyWord.handled(input, from: from, to: to), tag: tag)
     }
     return .replied(.handled(input, from: from, to: to), tag: tag)
   }
@@ -144,38 +141,75 @@ extension _TypedMachine {
   @inline(__always)
   static func rejected(_ input: M.Input, state: M.State, tag: PostTag) -> Event {
     if M._repliesAsWord {
-      return _ReplyWord.event(
-        _ReplyWord.rejected(
-          unsafeBitCast(input, to: UInt16.self), state: unsafeBitCast(state, to: UInt16.self)),
-        tag: tag)
+      return _ReplyWord.event(_ReplyWord.rejected(input, state: state), tag: tag)
     }
     return .replied(.rejected(input, state: state), tag: tag)
   }
 }
 
-/// `MachineEvent<UInt16, UInt16, UInt16>.replied` as raw memory: the reply in the first
-/// word (input, then `from` and `to` or the state, then the case: 0 handled, 1 rejected),
-/// the tag in the second, the event's case (0, replied) in the byte after. The layout Swift
-/// gives these enums; `ReplyWordTests` checks it against events built the ordinary way.
+/// `MachineEvent.replied` as raw memory, for machines whose inputs and states are plain values
+/// of one or two bytes and whose outputs take at most 16 (`fits`): the reply in the first word
+/// (the handled case's fields laid out as a tuple of the input and two states, then its case
+/// byte: 0 handled, 1 rejected), the tag in the second, the event's case (0, replied) in the
+/// byte after. That is the layout Swift gives these generic enums (no spare bits: an extra
+/// case byte after the largest payload); `ReplyWordTests` checks it against events built the
+/// ordinary way, for each shape of input and state.
+///
+/// Built in a register and stored as one word, the reply is forwarded to an observer's load of
+/// it; written field by field, such a load waits for the fields to reach the cache
+/// (`docs/performance-notes.md`).
 @usableFromInline
 enum _ReplyWord {
+  /// Whether `M`'s replies have this layout.
+  @inlinable
+  @inline(__always)
+  static func fits<M: Machine>(_: M.Type) -> Bool {
+    fitsWord(M.Input.self) && fitsWord(M.State.self) && MemoryLayout<M.Output>.size <= 16
+  }
+
+  /// Whether values of `T` are plain bytes, one or two, without padding.
+  @inlinable
+  @inline(__always)
+  static func fitsWord<T>(_: T.Type) -> Bool {
+    _isPOD(T.self) && MemoryLayout<T>.size == MemoryLayout<T>.stride
+      && (MemoryLayout<T>.size == 1 || MemoryLayout<T>.size == 2)
+  }
+
+  /// `value`'s bytes, zero-extended (`T` fits a word).
+  @inlinable
+  @inline(__always)
+  static func bits<T>(_ value: T) -> UInt64 {
+    MemoryLayout<T>.size == 1
+      ? UInt64(unsafeBitCast(value, to: UInt8.self)) : UInt64(unsafeBitCast(value, to: UInt16.self))
+  }
+
+  /// The bit where the first state starts: after the input, aligned for a state.
+  @inlinable
+  @inline(__always)
+  static func fromShift<Input, State>(_: Input.Type, _: State.Type) -> UInt64 {
+    let alignment = MemoryLayout<State>.alignment
+    return UInt64((MemoryLayout<Input>.size + alignment - 1) / alignment * alignment * 8)
+  }
+
   /// `Reply.handled(input, from:, to:)`.
   @inlinable
   @inline(__always)
-  static func handled(_ input: UInt16, from: UInt16, to: UInt16) -> UInt64 {
-    UInt64(input) | UInt64(from) &<< 16 | UInt64(to) &<< 32
+  static func handled<Input, State>(_ input: Input, from: State, to: State) -> UInt64 {
+    let from64 = fromShift(Input.self, State.self)
+    let to64 = from64 &+ UInt64(MemoryLayout<State>.stride * 8)
+    return bits(input) | bits(from) &<< from64 | bits(to) &<< to64
   }
 
   /// `Reply.rejected(input, state:)`.
   @inlinable
   @inline(__always)
-  static func rejected(_ input: UInt16, state: UInt16) -> UInt64 {
-    UInt64(input) | UInt64(state) &<< 16 | 1 &<< 48
+  static func rejected<Input, State>(_ input: Input, state: State) -> UInt64 {
+    let from64 = fromShift(Input.self, State.self)
+    let case64 = from64 &+ UInt64(MemoryLayout<State>.stride * 8 + MemoryLayout<State>.size * 8)
+    return bits(input) | bits(state) &<< from64 | 1 &<< case64
   }
 
-  /// `.replied(reply, tag: tag)`, `reply` given as its word. `Input`, `State` and `Output`
-  /// must be `UInt16` (`Machine._repliesAsWord`: another output type can move the event's
-  /// case byte).
+  /// `.replied(reply, tag: tag)`, `reply` given as its word (`fits`).
   @inlinable
   static func event<Input, State, Output>(
     _ reply: UInt64, tag: PostTag

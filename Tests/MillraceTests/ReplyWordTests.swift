@@ -2,47 +2,35 @@ import Testing
 
 @testable import Millrace
 
-/// Replies of machines whose inputs and states are `UInt16` are written as one word
-/// (`_ReplyWord`), not by Swift's enum layout code: these tests fail if the two disagree.
+/// Replies of machines whose inputs and states are plain values of one or two bytes are written
+/// as one word (`_ReplyWord`), not by Swift's enum layout code: these tests fail where the two
+/// disagree, for every shape of input and state the word takes.
 @Suite("Reply words")
 struct ReplyWordTests {
-  /// Even inputs move the state to the input's value; odd ones are rejected.
-  enum WordMachine: Machine {
-    typealias Input = UInt16
-    typealias State = UInt16
-    typealias Output = UInt16
+  enum Light: UInt8, Equatable { case red, amber, green }
+  enum Press: Equatable { case short, long, double }
+  struct Pair: Equatable {
+    var high: UInt8
+    var flag: Bool
+  }
+
+  /// A machine of inputs `Input` and states `State` that moves to the state `next` gives for
+  /// an input, or rejects it where `next` gives nil.
+  enum Mover<Input, State, Output>: Machine {
+    typealias Extra = (Input) -> State?
 
     static func resolve(
-      _ input: UInt16, state: inout UInt16, extra: Void, effects: inout Effects<Self>
+      _ input: Input, state: inout State, extra next: Extra, effects: inout Effects<Self>
     ) -> Resolution {
-      guard input % 2 == 0 else { return .rejected }
-      state = input
+      guard let to = next(input) else { return .rejected }
+      state = to
       return .handled
     }
   }
 
-  /// `WordMachine` without outputs: its events have another layout.
-  enum SilentMachine: Machine {
-    typealias Input = UInt16
-    typealias State = UInt16
-
-    static func resolve(
-      _ input: UInt16, state: inout UInt16, extra: Void, effects: inout Effects<Self>
-    ) -> Resolution {
-      .handled
-    }
-  }
-
-  typealias Event = MachineEvent<UInt16, UInt16, UInt16>
-
-  @Test("only machines whose inputs, states and outputs are UInt16 reply as a word")
-  func chosenByType() {
-    #expect(WordMachine._repliesAsWord)
-    #expect(!SilentMachine._repliesAsWord)
-  }
-
   /// What an observer sees, written out so that every field is compared.
-  static func describe(_ event: Event) -> String {
+  static func describe<Input, State, Output>(_ event: MachineEvent<Input, State, Output>) -> String
+  {
     switch event {
     case .replied(.handled(let input, let from, let to), let tag):
       return "handled \(input) \(from)->\(to) tag \(tag.rawValue)"
@@ -53,37 +41,64 @@ struct ReplyWordTests {
     }
   }
 
-  @Test("a word built event reads back as the enum built one, in every field")
-  func layout() {
+  /// Builds the word events of `input`, `from` and `to` and compares them, field by field, with
+  /// the events Swift builds.
+  static func expectSameEvents<Input, State, Output>(
+    _ input: Input, from: State, to: State, output: Output.Type
+  ) {
+    typealias Event = MachineEvent<Input, State, Output>
     let tag = PostTag(0x8877_6655_4433_2211)
-    let handled: Event = _ReplyWord.event(
-      _ReplyWord.handled(0xFFFE, from: 0x0102, to: 0xA0B0), tag: tag)
-    let rejected: Event = _ReplyWord.event(_ReplyWord.rejected(0x7FFF, state: 0xFFFF), tag: tag)
-    let handledByEnum = Event.replied(.handled(0xFFFE, from: 0x0102, to: 0xA0B0), tag: tag)
-    let rejectedByEnum = Event.replied(.rejected(0x7FFF, state: 0xFFFF), tag: tag)
-    #expect(Self.describe(handled) == Self.describe(handledByEnum))
-    #expect(Self.describe(rejected) == Self.describe(rejectedByEnum))
-    #expect(handled.reply == .handled(0xFFFE, from: 0x0102, to: 0xA0B0))
-    #expect(rejected.reply == .rejected(0x7FFF, state: 0xFFFF))
-    #expect(handled.output == nil && rejected.output == nil)
+    let handled: Event = _ReplyWord.event(_ReplyWord.handled(input, from: from, to: to), tag: tag)
+    let rejected: Event = _ReplyWord.event(_ReplyWord.rejected(input, state: from), tag: tag)
+    #expect(
+      describe(handled) == describe(Event.replied(.handled(input, from: from, to: to), tag: tag)))
+    #expect(describe(rejected) == describe(Event.replied(.rejected(input, state: from), tag: tag)))
+  }
+
+  @Test("a word built event reads back as the enum built one, for each shape that takes it")
+  func layouts() {
+    Self.expectSameEvents(
+      UInt16(0xFFFE), from: UInt16(0x0102), to: UInt16(0xA0B0), output: UInt16.self)
+    Self.expectSameEvents(Press.double, from: Light.amber, to: Light.green, output: Never.self)
+    Self.expectSameEvents(Press.long, from: UInt16(0xBEEF), to: UInt16(7), output: Bool.self)
+    Self.expectSameEvents(UInt16(0x1234), from: Light.green, to: Light.red, output: String.self)
+    Self.expectSameEvents(
+      Pair(high: 0xFF, flag: true), from: Int8(-1), to: Int8(5), output: Int.self)
+    Self.expectSameEvents(
+      UInt8(9), from: Pair(high: 1, flag: false), to: Pair(high: 2, flag: true),
+      output: (Int, Int).self)
+  }
+
+  @Test("only plain inputs and states of one or two bytes, and outputs of 16 bytes at most")
+  func chosenByType() {
+    #expect(Mover<UInt16, UInt16, UInt16>._repliesAsWord)
+    #expect(Mover<Press, Light, Never>._repliesAsWord)
+    #expect(Mover<Pair, Int8, (Int, Int)>._repliesAsWord)
+    #expect(!Mover<UInt32, UInt16, Never>._repliesAsWord)
+    #expect(!Mover<UInt16, Int, Never>._repliesAsWord)
+    #expect(!Mover<UInt16, UInt16, (Int, Int, Int)>._repliesAsWord)
+    #expect(!Mover<String, UInt8, Never>._repliesAsWord)
   }
 
   @Test("observers of a machine and of its type see each reply's input, states and tag")
   func dispatched() throws {
+    typealias Machine = Mover<Press, Light, Never>
     let runtime = Runtime()
-    let machine = try runtime.spawn(WordMachine.self, state: 0xFFFF)
+    let next: (Press) -> Light? = { [.short: .amber, .long: .green][$0] }
+    let machine = try runtime.spawn(Machine.self, state: .red, extra: next)
     var seen: [String] = []
     var seenByType: [String] = []
     machine.observe { seen.append(Self.describe($0)) }
-    runtime.observeAll(WordMachine.self) { _, event in seenByType.append(Self.describe(event)) }
-    _ = machine.post(0xFFFE, tag: PostTag(UInt64.max))
-    _ = machine.post(0x8001, tag: PostTag(7))
-    _ = machine.post(2)
+    runtime.observeAll(Machine.self) { _, event in seenByType.append(Self.describe(event)) }
+    _ = machine.post(.long, tag: PostTag(UInt64.max))
+    _ = machine.post(.double, tag: PostTag(7))
+    _ = machine.post(.short)
     runtime.dispatch()
     let expected = [
-      "handled 65534 65535->65534 tag \(UInt64.max)", "rejected 32769 in 65534 tag 7",
-      "handled 2 65534->2 tag 0",
+      "handled long red->green tag \(UInt64.max)", "rejected double in green tag 7",
+      "handled short green->amber tag 0",
     ]
+    #expect(Machine._repliesAsWord)
     #expect(seen == expected)
     #expect(seenByType == expected)
   }
