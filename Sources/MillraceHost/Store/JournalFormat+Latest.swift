@@ -163,8 +163,7 @@ private struct LatestEntries {
 
   /// Orders the kept entries as their records were written.
   func sortByPayload() {
-    var kept = kept
-    kept.sort { $0.payload < $1.payload }
+    SharedCPU.sort(kept) { $0.payload < $1.payload }
   }
 
   /// Orders the kept entries by their names' bytes: by the first 16 as two integers (which
