@@ -22,6 +22,7 @@ final class CheckpointWorker: @unchecked Sendable {
   /// Set by the worker when a job finished, cleared when its outcome is taken: read by the
   /// loop on every commit while a job is in flight, without the lock.
   private let finished = Atomic<Bool>(false)
+  private let abandoning = Atomic<Bool>(false)
   // Guarded by `lock`.
   private var job: (() -> StoreError?)?
   private var running = false
@@ -55,6 +56,14 @@ final class CheckpointWorker: @unchecked Sendable {
   /// Whether the job in flight finished (its outcome not yet taken); without the lock.
   var isFinished: Bool { finished.load(ordering: .acquiring) }
 
+  /// Whether `abandon()` was called since the job in flight was submitted: for the job to ask
+  /// now and then, and stop early.
+  var isAbandoning: Bool { abandoning.load(ordering: .relaxed) }
+
+  /// Asks the job in flight to stop early (it decides when, through `isAbandoning`); its
+  /// outcome is taken as any other.
+  func abandon() { abandoning.store(true, ordering: .relaxed) }
+
   /// Starts `job` on the worker's thread (starting the thread with the first job). No job may
   /// be in flight. Returns false, running nothing, when the thread cannot be started.
   func submit(_ job: @escaping () -> StoreError?) -> Bool {
@@ -68,6 +77,7 @@ final class CheckpointWorker: @unchecked Sendable {
       thread = started
     }
     self.job = job
+    abandoning.store(false, ordering: .relaxed)
     running = true
     pthread_cond_broadcast(changed)
     return true

@@ -52,6 +52,22 @@ enum JournalFormat {
     return (UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self)), version)
   }
 
+  /// `newer`'s header followed by `older`'s records and then `newer`'s (each a header and its
+  /// records of the current version, as `forEachLatest` reads them): one journal whose latest
+  /// record of a machine is `newer`'s when it has one. The caller deallocates it.
+  static func joined(
+    _ older: UnsafeRawBufferPointer, _ newer: UnsafeRawBufferPointer
+  ) -> UnsafeMutableRawBufferPointer {
+    let olderRecords = UnsafeRawBufferPointer(rebasing: older[headerSize...])
+    let joined = UnsafeMutableRawBufferPointer.allocate(
+      byteCount: olderRecords.count + newer.count, alignment: 8)
+    joined.copyMemory(from: UnsafeRawBufferPointer(rebasing: newer[..<headerSize]))
+    UnsafeMutableRawBufferPointer(rebasing: joined[headerSize...]).copyMemory(from: olderRecords)
+    UnsafeMutableRawBufferPointer(rebasing: joined[(headerSize + olderRecords.count)...])
+      .copyMemory(from: UnsafeRawBufferPointer(rebasing: newer[headerSize...]))
+    return joined
+  }
+
   /// The epoch in a journal's first bytes, or nil when they are not a journal header.
   static func epoch(ofHeader bytes: UnsafeRawBufferPointer) -> UInt64? { header(of: bytes)?.epoch }
 

@@ -28,13 +28,14 @@ import MillraceWire
 /// a loop sharing its CPU answers at once; a backlog of `lendingLength` bytes makes commits
 /// lend it the loop's CPU in bounded waits (`lendToCheckpoint()`), and only a journal of
 /// `journalLimit` bytes makes a commit wait for the whole checkpoint in flight. Opening
-/// replays the journals' records the snapshot lacks, older epoch first; a record cut off by a
+/// replays the journals' records the snapshot lacks, older epoch first (both in one checkpoint); a record cut off by a
 /// crash (its turn was never acknowledged) is dropped and reported in `recoveryNote`.
 ///
 /// Reading is streaming: `forEach` hands out one row at a time with its texts as the bytes
 /// SQLite holds (no `String` per row, no array of every machine); `loadAll` builds records on
-/// top of it. A clean stop calls `close()`, which checkpoints what the journals hold and
-/// merges SQLite's write-ahead log: nothing is saved again. A machine not saved since its
+/// top of it. A clean stop calls `close()`, which abandons the checkpoint in flight,
+/// checkpoints what both journals hold in one rewrite of the image and merges SQLite's
+/// write-ahead log: nothing is saved again. A machine not saved since its
 /// timers were stored keeps their wall-clock deadlines and the time each had left at that save,
 /// and `HostClock.restoredDeadline(of:)` waits the lesser of the two: exact with a correct wall
 /// clock, and never longer than the time left at that save.
@@ -150,12 +151,27 @@ public final class MachineStore {
     worker.stop()
   }
 
-  /// Replays each journal of an epoch after the snapshot's last, older first (a version 2
-  /// journal through its changes written in the current version), then starts the active
-  /// journal's next epoch.
+  /// Replays the journals of an epoch after the snapshot's last (left by a crash): both in
+  /// one checkpoint when both are (the older's records first, so that the image is rewritten
+  /// once), a version 2 journal first on its own, through its changes written in the current
+  /// version; then starts the active journal's next epoch.
   private func recover() throws(StoreError) {
     var replayed = 0
     var cutOff = false
+    // Journals of the current version not replayed yet, older first: replayed together.
+    var current: [TurnJournal] = []
+    func replayCurrent() throws(StoreError) {
+      guard let newer = current.last else { return }
+      if current.count == 2 {
+        let joined = JournalFormat.joined(current[0].recordsInPlace(), newer.recordsInPlace())
+        defer { joined.deallocate() }
+        try snapshot.apply(journal: UnsafeRawBufferPointer(joined), epoch: newer.epoch)
+      } else {
+        try snapshot.apply(journal: newer.recordsInPlace(), epoch: newer.epoch)
+      }
+      current = []
+      checkpoints += 1
+    }
     let pending = [journal, spare].filter { $0.epoch > snapshot.appliedEpoch }
     for file in pending.sorted(by: { $0.epoch < $1.epoch }) {
       let (count, cut) = file.recover()
@@ -163,19 +179,21 @@ public final class MachineStore {
       cutOff = cutOff || cut
       guard count > 0 else { continue }
       if file.version == JournalFormat.version {
-        try snapshot.apply(journal: file.recordsInPlace(), epoch: file.epoch)
-      } else {
-        let records = ByteBuffer()
-        for change in file.recoveredChanges() {
-          JournalFormat.append(change, epoch: file.epoch, to: records)
-        }
-        let current = JournalFormat.header(epoch: file.epoch) + records.bytes
-        try current.withBytes { (current) throws(StoreError) in
-          try snapshot.apply(journal: current, epoch: file.epoch)
-        }
+        current.append(file)
+        continue
+      }
+      try replayCurrent()
+      let records = ByteBuffer()
+      for change in file.recoveredChanges() {
+        JournalFormat.append(change, epoch: file.epoch, to: records)
+      }
+      let converted = JournalFormat.header(epoch: file.epoch) + records.bytes
+      try converted.withBytes { (converted) throws(StoreError) in
+        try snapshot.apply(journal: converted, epoch: file.epoch)
       }
       checkpoints += 1
     }
+    try replayCurrent()
     if cutOff {
       recoveryNote =
         "journal: \(replayed) change(s) replayed; a record cut off or damaged after them "
@@ -335,12 +353,12 @@ public final class MachineStore {
     }
     let records = spare.recordsInPlace()
     let epoch = spare.epoch
-    let snapshot = snapshot
+    let (snapshot, worker) = (snapshot, worker)
     let hook = checkpointHook
     let job = { () -> StoreError? in
       if let hook, let error = hook() { return error }
       do throws(StoreError) {
-        try snapshot.apply(journal: records, epoch: epoch)
+        try snapshot.apply(journal: records, epoch: epoch) { worker.isAbandoning }
         return nil
       } catch {
         return error
@@ -411,6 +429,18 @@ public final class MachineStore {
     if first { onCheckpointFailure?(error) }
   }
 
+  /// Stops the checkpoint in flight, if any, as soon as it can (`CheckpointWorker.abandon()`)
+  /// and takes its outcome: the snapshot is the loop's again. A checkpoint that ended anyway
+  /// counts as any other; one abandoned or failed leaves the spare sealed, for the next
+  /// checkpoint to take, and is not reported.
+  private func abandonCheckpoint() {
+    guard checkpointInFlight else { return }
+    worker.abandon()
+    worker.wait()
+    checkpointInFlight = false
+    if worker.takeOutcome() == nil { checkpointEnded(nil) }
+  }
+
   /// Waits for the checkpoint in flight, if any, and takes its outcome: the snapshot is the
   /// loop's again.
   func settle() {
@@ -420,33 +450,49 @@ public final class MachineStore {
   }
 
   /// Puts every committed change into the snapshot, here and now: waits for the checkpoint in
-  /// flight, retries a sealed journal whose checkpoint failed, then checkpoints the active
-  /// journal and starts its next epoch. A crash in between is harmless: a journal already in
-  /// the snapshot is not replayed, and replaying one again would give the same rows.
+  /// flight, then checkpoints what the journals hold (`checkpointJournals()`). A crash in
+  /// between is harmless: a journal already in the snapshot is not replayed, and replaying one
+  /// again would give the same rows.
   public func checkpoint() throws(StoreError) {
     settle()
-    if spareSealed {
-      try snapshot.apply(journal: spare.recordsInPlace(), epoch: spare.epoch)
-      spareSealed = false
-      checkpointSucceeded()
+    try checkpointJournals()
+  }
+
+  /// Puts what the journals hold into the snapshot in one checkpoint: the sealed spare (whose
+  /// own checkpoint failed or was abandoned) and the active journal together, so that the
+  /// image is rewritten once; then the active journal starts its next epoch. The snapshot
+  /// must be the loop's (no checkpoint in flight).
+  private func checkpointJournals() throws(StoreError) {
+    let active = journal.length > JournalFormat.headerSize
+    guard spareSealed || active else { return }
+    if spareSealed && active {
+      let joined = JournalFormat.joined(spare.recordsInPlace(), journal.recordsInPlace())
+      defer { joined.deallocate() }
+      try snapshot.apply(journal: UnsafeRawBufferPointer(joined), epoch: journal.epoch)
+    } else {
+      let sealed = spareSealed ? spare : journal
+      try snapshot.apply(journal: sealed.recordsInPlace(), epoch: sealed.epoch)
     }
-    guard journal.length > JournalFormat.headerSize else { return }
-    try snapshot.apply(journal: journal.recordsInPlace(), epoch: journal.epoch)
-    try journal.reset(epoch: max(journal.epoch, spare.epoch) + 1)
-    journalRecords = 0
+    spareSealed = false
+    if active {
+      try journal.reset(epoch: max(journal.epoch, spare.epoch) + 1)
+      journalRecords = 0
+    }
     checkpointSucceeded()
   }
 
-  /// Ends the store's work for a clean stop: waits for the checkpoint in flight, checkpoints
-  /// what the journals still hold (at most what made the next checkpoint due, and the last
-  /// turns') and merges SQLite's write-ahead log into `machines.sqlite3`, so the snapshot
-  /// holds every committed change and the files take their least room; then ends the
-  /// checkpoint worker. Saves nothing again: commit the last turn first. Commits are refused
-  /// afterwards; reads and `verify()` still work. The files stay open, and locked, until the
-  /// store is released. Idempotent.
+  /// Ends the store's work for a clean stop: abandons the checkpoint in flight, checkpoints
+  /// what the journals still hold in one rewrite of the image (`checkpointJournals()`: the
+  /// image is rewritten at most once, however far the checkpoint in flight had come) and
+  /// merges SQLite's write-ahead log into `machines.sqlite3`, so the snapshot holds every
+  /// committed change and the files take their least room; then ends the checkpoint worker.
+  /// Saves nothing again: commit the last turn first. Commits are refused afterwards; reads
+  /// and `verify()` still work. The files stay open, and locked, until the store is released.
+  /// Idempotent.
   public func close() throws(StoreError) {
     guard !closed else { return }
-    try checkpoint()
+    abandonCheckpoint()
+    try checkpointJournals()
     // Both journals are in the snapshot now: the spare's room goes back too (a backlog of
     // checkpoints may have grown it).
     try spare.reset(epoch: max(journal.epoch, spare.epoch) + 1)

@@ -29,4 +29,9 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
   static func system(_ operation: String, _ code: Int32 = errno) -> StoreError {
     StoreError(operation: operation, code: code, message: String(cString: strerror(code)))
   }
+
+  /// A checkpoint stopped before its end because the store asked it to (a clean stop takes
+  /// its journal into one last checkpoint instead): nothing of it was written.
+  static let abandonedCheckpoint = StoreError(
+    operation: "checkpoint", code: ECANCELED, message: "abandoned for the clean stop's own")
 }

@@ -77,6 +77,32 @@ struct StoreCheckpointTests {
     #expect(try store.loadAll().count == 4 * MachineStore.checkpointRecords + 1)
   }
 
+  @Test("a clean stop abandons the checkpoint in flight and rewrites the image once")
+  func closeAbandonsCheckpointInFlight() throws {
+    do {
+      let store = try MachineStore(directory: directory, durability: .batched)
+      let gate = Gate()
+      store.checkpointHook = { gate.pass() }
+      try commit(["x"] + batch("m", MachineStore.checkpointRecords - 1), to: store)
+      try commit(["x"], state: "off", to: store)
+      try commit(["y"], to: store)
+      #expect(gate.reached(1))
+      // Opened once `close()` asked the job to stop: its merge stops at its first check.
+      DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) { gate.open() }
+      try store.close()
+      // The abandoned checkpoint is not counted (nor reported): the close's own took both
+      // journals.
+      #expect(store.checkpoints == 1)
+      #expect(store.checkpointFailure == nil)
+    }
+    let reopened = try MachineStore(directory: directory, durability: .batched)
+    #expect(reopened.checkpoints == 0)
+    let rows = try reopened.loadAll()
+    #expect(rows.count == MachineStore.checkpointRecords + 1)
+    #expect(rows.first { $0.name == "x" }?.state == "off")
+    #expect(rows.contains { $0.name == "y" })
+  }
+
   @Test("a crash while a checkpoint is in flight loses nothing: both journals are replayed")
   func crashDuringCheckpoint() throws {
     let store = try MachineStore(directory: directory, durability: .batched)
@@ -91,7 +117,8 @@ struct StoreCheckpointTests {
     defer { try? FileManager.default.removeItem(atPath: copy) }
     gate.open()
     let reopened = try MachineStore(directory: copy, durability: .batched)
-    #expect(reopened.checkpoints == 2)
+    // Both in one checkpoint (the image rewritten once), the newer journal's "x" winning.
+    #expect(reopened.checkpoints == 1)
     let rows = try reopened.loadAll()
     #expect(rows.count == MachineStore.checkpointRecords + 1)
     #expect(rows.first { $0.name == "x" }?.state == "off")
