@@ -28,8 +28,9 @@ import MillraceWire
 /// a loop sharing its CPU answers at once; a backlog of `lendingLength` bytes makes commits
 /// lend it the loop's CPU in bounded waits (`lendToCheckpoint()`), and only a journal of
 /// `journalLimit` bytes makes a commit wait for the whole checkpoint in flight. Opening
-/// replays the journals' records the snapshot lacks, older epoch first (both in one checkpoint); a record cut off by a
-/// crash (its turn was never acknowledged) is dropped and reported in `recoveryNote`.
+/// replays the journals' records the snapshot lacks, older epoch first (both in one
+/// checkpoint); a record cut off by a crash (its turn was never acknowledged) is dropped and
+/// reported in `recoveryNote`.
 ///
 /// Reading is streaming: `forEach` hands out one row at a time with its texts as the bytes
 /// SQLite holds (no `String` per row, no array of every machine); `loadAll` builds records on
