@@ -77,9 +77,40 @@ struct DefinitionCheck {
   /// Maps `record` to the names of its kind; see `Outcome`. A refused record is counted
   /// under each name it misses.
   mutating func map(_ record: inout StoredMachine) -> Outcome {
-    if let schema = schemas[record.kind] { return map(&record, to: schema) }
-    return open.contains(record.kind) ? .unchanged : refuse(record, .kind)
+    if let known = lastUnchanged, known.covers(record) { return .unchanged }
+    let outcome: Outcome
+    if let schema = schemas[record.kind] {
+      outcome = map(&record, to: schema)
+    } else {
+      outcome = open.contains(record.kind) ? .unchanged : refuse(record, .kind)
+    }
+    if outcome == .unchanged { lastUnchanged = Unchanged(record) }
+    return outcome
   }
+
+  /// What made the last record unchanged. Whether a record is unchanged depends on its kind,
+  /// its state and its timers' queues and inputs alone, and a store holds runs of machines
+  /// alike in these: the next record alike is unchanged too, with no lookup by name.
+  private struct Unchanged {
+    let kind: String
+    let state: String
+    /// The first timer's queue and input, when it had one.
+    let timer: (queue: UInt8, input: String)?
+
+    init(_ record: StoredMachine) {
+      kind = record.kind
+      state = record.state
+      timer = record.timers.first.map { ($0.queue, $0.input) }
+    }
+
+    func covers(_ record: StoredMachine) -> Bool {
+      guard record.kind == kind, record.state == state else { return false }
+      guard !record.timers.isEmpty else { return true }
+      guard let timer else { return false }
+      return record.timers.allSatisfy { $0.queue == timer.queue && $0.input == timer.input }
+    }
+  }
+  private var lastUnchanged: Unchanged?
 
   /// `map(_:)` for a kind with a schema.
   private mutating func map(_ record: inout StoredMachine, to schema: SchemaBox) -> Outcome {

@@ -22,7 +22,19 @@ enum LEB128 {
 
   /// The varint at `offset` of `bytes`, moving `offset` past it; nil (and `offset` unchanged)
   /// when the bytes there are not a whole shortest-form varint of at most 64 bits.
+  @inline(__always)
   static func read(_ bytes: UnsafeRawBufferPointer, at offset: inout Int) -> UInt64? {
+    // One byte, inline: the lengths of names, kinds, states and inputs, and most numbers of a
+    // timer (a restart reads about ten per machine).
+    if offset < bytes.count, bytes[offset] < 0x80 {
+      defer { offset &+= 1 }
+      return UInt64(bytes[offset])
+    }
+    return readLonger(bytes, at: &offset)
+  }
+
+  /// `read` past its one-byte case.
+  private static func readLonger(_ bytes: UnsafeRawBufferPointer, at offset: inout Int) -> UInt64? {
     var value: UInt64 = 0
     var shift: UInt64 = 0
     var at = offset

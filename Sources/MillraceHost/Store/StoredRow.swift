@@ -16,6 +16,7 @@ public struct StoredRow {
   public var machine: StoredMachine {
     StoredMachine(
       name: String(decoding: name, as: UTF8.self), kind: String(decoding: kind, as: UTF8.self),
-      state: String(decoding: state, as: UTF8.self), timers: timers.map(\.timer))
+      state: String(decoding: state, as: UTF8.self),
+      timers: timers.isEmpty ? [] : timers.map(\.timer))
   }
 }

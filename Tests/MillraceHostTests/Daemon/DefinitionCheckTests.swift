@@ -70,6 +70,30 @@ final class DefinitionCheckTests {
       ])
   }
 
+  @Test("a record alike the last unchanged one is unchanged; one that differs is checked whole")
+  func runsOfAlikeRecords() throws {
+    var check = DefinitionCheck(kinds: try Self.kinds(Self.renamed), dropping: false)
+    var records = [
+      StoredMachine(name: "d1", kind: "door", state: "opened", timers: [Self.timer("timeout")]),
+      StoredMachine(name: "d2", kind: "door", state: "opened", timers: [Self.timer("timeout")]),
+      StoredMachine(
+        name: "d3", kind: "door", state: "opened",
+        timers: [Self.timer("timeout"), Self.timer("autoClose")]),
+      StoredMachine(
+        name: "d4", kind: "door", state: "opened", timers: [Self.timer("timeout", queue: 1)]),
+      StoredMachine(name: "d5", kind: "door", state: "opened"),
+      StoredMachine(name: "d6", kind: "door", state: "shut"),
+      StoredMachine(name: "d7", kind: "door", state: "closed"),
+      StoredMachine(name: "g1", kind: "gate", state: "shut"),
+    ]
+    let outcomes = records.indices.map { check.map(&records[$0]) }
+    #expect(
+      outcomes == [
+        .unchanged, .unchanged, .refused, .refused, .unchanged, .unchanged, .refused, .refused,
+      ])
+    #expect(check.problems.count == 4)
+  }
+
   @Test("migrate renames states and timer inputs in place")
   func migrateMaps() throws {
     var check = DefinitionCheck(
