@@ -23,6 +23,9 @@ enum ImageChunk {
     let kind: UnsafeRawBufferPointer
     let state: UnsafeRawBufferPointer
     let timers: UnsafeRawBufferPointer
+    /// The bytes `append` writes for it, when it was read from a chunk (`Reader`): copied as
+    /// they are. Empty for one built from its parts.
+    var encoded = UnsafeRawBufferPointer(start: nil, count: 0)
 
     /// The bytes `append` writes for it.
     var size: Int {
@@ -41,6 +44,13 @@ enum ImageChunk {
 
   /// Appends `entry` to `body`.
   static func append(_ entry: Entry, to body: ByteBuffer) {
+    // A machine a checkpoint keeps as it was: one copy (most of an image rewritten).
+    if let encoded = entry.encoded.baseAddress {
+      body.append(length: entry.encoded.count) { start in
+        start.update(from: encoded.assumingMemoryBound(to: UInt8.self), count: entry.encoded.count)
+      }
+      return
+    }
     body.append(length: entry.size) { start in
       var cursor = start
       write(entry.name, at: &cursor)
@@ -102,9 +112,13 @@ enum ImageChunk {
         isDamaged = true
         return nil
       }
-      offset = at
-      last = name
-      return Entry(name: name, kind: kind, state: state, timers: timers)
+      defer {
+        offset = at
+        last = name
+      }
+      return Entry(
+        name: name, kind: kind, state: state, timers: timers,
+        encoded: UnsafeRawBufferPointer(rebasing: bytes[offset..<at]))
     }
 
     private func part(_ at: inout Int) -> UnsafeRawBufferPointer? {
