@@ -21,16 +21,26 @@ extension JournalFormat {
   /// for records of 40 bytes, mapped by the system only as names fill them) and 8 to 16 per
   /// name of table, and 32 per name while they are sorted by name; freed before it returns.
   /// `expectedNames` (the machines stored, say) sizes the table at once; it grows past it.
+  ///
+  /// When `abandoned` returns true (asked every 1,024 records while the latest are found,
+  /// before they are sorted, and every 256 records handed to `body`), stops there and returns
+  /// false; returns true once every latest record went to `body`.
+  @discardableResult
   static func forEachLatest<Failure: Error>(
     _ bytes: UnsafeRawBufferPointer, byName: Bool = false, expectedNames: Int = 0,
-    _ body: (JournalRecord) throws(Failure) -> Void
-  ) throws(Failure) {
-    let entries = LatestEntries(bytes, expectedNames: expectedNames)
+    abandoned: (() -> Bool)? = nil, _ body: (JournalRecord) throws(Failure) -> Void
+  ) throws(Failure) -> Bool {
+    let entries = LatestEntries(bytes, expectedNames: expectedNames, abandoned: abandoned)
     defer { entries.deallocate() }
+    guard !entries.stoppedEarly else { return false }
+    if let abandoned, abandoned() { return false }
     if byName { entries.sortByName(bytes) } else { entries.sortByPayload() }
     let kept = entries.kept
     for index in kept.indices {
-      if index & 255 == 0 { SharedCPU.yield() }
+      if index & 255 == 0 {
+        SharedCPU.yield()
+        if let abandoned, abandoned() { return false }
+      }
       // Sorted by name, the records are read at random places of the journal: the one
       // `prefetchDistance` ahead is warmed meanwhile.
       if index + prefetchDistance < kept.count {
@@ -41,6 +51,7 @@ extension JournalFormat {
         start: bytes.baseAddress! + Int(entry.payload), count: Int(entry.payloadLength))
       if let parsed = record(payload) { try body(parsed) }
     }
+    return true
   }
 }
 
@@ -75,8 +86,12 @@ private struct LatestEntries {
   /// The entries kept: the latest of each name, in the order of the names' first records (by
   /// name once sorted, in the order written once `sortByPayload` ran).
   private(set) var kept: UnsafeMutableBufferPointer<LatestEntry>
+  /// Whether `abandoned` stopped the search before the last record.
+  let stoppedEarly: Bool
 
-  init(_ bytes: UnsafeRawBufferPointer, expectedNames: Int) {
+  /// Stops early, keeping what it found so far, when `abandoned` returns true (asked every
+  /// 1,024 records).
+  init(_ bytes: UnsafeRawBufferPointer, expectedNames: Int, abandoned: (() -> Bool)?) {
     // Entries reserved for records of `expectedRecordBytes` (memory the system maps only as
     // names fill it), doubled when there are more names.
     let records = max(bytes.count / Self.expectedRecordBytes, 16)
@@ -96,6 +111,7 @@ private struct LatestEntries {
     defer { ring.deallocate() }
     var (parsed, done, offset) = (0, 0, JournalFormat.headerSize)
     var exhausted = false
+    var stopped = false
     while true {
       while !exhausted, parsed &- done < Self.probeDistance {
         guard let (entry, next) = Self.record(at: offset, in: bytes, nameHash) else {
@@ -114,7 +130,13 @@ private struct LatestEntries {
       }
       let entry = ring[done & (Self.ringSize &- 1)]
       done &+= 1
-      if done & 1023 == 0 { SharedCPU.yield() }
+      if done & 1023 == 0 {
+        SharedCPU.yield()
+        if let abandoned, abandoned() {
+          stopped = true
+          break
+        }
+      }
       var slot = table.start(entry.hash)
       while true {
         let held = table.slots[slot]
@@ -135,6 +157,7 @@ private struct LatestEntries {
       }
     }
     self.storage = storage
+    stoppedEarly = stopped
     self.kept = UnsafeMutableBufferPointer(rebasing: storage[0..<count])
   }
 

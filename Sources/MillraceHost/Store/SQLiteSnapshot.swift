@@ -204,32 +204,25 @@ final class SQLiteSnapshot {
     StoreError(operation: "read \(path)", code: SQLITE_CORRUPT, message: message)
   }
 
-  /// How many machines `apply` merges between two checks of whether it is abandoned.
-  static let abandonCheckInterval = 256
-
   /// The number of stored machines: the sum of the chunks' counts.
   func count() -> Int { chunks.reduce(0) { $0 + $1.machines } }
 
   /// Writes the latest change of each machine among `records` (a journal's header and its
   /// records of the current version) and `epoch` as the last journal applied, in one
   /// transaction (`ImageMerge`); rolls it back on failure. When `abandoned` returns true
-  /// (asked every `abandonCheckInterval` machines), stops, rolls back and throws
-  /// `StoreError.abandonedCheckpoint`: the snapshot is as it was before.
+  /// (asked as `JournalFormat.forEachLatest` says: every 1,024 records read, every 256
+  /// merged), stops, rolls back and throws `StoreError.abandonedCheckpoint`: the snapshot is
+  /// as it was before.
   func apply(
     journal records: UnsafeRawBufferPointer, epoch: UInt64, abandoned: (() -> Bool)? = nil
   ) throws(StoreError) {
-    do {
+    do throws(StoreError) {
       try database.run(beginStatement)
       var merge = try ImageMerge(self)
-      var merged = 0
-      try JournalFormat.forEachLatest(records, byName: true, expectedNames: count()) {
-        (record) throws(StoreError) in
-        merged &+= 1
-        if let abandoned, merged & (Self.abandonCheckInterval - 1) == 0, abandoned() {
-          throw .abandonedCheckpoint
-        }
-        try merge.take(record)
-      }
+      let whole = try JournalFormat.forEachLatest(
+        records, byName: true, expectedNames: count(), abandoned: abandoned
+      ) { (record) throws(StoreError) in try merge.take(record) }
+      guard whole else { throw .abandonedCheckpoint }
       let rewritten = try merge.finish()
       try database.run(updateEpoch, [.integer(Int64(bitPattern: epoch))])
       try database.run(commitStatement)

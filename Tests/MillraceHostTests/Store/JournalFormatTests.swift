@@ -147,6 +147,36 @@ struct JournalFormatTests {
         == names.map { .save(StoredMachine(name: $0, kind: "k", state: "c")) })
   }
 
+  @Test(
+    "an abandoned search stops where it is asked: while it reads, before it sorts, while it hands out",
+    arguments: [1, 5, 6, 7])
+  func latestAbandoned(_ askedUntilTrue: Int) {
+    let changes = (0..<5_000).map {
+      JournalChange.save(StoredMachine(name: "dev:\($0)", kind: "k", state: "s"))
+    }
+    let bytes = journal(changes[...])
+    var asked = 0
+    var handedOut = 0
+    let whole = bytes.withUnsafeBytes { bytes in
+      JournalFormat.forEachLatest(
+        bytes, byName: true, abandoned: {
+          asked += 1
+          return asked >= askedUntilTrue
+        }
+      ) { _ in handedOut += 1 }
+    }
+    #expect(!whole)
+    #expect(asked == askedUntilTrue)
+    // Asked after records 1,024, 2,048, 3,072 and 4,096 of the reading pass, once before the
+    // sort, then before every 256th handed out.
+    #expect(handedOut == (askedUntilTrue == 7 ? 256 : 0))
+    var all = 0
+    let finished = bytes.withUnsafeBytes { bytes in
+      JournalFormat.forEachLatest(bytes, abandoned: { false }) { _ in all += 1 }
+    }
+    #expect(finished && all == 5_000)
+  }
+
   @Test("a checkpoint's writes come in the order of the names' bytes, as SQLite keeps them")
   func latestByName() {
     let names = [
