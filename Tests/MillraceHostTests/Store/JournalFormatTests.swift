@@ -159,7 +159,8 @@ struct JournalFormatTests {
     var handedOut = 0
     let whole = bytes.withUnsafeBytes { bytes in
       JournalFormat.forEachLatest(
-        bytes, byName: true, abandoned: {
+        bytes, byName: true,
+        abandoned: {
           asked += 1
           return asked >= askedUntilTrue
         }
