@@ -22,9 +22,11 @@ extension JournalFormat {
   /// name of table, and 32 per name while they are sorted by name; freed before it returns.
   /// `expectedNames` (the machines stored, say) sizes the table at once; it grows past it.
   ///
-  /// When `abandoned` returns true (asked every 1,024 records while the latest are found,
-  /// before they are sorted, and every 256 records handed to `body`), stops there and returns
-  /// false; returns true once every latest record went to `body`.
+  /// When `abandoned` returns true (asked every 1,024 records while the latest are found, and
+  /// before they are sorted), stops there and returns false, having handed none to `body`.
+  /// Once the first is handed out it is no longer asked: a checkpoint merging its records is
+  /// closer to its end than a new one that would take them again. Returns true once every
+  /// latest record went to `body`.
   @discardableResult
   static func forEachLatest<Failure: Error>(
     _ bytes: UnsafeRawBufferPointer, byName: Bool = false, expectedNames: Int = 0,
@@ -37,10 +39,7 @@ extension JournalFormat {
     if byName { entries.sortByName(bytes) } else { entries.sortByPayload() }
     let kept = entries.kept
     for index in kept.indices {
-      if index & 255 == 0 {
-        SharedCPU.yield()
-        if let abandoned, abandoned() { return false }
-      }
+      if index & 255 == 0 { SharedCPU.yield() }
       // Sorted by name, the records are read at random places of the journal: the one
       // `prefetchDistance` ahead is warmed meanwhile.
       if index + prefetchDistance < kept.count {

@@ -430,10 +430,11 @@ public final class MachineStore {
     if first { onCheckpointFailure?(error) }
   }
 
-  /// Stops the checkpoint in flight, if any, as soon as it can (`CheckpointWorker.abandon()`)
-  /// and takes its outcome: the snapshot is the loop's again. A checkpoint that ended anyway
-  /// counts as any other; one abandoned or failed leaves the spare sealed, for the next
-  /// checkpoint to take, and is not reported.
+  /// Stops the checkpoint in flight, if any, unless its merge has begun
+  /// (`CheckpointWorker.abandon()`, `SQLiteSnapshot.apply`), and takes its outcome: the
+  /// snapshot is the loop's again. A checkpoint that ended anyway counts as any other; one
+  /// abandoned or failed leaves the spare sealed, for the next checkpoint to take, and is not
+  /// reported.
   private func abandonCheckpoint() {
     guard checkpointInFlight else { return }
     worker.abandon()
@@ -482,9 +483,9 @@ public final class MachineStore {
     checkpointSucceeded()
   }
 
-  /// Ends the store's work for a clean stop: abandons the checkpoint in flight, checkpoints
-  /// what the journals still hold in one rewrite of the image (`checkpointJournals()`: the
-  /// image is rewritten at most once, however far the checkpoint in flight had come) and
+  /// Ends the store's work for a clean stop: abandons the checkpoint in flight unless its
+  /// merge has begun (then waits for it), checkpoints what the journals still hold in one
+  /// rewrite of the image (`checkpointJournals()`) and
   /// merges SQLite's write-ahead log into `machines.sqlite3`, so the snapshot holds every
   /// committed change and the files take their least room; then ends the checkpoint worker.
   /// Saves nothing again: commit the last turn first. Commits are refused afterwards; reads

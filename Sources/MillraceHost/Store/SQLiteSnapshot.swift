@@ -210,9 +210,8 @@ final class SQLiteSnapshot {
   /// Writes the latest change of each machine among `records` (a journal's header and its
   /// records of the current version) and `epoch` as the last journal applied, in one
   /// transaction (`ImageMerge`); rolls it back on failure. When `abandoned` returns true
-  /// (asked as `JournalFormat.forEachLatest` says: every 1,024 records read, every 256
-  /// merged), stops, rolls back and throws `StoreError.abandonedCheckpoint`: the snapshot is
-  /// as it was before.
+  /// before the merge begins (asked as `JournalFormat.forEachLatest` says), stops, rolls back
+  /// and throws `StoreError.abandonedCheckpoint`: the snapshot is as it was before.
   func apply(
     journal records: UnsafeRawBufferPointer, epoch: UInt64, abandoned: (() -> Bool)? = nil
   ) throws(StoreError) {
