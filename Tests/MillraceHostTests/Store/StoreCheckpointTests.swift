@@ -77,17 +77,32 @@ struct StoreCheckpointTests {
     #expect(try store.loadAll().count == 4 * MachineStore.checkpointRecords + 1)
   }
 
+  /// A store whose first checkpoint (`x` on, `m0`…) is held at the gate, with `x` off and
+  /// `y` committed since into the other journal.
+  func storeWithCheckpointHeld() throws -> (MachineStore, Gate) {
+    let store = try MachineStore(directory: directory, durability: .batched)
+    let gate = Gate()
+    store.checkpointHook = { gate.pass() }
+    try commit(["x"] + batch("m", MachineStore.checkpointRecords - 1), to: store)
+    try commit(["x"], state: "off", to: store)
+    try commit(["y"], to: store)
+    return (store, gate)
+  }
+
+  /// Expects the rows of both journals of `storeWithCheckpointHeld()`, the newer `x` winning.
+  func expectBothJournals(in store: MachineStore) throws {
+    let rows = try store.loadAll()
+    #expect(rows.count == MachineStore.checkpointRecords + 1)
+    #expect(rows.first { $0.name == "x" }?.state == "off")
+    #expect(rows.contains { $0.name == "y" })
+  }
+
   @Test("a clean stop abandons the checkpoint in flight and rewrites the image once")
   func closeAbandonsCheckpointInFlight() throws {
     do {
-      let store = try MachineStore(directory: directory, durability: .batched)
-      let gate = Gate()
-      store.checkpointHook = { gate.pass() }
-      try commit(["x"] + batch("m", MachineStore.checkpointRecords - 1), to: store)
-      try commit(["x"], state: "off", to: store)
-      try commit(["y"], to: store)
+      let (store, gate) = try storeWithCheckpointHeld()
       #expect(gate.reached(1))
-      // Opened once `close()` asked the job to stop: its merge stops at its first check.
+      // Opened once `close()` asked the job to stop: it stops before its merge begins.
       DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) { gate.open() }
       try store.close()
       // The abandoned checkpoint is not counted (nor reported): the close's own took both
@@ -97,20 +112,14 @@ struct StoreCheckpointTests {
     }
     let reopened = try MachineStore(directory: directory, durability: .batched)
     #expect(reopened.checkpoints == 0)
-    let rows = try reopened.loadAll()
-    #expect(rows.count == MachineStore.checkpointRecords + 1)
-    #expect(rows.first { $0.name == "x" }?.state == "off")
-    #expect(rows.contains { $0.name == "y" })
+    try expectBothJournals(in: reopened)
   }
 
   @Test("a crash while a checkpoint is in flight loses nothing: both journals are replayed")
   func crashDuringCheckpoint() throws {
-    let store = try MachineStore(directory: directory, durability: .batched)
-    let gate = Gate()
-    store.checkpointHook = { gate.pass() }
-    try commit(["x"] + batch("m", MachineStore.checkpointRecords - 1), to: store)
-    try commit(["x"], state: "off", to: store)
-    try commit(["y"], to: store)
+    let (store, gate) = try storeWithCheckpointHeld()
+    // Alive, its checkpoint held, until the copy was reopened (its release waits for the job).
+    defer { withExtendedLifetime(store) {} }
     // What a kill -9 now leaves: the snapshot without the held checkpoint, both journals.
     let copy = directory + "-crash"
     try FileManager.default.copyItem(atPath: directory, toPath: copy)
@@ -119,10 +128,7 @@ struct StoreCheckpointTests {
     let reopened = try MachineStore(directory: copy, durability: .batched)
     // Both in one checkpoint (the image rewritten once), the newer journal's "x" winning.
     #expect(reopened.checkpoints == 1)
-    let rows = try reopened.loadAll()
-    #expect(rows.count == MachineStore.checkpointRecords + 1)
-    #expect(rows.first { $0.name == "x" }?.state == "off")
-    #expect(rows.contains { $0.name == "y" })
+    try expectBothJournals(in: reopened)
   }
 
   @Test("a journal already in the snapshot is not replayed, though older and whole")
