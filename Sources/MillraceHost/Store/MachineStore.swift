@@ -34,10 +34,10 @@ import MillraceWire
 ///
 /// Reading is streaming: `forEach` hands out one row at a time with its texts as the bytes
 /// SQLite holds (no `String` per row, no array of every machine); `loadAll` builds records on
-/// top of it. A clean stop calls `close()`, which abandons the checkpoint in flight,
-/// checkpoints what both journals hold in one rewrite of the image and merges SQLite's
-/// write-ahead log: nothing is saved again. A machine not saved since its
-/// timers were stored keeps their wall-clock deadlines and the time each had left at that save,
+/// top of it. A clean stop calls `close()`, which abandons the checkpoint in flight unless its
+/// merge has begun, checkpoints what both journals hold in one rewrite of the image and merges
+/// SQLite's write-ahead log: nothing is saved again. A machine not saved since its timers
+/// were stored keeps their wall-clock deadlines and the time each had left at that save,
 /// and `HostClock.restoredDeadline(of:)` waits the lesser of the two: exact with a correct wall
 /// clock, and never longer than the time left at that save.
 ///
@@ -163,13 +163,7 @@ public final class MachineStore {
     var current: [TurnJournal] = []
     func replayCurrent() throws(StoreError) {
       guard let newer = current.last else { return }
-      if current.count == 2 {
-        let joined = JournalFormat.joined(current[0].recordsInPlace(), newer.recordsInPlace())
-        defer { joined.deallocate() }
-        try snapshot.apply(journal: UnsafeRawBufferPointer(joined), epoch: newer.epoch)
-      } else {
-        try snapshot.apply(journal: newer.recordsInPlace(), epoch: newer.epoch)
-      }
+      try apply(current.count == 2 ? current[0] : nil, then: newer)
       current = []
       checkpoints += 1
     }
@@ -451,6 +445,17 @@ public final class MachineStore {
     finishCheckpoint()
   }
 
+  /// Puts `newer`'s records into the snapshot, after `older`'s when given, in one checkpoint
+  /// (one rewrite of the image) in `newer`'s epoch: a machine's record in `newer` wins.
+  private func apply(_ older: TurnJournal?, then newer: TurnJournal) throws(StoreError) {
+    guard let older else {
+      return try snapshot.apply(journal: newer.recordsInPlace(), epoch: newer.epoch)
+    }
+    let joined = JournalFormat.joined(older.recordsInPlace(), newer.recordsInPlace())
+    defer { joined.deallocate() }
+    try snapshot.apply(journal: UnsafeRawBufferPointer(joined), epoch: newer.epoch)
+  }
+
   /// Puts every committed change into the snapshot, here and now: waits for the checkpoint in
   /// flight, then checkpoints what the journals hold (`checkpointJournals()`). A crash in
   /// between is harmless: a journal already in the snapshot is not replayed, and replaying one
@@ -468,12 +473,9 @@ public final class MachineStore {
     let active = journal.length > JournalFormat.headerSize
     guard spareSealed || active else { return }
     if spareSealed && active {
-      let joined = JournalFormat.joined(spare.recordsInPlace(), journal.recordsInPlace())
-      defer { joined.deallocate() }
-      try snapshot.apply(journal: UnsafeRawBufferPointer(joined), epoch: journal.epoch)
+      try apply(spare, then: journal)
     } else {
-      let sealed = spareSealed ? spare : journal
-      try snapshot.apply(journal: sealed.recordsInPlace(), epoch: sealed.epoch)
+      try apply(nil, then: spareSealed ? spare : journal)
     }
     spareSealed = false
     if active {
