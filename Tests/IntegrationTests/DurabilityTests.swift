@@ -66,6 +66,8 @@ struct DurabilityTests {
     }
     #expect(daemon.stop() == 0)
     #expect(daemon.logText.contains("stopping"))
+    // How long the store took to close is logged: a clean stop's time is mostly its.
+    #expect(daemon.logText.contains(/stopped \(the store closed in \d+ ms\)/))
     // A clean stop checkpoints: the snapshot holds everything and the journal nothing to replay.
     do {
       let store = try MachineStore(directory: daemon.directory + "/data", durability: .batched)

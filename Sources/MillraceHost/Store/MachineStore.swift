@@ -426,15 +426,17 @@ public final class MachineStore {
 
   /// Stops the checkpoint in flight, if any, unless its merge has begun
   /// (`CheckpointWorker.abandon()`, `SQLiteSnapshot.apply`), and takes its outcome: the
-  /// snapshot is the loop's again. A checkpoint that ended anyway counts as any other; one
-  /// abandoned or failed leaves the spare sealed, for the next checkpoint to take, and is not
-  /// reported.
+  /// snapshot is the loop's again. A checkpoint that ended anyway counts as any other, and
+  /// one that failed is reported as any other (`onCheckpointFailure`); one abandoned is not.
+  /// Either leaves the spare sealed, for the next checkpoint to take.
   private func abandonCheckpoint() {
     guard checkpointInFlight else { return }
     worker.abandon()
     worker.wait()
     checkpointInFlight = false
-    if worker.takeOutcome() == nil { checkpointEnded(nil) }
+    let outcome = worker.takeOutcome()
+    guard outcome?.isAbandonedCheckpoint != true else { return }
+    checkpointEnded(outcome)
   }
 
   /// Waits for the checkpoint in flight, if any, and takes its outcome: the snapshot is the

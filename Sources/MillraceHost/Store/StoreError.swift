@@ -34,4 +34,10 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
   /// its journal into one last checkpoint instead): nothing of it was written.
   static let abandonedCheckpoint = StoreError(
     operation: "checkpoint", code: ECANCELED, message: "abandoned for the clean stop's own")
+
+  /// Whether this is `abandonedCheckpoint`: asked for, not a failure.
+  var isAbandonedCheckpoint: Bool {
+    self.operation == Self.abandonedCheckpoint.operation
+      && code == Self.abandonedCheckpoint.code && message == Self.abandonedCheckpoint.message
+  }
 }

@@ -77,12 +77,12 @@ struct StoreCheckpointTests {
     #expect(try store.loadAll().count == 4 * MachineStore.checkpointRecords + 1)
   }
 
-  /// A store whose first checkpoint (`x` on, `m0`…) is held at the gate, with `x` off and
-  /// `y` committed since into the other journal.
-  func storeWithCheckpointHeld() throws -> (MachineStore, Gate) {
+  /// A store whose first checkpoint (`x` on, `m0`…) is held at the gate (and then fails with
+  /// `failure`, when given), with `x` off and `y` committed since into the other journal.
+  func storeWithCheckpointHeld(failing failure: StoreError? = nil) throws -> (MachineStore, Gate) {
     let store = try MachineStore(directory: directory, durability: .batched)
     let gate = Gate()
-    store.checkpointHook = { gate.pass() }
+    store.checkpointHook = { gate.pass() ?? failure }
     try commit(["x"] + batch("m", MachineStore.checkpointRecords - 1), to: store)
     try commit(["x"], state: "off", to: store)
     try commit(["y"], to: store)
@@ -113,6 +113,22 @@ struct StoreCheckpointTests {
     let reopened = try MachineStore(directory: directory, durability: .batched)
     #expect(reopened.checkpoints == 0)
     try expectBothJournals(in: reopened)
+  }
+
+  @Test("a checkpoint in flight that fails at a clean stop is reported, and the close keeps all")
+  func closeReportsFailedCheckpointInFlight() throws {
+    let failures = Atomic<Int>(0)
+    do {
+      let (store, gate) = try storeWithCheckpointHeld(
+        failing: StoreError(operation: "checkpoint", code: EIO, message: "injected"))
+      store.onCheckpointFailure = { _ in failures.add(1, ordering: .relaxed) }
+      #expect(gate.reached(1))
+      DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) { gate.open() }
+      try store.close()
+      #expect(store.checkpoints == 1)
+    }
+    #expect(failures.load(ordering: .relaxed) == 1)
+    try expectBothJournals(in: try MachineStore(directory: directory, durability: .batched))
   }
 
   @Test("a crash while a checkpoint is in flight loses nothing: both journals are replayed")
