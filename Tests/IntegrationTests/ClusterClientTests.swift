@@ -8,7 +8,7 @@ import Testing
 /// scenario `make cluster` runs (scripts/cluster_scenario.py), with small counts, a slot range
 /// moving between nodes under its SENDs included, and `redis-cli -c`, which follows `-MOVED`
 /// to the node that owns a machine (and `-ASK` during a move).
-@Suite("Cluster clients", .timeLimit(.minutes(2)))
+@Suite("Cluster clients", .hangGuard)
 struct ClusterClientTests {
   @Test(
     "redis-py RedisCluster: SENDs while slots move, transactions, redis-cli -c; replies checked",

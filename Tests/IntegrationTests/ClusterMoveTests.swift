@@ -9,7 +9,7 @@ import Testing
 /// context and timers, and a node killed (`SIGKILL`, at the exact moment `MILLRACED_CRASH_AT`
 /// names) in the middle of a move: no acknowledged transition is lost, and the move, retried,
 /// leaves each machine on one node.
-@Suite("Moving machines between nodes", .timeLimit(.minutes(2)))
+@Suite("Moving machines between nodes", .hangGuard)
 struct ClusterMoveTests {
   /// Node 0 owns 0-8191, node 1 the rest. "b" is in slot 3300 (node 0's), as is every name
   /// under the hash tag `{b}`.

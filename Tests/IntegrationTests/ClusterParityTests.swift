@@ -5,7 +5,7 @@ import Testing
 /// A one-node millraced cluster answers the cluster commands as a one-node redis-server
 /// cluster (Debian's 7.0, the version the client matrix records) answers them: the same
 /// replies where they name no node, the same shapes where they do.
-@Suite("Parity with a redis-server cluster node", .timeLimit(.minutes(1)))
+@Suite("Parity with a redis-server cluster node", .hangGuard)
 struct ClusterParityTests {
   /// A redis-server in cluster mode (on loopback ports, which a cluster node needs, and its
   /// Unix socket), owning every slot.

@@ -6,7 +6,7 @@ import Testing
 /// `millraced --cluster-config`: three real nodes with a three-way slot split, driven with the
 /// project's client over each node's socket. Replies are the ones redis-server 7.0 gives in
 /// cluster mode (`ClusterParityTests` compares them with one).
-@Suite("Cluster nodes", .timeLimit(.minutes(2)))
+@Suite("Cluster nodes", .hangGuard)
 struct ClusterTests {
   /// `bar` is in slot 5061 (node 0), `c` in 7365 (node 1), `foo` in 12182 (node 2).
   static let names = ["bar": 0, "c": 1, "foo": 2]

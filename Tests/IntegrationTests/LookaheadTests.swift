@@ -5,7 +5,7 @@ import Testing
 /// With 65,536 machines or more, a connection decodes pipelined requests ahead of their turn
 /// and the daemon warms the cache for the SENDs among them (`MachineHost.prefetchSend`): every
 /// request still runs once, in order, with the reply it has without the lookahead.
-@Suite("Pipelined requests decoded ahead at 70,000 machines", .timeLimit(.minutes(3)))
+@Suite("Pipelined requests decoded ahead at 70,000 machines", .hangGuard)
 struct LookaheadTests {
   /// The machines spawned: `toggle` machines `t0` ... `t69999`.
   static let machines = 70_000

@@ -57,7 +57,7 @@ struct TransactionTests {
     #expect(try client.call("EXEC") == .array([]))
   }
 
-  @Test("no other client's SEND comes between a transaction's SENDs", .timeLimit(.minutes(1)))
+  @Test("no other client's SEND comes between a transaction's SENDs", .hangGuard)
   func isolation() throws {
     let daemon = try DaemonProcess().start()
     let setup = try daemon.client()

@@ -5,8 +5,10 @@ import Testing
 @testable import MillraceHost
 
 /// Checkpoints on the store's worker thread, with two journal files: commits never wait for
-/// one, and neither a crash meanwhile nor a failed one loses a committed change.
-@Suite("Store checkpoints", .timeLimit(.minutes(1)))
+/// one, and neither a crash meanwhile nor a failed one loses a committed change. The time limit
+/// turns a deadlock into a failure; it is long because, in a parallel run, it also counts the
+/// time the suite waits for a thread (see `hangGuard` in the integration tests).
+@Suite("Store checkpoints", .timeLimit(.minutes(10)))
 struct StoreCheckpointTests {
   let directory = StoreFixtures.directory("millrace-checkpoint")
 
