@@ -129,6 +129,12 @@ public final class MachineStore {
   /// Tests only: runs on the worker at the start of each checkpoint job, which fails with what
   /// it returns (to hold a checkpoint in flight, or fail one).
   var checkpointHook: (@Sendable () -> StoreError?)?
+  /// Tests only: runs on the worker as a checkpoint's merge begins (`SQLiteSnapshot
+  /// .mergeHook`), where a clean stop no longer abandons it but waits for it.
+  var mergeHook: (@Sendable () -> Void)? {
+    get { snapshot.mergeHook }
+    set { snapshot.mergeHook = newValue }
+  }
 
   /// Opens or creates the store in `directory` (which must exist), replaying the journals'
   /// records the snapshot lacks (left by a crash) into it.

@@ -43,6 +43,9 @@ final class SQLiteSnapshot {
   /// it are written: `holdOldBody`), and the body being written.
   private var oldBody = UnsafeMutableRawBufferPointer(start: nil, count: 0)
   let newBody = ByteBuffer(capacity: 2 * ImageChunk.targetBytes)
+  /// Tests only: runs (on the thread that applies) as a checkpoint's merge begins, once its
+  /// first record goes to the image, where it can no longer be abandoned.
+  var mergeHook: (@Sendable () -> Void)?
 
   /// One chunk's row, without its body.
   struct Chunk {
@@ -218,9 +221,16 @@ final class SQLiteSnapshot {
     do throws(StoreError) {
       try database.run(beginStatement)
       var merge = try ImageMerge(self)
+      var hook = mergeHook
       let whole = try JournalFormat.forEachLatest(
         records, byName: true, expectedNames: count(), abandoned: abandoned
-      ) { (record) throws(StoreError) in try merge.take(record) }
+      ) { (record) throws(StoreError) in
+        if let begins = hook {
+          hook = nil
+          begins()
+        }
+        try merge.take(record)
+      }
       guard whole else { throw .abandonedCheckpoint }
       let rewritten = try merge.finish()
       try database.run(updateEpoch, [.integer(Int64(bitPattern: epoch))])

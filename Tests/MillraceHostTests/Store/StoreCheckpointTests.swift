@@ -117,6 +117,30 @@ struct StoreCheckpointTests {
     try expectBothJournals(in: reopened)
   }
 
+  @Test("a clean stop waits for a checkpoint whose merge has begun, then takes the newer journal")
+  func closeWaitsForMergeInProgress() throws {
+    do {
+      let store = try MachineStore(directory: directory, durability: .batched)
+      let gate = Gate()
+      // Held once its first record went to the image (the close's own passes once opened).
+      store.mergeHook = { _ = gate.pass() }
+      try commit(["x"] + batch("m", MachineStore.checkpointRecords - 1), to: store)
+      try commit(["x"], state: "off", to: store)
+      try commit(["y"], to: store)
+      #expect(gate.reached(1))
+      DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) { gate.open() }
+      try store.close()
+      // Not abandoned: the checkpoint in flight is counted, and the close's own took only the
+      // active journal.
+      #expect(store.checkpoints == 2)
+      #expect(gate.arrivals.load(ordering: .relaxed) == 2)
+      #expect(store.checkpointFailure == nil)
+    }
+    let reopened = try MachineStore(directory: directory, durability: .batched)
+    #expect(reopened.checkpoints == 0)
+    try expectBothJournals(in: reopened)
+  }
+
   @Test("a checkpoint in flight that fails at a clean stop is reported, and the close keeps all")
   func closeReportsFailedCheckpointInFlight() throws {
     let failures = Atomic<Int>(0)
