@@ -79,16 +79,39 @@ struct StoreCheckpointTests {
     #expect(try store.loadAll().count == 4 * MachineStore.checkpointRecords + 1)
   }
 
-  /// A store whose first checkpoint (`x` on, `m0`…) is held at the gate (and then fails with
-  /// `failure`, when given), with `x` off and `y` committed since into the other journal.
-  func storeWithCheckpointHeld(failing failure: StoreError? = nil) throws -> (MachineStore, Gate) {
+  /// A store whose first checkpoint (`x` on, `m0`…) is held at the gate as it starts (and
+  /// then fails with `failure`, when given), or `inMerge`, once its merge has begun; with `x`
+  /// off and `y` committed since into the other journal.
+  func storeWithCheckpointHeld(failing failure: StoreError? = nil, inMerge: Bool = false) throws
+    -> (MachineStore, Gate)
+  {
     let store = try MachineStore(directory: directory, durability: .batched)
     let gate = Gate()
-    store.checkpointHook = { gate.pass() ?? failure }
+    if inMerge {
+      store.mergeHook = { _ = gate.pass() }
+    } else {
+      store.checkpointHook = { gate.pass() ?? failure }
+    }
     try commit(["x"] + batch("m", MachineStore.checkpointRecords - 1), to: store)
     try commit(["x"], state: "off", to: store)
     try commit(["y"], to: store)
     return (store, gate)
+  }
+
+  /// Closes `store` once its checkpoint reached `gate`, opening the gate 0.2 s after: while
+  /// `close()` stops the checkpoint or waits for it.
+  func closeWhileHeld(_ store: MachineStore, at gate: Gate) throws {
+    #expect(gate.reached(1))
+    DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) { gate.open() }
+    try store.close()
+  }
+
+  /// Reopens the store closed by `closeWhileHeld`: nothing is left to replay, and it has the
+  /// rows of both journals.
+  func expectClosedWithBothJournals() throws {
+    let reopened = try MachineStore(directory: directory, durability: .batched)
+    #expect(reopened.checkpoints == 0)
+    try expectBothJournals(in: reopened)
   }
 
   /// Expects the rows of both journals of `storeWithCheckpointHeld()`, the newer `x` winning.
@@ -103,42 +126,29 @@ struct StoreCheckpointTests {
   func closeAbandonsCheckpointInFlight() throws {
     do {
       let (store, gate) = try storeWithCheckpointHeld()
-      #expect(gate.reached(1))
       // Opened once `close()` asked the job to stop: it stops before its merge begins.
-      DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) { gate.open() }
-      try store.close()
+      try closeWhileHeld(store, at: gate)
       // The abandoned checkpoint is not counted (nor reported): the close's own took both
       // journals.
       #expect(store.checkpoints == 1)
       #expect(store.checkpointFailure == nil)
     }
-    let reopened = try MachineStore(directory: directory, durability: .batched)
-    #expect(reopened.checkpoints == 0)
-    try expectBothJournals(in: reopened)
+    try expectClosedWithBothJournals()
   }
 
   @Test("a clean stop waits for a checkpoint whose merge has begun, then takes the newer journal")
   func closeWaitsForMergeInProgress() throws {
     do {
-      let store = try MachineStore(directory: directory, durability: .batched)
-      let gate = Gate()
       // Held once its first record went to the image (the close's own passes once opened).
-      store.mergeHook = { _ = gate.pass() }
-      try commit(["x"] + batch("m", MachineStore.checkpointRecords - 1), to: store)
-      try commit(["x"], state: "off", to: store)
-      try commit(["y"], to: store)
-      #expect(gate.reached(1))
-      DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) { gate.open() }
-      try store.close()
+      let (store, gate) = try storeWithCheckpointHeld(inMerge: true)
+      try closeWhileHeld(store, at: gate)
       // Not abandoned: the checkpoint in flight is counted, and the close's own took only the
       // active journal.
       #expect(store.checkpoints == 2)
       #expect(gate.arrivals.load(ordering: .relaxed) == 2)
       #expect(store.checkpointFailure == nil)
     }
-    let reopened = try MachineStore(directory: directory, durability: .batched)
-    #expect(reopened.checkpoints == 0)
-    try expectBothJournals(in: reopened)
+    try expectClosedWithBothJournals()
   }
 
   @Test("a checkpoint in flight that fails at a clean stop is reported, and the close keeps all")
@@ -148,13 +158,11 @@ struct StoreCheckpointTests {
       let (store, gate) = try storeWithCheckpointHeld(
         failing: StoreError(operation: "checkpoint", code: EIO, message: "injected"))
       store.onCheckpointFailure = { _ in failures.add(1, ordering: .relaxed) }
-      #expect(gate.reached(1))
-      DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) { gate.open() }
-      try store.close()
+      try closeWhileHeld(store, at: gate)
       #expect(store.checkpoints == 1)
     }
     #expect(failures.load(ordering: .relaxed) == 1)
-    try expectBothJournals(in: try MachineStore(directory: directory, durability: .batched))
+    try expectClosedWithBothJournals()
   }
 
   @Test("a crash while a checkpoint is in flight loses nothing: both journals are replayed")
