@@ -44,7 +44,7 @@ extension MachineHost {
       return .failure(HostFailure(code, problem.description))
     }
     if directory.slot(of: name) != nil {
-      guard replacing else { return .failure(HostFailure(.exists, "machine \(name) exists")) }
+      guard replacing else { return .failure(.nameTaken(name)) }
       _ = kill(name)
     }
     let id: MachineID

@@ -88,26 +88,56 @@ struct DefinitionCheck {
     return outcome
   }
 
-  /// What made the last record unchanged. Whether a record is unchanged depends on its kind,
-  /// its state and its timers' queues and inputs alone, and a store holds runs of machines
-  /// alike in these: the next record alike is unchanged too, with no lookup by name.
+  /// Whether the stored `row` fits as it is because the last record `map` found unchanged is
+  /// alike in its kind, its state and its timers' queues and inputs, byte for byte: then the
+  /// row needs no `StoredMachine`, no lookup and no mapping. Returns the row's timer count
+  /// when it does, nil when the row is to go through `map`.
+  func fits(_ row: StoredRow) -> Int? {
+    guard let known = lastUnchanged, known.covers(kind: row.kind, state: row.state) else {
+      return nil
+    }
+    var timers = 0
+    for timer in row.timers {
+      guard known.covers(queue: timer.queue, input: timer.input) else { return nil }
+      timers += 1
+    }
+    return timers
+  }
+
+  /// What made the last record unchanged, as UTF-8 bytes. Whether a record is unchanged
+  /// depends on its kind, its state and its timers' queues and inputs alone, and a store holds
+  /// runs of machines alike in these: the next record alike is unchanged too, with no lookup by
+  /// name.
   private struct Unchanged {
-    let kind: String
-    let state: String
+    let kind: [UInt8]
+    let state: [UInt8]
     /// The first timer's queue and input, when it had one.
-    let timer: (queue: UInt8, input: String)?
+    let timer: (queue: UInt8, input: [UInt8])?
 
     init(_ record: StoredMachine) {
-      kind = record.kind
-      state = record.state
-      timer = record.timers.first.map { ($0.queue, $0.input) }
+      kind = Array(record.kind.utf8)
+      state = Array(record.state.utf8)
+      timer = record.timers.first.map { ($0.queue, Array($0.input.utf8)) }
     }
 
     func covers(_ record: StoredMachine) -> Bool {
-      guard record.kind == kind, record.state == state else { return false }
-      guard !record.timers.isEmpty else { return true }
+      let alike = record.kind.withUTF8Bytes { kind in
+        record.state.withUTF8Bytes { covers(kind: kind, state: $0) }
+      }
+      guard alike else { return false }
+      return record.timers.allSatisfy { timer in
+        timer.input.withUTF8Bytes { covers(queue: timer.queue, input: $0) }
+      }
+    }
+
+    func covers(kind: UnsafeRawBufferPointer, state: UnsafeRawBufferPointer) -> Bool {
+      self.kind.holds(kind) && self.state.holds(state)
+    }
+
+    /// Whether a timer on `queue` sending `input` is alike the first timer's.
+    func covers(queue: UInt8, input: UnsafeRawBufferPointer) -> Bool {
       guard let timer else { return false }
-      return record.timers.allSatisfy { $0.queue == timer.queue && $0.input == timer.input }
+      return timer.queue == queue && timer.input.holds(input)
     }
   }
   private var lastUnchanged: Unchanged?

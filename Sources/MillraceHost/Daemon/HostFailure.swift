@@ -32,6 +32,11 @@ public struct HostFailure: Error, Hashable, Sendable {
     self.text = text
   }
 
+  /// The failure for a machine named `name` when one has the name already.
+  static func nameTaken(_ name: String) -> HostFailure {
+    HostFailure(.exists, "machine \(name) exists")
+  }
+
   /// The failure for a change while the store is unusable, naming why: a refused request
   /// (`changeMade` false: nothing changed), or a change already made in memory whose
   /// acknowledgment waited for a commit that can no longer keep it.

@@ -3,7 +3,10 @@ import Millrace
 /// Restoring the stored machines at start (DESIGN §4.4): one pass over the store's rows
 /// (`MachineStore.forEach`), each checked against the kinds (`DefinitionCheck`), spawned and its
 /// timers re-armed as it is read; nothing is loaded into memory beyond the row at hand, so a
-/// million stored machines cost their place in the runtime and the directory only.
+/// million stored machines cost their place in the runtime and the directory only. A row alike
+/// the last one that fitted (kind, state, timers' inputs and queues) is restored from its bytes
+/// in place, with no `String` made; into an empty host the name index is built once all rows
+/// are read.
 extension MachineHost {
   /// What a restore changed in the stored records, to save once the machines run.
   struct RestorePlan {
@@ -38,38 +41,62 @@ extension MachineHost {
     var spawned: [UInt32] = []
     let now = clock()
     // Into an empty host, the stored names (unique in the store) need no lookup, and the name
-    // index is made for all of them at once.
+    // index is made for all of them at once, once they are read.
     let isEmpty = machineCount == 0
+    let filing: Filing = isEmpty ? .unindexed : .checked
+    var kinds = KindNames()
     do {
+      defer { if isEmpty { directory.index(spawned) } }
       if isEmpty {
         let stored = try store.count()
         directory.reserve(names: stored)
         spawned.reserveCapacity(min(stored, room.machines))
       }
       try store.forEach { row in
-        var record = row.machine
-        switch check.map(&record) {
-        case .dropped:
-          plan.dropped.append(record.name)
-          return
-        case .refused: refusing = true
-        case .changed: plan.rewritten.append(record.name)
-        case .unchanged: break
+        // A row alike the last one that fits is taken as the store holds it; any other is
+        // checked and mapped as a record.
+        var mapped: StoredMachine?
+        if let count = check.fits(row) {
+          timers += count
+        } else {
+          var record = row.machine
+          switch check.map(&record) {
+          case .dropped:
+            plan.dropped.append(record.name)
+            return
+          case .refused: refusing = true
+          case .changed:
+            plan.rewritten.append(record.name)
+            mapped = record
+          case .unchanged: break
+          }
+          timers += record.timers.count
         }
         machines += 1
-        timers += record.timers.count
         if machines > room.machines || timers > room.timers || timers > effectRoom {
           refusing = true
         }
         guard !refusing else { return }
-        switch place(kind: record.kind, name: record.name, state: record.state, isNew: isEmpty) {
+        // `migrate` maps a record's state and timers, never its name or kind.
+        func placeRow(state: UnsafeRawBufferPointer) -> Result<MachineID, HostFailure> {
+          guard let kind = kinds.slot(of: row.kind, in: kindsByName) else {
+            return .failure(.init(.nokind, "no kind \(String(decoding: row.kind, as: UTF8.self))"))
+          }
+          return place(kindSlot: kind, name: row.name, state: state, filing)
+        }
+        switch mapped.map({ $0.state.withUTF8Bytes(placeRow) }) ?? placeRow(state: row.state) {
         case .success(let id):
           spawned.append(id.index)
-          guard !record.timers.isEmpty else { return }
-          let kind = slot(directory.entry(id.index).pointee.kind)
-          problems += kind.operations.restore(id, record.name, record.kind, record.timers, now)
+          guard !(mapped?.timers.isEmpty ?? row.timers.isEmpty) else { return }
+          let operations = slot(directory.entry(id.index).pointee.kind).operations
+          if let mapped {
+            problems += operations.restore(id, mapped.name, mapped.kind, mapped.timers, now)
+          } else {
+            problems += operations.restoreStored(id, row.name, row.kind, row.timers, now)
+          }
         case .failure(let failure):
-          problems.append("\(record.name): not restored: \(failure.text)")
+          problems.append(
+            "\(String(decoding: row.name, as: UTF8.self)): not restored: \(failure.text)")
         }
       }
     } catch {
@@ -89,6 +116,21 @@ extension MachineHost {
       throw .tooManyEffects(stored: timers, limit: capacity.effects)
     }
     return notes(of: plan, check) + problems + saveRestored(plan)
+  }
+
+  /// The host's kind slot for kind names as the store's rows give them: a row mostly names the
+  /// kind the row before it named, which is then found by comparing bytes, without a `String`
+  /// or a hash.
+  struct KindNames {
+    private var last: (name: [UInt8], slot: UInt16)?
+
+    /// The slot `kinds` files the kind named by the UTF-8 bytes `name` in, or nil.
+    mutating func slot(of name: UnsafeRawBufferPointer, in kinds: [String: UInt16]) -> UInt16? {
+      if let last, last.name.holds(name) { return last.slot }
+      guard let slot = kinds[String(decoding: name, as: UTF8.self)] else { return nil }
+      last = (Array(name), slot)
+      return slot
+    }
   }
 
   /// Removes the machines a refused restore spawned.

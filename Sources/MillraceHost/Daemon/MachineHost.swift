@@ -263,28 +263,53 @@ public final class MachineHost {
   }
 
   /// Spawns `name` of `kind` in `state` (initial when nil) and enters it in the directory,
-  /// without marking it changed (a restored machine is stored already). `isNew` says the
-  /// caller knows no machine has the name (a restore into an empty host: stored names are
-  /// unique), which spares the lookup.
-  func place(kind kindName: String, name: String, state: String?, isNew: Bool = false)
-    -> Result<MachineID, HostFailure>
+  /// without marking it changed (a restored machine is stored already); refused when a
+  /// machine has the name.
+  func place(kind kindName: String, name: String, state: String?) -> Result<MachineID, HostFailure>
   {
-    guard isNew || directory.slot(of: name) == nil else {
-      return .failure(.init(.exists, "machine \(name) exists"))
-    }
     guard let index = kindsByName[kindName] else {
+      guard directory.slot(of: name) == nil else { return .failure(.nameTaken(name)) }
       return .failure(.init(.nokind, "no kind \(kindName)"))
+    }
+    return name.withUTF8Bytes { name in
+      guard let state else { return place(kindSlot: index, name: name, state: nil, .checked) }
+      return state.withUTF8Bytes { place(kindSlot: index, name: name, state: $0, .checked) }
+    }
+  }
+
+  /// How `place(kindSlot:name:state:_:)` files a machine in the directory.
+  enum Filing {
+    /// Looked up first: refused when a machine has the name.
+    case checked
+    /// Not looked up (the caller knows no machine has the name: a restore into an empty host,
+    /// whose stored names are unique) and left out of the name index until the caller indexes
+    /// it (`MachineDirectory.insertUnindexed`, `index(_:)`).
+    case unindexed
+  }
+
+  /// `place(kind:name:state:)` for the kind in slot `index`, the name and state given as
+  /// UTF-8 bytes (as the store's rows hold them), filed as `filing` says.
+  func place(
+    kindSlot index: UInt16, name: UnsafeRawBufferPointer, state: UnsafeRawBufferPointer?,
+    _ filing: Filing
+  ) -> Result<MachineID, HostFailure> {
+    guard filing == .unindexed || directory.slot(ofUTF8: name) == nil else {
+      return .failure(.nameTaken(String(decoding: name, as: UTF8.self)))
     }
     let kind = slot(index)
     switch kind.operations.spawn(state) {
     case .success(let id):
-      directory.insert(name, id: id, kind: index)
+      if filing == .unindexed {
+        directory.insertUnindexed(name: name, id: id, kind: index)
+      } else {
+        directory.insert(name: name, id: id, kind: index)
+      }
       slotMembers?.insert(id.index, slot: Int(HashSlot.of(name)))
       kind.machines += 1
-      if !deleted.isEmpty { deleted.remove(name) }
+      if !deleted.isEmpty { deleted.remove(String(decoding: name, as: UTF8.self)) }
       return .success(id)
     case .failure(.unknownState(let state)):
-      return .failure(.init(.nostate, "kind \(kindName) has no state \(state)"))
+      return .failure(.init(.nostate, "kind \(kind.kind.name) has no state \(state)"))
     case .failure(.refused(let reason)):
       return .failure(.init(.busy, "no room for another machine: \(Self.describe(reason))"))
     }

@@ -37,6 +37,8 @@ final class MachineDirectory {
   private let nameHash: NameHash
   /// Slots at or above it were never written since the entries were (re)reserved.
   @exclusivity(unchecked) private var touched = 0
+  /// Machines filed by `insertUnindexed` and not indexed yet.
+  private var unindexed = 0
 
   /// Buckets moved between turns while the index resizes (`finishTurn()`): bounded work,
   /// tens of microseconds.
@@ -71,7 +73,7 @@ final class MachineDirectory {
   }
 
   /// The number of machines.
-  var count: Int { buckets.count }
+  var count: Int { buckets.count + unindexed }
 
   /// The entry in `slot`.
   @inline(__always)
@@ -159,6 +161,26 @@ final class MachineDirectory {
   /// Files the machine `id` under `name` (1 to 128 bytes, not filed yet) with the host's kind
   /// slot `kind`; its slot's entry must be free.
   func insert(name: UnsafeRawBufferPointer, id: MachineID, kind: UInt16) {
+    take(name: name, id: id, kind: kind)
+    buckets.insert(id.index, in: entries)
+  }
+
+  /// Files `id` under `name`.
+  func insert(_ name: String, id: MachineID, kind: UInt16) {
+    name.withUTF8Bytes { insert(name: $0, id: id, kind: kind) }
+  }
+
+  /// Files the machine `id` as `insert(name:id:kind:)` does, but leaves its name out of the
+  /// index until `index(_:)` is given its slot: for filing many machines at once (a restore
+  /// into an empty directory), whose index is then built in one pass. Until then a lookup does
+  /// not find the name, and the slot must not be removed; `count` includes it.
+  func insertUnindexed(name: UnsafeRawBufferPointer, id: MachineID, kind: UInt16) {
+    take(name: name, id: id, kind: kind)
+    unindexed += 1
+  }
+
+  /// Writes the entry of `id`'s slot, which must be free, for `name`, not indexed yet.
+  private func take(name: UnsafeRawBufferPointer, id: MachineID, kind: UInt16) {
     precondition(Int(id.index) < capacity, "a machine slot beyond the directory's capacity")
     let entry = entries + Int(id.index)
     precondition(!entry.pointee.isTaken, "a directory slot taken twice")
@@ -166,12 +188,14 @@ final class MachineDirectory {
       name: name, hash: UInt32(truncatingIfNeeded: nameHash(name)), generation: id.generation,
       kind: kind)
     touched = max(touched, Int(id.index) + 1)
-    buckets.insert(id.index, in: entries)
   }
 
-  /// Files `id` under `name`.
-  func insert(_ name: String, id: MachineID, kind: UInt16) {
-    name.withUTF8Bytes { insert(name: $0, id: id, kind: kind) }
+  /// Enters the names of `slots`, filed by `insertUnindexed`, into the index
+  /// (`NameBuckets.insert(contentsOf:in:)`): from then on they are found, and can be removed.
+  func index(_ slots: [UInt32]) {
+    precondition(slots.count <= unindexed, "a slot indexed that was not filed unindexed")
+    slots.withUnsafeBufferPointer { buckets.insert(contentsOf: $0, in: entries) }
+    unindexed -= slots.count
   }
 
   /// Makes the name index ready for `names` machines (at most the capacity) when it holds
@@ -196,6 +220,7 @@ final class MachineDirectory {
     buckets.deallocate()
     buckets = NameBuckets()
     touched = 0
+    unindexed = 0
   }
 
   // MARK: Iterating

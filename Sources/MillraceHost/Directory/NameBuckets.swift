@@ -1,3 +1,5 @@
+import CPrefetch
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Musl)
@@ -132,6 +134,35 @@ struct NameBuckets {
     array.heads.unsafelyUnwrapped[bucket] = slot &+ 1
     count += 1
   }
+
+  /// Links the entries in `slots` (each with its `hash` set and its `next` free to overwrite)
+  /// as `insert` links each: the same index, built with the bucket heads `slots` will write
+  /// warmed `linkDistance` entries ahead, so that their misses overlap instead of following one
+  /// another. With no room for them all in the array in use (or during a resize) the entries
+  /// are inserted one at a time instead, growing as `insert` grows.
+  mutating func insert(
+    contentsOf slots: UnsafeBufferPointer<UInt32>, in entries: UnsafeMutablePointer<DirectoryEntry>
+  ) {
+    guard let heads = main.heads, !isResizing, count + slots.count <= main.count else {
+      for slot in slots { insert(slot, in: entries) }
+      return
+    }
+    let mask = main.mask
+    for position in slots.indices {
+      let ahead = position &+ Self.linkDistance
+      if ahead < slots.count {
+        millrace_prefetch(heads + (Int(entries[Int(slots[ahead])].hash) & mask))
+      }
+      let slot = Int(slots[position])
+      let bucket = Int(entries[slot].hash) & mask
+      entries[slot].next = heads[bucket]
+      heads[bucket] = UInt32(truncatingIfNeeded: slot) &+ 1
+    }
+    count += slots.count
+  }
+
+  /// How many entries ahead of the one it links `insert(contentsOf:in:)` warms a bucket head.
+  static let linkDistance = 16
 
   /// Makes room for `names` names when the index holds none (a store of known size about to
   /// be restored): one array with a bucket per name, so that no resize runs while they are

@@ -97,6 +97,9 @@ public final class FileKind {
       parseInputUTF8: { definition.inputs.index(ofUTF8: $0) },
       formatInput: { $0 == definition.startInput ? "(start)" : definition.inputs[$0] },
       parseState: { definition.states.index(of: $0).map(definition.tree.initialLeaf(of:)) },
+      parseStateUTF8: {
+        definition.states.index(ofUTF8: $0).map(definition.tree.initialLeaf(of:))
+      },
       formatState: { definition.states[$0] },
       formatOutput: { definition.outputs[$0] },
       formatPath: definition.path(of:))

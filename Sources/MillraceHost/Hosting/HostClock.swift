@@ -37,12 +37,27 @@ public struct HostClock: Sendable {
   ///   its grid (deadline + k · period) not after the reading, so it fires once at once (the
   ///   one catch-up tick) and then on the grid.
   public func restoredDeadline(of timer: StoredTimer) -> Instant? {
-    guard let wall = timer.deadlineWallNanoseconds else { return nil }
+    restoredDeadline(
+      wall: timer.deadlineWallNanoseconds, remaining: timer.remainingNanoseconds,
+      repeats: timer.repeats, span: timer.spanNanoseconds)
+  }
+
+  /// `restoredDeadline(of:)` for a timer as the store's row holds it.
+  public func restoredDeadline(of timer: StoredTimerView) -> Instant? {
+    restoredDeadline(
+      wall: timer.deadlineWallNanoseconds, remaining: timer.remainingNanoseconds,
+      repeats: timer.repeats, span: timer.spanNanoseconds)
+  }
+
+  private func restoredDeadline(wall: Int64?, remaining: Int64?, repeats: Bool, span: Int64)
+    -> Instant?
+  {
+    guard let wall else { return nil }
     var left = wall &- wallNanoseconds
-    if let remaining = timer.remainingNanoseconds, remaining < left { left = max(0, remaining) }
+    if let remaining, remaining < left { left = max(0, remaining) }
     if left > 0 { return monotonic.advanced(by: .nanoseconds(left)) }
-    guard timer.repeats, timer.spanNanoseconds > 0 else { return monotonic }
-    let behind = UInt64(left == .min ? 0 : -left % timer.spanNanoseconds)
+    guard repeats, span > 0 else { return monotonic }
+    let behind = UInt64(left == .min ? 0 : -left % span)
     return behind <= monotonic.nanoseconds
       ? Instant(nanoseconds: monotonic.nanoseconds - behind) : monotonic
   }

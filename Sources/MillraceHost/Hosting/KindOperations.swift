@@ -18,8 +18,9 @@ final class KindOperations {
     case full
   }
 
-  /// Spawns a machine in the state named (the initial state when nil).
-  let spawn: (_ state: String?) -> Result<MachineID, SpawnFailure>
+  /// Spawns a machine in the state named by the UTF-8 bytes given (the initial state when
+  /// nil).
+  let spawn: (_ state: UnsafeRawBufferPointer?) -> Result<MachineID, SpawnFailure>
   /// Posts, with the tag, the input that runs the entry effects of the states a new machine
   /// is in, when its kind has one (`KindLifecycle.startInput`).
   let start: (MachineID, PostTag) -> StartResult
@@ -47,6 +48,13 @@ final class KindOperations {
   /// Re-creates stored timers; a problem per timer that could not be restored (named by the
   /// machine's name and kind).
   let restore: (MachineID, _ name: String, _ kind: String, [StoredTimer], HostClock) -> [String]
+  /// `restore` for the timers of a stored row as the store holds them (no `String` made but
+  /// for a problem), the machine's name and kind given as UTF-8 bytes.
+  let restoreStored:
+    (
+      MachineID, _ name: UnsafeRawBufferPointer, _ kind: UnsafeRawBufferPointer, StoredTimers,
+      HostClock
+    ) -> [String]
   /// Removes the machine from the runtime (effects cancelled, observers silenced).
   let remove: (MachineID) -> Void
   /// Prints an event of one of the kind's machines, given the address of the core's typed
@@ -68,8 +76,8 @@ final class KindOperations {
     spawn = { [unowned runtime] stateText in
       var state = initial
       if let stateText {
-        guard let parsed = codec.parseState(stateText) else {
-          return .failure(.unknownState(stateText))
+        guard let parsed = codec.parseStateUTF8(stateText) else {
+          return .failure(.unknownState(String(decoding: stateText, as: UTF8.self)))
         }
         state = parsed
       }
@@ -123,8 +131,13 @@ final class KindOperations {
       }
     }
     restore = { [unowned runtime] id, name, kind, timers, clock in
-      guard let handle = lookup.handle(id) else { return ["\(name): not restored"] }
-      return Self.restore(timers, into: handle, runtime, name: name, kind: kind, codec, clock)
+      Self.restore(
+        timers, into: lookup.handle(id), runtime, name: { name }, kind: { kind }, codec, clock)
+    }
+    restoreStored = { [unowned runtime] id, name, kind, timers, clock in
+      Self.restore(
+        timers, into: lookup.handle(id), runtime, name: { String(decoding: name, as: UTF8.self) },
+        kind: { String(decoding: kind, as: UTF8.self) }, codec, clock)
     }
     remove = { [unowned runtime] id in
       if let handle = lookup.handle(id) { runtime.remove(handle) }
@@ -163,22 +176,27 @@ final class KindOperations {
       name: name, kind: kind, state: codec.formatStoredState(state), timers: timers)
   }
 
+  /// Re-creates `timers` in the machine `handle` names; a problem per timer that could not be
+  /// restored, named by `name()` and `kind()` (asked only then).
   private static func restore<M: Machine>(
-    _ timers: [StoredTimer], into handle: MachineHandle<M>, _ runtime: Runtime, name: String,
-    kind: String, _ codec: TextCodec<M>, _ clock: HostClock
+    _ timers: some Sequence<some RestorableTimer>, into handle: MachineHandle<M>?,
+    _ runtime: Runtime, name: () -> String, kind: () -> String, _ codec: TextCodec<M>,
+    _ clock: HostClock
   ) -> [String] {
+    guard let handle else { return ["\(name()): not restored"] }
     var problems: [String] = []
     for timer in timers {
-      guard let input = codec.parseInput(timer.input) else {
-        problems.append("\(name): timer input \"\(timer.input)\" no longer exists in \(kind)")
+      guard let input = timer.input(in: codec) else {
+        problems.append(
+          "\(name()): timer input \"\(timer.inputText)\" no longer exists in \(kind())")
         continue
       }
       let snapshot = TimerSnapshot(
         repeats: timer.repeats, span: .nanoseconds(timer.spanNanoseconds), input: input,
-        deadline: clock.restoredDeadline(of: timer),
+        deadline: timer.deadline(by: clock),
         queue: EffectQueue(timer.queue), id: EffectID(rawValue: timer.effectID))
       if !runtime.restore(snapshot, into: handle) {
-        problems.append("\(name): no room to restore timer \(timer.input)")
+        problems.append("\(name()): no room to restore timer \(timer.inputText)")
       }
     }
     return problems

@@ -23,6 +23,9 @@ public struct TextCodec<M: Machine> {
   public var formatInput: (M.Input) -> String
   /// Reads a state word; nil when the kind has no such state.
   public var parseState: (String) -> M.State?
+  /// Reads a state word from its UTF-8 bytes, as the store's rows hold it; nil when the kind
+  /// has no such state. Must agree with `parseState`.
+  public var parseStateUTF8: (UnsafeRawBufferPointer) -> M.State?
   /// Prints a state.
   public var formatState: (M.State) -> String
   /// Prints an output.
@@ -42,8 +45,9 @@ public struct TextCodec<M: Machine> {
   /// for a kind without context.
   public var context: (M.State) -> [(name: String, value: String)]
 
-  /// Creates a codec from its functions. Without `parseInputUTF8`, input bytes are read by
-  /// making a `String` of them for `parseInput`; give one to read requests without that.
+  /// Creates a codec from its functions. Without `parseInputUTF8` (`parseStateUTF8`), input
+  /// (state) bytes are read by making a `String` of them for `parseInput` (`parseState`); give
+  /// one to read requests (stored rows) without that.
   /// Without `parseRequest`, a request's input is read by `parseInputUTF8` and takes no
   /// arguments. A state is stored as `formatState` prints it, and its path is that too,
   /// unless said otherwise.
@@ -51,8 +55,9 @@ public struct TextCodec<M: Machine> {
     parseInput: @escaping (String) -> M.Input?,
     parseInputUTF8: ((UnsafeRawBufferPointer) -> M.Input?)? = nil,
     formatInput: @escaping (M.Input) -> String,
-    parseState: @escaping (String) -> M.State?, formatState: @escaping (M.State) -> String,
-    formatOutput: @escaping (M.Output) -> String,
+    parseState: @escaping (String) -> M.State?,
+    parseStateUTF8: ((UnsafeRawBufferPointer) -> M.State?)? = nil,
+    formatState: @escaping (M.State) -> String, formatOutput: @escaping (M.Output) -> String,
     parseRequest: (
       (UnsafeRawBufferPointer, UnsafeBufferPointer<UnsafeRawBufferPointer>)
         -> Result<M.Input, InputRefusal>
@@ -66,6 +71,8 @@ public struct TextCodec<M: Machine> {
     self.parseInputUTF8 = parseInputUTF8
     self.formatInput = formatInput
     self.parseState = parseState
+    self.parseStateUTF8 =
+      parseStateUTF8 ?? { parseState(String(decoding: $0, as: UTF8.self)) }
     self.formatState = formatState
     self.formatOutput = formatOutput
     self.parseRequest =

@@ -94,6 +94,52 @@ final class DefinitionCheckTests {
     #expect(check.problems.count == 4)
   }
 
+  /// How many timers `check.fits` finds when `record` is read as the store's row of it.
+  static func fits(_ record: StoredMachine, _ check: DefinitionCheck) -> Int? {
+    let timers = TimerEncoding.encode(record.timers)
+    return record.name.withUTF8Bytes { name in
+      record.kind.withUTF8Bytes { kind in
+        record.state.withUTF8Bytes { state in
+          timers.withUnsafeBytes {
+            check.fits(StoredRow(name: name, kind: kind, state: state, timers: StoredTimers($0)))
+          }
+        }
+      }
+    }
+  }
+
+  @Test("a stored row alike the last unchanged record, byte for byte, fits; any other is mapped")
+  func rowsAlikeFit() throws {
+    var check = DefinitionCheck(kinds: try Self.kinds(Self.renamed), dropping: false)
+    let opened = StoredMachine(
+      name: "d1", kind: "door", state: "opened", timers: [Self.timer("timeout")])
+    #expect(Self.fits(opened, check) == nil)  // nothing unchanged yet
+    var first = opened
+    #expect(check.map(&first) == .unchanged)
+    func row(_ kind: String, _ state: String, _ timers: [StoredTimer]) -> Int? {
+      Self.fits(StoredMachine(name: "d2", kind: kind, state: state, timers: timers), check)
+    }
+    #expect(row("door", "opened", [Self.timer("timeout")]) == 1)
+    #expect(row("door", "opened", [Self.timer("timeout"), Self.timer("timeout")]) == 2)
+    #expect(row("door", "opened", []) == 0)
+    #expect(row("door", "opened", [Self.timer("timeout"), Self.timer("autoClose")]) == nil)
+    #expect(row("door", "opened", [Self.timer("timeout", queue: 1)]) == nil)
+    #expect(row("door", "opene", [Self.timer("timeout")]) == nil)
+    #expect(row("door", "openedX", [Self.timer("timeout")]) == nil)
+    #expect(row("door", "shut", []) == nil)
+    #expect(row("doors", "opened", []) == nil)
+    #expect(row("gate", "opened", []) == nil)
+    // A record without timers that fits leaves nothing a row's timer can be alike.
+    var shut = StoredMachine(name: "d3", kind: "door", state: "shut")
+    #expect(check.map(&shut) == .unchanged)
+    #expect(row("door", "shut", []) == 0)
+    #expect(row("door", "shut", [Self.timer("timeout")]) == nil)
+    // A refused record leaves the last unchanged one as it was.
+    var closed = StoredMachine(name: "d4", kind: "door", state: "closed")
+    #expect(check.map(&closed) == .refused)
+    #expect(row("door", "shut", []) == 0)
+  }
+
   @Test("migrate renames states and timer inputs in place")
   func migrateMaps() throws {
     var check = DefinitionCheck(

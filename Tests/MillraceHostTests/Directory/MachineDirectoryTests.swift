@@ -183,6 +183,59 @@ import Testing
     #expect(directory.bucketCount == 4_096)
   }
 
+  /// Files `count` names from `first` unindexed, in shuffled slots, then indexes them.
+  static func fileUnindexed(_ directory: MachineDirectory, _ first: Int, count: Int) -> [UInt32] {
+    var slots = (first..<(first + count)).map(UInt32.init)
+    var random = SystemRandomNumberGenerator()
+    slots.shuffle(using: &random)
+    for slot in slots {
+      Self.name(Int(slot), length: Int(slot) % 40).withUTF8Bytes {
+        directory.insertUnindexed(
+          name: $0, id: MachineID(index: slot, generation: slot + 7), kind: UInt16(slot % 3))
+      }
+    }
+    return slots
+  }
+
+  @Test func namesFiledUnindexedAreCountedThenFoundOnceIndexed() {
+    let directory = MachineDirectory(capacity: 5_000, seed: 5)
+    directory.reserve(names: 3_000)
+    let slots = Self.fileUnindexed(directory, 0, count: 3_000)
+    #expect(directory.count == 3_000)
+    #expect(directory.slot(of: Self.name(7, length: 7)) == nil)
+    directory.index(slots)
+    #expect(directory.count == 3_000)
+    #expect(directory.bucketCount == 4_096)
+    for slot in 0..<3_000 {
+      #expect(directory.slot(of: Self.name(slot, length: slot % 40)) == UInt32(slot))
+    }
+    #expect(directory.slot(of: Self.name(3_000)) == nil)
+    // Indexed, they are removed like any other.
+    for slot in stride(from: 0, to: 3_000, by: 2) { directory.remove(UInt32(slot)) }
+    #expect(directory.count == 1_500)
+    for slot in 0..<3_000 {
+      let found = directory.slot(of: Self.name(slot, length: slot % 40))
+      #expect(found == (slot % 2 == 0 ? nil : UInt32(slot)))
+    }
+  }
+
+  @Test func namesIndexedBeyondTheReservedRoomGrowTheIndex() {
+    // No reserve, names held already: the index grows as inserts one by one would grow it.
+    let directory = MachineDirectory(capacity: 20_000, seed: 9)
+    for slot in 0..<100 {
+      Self.insert(directory, Self.name(slot, length: slot % 40), slot: UInt32(slot))
+    }
+    let slots = Self.fileUnindexed(directory, 100, count: 10_000)
+    directory.index(slots)
+    while directory.isResizing { directory.finishTurn() }
+    #expect(directory.count == 10_100)
+    #expect(directory.bucketCount >= 10_100)
+    #expect(
+      (0..<10_100).allSatisfy {
+        directory.slot(of: Self.name($0, length: $0 % 40)) == UInt32($0)
+      })
+  }
+
   @Test func aResizeEndsWithinTheOperationsBeforeTheNextOne() {
     // Only inserts, no turns: each doubling must be over before the next is due.
     let directory = MachineDirectory(capacity: 1 << 16, seed: 3)

@@ -133,6 +133,38 @@ struct TimerChangeSaveTests {
     #expect(host.machine("a")?.stateText == "arm")
   }
 
+  @Test("runs of alike stored machines are restored each with its state, timers and name")
+  func restoreRunsOfAlikeMachines() throws {
+    // m00-m19 armed (a 2 s `after`), m20-m39 idle, m40-m59 ticking (a 1 s `every`).
+    let names = (0..<60).map { "m" + String(100 + $0).dropFirst() }
+    let states = names.indices.map { ["arm", "idle", "tick-on"][$0 / 20] }
+    do {
+      let store = try MachineStore(directory: directory, durability: .batched)
+      let (host, driver) = host(store)
+      for (name, state) in zip(names, states) {
+        let machine = try host.spawn(kind: "alarm", name: name, state: nil).get()
+        if state != "idle" { _ = machine.post(state, tag: .none) }
+      }
+      host.runtime.dispatch()
+      host.finishTurn()
+      driver.advance(by: .milliseconds(500))
+      #expect(host.closeStore())
+    }
+    let store = try MachineStore(directory: directory, durability: .batched)
+    let (host, driver) = host(store)
+    #expect(try host.restore() == [])
+    #expect(host.machineCount == 60)
+    #expect(zip(names, states).allSatisfy { host.machine($0)?.stateText == $1 })
+    #expect(host.machine("m60") == nil)
+    #expect(host.runtime.statistics.timers == 40)
+    // The `after`s had 2 s left when stored (in the turn that armed them), and keep it.
+    driver.advance(by: .milliseconds(1_900))
+    #expect(host.runtime.statistics.timers == 40)
+    driver.advance(by: .milliseconds(200))
+    #expect(host.runtime.statistics.timers == 20)
+    #expect(host.kill("m30") && host.machine("m30") == nil)
+  }
+
   /// Writes machines `m0` ... `m<count - 1>` of `alarm`, idle, and closes the store.
   func storeIdleAlarms(_ count: Int, plus extra: [StoredMachine] = []) throws {
     let store = try MachineStore(directory: directory, durability: .batched)
