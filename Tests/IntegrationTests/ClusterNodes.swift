@@ -22,7 +22,7 @@ final class ClusterNodes {
     machines: String? = nil
   ) throws {
     self.ranges = ranges
-    ports = try ranges.indices.map { _ in try DaemonProcess.freePort() }
+    ports = try DaemonProcess.freePorts(ranges.count)
     ids = ranges.indices.map { String(format: "%040x", 0xc1 << 8 + $0) }
     nodes = ranges.indices.map { _ in DaemonProcess(machines: machines) }
     for (index, node) in nodes.enumerated() {

@@ -13,10 +13,11 @@ struct ClusterParityTests {
     let server: RedisParityTests.RedisServer
 
     init() throws {
+      let ports = try DaemonProcess.freePorts(2)
       server = try RedisParityTests.RedisServer { directory in
         [
-          "--port", "\(try DaemonProcess.freePort())", "--bind", "127.0.0.1",
-          "--cluster-enabled", "yes", "--cluster-port", "\(try DaemonProcess.freePort())",
+          "--port", "\(ports[0])", "--bind", "127.0.0.1",
+          "--cluster-enabled", "yes", "--cluster-port", "\(ports[1])",
           "--cluster-config-file", directory + "/nodes.conf",
         ]
       }

@@ -149,19 +149,30 @@ final class DaemonProcess {
   /// A TCP port on 127.0.0.1 that was free a moment ago (the kernel's pick, so tests running
   /// at once get different ones).
   static func freePort() throws -> Int {
-    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(descriptor) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
+    try freePorts(1)[0]
+  }
+
+  /// `count` different TCP ports on 127.0.0.1 that were free a moment ago: each stays bound
+  /// until all are picked, so the kernel cannot hand out one of them twice (a port picked and
+  /// released at once can come back at the next pick).
+  static func freePorts(_ count: Int) throws -> [Int] {
+    var descriptors: [Int32] = []
+    defer { descriptors.forEach { close($0) } }
+    return try (0..<count).map { _ in
+      let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+      descriptors.append(descriptor)
+      var address = sockaddr_in()
+      address.sin_family = sa_family_t(AF_INET)
+      address.sin_addr.s_addr = inet_addr("127.0.0.1")
+      var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+      let bound = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+          bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
+        }
       }
+      guard bound else { throw ControlClient.Failure(description: "no free port") }
+      return Int(UInt16(bigEndian: address.sin_port))
     }
-    guard bound else { throw ControlClient.Failure(description: "no free port") }
-    return Int(UInt16(bigEndian: address.sin_port))
   }
 
   /// Runs `redis-cli -s <socket> words...` and returns what it printed (stdout and stderr).
