@@ -98,6 +98,20 @@ import Testing
     #expect(player.codec.formatInput(player.definition.startInput) == "(start)")
   }
 
+  @Test func aStateReadFromItsBytesIsTheStateReadFromItsText() throws {
+    // A restore reads stored states from the row's bytes (`parseStateUTF8`).
+    let player = FileKind(try compile(Self.player))
+    let codec = player.codec
+    let names = (0..<player.definition.states.count).map { player.definition.states[UInt16($0)] }
+    for name in names + ["nowhere", "", "on/playing"] {
+      let fromBytes = name.withUTF8Bytes { codec.parseStateUTF8($0) }
+      #expect(fromBytes == codec.parseState(name), "\(name)")
+    }
+    #expect(
+      "on".withUTF8Bytes { codec.parseStateUTF8($0) }
+        == player.definition.states.index(of: "playing"))
+  }
+
   @Test(
     arguments: [
       (
