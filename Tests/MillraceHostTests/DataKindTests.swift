@@ -123,6 +123,29 @@ import Testing
     #expect(machine.stateDetails?.context.map(\.value) == ["9223372036854775807"])
   }
 
+  @Test func anEffectArgumentThatOverflowsRejectsTheInputAndRecordsNoEffect() throws {
+    let json = machine(
+      #"{ "on": "add", "from": "a", "to": "b", "assign": { "n": "n + 1" }, "effects": [ { "emit": "sum", "args": [ "n" ] }, { "emit": "sum", "args": [ "n + by" ] } ] }"#,
+      extra: #"""
+        "context": { "n": { "type": "int", "initial": 9223372036854775800 } },
+        "inputs": [ { "name": "add", "params": [ { "name": "by", "type": "int" } ] } ],
+        "final": [ "b" ],
+        """#)
+    let log = HostKindTests.EventLog()
+    let machine = try host(json, log: log).spawn(kind: "k", name: "m", state: nil).get()
+    _ = machine.post("add", ["100"], tag: .none)
+    _ = machine.post("add", ["1"], tag: .none)
+    runtime.dispatch()
+    // The first emit's argument evaluates, the second's overflows: neither is emitted, and
+    // the state and the context are as before the input.
+    #expect(
+      log.events.map(\.message) == [
+        "rejected add(100) a", "add(1) a b final", "emit sum(9223372036854775801)",
+        "emit sum(9223372036854775802)",
+      ])
+    #expect(machine.stateDetails?.context.map(\.value) == ["9223372036854775801"])
+  }
+
   @Test func theStoredFormKeepsTheContextAndTimerArguments() throws {
     let log = HostKindTests.EventLog()
     let host = try host(Self.login, log: log)

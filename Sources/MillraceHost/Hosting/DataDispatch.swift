@@ -144,9 +144,10 @@ extension DataKind {
     let end = first &+ count
     while index < end {
       if _argumentCount[index] > 0 {
-        guard _recordWithArguments(index, frame, &effects) else {
-          return false
-        }
+        // Filled out of line and recorded here, so that `effects` is never passed by
+        // address and stays in registers on the path without arguments.
+        guard let effect = _withArguments(index, frame) else { return false }
+        effects.record(effect)
       } else {
         effects.record(_prebuilt, from: index, count: 1)
       }
@@ -155,13 +156,11 @@ extension DataKind {
     return true
   }
 
-  /// Records effect `index` with its arguments evaluated against `frame`; false when one
-  /// fails.
+  /// Effect `index` with its arguments evaluated against `frame`; nil when one fails.
   @usableFromInline
-  func _recordWithArguments(
-    _ index: Int, _ frame: UnsafePointer<UInt64>,
-    _ effects: inout Effects<DataMachine<Words>>
-  ) -> Bool {
+  func _withArguments(
+    _ index: Int, _ frame: UnsafePointer<UInt64>
+  ) -> Effect<DataMessage<Words>, DataMessage<Words>>? {
     let writes = _writes + Int(_argumentStart[index])
     let count = Int(_argumentCount[index])
     func filled(_ message: DataMessage<Words>) -> DataMessage<Words>? {
@@ -173,20 +172,15 @@ extension DataKind {
     }
     switch _prebuilt[index] {
     case .send(let message):
-      guard let message = filled(message) else { return false }
-      effects.send(message)
+      return filled(message).map { .send($0) }
     case .emit(let message):
-      guard let message = filled(message) else { return false }
-      effects.emit(message)
+      return filled(message).map { .emit($0) }
     case .after(let span, let message, let queue, let id):
-      guard let message = filled(message) else { return false }
-      effects.after(span, send: message, on: queue, id: id)
+      return filled(message).map { .after(span, $0, queue: queue, id: id) }
     case .every(let span, let message, let queue, let id):
-      guard let message = filled(message) else { return false }
-      effects.every(span, send: message, on: queue, id: id)
+      return filled(message).map { .every(span, $0, queue: queue, id: id) }
     case let other:
-      effects.record(other)
+      return other
     }
-    return true
   }
 }
