@@ -104,46 +104,45 @@ import Testing
     #expect(log.events.isEmpty)
   }
 
-  @Test func anOverflowRejectsTheInputAndChangesNothing() throws {
+  /// The events and the context after `add(first)` and then `add(1)` are posted to a machine
+  /// whose only row is `row` and whose `n` starts 7 below `Int64.max`.
+  func afterTwoAdds(
+    _ row: String, first: String, extra: String = ""
+  ) throws -> (events: [String], context: [String]?) {
     let json = machine(
-      #"{ "on": "add", "from": "a", "assign": { "n": "n + by" }, "effects": [ { "emit": "sum", "args": [ "n" ] } ] }"#,
+      row,
       extra: #"""
         "context": { "n": { "type": "int", "initial": 9223372036854775800 } },
         "inputs": [ { "name": "add", "params": [ { "name": "by", "type": "int" } ] } ],
-        """#)
+        """# + extra)
     let log = HostKindTests.EventLog()
     let machine = try host(json, log: log).spawn(kind: "k", name: "m", state: nil).get()
-    _ = machine.post("add", ["7"], tag: .none)
+    _ = machine.post("add", [first], tag: .none)
     _ = machine.post("add", ["1"], tag: .none)
     runtime.dispatch()
-    #expect(
-      log.events.map(\.message) == [
-        "add(7) a a", "emit sum(9223372036854775807)", "rejected add(1) a",
-      ])
-    #expect(machine.stateDetails?.context.map(\.value) == ["9223372036854775807"])
+    return (log.events.map(\.message), machine.stateDetails?.context.map(\.value))
+  }
+
+  @Test func anOverflowRejectsTheInputAndChangesNothing() throws {
+    let (events, context) = try afterTwoAdds(
+      #"{ "on": "add", "from": "a", "assign": { "n": "n + by" }, "effects": [ { "emit": "sum", "args": [ "n" ] } ] }"#,
+      first: "7")
+    #expect(events == ["add(7) a a", "emit sum(9223372036854775807)", "rejected add(1) a"])
+    #expect(context == ["9223372036854775807"])
   }
 
   @Test func anEffectArgumentThatOverflowsRejectsTheInputAndRecordsNoEffect() throws {
-    let json = machine(
+    let (events, context) = try afterTwoAdds(
       #"{ "on": "add", "from": "a", "to": "b", "assign": { "n": "n + 1" }, "effects": [ { "emit": "sum", "args": [ "n" ] }, { "emit": "sum", "args": [ "n + by" ] } ] }"#,
-      extra: #"""
-        "context": { "n": { "type": "int", "initial": 9223372036854775800 } },
-        "inputs": [ { "name": "add", "params": [ { "name": "by", "type": "int" } ] } ],
-        "final": [ "b" ],
-        """#)
-    let log = HostKindTests.EventLog()
-    let machine = try host(json, log: log).spawn(kind: "k", name: "m", state: nil).get()
-    _ = machine.post("add", ["100"], tag: .none)
-    _ = machine.post("add", ["1"], tag: .none)
-    runtime.dispatch()
+      first: "100", extra: #""final": [ "b" ],"#)
     // The first emit's argument evaluates, the second's overflows: neither is emitted, and
     // the state and the context are as before the input.
     #expect(
-      log.events.map(\.message) == [
+      events == [
         "rejected add(100) a", "add(1) a b final", "emit sum(9223372036854775801)",
         "emit sum(9223372036854775802)",
       ])
-    #expect(machine.stateDetails?.context.map(\.value) == ["9223372036854775801"])
+    #expect(context == ["9223372036854775801"])
   }
 
   @Test func theStoredFormKeepsTheContextAndTimerArguments() throws {
