@@ -109,6 +109,23 @@ final class MachineHostDirectoryTests {
     #expect(host.machine("l")?.stateText == "on")
   }
 
+  @Test("a SPAWN is refused for a taken name before its kind or state is looked at")
+  func refusalsComeInOrder() throws {
+    _ = try host.spawn(kind: "counter", name: "c", state: nil).get()
+    func refusal(_ kind: String, _ name: String, _ state: String?) -> HostFailure? {
+      guard case .failure(let failure) = host.spawn(kind: kind, name: name, state: state) else {
+        return nil
+      }
+      return failure
+    }
+    #expect(refusal("nosuch", "c", nil) == .nameTaken("c"))
+    #expect(refusal("counter", "c", "nosuch") == .nameTaken("c"))
+    #expect(refusal("nosuch", "d", nil)?.code == .nokind)
+    #expect(refusal("counter", "d", "nosuch")?.code == .nostate)
+    #expect(refusal("counter", "d", "7") == nil)
+    #expect(host.machine("d")?.stateText == "7" && host.machineCount == 2)
+  }
+
   @Test(arguments: [16, 17, 64, 128])
   func longNamesWorkThroughTheHost(length: Int) throws {
     let name = String(repeating: "n", count: length - 2) + ":1"

@@ -28,9 +28,12 @@ struct TimerChangeSaveTests {
     }
   }
 
-  static var kind: HostKind {
+  static var kind: HostKind { kind("alarm") }
+
+  /// `Alarm` as the kind named `name`.
+  static func kind(_ name: String) -> HostKind {
     HostKind.code(
-      "alarm", Alarm.self, initial: "idle", extra: (),
+      name, Alarm.self, initial: "idle", extra: (),
       codec: TextCodec<Alarm>(
         parseInput: { ["arm", "ring", "tick-on", "tick"].contains($0) ? $0 : nil },
         formatInput: { $0 }, parseState: { $0 }, formatState: { $0 },
@@ -47,7 +50,7 @@ struct TimerChangeSaveTests {
         monotonic: runtime.now,
         wallNanoseconds: 1_000_000_000_000 + Int64(truncatingIfNeeded: runtime.now.nanoseconds))
     }
-    host.register([Self.kind])
+    host.register([Self.kind, Self.kind("bell")])
     return (host, driver)
   }
 
@@ -163,6 +166,29 @@ struct TimerChangeSaveTests {
     driver.advance(by: .milliseconds(200))
     #expect(host.runtime.statistics.timers == 20)
     #expect(host.kill("m30") && host.machine("m30") == nil)
+  }
+
+  @Test("stored machines of kinds that alternate are each restored under their own kind")
+  func restoreAlternatingKinds() throws {
+    // In name order: runs of two, one and three machines of each kind, alike in state.
+    let kinds = ["alarm", "alarm", "bell", "alarm", "bell", "bell", "bell", "alarm", "bell"]
+    let names = kinds.indices.map { "k\($0)" }
+    do {
+      let store = try MachineStore(directory: directory, durability: .batched)
+      let (host, _) = host(store)
+      for (name, kind) in zip(names, kinds) {
+        _ = try host.spawn(kind: kind, name: name, state: nil).get().post("arm", tag: .none)
+      }
+      host.runtime.dispatch()
+      host.finishTurn()
+      #expect(host.closeStore())
+    }
+    let store = try MachineStore(directory: directory, durability: .batched)
+    let (host, _) = host(store)
+    #expect(try host.restore() == [])
+    #expect(names.map { host.machine($0)?.kind } == kinds)
+    #expect(names.allSatisfy { host.machine($0)?.stateText == "arm" })
+    #expect(host.machineCount(kind: "bell") == 5 && host.runtime.statistics.timers == 9)
   }
 
   /// Writes machines `m0` ... `m<count - 1>` of `alarm`, idle, and closes the store.
