@@ -92,12 +92,27 @@ extension _TypedMachine {
       )
     }
     var recorded = Effects<M>(storage: storage, lastIndex: lastIndex)
-    // One pointer for the reads and the resolver's writes, so that the new state is taken
-    // from what the resolver stored when it is inlined, not reloaded.
     let state = self.state
     let from = state.pointee
-    let resolution = M.resolve(
-      input, state: &state.pointee, extra: extra.pointee, effects: &recorded)
+    let resolution: Resolution
+    let to: M.State
+    if MemoryLayout<M.State>.size <= _TypedMachine.registerStateBytes {
+      // A small state is resolved in a local copy, stored only when the input is handled:
+      // when the resolver is inlined, the reply is built from the values it computed. Read
+      // back from memory, a state stored word by word is loaded in one wider load, which
+      // waits for the stores to reach the cache instead of being forwarded from them.
+      var next = from
+      resolution = M.resolve(input, state: &next, extra: extra.pointee, effects: &recorded)
+      if resolution == .handled { state.pointee = next }
+      to = next
+    } else {
+      // A larger one in place, restored when the input is rejected: copying it in and out
+      // costs more than the reload saves.
+      resolution = M.resolve(
+        input, state: &state.pointee, extra: extra.pointee, effects: &recorded)
+      if resolution == .rejected { state.pointee = from }
+      to = state.pointee
+    }
     if recorded.overflow > 0 {
       let (id, dropped) = (self.id, recorded.overflow)
       withRuntime { runtime in
@@ -108,7 +123,7 @@ extension _TypedMachine {
     switch resolution {
     case .handled:
       record.pointee.handled &+= 1
-      notify(_TypedMachine.handled(input, from: from, to: state.pointee, tag: tag))
+      notify(_TypedMachine.handled(input, from: from, to: to, tag: tag))
       var index = 0
       while index < recorded.count {
         let effect = (storage + index).move()
@@ -117,12 +132,15 @@ extension _TypedMachine {
         apply(effect)
       }
     case .rejected:
-      state.pointee = from
       recorded._discardAll()
       record.pointee.rejected &+= 1
       notify(_TypedMachine.rejected(input, state: from, tag: tag))
     }
   }
+
+  /// The largest state `resolve` resolves in a local copy rather than in place: four words.
+  @inlinable
+  static var registerStateBytes: Int { 4 &* MemoryLayout<UInt64>.size }
 
   /// The event replying `.handled(input, from:, to:)`, built in place (inlined: fewer
   /// instructions per reply than building it out of line and copying it back).

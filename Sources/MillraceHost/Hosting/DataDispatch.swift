@@ -21,8 +21,7 @@ extension DataKind {
       _handle(input, from: start, to: end, frame, &effects)
     }
     guard resolution == .handled else { return resolution }
-    state.context = frame.context
-    if to >= 0 { state.leaf = UInt16(truncatingIfNeeded: to) }
+    state = DataState(to >= 0 ? UInt16(truncatingIfNeeded: to) : state.leaf, context: frame.context)
     return resolution
   }
 

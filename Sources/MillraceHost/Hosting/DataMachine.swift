@@ -57,30 +57,47 @@ public struct DataKindHandle<Words: DataWords> {
 /// An input or output of a data kind: its index among the kind's inputs or outputs, and its
 /// values in words at the offsets of its parameters (`KindDefinition.DataModel`).
 public struct DataMessage<Words: DataWords>: BitwiseCopyable, Sendable {
-  /// The input's or output's index.
-  public var index: UInt16
+  /// The index in a whole word (see `DataState._leaf`).
+  @usableFromInline var _index: UInt64
   /// Its values.
   public var words: Words
+
+  /// The input's or output's index.
+  @inlinable
+  public var index: UInt16 {
+    get { UInt16(truncatingIfNeeded: _index) }
+    set { _index = UInt64(newValue) }
+  }
 
   /// The input or output `index` with `words`.
   @inlinable
   public init(_ index: UInt16, words: Words = Words()) {
-    self.index = index
+    _index = UInt64(index)
     self.words = words
   }
 }
 
 /// What a machine of a data kind holds: its leaf state and its context.
 public struct DataState<Words: DataWords>: BitwiseCopyable, Sendable {
-  /// The leaf state's index.
-  public var leaf: UInt16
+  /// The leaf in a whole word, which takes no room: `context` is word-aligned. Every store of
+  /// it then writes the whole word, so that a later load of the word (a reply's observer
+  /// reads a state that way) is forwarded from the store instead of waiting for it to reach
+  /// the cache, as a load that also covers padding must.
+  @usableFromInline var _leaf: UInt64
   /// The context variables, at their offsets.
   public var context: Words
+
+  /// The leaf state's index.
+  @inlinable
+  public var leaf: UInt16 {
+    get { UInt16(truncatingIfNeeded: _leaf) }
+    set { _leaf = UInt64(newValue) }
+  }
 
   /// The state `leaf` with `context`.
   @inlinable
   public init(_ leaf: UInt16, context: Words) {
-    self.leaf = leaf
+    _leaf = UInt64(leaf)
     self.context = context
   }
 }
