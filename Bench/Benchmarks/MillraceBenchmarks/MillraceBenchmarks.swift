@@ -30,12 +30,50 @@ let benchmarks: @Sendable () -> Void = {
     }
   }
 
+  /// Registers `subject` timed against `peer` in the same iterations: each iteration measures
+  /// a run of both, back to back (in turn which goes first), and records the subject's time
+  /// over the peer's, in thousandths (`BenchConfig.pairedRatio`), so that a ratio budget is
+  /// judged on two runs made at the same speed of the machine. Its name is the subject's
+  /// with `/paired`.
+  func registerPaired(
+    _ subject: some HotPath, against peer: some HotPath, _ configuration: Benchmark.Configuration
+  ) {
+    var paired = configuration
+    paired.metrics = [BenchConfig.pairedRatio]
+    paired.scalingFactor = .one
+    let clock = ContinuousClock()
+    func timed(_ path: some HotPath) -> Duration {
+      path.prepare()
+      let start = clock.now
+      path.measured()
+      let elapsed = clock.now - start
+      path.finish()
+      return elapsed
+    }
+    var subjectFirst = false
+    Benchmark(subject.name + "/paired", configuration: paired) { benchmark in
+      subjectFirst.toggle()
+      let subjectTime: Duration
+      let peerTime: Duration
+      if subjectFirst {
+        subjectTime = timed(subject)
+        peerTime = timed(peer)
+      } else {
+        peerTime = timed(peer)
+        subjectTime = timed(subject)
+      }
+      let ratio = subjectTime / max(peerTime, .nanoseconds(1))
+      benchmark.measurement(BenchConfig.pairedRatio, Int((ratio * 1_000).rounded()))
+    }
+  }
+
   // MARK: post + dispatch + resolve + reply
 
   register(CounterPath(), config)
   register(AuthCodePath(), config)
   register(AuthTablePath(), config)
   register(AuthDataPath(), config)
+  registerPaired(AuthDataPath(), against: AuthTablePath(), config)
 
   // MARK: effects
 

@@ -35,4 +35,9 @@ extension BenchConfig {
   /// (DESIGN.md §6 budget: ≤ 64). Not scaled: record the per-machine figure itself.
   public static let bytesPerMachine = BenchmarkMetric.custom(
     "bytesPerMachine", polarity: .prefersSmaller, useScalingFactor: false)
+
+  /// Custom metric of a paired benchmark (`…/paired`): a run of the subject's time over a run of
+  /// its peer's, made back to back in one iteration, in thousandths. Not scaled.
+  public static let pairedRatio = BenchmarkMetric.custom(
+    "pairedRatio", polarity: .prefersSmaller, useScalingFactor: false)
 }
