@@ -45,6 +45,7 @@ test: deps clients-deps
 	$(MAKE) embedded-arm
 	$(MAKE) c-tests c-example-uv
 	$(MAKE) checksum-paths
+	python3 Bench/scripts/test_report.py
 
 # The DocC documentation of the core and of the libuv driver (swift-docc-plugin), every warning
 # (a broken symbol link, an undocumented parameter) an error. Writes
