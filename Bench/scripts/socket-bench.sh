@@ -17,6 +17,9 @@
 #       exact percentiles p50..p99.999. redis-benchmark 7.0 cannot give those here: its
 #       latency histogram starts at 10 us, and a Unix-socket round trip is 5-20 us, so its
 #       percentiles all fall in the first bucket. The latency picture and the p50 budget use rtt.
+#       Each judged millraced SEND, and redis-server's PING for reference, is also timed paired
+#       with the echo (rtt -p: blocks of 2000 requests alternating between the two), and the
+#       1-client budget is judged on that ratio.
 #
 # Usage: socket-bench.sh [OUT_DIR]        (default: Bench/results/raw/socket)
 # Env:   BENCH_QUICK=1         fewer requests (the whole thing in ~30 s)
@@ -33,7 +36,7 @@
 # (~2.5 us for the echo server), which is what the servers are compared on. redis-benchmark,
 # the load generator, gets the other CPUs, as a load generator should.
 # Output: OUT_DIR/socket.tsv (one line per run: server, command, clients, pipeline, requests,
-#         round, file, server CPU ns over a redis-benchmark run), OUT_DIR/rb-*.txt (redis-benchmark's output), OUT_DIR/rtt-*.json (rtt), logs.
+#         round, file, server CPU ns over a redis-benchmark run), OUT_DIR/rb-*.txt (redis-benchmark's output), OUT_DIR/rtt-*.json (rtt; rtt-paired-*.json paired with the echo), logs.
 # Every server it starts is stopped on exit, whatever happens (trap).
 set -euo pipefail
 
@@ -223,6 +226,31 @@ for round in $(seq 1 "$ROUNDS"); do
         log "$server: rtt $cmd failed (see $OUT/$server.log)"
       fi
     done
+  done
+done
+
+# rtt paired with the echo: each judged millraced SEND (and redis-server's PING, for reference)
+# timed in blocks that alternate with the echo's PING (Bench/C/rtt -p), so that the ratio
+# compares the two at the same speed of the VM; the runs above give each server's own
+# distribution. Not for strict (fsync per turn: not judged).
+for round in $(seq 1 "$ROUNDS"); do
+  for server in "${SERVERS[@]}"; do
+    case "$server" in
+      redis) cmd="PING" ;;
+      millraced-strict) continue ;;
+      millraced-*) cmd="SEND t flip" ;;
+      *) continue ;;
+    esac
+    case "|${CMDS[$server]}|" in *"|$cmd|"*) ;; *) continue ;; esac
+    f="rtt-paired-$server-$(tag_of "$cmd")-r$round.json"
+    log "round $round/$ROUNDS $server: rtt -n $N_RTT -p echo $cmd"
+    # shellcheck disable=SC2086 # the command's words are its arguments
+    if timeout 300 "${ON_SERVER[@]}" "$RTT" -s "${SOCK[$server]}" -p "${SOCK[echo]}" -q PING -n "$N_RTT" \
+      -w "$W_RTT" -o "$OUT/$f" $cmd 2>>"$OUT/$server.log"; then
+      printf '%s\t%s\trtt-paired\t1\t%s\t%s\t%s\t\n' "$server" "$cmd" "$N_RTT" "$round" "$f" >> "$OUT/socket.tsv"
+    else
+      log "$server: paired rtt failed (see $OUT/$server.log)"
+    fi
   done
 done
 

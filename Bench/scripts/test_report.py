@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Checks of report.py's verdicts on made-up samples (run by `make test`, `make report-tests`)."""
 import importlib.util
+import json
 import os
 import tempfile
 import unittest
@@ -45,6 +46,49 @@ class GuardedRow(unittest.TestCase):
     def test_without_the_paired_benchmark_the_p50s_decide(self):
         row = guarded_row(None)
         self.assertAlmostEqual(row["ratio"], 2.0)
+        self.assertIn("time ratio", row["failed"])
+
+
+def rtt_row(paired_rounds):
+    """The judged 1-client row (durability batched) for a SEND of 8 µs against an echo PING of
+    5 µs (1.6×, apart), with one paired run per ratio in `paired_rounds`, read back from the
+    files socket-bench.sh writes."""
+    with tempfile.TemporaryDirectory() as directory:
+        rows = ["server\tcommand\tclients\tpipeline\trequests\tround\tfile\tserver_cpu_ns"]
+
+        def run(server, command, clients, round_, data):
+            name = f"{clients}-{server}-{round_}.json"
+            with open(os.path.join(directory, name), "w") as f:
+                json.dump(data, f)
+            rows.append(f"{server}\t{command}\t{clients}\t1\t1000\t{round_}\t{name}\t")
+
+        run("echo", "PING", "rtt", 1, {"percentiles": {"50": 5_000}})
+        run("millraced-batched", "SEND t flip", "rtt", 1, {"percentiles": {"50": 8_000}})
+        for i, ratio in enumerate(paired_rounds):
+            run("millraced-batched", "SEND t flip", "rtt-paired", i + 1,
+                {"percentiles": {"50": 8_000}, "peer": {"percentiles": {"50": 6_000}},
+                 "paired": {"block": 2000, "pairs": 50, "ratio_p25": ratio - 0.05,
+                            "ratio_p50": ratio, "ratio_p75": ratio + 0.05}})
+        with open(os.path.join(directory, "socket.tsv"), "w") as f:
+            f.write("\n".join(rows) + "\n")
+        sock = report.read_socket(directory)
+    rows = report.socket_budgets(sock, ["echo", "millraced-batched"])
+    return next(r for r in rows if r["kind"] == "rtt")
+
+
+class RoundTripRow(unittest.TestCase):
+    def test_median_paired_round_decides(self):
+        row = rtt_row([1.40, 1.25, 1.20])
+        self.assertAlmostEqual(row["ratio"], 1.25)
+        self.assertAlmostEqual(row["apart_ratio"], 1.6)
+        self.assertEqual(row["result"], "PASS")
+
+    def test_paired_ratio_above_the_budget_fails(self):
+        self.assertIn("time ratio", rtt_row([1.35, 1.31, 1.50])["failed"])
+
+    def test_without_a_paired_run_the_p50s_decide(self):
+        row = rtt_row([])
+        self.assertAlmostEqual(row["ratio"], 1.6)
         self.assertIn("time ratio", row["failed"])
 
 
