@@ -50,7 +50,7 @@ let package = Package(
     .executableTarget(
       name: "PeerBenchmarks",
       dependencies: [
-        "BenchSupport",
+        "BenchSupport", "MillraceWorkloads",
         .product(name: "Benchmark", package: "benchmark"),
         .product(name: "OpenCombine", package: "OpenCombine"),
       ],
@@ -80,7 +80,7 @@ let package = Package(
     .target(name: "CCallgrind"),
     .executableTarget(
       name: "instructions",
-      dependencies: ["MillraceWorkloads", "CCallgrind"],
+      dependencies: ["BenchWorkloads", "MillraceWorkloads", "CCallgrind"],
       swiftSettings: swift6),
   ]
 )

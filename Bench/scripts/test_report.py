@@ -49,6 +49,36 @@ class GuardedRow(unittest.TestCase):
         self.assertIn("time ratio", row["failed"])
 
 
+def dispatch_row(paired):
+    """The auth table machine's dispatch row for 100 ns against the ring's 20 ns an input (5×,
+    apart), with `paired` (thousandths) as every paired iteration's ratio, or no paired run."""
+    with tempfile.TemporaryDirectory() as directory:
+        write_samples(directory, "auth:millrace-table", "wallClock", [100_000] * 9)
+        write_samples(directory, "auth:ring-switch", "wallClock", [20_000] * 9)
+        if paired is not None:
+            write_samples(directory, "auth:millrace-table_paired", "pairedRatio", [paired] * 9)
+        benches = report.read_samples(directory)
+    counts = {"paths": {"auth:millrace-table": {"instructions_per_op": 214.0, "ceiling": 250.0}}}
+    rows = report.inprocess_budgets(benches, counts)
+    return next(r for r in rows if r["figure"] == "auth:millrace-table")
+
+
+class DispatchRow(unittest.TestCase):
+    def test_paired_median_decides(self):
+        row = dispatch_row(3_900)
+        self.assertAlmostEqual(row["ratio"], 3.9)
+        self.assertAlmostEqual(row["apart_ratio"], 5.0)
+        self.assertEqual(row["result"], "PASS")
+
+    def test_paired_median_above_the_budget_fails(self):
+        self.assertIn("time ratio", dispatch_row(4_100)["failed"])
+
+    def test_without_the_paired_benchmark_the_p50s_decide(self):
+        row = dispatch_row(None)
+        self.assertAlmostEqual(row["ratio"], 5.0)
+        self.assertIn("time ratio", row["failed"])
+
+
 def rtt_row(paired_rounds):
     """The judged 1-client row (durability batched) for a SEND of 8 µs against an echo PING of
     5 µs (1.6×, apart), with one paired run per ratio in `paired_rounds`, read back from the

@@ -16,63 +16,12 @@ import MillraceWorkloads
 let benchmarks: @Sendable () -> Void = {
   let config = BenchConfig.perInput()
 
-  /// Registers `path` as a benchmark: each iteration prepares outside the measurement,
-  /// measures `measured()` and checks outside it. An iteration is `path.operations`
-  /// operations: `configuration`'s scaling factor, or report.py's SCALING where no factor
-  /// fits (8 cancels).
-  func register(_ path: some HotPath, _ configuration: Benchmark.Configuration) {
-    Benchmark(path.name, configuration: configuration) { benchmark in
-      path.prepare()
-      benchmark.startMeasurement()
-      path.measured()
-      benchmark.stopMeasurement()
-      path.finish()
-    }
-  }
-
-  /// Registers `subject` timed against `peer` in the same iterations: each iteration measures
-  /// a run of both, back to back (in turn which goes first), and records the subject's time
-  /// over the peer's, in thousandths (`BenchConfig.pairedRatio`), so that a ratio budget is
-  /// judged on two runs made at the same speed of the machine. Its name is the subject's
-  /// with `/paired`.
-  func registerPaired(
-    _ subject: some HotPath, against peer: some HotPath, _ configuration: Benchmark.Configuration
-  ) {
-    var paired = configuration
-    paired.metrics = [BenchConfig.pairedRatio]
-    paired.scalingFactor = .one
-    let clock = ContinuousClock()
-    func timed(_ path: some HotPath) -> Duration {
-      path.prepare()
-      let start = clock.now
-      path.measured()
-      let elapsed = clock.now - start
-      path.finish()
-      return elapsed
-    }
-    var subjectFirst = false
-    Benchmark(subject.name + "/paired", configuration: paired) { benchmark in
-      subjectFirst.toggle()
-      let subjectTime: Duration
-      let peerTime: Duration
-      if subjectFirst {
-        subjectTime = timed(subject)
-        peerTime = timed(peer)
-      } else {
-        peerTime = timed(peer)
-        subjectTime = timed(subject)
-      }
-      let ratio = subjectTime / max(peerTime, .nanoseconds(1))
-      benchmark.measurement(BenchConfig.pairedRatio, Int((ratio * 1_000).rounded()))
-    }
-  }
-
   // MARK: post + dispatch + resolve + reply
 
-  register(CounterPath(), config)
-  register(AuthCodePath(), config)
-  register(AuthTablePath(), config)
-  register(AuthDataPath(), config)
+  registerHotPath(CounterPath(), config)
+  registerHotPath(AuthCodePath(), config)
+  registerHotPath(AuthTablePath(), config)
+  registerHotPath(AuthDataPath(), config)
   registerPaired(AuthDataPath(), against: AuthTablePath(), config)
 
   // MARK: effects
@@ -80,17 +29,17 @@ let benchmarks: @Sendable () -> Void = {
   /// Cancels are measured 8 per iteration (CancelRig), not a batch.
   var cancelConfig = config
   cancelConfig.scalingFactor = .one
-  register(EffectStartAfterPath(), config)
-  register(EffectReplaceLatestPath(), config)
-  register(EffectQueueOldestPath(), config)
-  register(EffectCancelPath(), cancelConfig)
-  register(EffectCyclePath(), config)
+  registerHotPath(EffectStartAfterPath(), config)
+  registerHotPath(EffectReplaceLatestPath(), config)
+  registerHotPath(EffectQueueOldestPath(), config)
+  registerHotPath(EffectCancelPath(), cancelConfig)
+  registerHotPath(EffectCyclePath(), config)
 
   // MARK: timers
 
-  register(TimerArmPath(), config)
-  register(TimerCancelPath(), cancelConfig)
-  register(
+  registerHotPath(TimerArmPath(), config)
+  registerHotPath(TimerCancelPath(), cancelConfig)
+  registerHotPath(
     TimerFirePath(),
     Benchmark.Configuration(
       metrics: BenchConfig.metrics, timeUnits: .nanoseconds, warmupIterations: 0,

@@ -7,6 +7,7 @@
 
 import BenchSupport
 import Benchmark
+import MillraceWorkloads
 
 let benchmarks: @Sendable () -> Void = {
   let config = BenchConfig.perInput()
@@ -15,31 +16,14 @@ let benchmarks: @Sendable () -> Void = {
 
   // MARK: ring buffer + switch (the practical limit)
 
-  do {
-    let sink = ReplySink()
-    let machine = RingCounter(reply: sink.counter)
-    Benchmark("counter:ring-switch", configuration: config) { benchmark in
-      for _ in benchmark.scaledIterations {
-        precondition(machine.post(.increment), "queue full")
-        machine.run()
-      }
-      sink.verify(batch, benchmark.name)
-    }
-  }
-  do {
-    let sink = ReplySink()
-    let machine = RingAuth(reply: sink.auth)
-    Benchmark("auth:ring-switch", configuration: config) { benchmark in
-      for _ in 0..<cycles {
-        precondition(machine.post(.login), "queue full")
-        machine.run()
-        precondition(machine.post(.logout), "queue full")
-        machine.run()
-      }
-      sink.verify(batch, benchmark.name)
-      precondition(machine.dropped == 0)
-    }
-  }
+  registerHotPath(RingCounterPath(), config)
+  registerHotPath(RingAuthPath(), config)
+
+  // Millrace's dispatch rows timed in pairs with the ring (`…/paired`): DESIGN §6's "p50 ≤ 4×
+  // the ring + switch loop" is judged on these, two runs made at the same speed of the machine.
+  registerPaired(CounterPath(), against: RingCounterPath(), config)
+  registerPaired(AuthCodePath(), against: RingAuthPath(), config)
+  registerPaired(AuthTablePath(), against: RingAuthPath(), config)
 
   // MARK: Harvest-style pipeline on OpenCombine
 

@@ -91,3 +91,50 @@ final class RingAuth {
     }
   }
 }
+
+/// `counter:ring-switch`: 1,000 `increment`s posted and run one at a time, as a hot path (alone,
+/// and as the peer `counter:millrace-code` is timed in pairs with).
+final class RingCounterPath: HotPath {
+  let name = "counter:ring-switch"
+  let operations = BenchConfig.batch
+  let sink = ReplySink()
+  let machine: RingCounter
+
+  init() { machine = RingCounter(reply: sink.counter) }
+
+  func measured() {
+    let machine = self.machine
+    for _ in 0..<operations {
+      precondition(machine.post(.increment), "queue full")
+      machine.run()
+    }
+  }
+
+  func finish() { sink.verify(operations, name) }
+}
+
+/// `auth:ring-switch`: 250 login → loginOK → logout → logoutOK cycles, as a hot path (alone,
+/// and as the peer the auth machines are timed in pairs with).
+final class RingAuthPath: HotPath {
+  let name = "auth:ring-switch"
+  let operations = BenchConfig.batch
+  let sink = ReplySink()
+  let machine: RingAuth
+
+  init() { machine = RingAuth(reply: sink.auth) }
+
+  func measured() {
+    let machine = self.machine
+    for _ in 0..<Auth.cyclesPerBatch {
+      precondition(machine.post(.login), "queue full")
+      machine.run()
+      precondition(machine.post(.logout), "queue full")
+      machine.run()
+    }
+  }
+
+  func finish() {
+    sink.verify(operations, name)
+    precondition(machine.dropped == 0)
+  }
+}

@@ -11,27 +11,6 @@ import Foundation
 import Millrace
 import MillraceHost
 
-/// One hot path: a runtime and its machines, set up once, and the operations measured on it.
-public protocol HotPath: AnyObject {
-  /// The benchmark's name, as `scripts/report.py`'s BUDGETS and `budgets.json` know it.
-  var name: String { get }
-  /// Operations one `measured()` performs: every per-operation figure divides by this.
-  var operations: Int { get }
-  /// Work an iteration needs before its measurement (arming the effects a cancel cancels).
-  func prepare()
-  /// The measured operations.
-  func measured()
-  /// Checks and clean-up after the measurement (did the work happen; cancel what was armed).
-  func finish()
-}
-
-extension HotPath {
-  /// Nothing to prepare.
-  public func prepare() {}
-  /// Nothing to check.
-  public func finish() {}
-}
-
 /// Every hot path by name, made on demand (the 1 M timer rig reserves about 200 MB).
 public enum HotPaths {
   /// Names in report order, with the function that sets each up.

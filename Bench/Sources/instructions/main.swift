@@ -14,6 +14,7 @@
 // cancel out.
 // Prints one JSON object: name, operations_per_run, warmup_runs, runs, operations, callgrind.
 
+import BenchWorkloads
 import CCallgrind
 import MillraceWorkloads
 
