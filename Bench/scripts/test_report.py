@@ -18,65 +18,59 @@ def write_samples(directory, name, metric, values):
         f.write(metric + "\n" + "\n".join(str(v) for v in values) + "\n")
 
 
-def guarded_row(paired):
-    """The guarded row for a data row of 40 ns and a table row of 20 ns an input (2×, apart),
+def inprocess_row(subject, peer, times, paired, counts):
+    """The row of `subject`, timed at times[0] ns against `peer`'s times[1] ns an input (apart),
     with `paired` (thousandths) as every paired iteration's ratio, or no paired benchmark."""
     with tempfile.TemporaryDirectory() as directory:
-        write_samples(directory, "auth:millrace-data", "wallClock", [40_000] * 9)
-        write_samples(directory, "auth:millrace-table", "wallClock", [20_000] * 9)
+        write_samples(directory, subject, "wallClock", [times[0] * 1_000] * 9)
+        write_samples(directory, peer, "wallClock", [times[1] * 1_000] * 9)
         if paired is not None:
-            write_samples(directory, "auth:millrace-data_paired", "pairedRatio", [paired] * 9)
+            write_samples(directory, subject + "_paired", "pairedRatio", [paired] * 9)
         benches = report.read_samples(directory)
-    counts = {"paths": {"auth:millrace-data": {"instructions_per_op": 300.0},
-                        "auth:millrace-table": {"instructions_per_op": 214.0}}}
-    rows = report.inprocess_budgets(benches, counts)
-    return next(r for r in rows if r["kind"] == "guarded")
+    rows = report.inprocess_budgets(benches, {"paths": counts})
+    return next(r for r in rows if r["figure"] == subject)
 
 
-class GuardedRow(unittest.TestCase):
-    def test_paired_median_decides(self):
-        row = guarded_row(1_440)
-        self.assertAlmostEqual(row["ratio"], 1.44)
-        self.assertAlmostEqual(row["apart_ratio"], 2.0)
-        self.assertEqual(row["result"], "PASS")
-
-    def test_paired_median_above_the_budget_fails(self):
-        self.assertIn("time ratio", guarded_row(1_510)["failed"])
-
-    def test_without_the_paired_benchmark_the_p50s_decide(self):
-        row = guarded_row(None)
-        self.assertAlmostEqual(row["ratio"], 2.0)
-        self.assertIn("time ratio", row["failed"])
+def guarded_row(paired):
+    """The guarded row: a data row of 40 ns against a table row of 20 ns (2×, apart)."""
+    return inprocess_row("auth:millrace-data", "auth:millrace-table", (40, 20), paired,
+                         {"auth:millrace-data": {"instructions_per_op": 300.0},
+                          "auth:millrace-table": {"instructions_per_op": 214.0}})
 
 
 def dispatch_row(paired):
-    """The auth table machine's dispatch row for 100 ns against the ring's 20 ns an input (5×,
-    apart), with `paired` (thousandths) as every paired iteration's ratio, or no paired run."""
-    with tempfile.TemporaryDirectory() as directory:
-        write_samples(directory, "auth:millrace-table", "wallClock", [100_000] * 9)
-        write_samples(directory, "auth:ring-switch", "wallClock", [20_000] * 9)
-        if paired is not None:
-            write_samples(directory, "auth:millrace-table_paired", "pairedRatio", [paired] * 9)
-        benches = report.read_samples(directory)
-    counts = {"paths": {"auth:millrace-table": {"instructions_per_op": 214.0, "ceiling": 250.0}}}
-    rows = report.inprocess_budgets(benches, counts)
-    return next(r for r in rows if r["figure"] == "auth:millrace-table")
+    """The auth table machine's dispatch row: 100 ns against the ring's 20 ns (5×, apart)."""
+    return inprocess_row("auth:millrace-table", "auth:ring-switch", (100, 20), paired,
+                         {"auth:millrace-table": {"instructions_per_op": 214.0, "ceiling": 250.0}})
 
 
-class DispatchRow(unittest.TestCase):
+class PairedRowChecks:
+    """The verdict of a row timed in pairs: `row(paired)` makes it, `passing` and `failing` are
+    paired medians (thousandths) below and above its budget, `apart` the ratio of its p50s."""
+
     def test_paired_median_decides(self):
-        row = dispatch_row(3_900)
-        self.assertAlmostEqual(row["ratio"], 3.9)
-        self.assertAlmostEqual(row["apart_ratio"], 5.0)
+        row = self.row(self.passing)
+        self.assertAlmostEqual(row["ratio"], self.passing / 1000)
+        self.assertAlmostEqual(row["apart_ratio"], self.apart)
         self.assertEqual(row["result"], "PASS")
 
     def test_paired_median_above_the_budget_fails(self):
-        self.assertIn("time ratio", dispatch_row(4_100)["failed"])
+        self.assertIn("time ratio", self.row(self.failing)["failed"])
 
     def test_without_the_paired_benchmark_the_p50s_decide(self):
-        row = dispatch_row(None)
-        self.assertAlmostEqual(row["ratio"], 5.0)
+        row = self.row(None)
+        self.assertAlmostEqual(row["ratio"], self.apart)
         self.assertIn("time ratio", row["failed"])
+
+
+class GuardedRow(PairedRowChecks, unittest.TestCase):
+    row = staticmethod(guarded_row)
+    passing, failing, apart = 1_440, 1_510, 2.0
+
+
+class DispatchRow(PairedRowChecks, unittest.TestCase):
+    row = staticmethod(dispatch_row)
+    passing, failing, apart = 3_900, 4_100, 5.0
 
 
 def rtt_row(paired_rounds):

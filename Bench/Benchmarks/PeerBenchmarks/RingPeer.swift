@@ -92,46 +92,59 @@ final class RingAuth {
   }
 }
 
-/// `counter:ring-switch`: 1,000 `increment`s posted and run one at a time, as a hot path (alone,
-/// and as the peer `counter:millrace-code` is timed in pairs with).
-final class RingCounterPath: HotPath {
-  let name = "counter:ring-switch"
-  let operations = BenchConfig.batch
-  let sink = ReplySink()
-  let machine: RingCounter
-
-  init() { machine = RingCounter(reply: sink.counter) }
-
-  func measured() {
-    let machine = self.machine
-    for _ in 0..<operations {
-      precondition(machine.post(.increment), "queue full")
-      machine.run()
-    }
-  }
-
-  func finish() { sink.verify(operations, name) }
+/// A ring + `switch` machine with its workload: one batch of the benchmark's inputs, posted and
+/// run one at a time.
+protocol RingWorkload: AnyObject {
+  /// The benchmark's name.
+  static var name: String { get }
+  /// A machine replying to `sink`.
+  init(sink: ReplySink)
+  /// One batch (`BenchConfig.batch` inputs resolved).
+  func runBatch()
+  /// Inputs an effect could not post back (always 0 in a correct run).
+  var dropped: Int { get }
 }
 
-/// `auth:ring-switch`: 250 login → loginOK → logout → logoutOK cycles, as a hot path (alone,
-/// and as the peer the auth machines are timed in pairs with).
-final class RingAuthPath: HotPath {
-  let name = "auth:ring-switch"
-  let operations = BenchConfig.batch
-  let sink = ReplySink()
-  let machine: RingAuth
+extension RingCounter: RingWorkload {
+  static var name: String { "counter:ring-switch" }
+  convenience init(sink: ReplySink) { self.init(reply: sink.counter) }
+  var dropped: Int { 0 }
 
-  init() { machine = RingAuth(reply: sink.auth) }
-
-  func measured() {
-    let machine = self.machine
-    for _ in 0..<Auth.cyclesPerBatch {
-      precondition(machine.post(.login), "queue full")
-      machine.run()
-      precondition(machine.post(.logout), "queue full")
-      machine.run()
+  /// 1,000 `increment`s.
+  func runBatch() {
+    for _ in 0..<BenchConfig.batch {
+      precondition(post(.increment), "queue full")
+      run()
     }
   }
+}
+
+extension RingAuth: RingWorkload {
+  static var name: String { "auth:ring-switch" }
+  convenience init(sink: ReplySink) { self.init(reply: sink.auth) }
+
+  /// 250 login → loginOK → logout → logoutOK cycles.
+  func runBatch() {
+    for _ in 0..<Auth.cyclesPerBatch {
+      precondition(post(.login), "queue full")
+      run()
+      precondition(post(.logout), "queue full")
+      run()
+    }
+  }
+}
+
+/// A ring + `switch` workload as a hot path: timed alone (`counter:ring-switch`,
+/// `auth:ring-switch`), and as the peer Millrace's dispatch rows are timed in pairs with.
+final class RingPath<Workload: RingWorkload>: HotPath {
+  let name = Workload.name
+  let operations = BenchConfig.batch
+  let sink = ReplySink()
+  let machine: Workload
+
+  init() { machine = Workload(sink: sink) }
+
+  func measured() { machine.runBatch() }
 
   func finish() {
     sink.verify(operations, name)
