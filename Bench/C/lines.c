@@ -54,6 +54,7 @@ static void add(slot_t *t, uint64_t key) {
 }
 static void dump(slot_t *t, const char *path) {
   FILE *f = fopen(path, "w");
+  if (!f) { perror(path); exit(2); }
   for (uint64_t i = 0; i < CAP; i++) if (t[i].gen) fprintf(f, "%lx %lu\n", t[i].key, t[i].val);
   fclose(f);
 }

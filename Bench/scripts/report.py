@@ -308,12 +308,14 @@ def read_socket(directory):
     for k, runs in rtt.items():
         d = dict(median_run(runs, lambda d: d["percentiles"]["50"]))
         d["rounds"] = [r["percentiles"]["50"] for r in runs]
+        d["all_rounds"] = runs
         res["rtt"][k] = d
     for k, runs in paired.items():
         runs = [r for r in runs if "paired" in r]
         if runs:
             d = dict(median_run(runs, lambda d: d["paired"]["ratio_p50"]))
             d["rounds"] = [r["paired"]["ratio_p50"] for r in runs]
+            d["all_rounds"] = runs
             res["rtt_paired"][k] = d
     for k, runs in rb.items():
         d = dict(median_run(runs, lambda d: d["rps"]))
@@ -568,9 +570,15 @@ def socket_budgets(sock, servers):
             row.update(value=f"{fmt_us(v)} µs", ratio=v / echo_p50, p50_ns=v, peer_p50_ns=echo_p50)
             # Judged on the run paired with the echo when it ran (Bench/C/rtt -p): the median
             # over pairs of blocks timed back to back. The servers' own runs are seconds apart,
-            # and a VM's speed moves between them (Bench/README.md, "The 1-client round trip
-            # timed in pairs"); their ratio is shown beside it.
+            # and a VM's speed moves between them (Bench/README.md, "The dispatch rows and the
+            # round trip timed in pairs"); their ratio is shown beside it.
             p = sock.get("rtt_paired", {}).get((f"millraced-{mode}", "SEND t flip"))
+            # A time of error replies is not a round trip of SEND: any error, in any round of
+            # either run (or of the echo paired with it), fails the row.
+            errors = sum(x.get("errors", 0) for x in r.get("all_rounds", [r]))
+            if p:
+                errors += sum(x.get("errors", 0) + x.get("peer", {}).get("errors", 0)
+                              for x in p.get("all_rounds", [p]))
             if p:
                 row.update(apart_ratio=row["ratio"], ratio=p["paired"]["ratio_p50"], ratio_paired=True,
                            paired_rounds=p["rounds"])
@@ -578,8 +586,13 @@ def socket_budgets(sock, servers):
                 row["peer"] += (f"; paired p50 {row['ratio']:.2f}× (rounds "
                                 + ", ".join(f"{x:.2f}" for x in p["rounds"])
                                 + f"; the two p50s: {row['apart_ratio']:.2f}×)")
+            if errors:
+                row["failed"].append("error replies")
+                row["peer"] += f"; {errors} error replies"
             if not judged:
                 row["result"] = "info"
+            elif errors:
+                row["result"] = "FAIL (error replies)"
             elif row["ratio"] <= RTT_RATIO:
                 row["result"] = "PASS"
             else:
@@ -914,11 +927,13 @@ def main():
               f"time decides one (they vary 2× between the VMs here), though every one is shown. Ratio = measured / "
               f"peer (for throughput, millraced / the peer, ≥ 1 meets it); *(shown)* marks a ratio given for "
               f"information. In-process times are the p50 over iterations of (iteration time / operations per "
-              f"iteration), except the guarded row's ratio: `auth:millrace-data/paired` times a run of the table row "
-              f"and one of the data row back to back in each iteration (in turn which goes first), and that row is "
-              f"judged on the median of those pairs' ratios, because two benchmarks timed seconds apart on these VMs "
-              f"differ by the VM's drift as much as by their code (the two p50s' ratio is shown next to it); "
-              f"mallocs are per operation at the p50 iteration, and callgrind must count no instruction "
+              f"iteration). The judged time ratios are timed in pairs: `…/paired` times a run of the row and one of its "
+              f"peer back to back in each iteration (in turn which goes first), the dispatch rows against the ring + "
+              f"`switch` loop and the guarded row against the table row, and `Bench/C/rtt -p` alternates blocks of "
+              f"2,000 round trips between millraced and the C echo; each is judged on the median of those pairs' "
+              f"ratios, because two runs timed seconds apart on these VMs differ by the VM's drift as much as by "
+              f"their code (the ratio of the separate p50s is shown next to it). A round trip with any error reply "
+              f"fails. Mallocs are per operation at the p50 iteration, and callgrind must count no instruction "
               f"inside malloc & co. during the measured operations either. Instructions per operation come from "
               f"`valgrind --tool=callgrind`, (Ir(N) − Ir(0)) / N on a release build of the same hot-path code "
               f"(`Bench/scripts/instructions.sh`); their ceilings are in `Bench/budgets.json`: 80 % of the count "
@@ -1014,9 +1029,10 @@ def main():
             "budgets": rows, "benchmarks": {k: clean(v) for k, v in sorted(benches.items())},
             "instructions": counts,
             "socket": {
-                "rtt": [dict(server=s, command=c, **{k: v for k, v in d.items() if k != "curve"})
+                "rtt": [dict(server=s, command=c, **{k: v for k, v in d.items() if k not in ("curve", "all_rounds")})
                         for (s, c), d in sock["rtt"].items()],
-                "rtt_paired": [dict(server=s, command=c, **{k: v for k, v in d.items() if k != "curve"})
+                "rtt_paired": [dict(server=s, command=c,
+                                    **{k: v for k, v in d.items() if k not in ("curve", "all_rounds")})
                                for (s, c), d in sock.get("rtt_paired", {}).items()],
                 "redis_benchmark": [dict(server=s, command=c, clients=cl, pipeline=p, **d)
                                     for (s, c, cl, p), d in sock["rb"].items()],

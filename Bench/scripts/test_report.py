@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks of report.py's verdicts on made-up samples (run by `make test`, `make report-tests`)."""
+"""Checks of report.py's verdicts on made-up samples (run by `make test`)."""
 import importlib.util
 import json
 import os
@@ -73,7 +73,7 @@ class DispatchRow(PairedRowChecks, unittest.TestCase):
     passing, failing, apart = 3_900, 4_100, 5.0
 
 
-def rtt_row(paired_rounds):
+def rtt_row(paired_rounds, errors=0, peer_errors=0):
     """The judged 1-client row (durability batched) for a SEND of 8 µs against an echo PING of
     5 µs (1.6×, apart), with one paired run per ratio in `paired_rounds`, read back from the
     files socket-bench.sh writes."""
@@ -87,10 +87,11 @@ def rtt_row(paired_rounds):
             rows.append(f"{server}\t{command}\t{clients}\t1\t1000\t{round_}\t{name}\t")
 
         run("echo", "PING", "rtt", 1, {"percentiles": {"50": 5_000}})
-        run("millraced-batched", "SEND t flip", "rtt", 1, {"percentiles": {"50": 8_000}})
+        run("millraced-batched", "SEND t flip", "rtt", 1, {"percentiles": {"50": 8_000}, "errors": 0})
         for i, ratio in enumerate(paired_rounds):
             run("millraced-batched", "SEND t flip", "rtt-paired", i + 1,
-                {"percentiles": {"50": 8_000}, "peer": {"percentiles": {"50": 6_000}},
+                {"percentiles": {"50": 8_000}, "errors": errors if i == 0 else 0,
+                 "peer": {"percentiles": {"50": 6_000}, "errors": peer_errors if i == 0 else 0},
                  "paired": {"block": 2000, "pairs": 50, "ratio_p25": ratio - 0.05,
                             "ratio_p50": ratio, "ratio_p75": ratio + 0.05}})
         with open(os.path.join(directory, "socket.tsv"), "w") as f:
@@ -109,6 +110,13 @@ class RoundTripRow(unittest.TestCase):
 
     def test_paired_ratio_above_the_budget_fails(self):
         self.assertIn("time ratio", rtt_row([1.35, 1.31, 1.50])["failed"])
+
+    def test_error_replies_in_any_round_fail(self):
+        # the erring round is not the median one (1.40 of 1.40, 1.25, 1.20)
+        for errors, peer_errors in ((3, 0), (0, 3)):
+            row = rtt_row([1.40, 1.25, 1.20], errors=errors, peer_errors=peer_errors)
+            self.assertIn("error replies", row["failed"])
+            self.assertEqual(row["result"], "FAIL (error replies)")
 
     def test_without_a_paired_run_the_p50s_decide(self):
         row = rtt_row([])
