@@ -146,6 +146,20 @@ final class DaemonProcess {
 
   var logText: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
 
+  /// The TCP address the daemon logged (`listening on HOST:PORT`), when it listens on one.
+  var tcpAddress: (host: String, port: Int)? {
+    for line in logText.split(separator: "\n") {
+      guard let range = line.range(of: "listening on ") else { continue }
+      let address = String(line[range.upperBound...])
+      guard !address.contains("/"), let colon = address.lastIndex(of: ":"),
+        let port = Int(address[address.index(after: colon)...])
+      else { continue }
+      let host = address[..<colon].trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+      return (host, port)
+    }
+    return nil
+  }
+
   /// A TCP port on 127.0.0.1 that was free a moment ago (the kernel's pick, so tests running
   /// at once get different ones).
   static func freePort() throws -> Int {

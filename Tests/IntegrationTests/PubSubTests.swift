@@ -35,6 +35,45 @@ struct PubSubTests {
     #expect(try subscriber.call("STATE", "x") == .bulk("on"))
   }
 
+  @Test("a connection closing on one listener leaves the other listener's subscribers alone")
+  func listenersKeepTheirSessions() throws {
+    // The soak found it: ids were numbered per listener, so a Unix client and a TCP subscriber
+    // could share one, and the Unix client's close dropped the subscriber's subscriptions.
+    let daemon = try DaemonProcess(["--listen", "0"]).start()
+    let port = try #require(daemon.tcpAddress).port
+    var driver: ControlClient? = try daemon.client()
+    guard case .integer(let driverID) = try driver!.call("CLIENT", "ID"), driverID <= 20 else {
+      Issue.record("no CLIENT ID under 21 for the first Unix client")
+      return
+    }
+    _ = try driver!.call("SPAWN", "toggle", "x")
+    var subscribers: [ControlClient] = []
+    for _ in 0..<driverID {
+      let subscriber = try ControlClient(address: "127.0.0.1:\(port)", timeoutSeconds: 5)
+      guard case .integer(let id) = try subscriber.call("CLIENT", "ID") else {
+        Issue.record("CLIENT ID over TCP is not an integer")
+        return
+      }
+      #expect(id != driverID, "a TCP client got the Unix client's id \(id)")
+      try subscriber.send(["SUBSCRIBE", "x"])
+      #expect(try subscriber.read() == .array([.bulk("subscribe"), .bulk("x"), .integer(1)]))
+      subscribers.append(subscriber)
+    }
+    driver = nil  // closes the Unix client
+    let publisher = try daemon.client()
+    let everyoneElse = "\(subscribers.count + 1)"
+    let closed = try daemon.eventually {
+      try daemon.stats(on: publisher)["connected_clients"] == everyoneElse
+    }
+    let stats = try daemon.stats(on: publisher)
+    #expect(closed, "after the Unix client closed: \(stats)")
+    #expect(stats["pubsub_clients"] == "\(subscribers.count)")
+    _ = try publisher.call("SEND", "x", "flip")
+    for subscriber in subscribers {
+      #expect(try subscriber.read() == .array([.bulk("message"), .bulk("x"), .bulk("flip off on")]))
+    }
+  }
+
   @Test("each listener gets its pattern, in its protocol version")
   func patternsAndVersions() throws {
     let daemon = try DaemonProcess().start()

@@ -7,20 +7,6 @@ import Testing
 /// that every connection must AUTH with first.
 @Suite("Reliability: security")
 struct ReliabilitySecurityTests {
-  /// The TCP address the daemon logged (`listening on HOST:PORT`).
-  func tcpAddress(_ daemon: DaemonProcess) -> (host: String, port: Int)? {
-    for line in daemon.logText.split(separator: "\n") {
-      guard let range = line.range(of: "listening on ") else { continue }
-      let address = String(line[range.upperBound...])
-      guard !address.contains("/"), let colon = address.lastIndex(of: ":"),
-        let port = Int(address[address.index(after: colon)...])
-      else { continue }
-      let host = address[..<colon].trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-      return (host, port)
-    }
-    return nil
-  }
-
   /// An IPv4 address of this machine that is not loopback, if it has one.
   func nonLoopbackIPv4() -> String? {
     var list: UnsafeMutablePointer<ifaddrs>?
@@ -108,10 +94,12 @@ struct ReliabilitySecurityTests {
   @Test("--listen with a port only binds loopback and needs no token")
   func tcpLoopbackByDefault() throws {
     let daemon = try DaemonProcess(["--listen", "0"]).start()
-    let address = try #require(tcpAddress(daemon))
+    let address = try #require(daemon.tcpAddress)
     #expect(address.host == "127.0.0.1")
     let client = try ControlClient(address: "127.0.0.1:\(address.port)", timeoutSeconds: 5)
     #expect(try client.call("PING") == .simple("PONG"))
+    // The port the system picked, as Redis's INFO gives the one it listens on.
+    #expect(try daemon.stats(on: client)["tcp_port"] == "\(address.port)")
     if let exposed = nonLoopbackIPv4() {
       #expect(!connects(exposed, address.port), "reachable on \(exposed):\(address.port)")
     } else {
@@ -141,7 +129,7 @@ struct ReliabilitySecurityTests {
   @Test("with --token over TCP, every connection must AUTH before anything else")
   func tokenOverTCP() throws {
     let daemon = try DaemonProcess(["--listen", "0.0.0.0:0", "--token", "s3cret"]).start()
-    let address = try #require(tcpAddress(daemon))
+    let address = try #require(daemon.tcpAddress)
     #expect(address.host == "0.0.0.0")
     let host = nonLoopbackIPv4() ?? "127.0.0.1"
     let client = try ControlClient(address: "\(host):\(address.port)", timeoutSeconds: 5)

@@ -117,9 +117,6 @@ public final class Daemon {
     facts.dataDirectory = config.durability == .none ? "" : config.dataDirectory
     facts.maxClients = config.maxConnections
     facts.executable = CommandLine.arguments.first ?? ""
-    if let listen, case .tcp(_, let port)? = try? ListenAddress(parsing: listen) {
-      facts.tcpPort = Int(port)
-    }
     let control = ControlServer(
       host: host, token: config.token, whenFull: config.whenFull, facts: facts, cluster: cluster,
       milliseconds: { loop.cachedMilliseconds })
@@ -192,6 +189,7 @@ public final class Daemon {
             if !trimmer.isActive { trimmer.start(after: .seconds(1)) }
           })
         servers.append(server)
+        if case .tcp(_, let port) = server.address { control.facts.tcpPort = Int(port) }
         logger.info("listening on \(server.address)")
       }
       signals.append(try SignalWatcher(loop: loop, signal: .terminate, handler: stop))

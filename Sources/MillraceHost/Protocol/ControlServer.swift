@@ -23,7 +23,8 @@ public final class ControlServer {
     public var version = "0"
     /// The daemon's process id.
     public var processID: Int32 = 0
-    /// The TCP port, 0 when the daemon listens on its Unix socket only.
+    /// The TCP port listened on (the one the system picked for `--listen` port 0), 0 when
+    /// the daemon listens on its Unix socket only.
     public var tcpPort = 0
     /// The Unix control socket's path.
     public var socketPath = ""
@@ -45,7 +46,7 @@ public final class ControlServer {
   let host: MachineHost
   let token: String?
   let whenFull: FullQueueBehavior
-  let facts: Facts
+  var facts: Facts
   /// The loop's clock in milliseconds (client ages and idle times).
   let milliseconds: () -> UInt64
   let table = CommandIndex(ControlServer.commands)

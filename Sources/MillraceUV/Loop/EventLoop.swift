@@ -36,6 +36,9 @@ public final class EventLoop {
   /// every turn, on the loop thread only: no dynamic exclusivity checks.
   @exclusivity(unchecked) private var writeBatchDepth = 0
   @exclusivity(unchecked) private var batchedWriters: [any BatchedWriter] = []
+  /// The next connection's id: one sequence for every server on the loop, so that a
+  /// connection's id names it among all of them (`Connection.id`).
+  private var nextConnectionID: UInt64 = 1
 
   private static let ignoreSIGPIPE: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
 
@@ -90,6 +93,13 @@ public final class EventLoop {
       writer.writeBatched()
     }
     batchedWriters.removeAll(keepingCapacityUpTo: 1024)
+  }
+
+  /// A connection id not given before on this loop, in increasing order.
+  func takeConnectionID() -> UInt64 {
+    assertInLoop()
+    defer { nextConnectionID += 1 }
+    return nextConnectionID
   }
 
   /// Whether a write batch is running.

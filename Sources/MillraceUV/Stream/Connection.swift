@@ -74,7 +74,8 @@ public final class Connection: StreamHandle, BatchedWriter {
 
   /// The server that accepted the connection.
   public let server: StreamServer
-  /// Unique among the server's connections, increasing in accept order.
+  /// Unique among the connections of every server on the loop (a daemon listening on a Unix
+  /// socket and on TCP gives no two the same id), increasing in accept order.
   public let id: UInt64
   /// The peer: `host:port` for TCP, `unix:<socket path>` for a Unix socket.
   public let peer: String

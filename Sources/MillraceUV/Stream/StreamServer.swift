@@ -83,7 +83,6 @@ public final class StreamServer: LoopHandle<uv_stream_t> {
   private var listenerClosed = false
   private var closed = false
   private var connections: [UInt64: Connection] = [:]
-  private var nextConnectionID: UInt64 = 1
   private let isUnix: Bool
   let readChunk: UnsafeMutableRawBufferPointer
 
@@ -200,8 +199,7 @@ public final class StreamServer: LoopHandle<uv_stream_t> {
     if !isUnix && configuration.noDelay {
       uv_tcp_nodelay(UnsafeMutableRawPointer(client).assumingMemoryBound(to: uv_tcp_t.self), 1)
     }
-    let id = nextConnectionID
-    nextConnectionID += 1
+    let id = loop.takeConnectionID()
     let connection = Connection(
       server: self, stream: client, id: id, peer: peerName(client), reader: makeReader())
     connections[id] = connection
