@@ -103,13 +103,20 @@ def percentile(sorted_values, fraction):
     return sorted_values[min(len(sorted_values) - 1, int(fraction * len(sorted_values)))]
 
 
-def analyse(arrivals, period):
-    """Lateness (s) of each tick after the first, and the ticks missed, for one ticker."""
-    if len(arrivals) < 2:
-        return [], 0
-    start = arrivals[0][0]
+def analyse(arrivals, period, started, ended):
+    """Lateness (s) of each tick, and the ticks missed, for one ticker started
+    at `started` and listened to until `ended` (monotonic seconds). A tick is missed when the
+    gap around where it was due is more than a period: between two arrivals, before the first
+    (the first tick is due a period after the start) and after the last, up to a period
+    before the end. A ticker that never ticked missed every tick due."""
+    if not arrivals:
+        return [], max(0, int((ended - started) / period) - 1)
+    first, last = arrivals[0][0], arrivals[-1][0]
+    missed = max(0, int((first - started) / period) - 1)
+    missed += max(0, int((ended - last) / period) - 1)
+    start = first
     places = [(round((at - start) / period), at, busy) for at, busy in arrivals]
-    missed = sum(max(0, b[0] - a[0] - 1) for a, b in zip(places, places[1:]))
+    missed += sum(max(0, b[0] - a[0] - 1) for a, b in zip(places, places[1:]))
     offsets = [at - start - k * period for k, at, _ in places]
     least = min(offsets)
     return [(offset - least, busy) for offset, (_, _, busy) in zip(offsets, places)], missed
@@ -142,6 +149,7 @@ def main():
     subscriber.send_raw(request("SUBSCRIBE", *names))
     for _ in names:
         subscriber.read()
+    started = time.monotonic()
     for name in names:
         control.call("SEND", name, "start")
     control.close()
@@ -211,16 +219,17 @@ def main():
             if message[2] == b"tick ticking ticking":
                 arrivals[message[1].decode()].append((received, bursting is not None))
 
+    ended = time.monotonic()
     rows = {}
     late_all, late_idle, late_busy, missed = [], [], [], 0
     for name, period in names.items():
-        lateness, lost = analyse(arrivals[name], period)
+        lateness, lost = analyse(arrivals[name], period, started, ended)
         missed += lost
         late_all += [value for value, _ in lateness]
         late_idle += [value for value, busy in lateness if not busy]
         late_busy += [value for value, busy in lateness if busy]
         rows[name] = {"ticks": len(arrivals[name]), "missed": lost}
-    peer_late, _ = analyse(peer_arrivals, 0.1)
+    peer_late, _ = analyse(peer_arrivals, 0.1, begin, ended)
     peer_late = sorted(value for value, _ in peer_late)
     peer.join(5)
     late_all.sort()
@@ -233,7 +242,7 @@ def main():
     summary = {
         "seconds": round(time.monotonic() - begin, 1),
         "bursts": len(burst_windows),
-        "ticks": len(late_all) + len(names),
+        "ticks": sum(len(ticks) for ticks in arrivals.values()),
         "missed": missed,
         "late_ms": {
             "p50": round(ms(late_all, 0.5), 3),
