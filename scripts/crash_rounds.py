@@ -174,6 +174,8 @@ def run_mode(args, mode):
         else:
             problems.append("%s: %r after the restart, never loggedIn (timer lost)"
                             % (login, state))
+        if acknowledged == 0:
+            problems.append("no SEND was acknowledged before the kill: the round kept nothing")
         summary["sent"] += sent
         summary["acknowledged"] += acknowledged
         summary["transitions_lost"] += lost
