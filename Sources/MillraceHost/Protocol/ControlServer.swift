@@ -113,6 +113,7 @@ public final class ControlServer {
     let session = Session(
       server: self, connection: connection, authenticated: token == nil, now: milliseconds())
     connection.handler = session
+    assert(sessions[connection.id] == nil, "two open connections with id \(connection.id)")
     sessions[connection.id] = session
     connectionsReceived += 1
   }
