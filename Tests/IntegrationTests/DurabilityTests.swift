@@ -240,7 +240,9 @@ struct DurabilityTests {
     }
     #expect(flips > MachineStore.checkpointBytes / 8_192)
     stats = try daemon.stats(on: client)
-    #expect(stats["store_checkpoints"] == "1")
+    // At least the retry: on a slow build (TSan) the flips may fill another journal's worth
+    // while the retry runs, and the checkpoint that follows it may end before this read.
+    #expect((Int(stats["store_checkpoints"] ?? "") ?? 0) >= 1, "\(stats)")
     #expect(stats["commit_failures"] == "0")
     let log = daemon.logText
     #expect(log.components(separatedBy: "store checkpoint failed").count == 2, "\(log)")
