@@ -104,11 +104,11 @@ def percentile(sorted_values, fraction):
 
 
 def analyse(arrivals, period, started, ended):
-    """Lateness (s) of each tick, and the ticks missed, for one ticker started
-    at `started` and listened to until `ended` (monotonic seconds). A tick is missed when the
-    gap around where it was due is more than a period: between two arrivals, before the first
-    (the first tick is due a period after the start) and after the last, up to a period
-    before the end. A ticker that never ticked missed every tick due."""
+    """Lateness (s) of each tick, and the ticks missed, for one ticker started at `started` and
+    listened to until `ended` (monotonic seconds). A tick is missed when the gap around where it
+    was due is more than a period: between two arrivals, before the first (the first tick is
+    due a period after the start) and after the last, up to a period before the end. A ticker
+    that never ticked missed every tick due."""
     if not arrivals:
         return [], max(0, int((ended - started) / period) - 1)
     first, last = arrivals[0][0], arrivals[-1][0]

@@ -108,6 +108,41 @@ struct StreamServerTests {
     #expect(access(path, F_OK) != 0, "the socket file is removed on close")
   }
 
+  /// A daemon keeps its sessions by connection id across all its listeners: two servers on
+  /// one loop never give two connections the same id.
+  @Test func connectionIdsAreUniqueAcrossTheServersOfALoop() throws {
+    let directory = makeTemporaryDirectory()
+    defer { removeDirectory(directory) }
+    let path = directory + "/s.sock"
+    let loop = try EventLoop()
+    let echo = EchoService(loop: loop)
+    var ids: [UInt64] = []
+    let unix = try StreamServer(
+      loop: loop, address: .unix(path: path), onFrame: echo.handle,
+      onConnect: { ids.append($0.id) })
+    let tcp = try StreamServer(
+      loop: loop, address: .loopback(port: 0), onFrame: echo.handle,
+      onConnect: { ids.append($0.id) })
+    guard case .tcp(_, let port) = tcp.address else {
+      Issue.record("not a TCP address: \(tcp.address)")
+      return
+    }
+    for round in 0..<2 {
+      let overUnix = runClients(loop: loop, clients: 3, requests: 1) {
+        TestClient.connectUnix(path: path)
+      }
+      let overTCP = runClients(loop: loop, clients: 3, requests: 1) {
+        TestClient.connectTCP(port: port)
+      }
+      #expect(overUnix.failures == [] && overTCP.failures == [], "round \(round)")
+    }
+    #expect(ids.count == 12)
+    #expect(Set(ids).count == ids.count, "ids \(ids)")
+    unix.close()
+    tcp.close()
+    try closeWithin(loop)
+  }
+
   @Test func ipv6LoopbackAndLineFraming() throws {
     // The configured framing picks the connection's decoder: lines, whose over-long one closes
     // the connection without a reply (the default error reply is RESP's only).
