@@ -19,43 +19,53 @@ extension MachineHost {
   public func finishTurn() -> TurnOutcome {
     directory.finishTurn()
     let removed = removedThisTurn
-    if removed > 0 {
-      removedThisTurn = 0
-      // Freeing the tables of a million machines takes milliseconds: another thread does it.
-      var released = HeapRelease.Blocks()
-      runtime.releaseMemory { released.deallocating.append($0) }
-      directory.releaseMemoryIfEmpty { released.freeing.append($0) }
-      HeapRelease.inBackground(released)
-    }
+    if _slowPath(removed > 0) { releaseRemoved() }
     guard changedThisTurn else { return TurnOutcome(refusal: nil, removedMachines: removed) }
     var committed = true
     if let store {
       committed = store.failure == nil && persist(into: store, slots: dirty, onlyChanged: true)
-      if store.failure != nil {
-        // Nothing more can be kept: what changed is counted, not retried (a clean stop
-        // rebuilds the store from memory).
-        unstoredChanges += dirty.count + deleted.count
-        forgetChanges(keepingCapacityUpTo: Self.keptCapacity)
-        deleted.removeAll()
-      }
+      if _slowPath(store.failure != nil) { countUnstored() }
     }
     changedThisTurn = false
     // The turn's bookkeeping keeps its capacity for the next turn, unless a burst (thousands
     // of pipelined SENDs) grew it: then it is released, so the memory comes back afterwards.
     let keep = Self.keptCapacity
-    if committed {
-      if !dirty.isEmpty { forgetChanges(keepingCapacityUpTo: keep) }
-      if !deleted.isEmpty { deleted.removeAll(keepingCapacity: deleted.capacity <= keep) }
-    }
     awaiting.shrinkIfEmpty(keeping: keep)
-    let refusal =
-      committed
-      ? nil
-      : store?.failure.map { HostFailure.storeUnusable($0, changeMade: true) }
-        ?? HostFailure(
-          .internal,
-          "store commit failed: the change is made but not durable (retried at the next commit)")
-    return TurnOutcome(refusal: refusal, removedMachines: removed)
+    guard _fastPath(committed) else {
+      return TurnOutcome(refusal: commitRefusal(), removedMachines: removed)
+    }
+    if !dirty.isEmpty { forgetChanges(keepingCapacityUpTo: keep) }
+    if !deleted.isEmpty { deleted.removeAll(keepingCapacity: deleted.capacity <= keep) }
+    return TurnOutcome(refusal: nil, removedMachines: removed)
+  }
+
+  /// After a turn that killed machines: the memory that holds nothing is freed on a thread of
+  /// its own (freeing the tables of a million machines takes milliseconds).
+  @inline(never)
+  private func releaseRemoved() {
+    removedThisTurn = 0
+    var released = HeapRelease.Blocks()
+    runtime.releaseMemory { released.deallocating.append($0) }
+    directory.releaseMemoryIfEmpty { released.freeing.append($0) }
+    HeapRelease.inBackground(released)
+  }
+
+  /// With the store unusable nothing more can be kept: what changed is counted, not retried
+  /// (a clean stop rebuilds the store from memory).
+  @inline(never)
+  private func countUnstored() {
+    unstoredChanges += dirty.count + deleted.count
+    forgetChanges(keepingCapacityUpTo: Self.keptCapacity)
+    deleted.removeAll()
+  }
+
+  /// Why a turn whose commit failed answers its acknowledgments with an error.
+  @inline(never)
+  private func commitRefusal() -> HostFailure {
+    store?.failure.map { HostFailure.storeUnusable($0, changeMade: true) }
+      ?? HostFailure(
+        .internal,
+        "store commit failed: the change is made but not durable (retried at the next commit)")
   }
 
   /// Entries the per-turn containers keep room for between turns.
@@ -115,7 +125,7 @@ extension MachineHost {
     // Read once, and only if a machine has timer deadlines to store (most turns have none).
     // The closure is passed as written (non-escaping): no box for `now`.
     var now: HostClock?
-    do {
+    do throws(StoreError) {
       try store.begin()
       for name in deleted { try store.delete(name: name) }
       let warming = lookahead > 0
@@ -141,12 +151,19 @@ extension MachineHost {
       commitCount += 1
       return true
     } catch {
-      for index in dirty where directory.entry(index).pointee.isTaken {
-        directory.entry(index).pointee.isChanged = true
-      }
-      commitFailures += 1
-      logger.error("store commit failed: \(error)")
+      commitFailed(error)
       return false
     }
+  }
+
+  /// A failed commit leaves every listed live machine marked, to be written again; counted
+  /// and logged.
+  @inline(never)
+  private func commitFailed(_ error: StoreError) {
+    for index in dirty where directory.entry(index).pointee.isTaken {
+      directory.entry(index).pointee.isChanged = true
+    }
+    commitFailures += 1
+    logger.error("store commit failed: \(error)")
   }
 }

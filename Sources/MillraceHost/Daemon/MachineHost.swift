@@ -381,24 +381,43 @@ public final class MachineHost {
     to name: UnsafeRawBufferPointer, requester: any SendRequester, ticket: UInt64
   ) -> Result<Void, HostFailure> {
     guard let index = directory.slot(ofUTF8: name) else {
-      return .failure(.init(.nomachine, "no machine \(String(decoding: name, as: UTF8.self))"))
+      return .failure(Self.noMachine(named: name))
     }
     let entry = directory.entry(index)
     let id = entry.pointee.id(slot: index)
     let tag = PostTag(awaiting.nextTag)
-    switch withOperations(of: entry.pointee.kind, { $0.post(id, input, arguments, tag) }) {
-    case .accepted:
-      _ = awaiting.insert(Waiter(machine: id, requester: requester, ticket: ticket))
-      return .success(())
+    let outcome = withOperations(of: entry.pointee.kind, { $0.post(id, input, arguments, tag) })
+    guard case .accepted = outcome else {
+      return .failure(refusal(outcome, of: index, input: input))
+    }
+    _ = awaiting.insert(Waiter(machine: id, requester: requester, ticket: ticket))
+    return .success(())
+  }
+
+  /// The failure of a `SEND` to a name no machine has.
+  @inline(never)
+  private static func noMachine(named name: UnsafeRawBufferPointer) -> HostFailure {
+    .init(.nomachine, "no machine \(String(decoding: name, as: UTF8.self))")
+  }
+
+  /// The failure of a `SEND` whose post the machine in directory slot `index` refused.
+  @inline(never)
+  private func refusal(_ outcome: HostedPostResult, of index: UInt32, input: UnsafeRawBufferPointer)
+    -> HostFailure
+  {
+    let entry = directory.entry(index)
+    switch outcome {
+    case .accepted: preconditionFailure("an accepted post is no refusal")
+    case .noMachine: return .init(.nomachine, "no machine \(entry.name)")
     case .queueFull:
-      return .failure(.init(.busy, busyText(entry.name, id: id, kind: entry.pointee.kind)))
+      return .init(
+        .busy, busyText(entry.name, id: entry.pointee.id(slot: index), kind: entry.pointee.kind))
     case .unknownInput:
       let input = String(decoding: input, as: UTF8.self)
       let kind = slot(entry.pointee.kind).kind.name
-      return .failure(.init(.noinput, "kind \(kind) has no input \(input)"))
+      return .init(.noinput, "kind \(kind) has no input \(input)")
     case .badArguments(let problem):
-      return .failure(.init(.noinput, "kind \(slot(entry.pointee.kind).kind.name): \(problem)"))
-    case .noMachine: return .failure(.init(.nomachine, "no machine \(entry.name)"))
+      return .init(.noinput, "kind \(slot(entry.pointee.kind).kind.name): \(problem)")
     }
   }
 

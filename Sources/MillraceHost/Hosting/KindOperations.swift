@@ -126,9 +126,7 @@ final class KindOperations {
       guard handle.effectsInFlight > 0 else {
         return store.save(nameUTF8: name, kind: kind, state: codec.formatStoredState(state))
       }
-      if let record = stored(id, String(decoding: name, as: UTF8.self), kind, clock()) {
-        try store.save(record)
-      }
+      try Self.saveWithTimers(stored, id, name: name, kind: kind, into: store, clock)
     }
     restore = { [unowned runtime] id, name, kind, timers, clock in
       Self.restore(
@@ -156,6 +154,17 @@ final class KindOperations {
       case .emitted(let output):
         .emitted(formatOutput(output))
       }
+    }
+  }
+
+  /// `save` for a machine with effects in flight: its record with a snapshot of each timer.
+  @inline(never)
+  private static func saveWithTimers(
+    _ stored: (MachineID, String, String, HostClock) -> StoredMachine?, _ id: MachineID,
+    name: UnsafeRawBufferPointer, kind: String, into store: MachineStore, _ clock: () -> HostClock
+  ) throws(StoreError) {
+    if let record = stored(id, String(decoding: name, as: UTF8.self), kind, clock()) {
+      try store.save(record)
     }
   }
 

@@ -10,7 +10,22 @@ extension ControlServer {
     // words are looked up as they arrived, without a string.
     let slot = inExec ? nil : session.connection.reserveReply()
     let ticket = slot?.rawValue ?? Session.execTicket
-    var result = post(frame, session, ticket)
+    let result = post(frame, session, ticket)
+    guard _fastPath(!inExec), case .success = result else {
+      return sendRarely(session, frame, result, slot: slot, ticket: ticket)
+    }
+    session.unprocessedSends += 1
+  }
+
+  /// `send` for a `SEND` inside `EXEC` or one its post refused: room made for it where it
+  /// waits for room, the refusal answered.
+  @inline(never)
+  private func sendRarely(
+    _ session: Session, _ frame: Frame, _ result: Result<Void, HostFailure>,
+    slot: Connection.ReplySlot?, ticket: UInt64
+  ) {
+    let inExec = slot == nil
+    var result = result
     if case .failure(let failure) = result, failure.code == .busy, inExec || whenFull == .wait {
       // Make room by processing what is queued, here and now (their replies are held for the
       // turn's commit like any other): inside EXEC nothing else may run in between; outside,
@@ -279,7 +294,12 @@ extension ControlServer {
   /// returns whether it did.
   func refusesChange(_ session: Session) -> Bool {
     guard let failure = host.storeFailure else { return false }
-    session.fail(ReplyError(.storeUnusable(failure, changeMade: false)))
+    refuseChange(session, failure)
     return true
+  }
+
+  @inline(never)
+  private func refuseChange(_ session: Session, _ failure: StoreFailure) {
+    session.fail(ReplyError(.storeUnusable(failure, changeMade: false)))
   }
 }

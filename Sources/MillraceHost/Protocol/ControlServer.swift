@@ -142,6 +142,11 @@ public final class ControlServer {
   // MARK: Dispatch
 
   /// Runs (or queues, or defers) one request of `session`.
+  ///
+  /// The common request (a command without subcommands, authenticated, of the right arity,
+  /// outside a transaction, subscribed mode and a cluster, with no `SEND` of its connection
+  /// waiting before it) runs here; every other case goes through `executeRarely`, kept out of
+  /// line so that the common path stays a few cache lines of code.
   func execute(_ frame: Frame, for session: Session) {
     guard !frame.isEmpty else { return }
     guard let index = table.index(of: frame) else {
@@ -149,7 +154,25 @@ public final class ControlServer {
     }
     // The hot path reads the small entry only; the full specification is looked at for a
     // subcommand.
-    var entry = table.entries[index]
+    let entry = table.entries[index]
+    guard
+      _fastPath(
+        !entry.hasSubcommands && session.authenticated && cluster == nil
+          && session.transaction == nil && !session.isInSubscribedMode
+          && (session.unprocessedSends == 0 || entry.flags.contains(.independentOfSends))
+          && CommandSpec.arity(entry.arity, accepts: frame.count))
+    else { return executeRarely(frame, index: index, entry: entry, for: session) }
+    run(entry, index: index, sub: -1, frame, for: session)
+  }
+
+  /// `execute` for every request but the common one: a subcommand, a refusal, a cluster's
+  /// routing, a transaction's queueing, subscribed mode, a request deferred behind its
+  /// connection's `SEND`s.
+  @inline(never)
+  private func executeRarely(
+    _ frame: Frame, index: Int, entry: CommandIndex.Entry, for session: Session
+  ) {
+    var entry = entry
     var sub = -1
     if entry.hasSubcommands && frame.count > 1 {
       let container = table.commands[index]
@@ -219,6 +242,14 @@ public final class ControlServer {
       session.connection.pauseReading()
       return
     }
+    run(entry, index: index, sub: sub, frame, for: session)
+  }
+
+  /// Counts and runs a request `execute` let through.
+  @inline(__always)
+  private func run(
+    _ entry: CommandIndex.Entry, index: Int, sub: Int, _ frame: Frame, for session: Session
+  ) {
     commandsProcessed &+= 1
     callsByCommand[index] &+= 1
     session.lastCommandAt = turnMilliseconds
@@ -359,17 +390,16 @@ public final class ControlServer {
   /// Writes the replies and messages held for the turn: as they are when its commit held, as
   /// the refusal's error when it did not (nothing is acknowledged that was not kept).
   public func turnEnded(_ outcome: TurnOutcome) {
-    if restoredThisTurn {
+    if _slowPath(restoredThisTurn) {
       restoredThisTurn = false
       CrashPoint.restoreAfterCommit.reach()
     }
     guard !heldReplies.isEmpty || !heldMessages.isEmpty else { return }
     let keep = Self.keptCapacity
-    for held in heldReplies {
-      if let refusal = outcome.refusal {
-        let error = ReplyError(refusal)
-        _ = held.session.connection.complete(held.slot) { $0.error(error.prefix, error.text) }
-      } else {
+    if let refusal = outcome.refusal {
+      refuseHeldReplies(refusal)
+    } else {
+      for held in heldReplies {
         heldBytes.withUnsafeBytes(in: held.bytes) {
           _ = held.session.connection.complete(held.slot, with: $0)
         }
@@ -381,6 +411,16 @@ public final class ControlServer {
     }
     heldMessages.removeAll(keepingCapacityUpTo: keep)
     heldBytes.removeAll(keepingCapacityUpTo: Self.keptByteCapacity)
+  }
+
+  /// Answers every held reply with the error of the turn's refused commit: nothing is
+  /// acknowledged that was not kept.
+  @inline(never)
+  private func refuseHeldReplies(_ refusal: HostFailure) {
+    let error = ReplyError(refusal)
+    for held in heldReplies {
+      _ = held.session.connection.complete(held.slot) { $0.error(error.prefix, error.text) }
+    }
   }
 
   /// The most commands one `MULTI` queues, a bound on the memory a transaction holds until its

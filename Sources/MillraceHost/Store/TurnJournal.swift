@@ -169,15 +169,8 @@ final class TurnJournal {
   /// Appends `bytes` (whole records of the current epoch) after the last record; with `sync`,
   /// waits until they are on stable storage.
   func append(_ bytes: ByteBuffer) throws(StoreError) {
-    guard !broken else {
-      throw StoreError(
-        operation: "append to \(path)", code: EIO,
-        message: "the journal's header could not be written; restart the daemon")
-    }
-    guard version == JournalFormat.version else {
-      throw StoreError(
-        operation: "append to \(path)", code: EINVAL,
-        message: "a journal of version \(version) takes no records before its checkpoint")
+    guard _fastPath(!broken && version == JournalFormat.version) else {
+      throw appendRefusal()
     }
     if length + bytes.count > capacity { try grow(toHold: length + bytes.count) }
     if let mapping {
@@ -193,6 +186,20 @@ final class TurnJournal {
     if sync { try flush() }
     length += bytes.count
     if mapping != nil, length - releasedUpTo >= 2 * Self.residentWindow { releaseWritten() }
+  }
+
+  /// Why `append` takes no records: the header could not be written, or the journal is of an
+  /// older version until its checkpoint.
+  @inline(never)
+  private func appendRefusal() -> StoreError {
+    guard !broken else {
+      return StoreError(
+        operation: "append to \(path)", code: EIO,
+        message: "the journal's header could not be written; restart the daemon")
+    }
+    return StoreError(
+      operation: "append to \(path)", code: EINVAL,
+      message: "a journal of version \(version) takes no records before its checkpoint")
   }
 
   /// Takes the written pages before the latest `residentWindow` bytes out of the process's
