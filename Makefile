@@ -36,9 +36,10 @@ run: build
 # Everything CI runs: unit and integration tests, the client matrix (real Redis clients against
 # the daemon), the Embedded build (on the host, and on Cortex-M under QEMU), the C library's
 # example (embedded and on libuv) and its API tests, the journal checksum's every path, and the
-# benchmark report's verdicts and measuring tools (Bench/scripts/test_*.py), and the soak's tick
-# analysis (scripts/test_soak.py). The clients come first: the cluster's integration tests
-# drive the nodes with the matrix's redis-py.
+# benchmark report's verdicts and measuring tools (Bench/scripts/test_*.py), make scale's SEND
+# verdict (Bench/scale/test_report.py), and the soak's tick analysis (scripts/test_soak.py).
+# The clients come first: the cluster's integration tests drive the nodes with the matrix's
+# redis-py.
 test: deps clients-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test
@@ -50,6 +51,7 @@ test: deps clients-deps
 	python3 Bench/scripts/test_report.py
 	python3 Bench/scripts/test_tools.py
 	python3 -B scripts/test_soak.py
+	python3 -B Bench/scale/test_report.py
 
 # The DocC documentation of the core and of the libuv driver (swift-docc-plugin), every warning
 # (a broken symbol link, an undocumented parameter) an error. Writes

@@ -8,7 +8,8 @@
 #   3. RSS per machine                                  RSS per key
 #   4. a bystander PINGs every ms on its own connection, through every step, on both servers
 #   5. SEND dev:<random> flip, 50 connections x 16 deep: the daemon with N machines against
-#      one with 1,000, rounds interleaved; server CPU per request
+#      one with 1,000, rounds interleaved, each started with both daemons idle and charged with
+#      the CPU its daemon spends after it (settle); server CPU per request
 #   6. the store on disk per machine (live, and at rest after the clean stop)
 #   7. clean stop (SIGTERM until the process is gone)   SIGTERM with appendonly yes
 #   8. restart after the clean stop: until PING answers and INFO counts N machines, then
@@ -176,6 +177,34 @@ cpu_ticks() {
   echo $((${12} + ${13}))
 }
 CLK_TCK="$(getconf CLK_TCK)"
+# settle PID...: waits until none of the processes uses CPU any more (their ticks unchanged
+# over SETTLE_QUIET samples 0.1 s apart), at most SETTLE_MAX seconds; prints the ticks they
+# used meanwhile. A SEND round starts with both daemons settled (their checkpoint workers
+# share the servers' CPU: the work one round left would slow the next, another daemon's), and
+# the work a round leaves is charged to it (report.py: the settled rate).
+SETTLE_QUIET=3
+SETTLE_MAX=60
+total_ticks() {
+  local sum=0 pid
+  for pid in "$@"; do sum=$((sum + $(cpu_ticks "$pid"))); done
+  echo "$sum"
+}
+settle() {
+  local start last now quiet=0 i
+  start=$(total_ticks "$@"); last=$start; now=$start
+  for i in $(seq $((SETTLE_MAX * 10))); do
+    sleep 0.1
+    now=$(total_ticks "$@")
+    if [ "$now" = "$last" ]; then
+      quiet=$((quiet + 1))
+      [ "$quiet" -ge "$SETTLE_QUIET" ] && break
+    else
+      quiet=0
+    fi
+    last=$now
+  done
+  echo $((now - start))
+}
 alive() { [ -n "${1:-}" ] && kill -0 "$1" 2>/dev/null && ! grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null; }
 
 # retire KEY PID: a daemon that should no longer run (a step stopped early) is killed before
@@ -352,12 +381,14 @@ disk store_live "$TMP/data"
 # --- 3. SEND to random machines: N machines against 1,000, rounds interleaved -------------------
 send_round() { # KEY SOCKET PID RANGE
   local key="$1" sock="$2" pid="$3" range="$4" before after out
+  settle "$SPID" "$DPID" >/dev/null
   before=$(cpu_ticks "$pid")
   out="$(gen run -s "$sock" -c "$SEND_CONNS" -d "$SEND_DEPTH" -D "$SEND_SECONDS" -r "$range" \
     -S "$RANDOM" -e array2 -T "$RUN_TIMEOUT" -- SEND 'dev:%r' flip)" || true
   after=$(cpu_ticks "$pid")
   fact "$key" "${out:-null}"
   fact "$key.cpu_ticks" "$((after - before))"
+  fact "$key.settle_ticks" "$(settle "$pid")"
   log "$key: $out"
 }
 fact clk_tck "$CLK_TCK"
@@ -490,10 +521,12 @@ fact redis.load.rss_1s "$RLOADED"
 # the daemon's), rounds interleaved as the daemon's are
 redis_send_round() { # KEY RANGE
   local before out
+  settle "$RPID" >/dev/null
   before=$(cpu_ticks "$RPID")
   out="$(gen run -s "$RSOCK" -c "$SEND_CONNS" -d "$SEND_DEPTH" -D "$SEND_SECONDS" -r "$2" \
     -S "$RANDOM" -e int -T "$RUN_TIMEOUT" -- HSET 'dev:%r' state on)" || true
   fact "$1.cpu_ticks" "$(($(cpu_ticks "$RPID") - before))"
+  fact "$1.settle_ticks" "$(settle "$RPID")"
   fact "$1" "${out:-null}"
   log "$1: $out"
 }
