@@ -298,6 +298,7 @@ extension ControlServer {
     return true
   }
 
+  /// Answers `session`'s change with `MISCONF` (out of line: the store seldom fails).
   @inline(never)
   private func refuseChange(_ session: Session, _ failure: StoreFailure) {
     session.fail(ReplyError(.storeUnusable(failure, changeMade: false)))
