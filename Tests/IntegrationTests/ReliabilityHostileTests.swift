@@ -19,12 +19,8 @@ struct ReliabilityHostileTests {
     print("\(what): bystander PING p50 \(p50) ms, p99 \(p99) ms over \(samples.count) pings")
     #expect(failures == [], sourceLocation: sourceLocation)
     #expect(samples.count >= minimumSamples, sourceLocation: sourceLocation)
-    // A sanitizer makes the daemon itself several times slower (p50 2.6-2.8 ms plain, 9.2
-    // under ASan, 18-20 under TSan on one VM): its runs check for races and leaks, and the
-    // bounds scale with it.
-    let slowdown = underSanitizer ? 4.0 : 1.0
-    #expect(p50 < 20 * slowdown, "p50 \(p50) ms", sourceLocation: sourceLocation)
-    #expect(p99 < 250 * slowdown, "p99 \(p99) ms", sourceLocation: sourceLocation)
+    #expect(p50 < 20 * sanitizerSlowdown, "p50 \(p50) ms", sourceLocation: sourceLocation)
+    #expect(p99 < 250 * sanitizerSlowdown, "p99 \(p99) ms", sourceLocation: sourceLocation)
   }
 
   @Test("20 clients sending frames byte by byte do not slow the others down")

@@ -102,7 +102,7 @@ struct ReliabilityOverflowTests {
       #expect(peak - before < 32 << 10, "RSS \(before) -> \(peak) KiB")
     }
     #expect(failures == [])
-    #expect(milliseconds(latencies, 0.5) < 20)
+    #expect(milliseconds(latencies, 0.5) < 20 * sanitizerSlowdown)
     #expect(daemon.isRunning)
   }
 
