@@ -276,16 +276,20 @@ private struct LatestEntries {
       keys[index] = (key, entry.payload, entry.payloadLength)
     }
     var (from, to) = (keys, spare)
-    var counts = [Int](repeating: 0, count: 256)
+    // The buckets' counts, then their next places: a pointer, not an array, so that a pass
+    // costs a load and a store per entry, with no check of the array's uniqueness or bounds.
+    let counts = UnsafeMutablePointer<Int>.allocate(capacity: 256)
+    defer { counts.deallocate() }
     for pass in 0..<shifts.count {
       let shift = UInt64(8 &* pass)
-      for bucket in 0..<256 { counts[bucket] = 0 }
-      eachIndex(count) { index in counts[Int(from[index].key >> shift & 0xFF)] &+= 1 }
+      counts.initialize(repeating: 0, count: 256)
+      eachIndex(count) { index in counts[Int(from[index].key &>> shift & 0xFF)] &+= 1 }
       var total = 0
       for bucket in 0..<256 { (counts[bucket], total) = (total, total &+ counts[bucket]) }
       eachIndex(count) { index in
-        let bucket = Int(from[index].key >> shift & 0xFF)
-        to[counts[bucket]] = from[index]
+        let item = from[index]
+        let bucket = Int(item.key &>> shift & 0xFF)
+        to[counts[bucket]] = item
         counts[bucket] &+= 1
       }
       swap(&from, &to)

@@ -330,7 +330,8 @@ enum JournalFormat {
         return nil
       }
       defer { offset += Int(count) }
-      return UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + Int(count)])
+      // From the base pointer (there is one: the length was read from it), not a slice.
+      return UnsafeRawBufferPointer(start: bytes.baseAddress! + offset, count: Int(count))
     }
 
     mutating func text() -> String? {

@@ -22,7 +22,7 @@ struct ImageMerge {
   /// Its machines not written yet, once a record fell in it (read from the snapshot's
   /// `oldBody`), and the next of them.
   private var reader: ImageChunk.Reader?
-  private var held: ImageChunk.Entry?
+  private var held: (name: UnsafeRawBufferPointer, bytes: UnsafeRawBufferPointer)?
 
   init(_ snapshot: SQLiteSnapshot) throws(StoreError) {
     self.snapshot = snapshot
@@ -41,12 +41,14 @@ struct ImageMerge {
       index += 1
     }
     if reader == nil, !chunks.isEmpty { try open() }
-    while let machine = held, ImageChunk.compare(machine.name, change.name) < 0 {
-      try writer.append(machine, to: &result)
-      held = reader!.next()
-    }
-    if let machine = held, ImageChunk.compare(machine.name, change.name) == 0 {
-      held = reader!.next()
+    while let machine = held {
+      let order = ImageChunk.compare(machine.name, change.name)
+      guard order < 0 else {
+        if order == 0 { held = reader!.nextEncoded() }
+        break
+      }
+      try writer.append(machine.bytes, named: machine.name, to: &result)
+      held = reader!.nextEncoded()
     }
     if !change.isDelete { try writer.append(change.entry, to: &result) }
   }
@@ -71,7 +73,7 @@ struct ImageMerge {
     snapshot.database.bind(snapshot.deleteChunk, 1, integer: id)
     try snapshot.database.step(snapshot.deleteChunk)
     reader = ImageChunk.Reader(old)
-    held = reader!.next()
+    held = reader!.nextEncoded()
   }
 
   /// Ends the chunk records fell in until now: writes the rest of its machines, or, when no
@@ -83,8 +85,8 @@ struct ImageMerge {
       return
     }
     while let machine = held {
-      try writer.append(machine, to: &result)
-      held = reader!.next()
+      try writer.append(machine.bytes, named: machine.name, to: &result)
+      held = reader!.nextEncoded()
     }
     if reader!.isDamaged {
       throw snapshot.damage("chunk \(chunks[index].id) does not decode (damaged)")
@@ -121,6 +123,23 @@ struct ImageWriter {
   {
     if machines == 0 { low = Array(machine.name) }
     ImageChunk.append(machine, to: body)
+    try added(to: &result)
+  }
+
+  /// Adds the machine named `name` whose bytes in a chunk are `bytes` (read from one:
+  /// `ImageChunk.Reader.nextEncoded`), copied as they are; writes the chunk when it is full.
+  mutating func append(
+    _ bytes: UnsafeRawBufferPointer, named name: UnsafeRawBufferPointer,
+    to result: inout [SQLiteSnapshot.Chunk]
+  ) throws(StoreError) {
+    if machines == 0 { low = Array(name) }
+    body.append(bytes)
+    try added(to: &result)
+  }
+
+  /// Counts the machine just appended; writes the chunk when it is full.
+  @inline(__always)
+  private mutating func added(to result: inout [SQLiteSnapshot.Chunk]) throws(StoreError) {
     machines += 1
     if body.count >= ImageChunk.targetBytes { try finish(to: &result) }
   }
