@@ -505,8 +505,10 @@ public final class MachineStore {
     guard !closed else { return }
     abandonCheckpoint()
     try checkpointJournals()
-    // Both journals are in the snapshot now: the spare's room goes back too (a backlog of
-    // checkpoints may have grown it).
+    // Both journals are in the snapshot now: their room goes back. A backlog of checkpoints
+    // may have grown either, and the grown one may be the active journal by now, emptied by
+    // a checkpoint's swap and holding no record (which `checkpointJournals` leaves as it is).
+    try journal.reset(epoch: max(journal.epoch, spare.epoch) + 1)
     try spare.reset(epoch: max(journal.epoch, spare.epoch) + 1)
     try snapshot.mergeLog()
     worker.stop()

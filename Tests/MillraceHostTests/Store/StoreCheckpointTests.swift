@@ -303,9 +303,10 @@ struct StoreCheckpointTests {
       niceSeen.load(ordering: .relaxed) == min(here + Int(CheckpointWorker.niceIncrement), 19))
   }
 
-  @Test("close gives back the room a backlog of checkpoints grew the journals to")
-  func closeShrinksJournals() throws {
-    let store = try MachineStore(directory: directory, durability: .batched)
+  /// Grows the active journal of a fresh store past `4 * TurnJournal.growth` while its
+  /// checkpoint is held back, then lets the checkpoint take it: the grown file is the spare
+  /// afterwards, its records in the snapshot. Commits 101 machines besides `batch("m")`.
+  private func growAJournal(of store: MachineStore) throws {
     let gate = Gate()
     store.checkpointHook = { gate.pass() }
     try commit(batch("m"), to: store)
@@ -319,15 +320,37 @@ struct StoreCheckpointTests {
     store.settle()
     try commit(["next"], to: store)
     store.settle()
-    func sizes() throws -> [Int] {
-      try MachineStore.journalNames.map { name in
-        try FileManager.default.attributesOfItem(atPath: directory + "/" + name)[.size] as! Int
-      }
+  }
+
+  /// The sizes of the two journal files.
+  private func journalSizes() throws -> [Int] {
+    try MachineStore.journalNames.map { name in
+      try FileManager.default.attributesOfItem(atPath: directory + "/" + name)[.size] as! Int
     }
-    #expect(try sizes().max()! > 4 * TurnJournal.growth)
+  }
+
+  @Test("close gives back the room a backlog of checkpoints grew the journals to")
+  func closeShrinksJournals() throws {
+    let store = try MachineStore(directory: directory, durability: .batched)
+    try growAJournal(of: store)
+    #expect(try journalSizes().max()! > 4 * TurnJournal.growth)
     try store.close()
-    #expect(try sizes() == [TurnJournal.growth, TurnJournal.growth])
+    #expect(try journalSizes() == [TurnJournal.growth, TurnJournal.growth])
     #expect(try store.loadAll().count == MachineStore.checkpointRecords + 101)
+  }
+
+  @Test("close gives back the room of a grown journal that takes the commits but holds none")
+  func closeShrinksAnEmptyGrownJournal() throws {
+    let store = try MachineStore(directory: directory, durability: .batched)
+    try growAJournal(of: store)
+    // A checkpoint's worth of commits: the next checkpoint takes the small journal, and the
+    // grown one, emptied, takes the commits from then on.
+    try commit(batch("n"), to: store)
+    store.settle()
+    #expect(try journalSizes().max()! > 4 * TurnJournal.growth)
+    try store.close()
+    #expect(try journalSizes() == [TurnJournal.growth, TurnJournal.growth])
+    #expect(try store.loadAll().count == 2 * MachineStore.checkpointRecords + 101)
   }
 
   @Test("a checkpoint that succeeded takes its journal's records out of the process's memory")
