@@ -107,12 +107,9 @@ enum ImageChunk {
 
     /// The next machine, or nil after the last (or at damage).
     mutating func next() -> Entry? {
-      var at = offset
-      guard case .some = nextEncoded() else { return nil }
-      // The parts of a machine `nextEncoded` found whole.
-      let name = part(&at)!
-      let (kind, state, timers) = (part(&at)!, part(&at)!, part(&at)!)
-      return Entry(name: name, kind: kind, state: state, timers: timers)
+      guard let machine = read() else { return nil }
+      return Entry(
+        name: machine.name, kind: machine.kind, state: machine.state, timers: machine.timers)
     }
 
     /// The next machine's name and all of its bytes (what `append` writes for it), or nil
@@ -120,10 +117,21 @@ enum ImageChunk {
     /// are and looks only at their names.
     @inline(__always)
     mutating func nextEncoded() -> (name: UnsafeRawBufferPointer, bytes: UnsafeRawBufferPointer)? {
+      guard let machine = read() else { return nil }
+      return (machine.name, machine.bytes)
+    }
+
+    /// The next machine's parts and all of its bytes; nil after the last, or at damage (then
+    /// `isDamaged`). Inlined into both readers, so that each keeps only what it uses.
+    @inline(__always)
+    private mutating func read() -> (
+      name: UnsafeRawBufferPointer, kind: UnsafeRawBufferPointer, state: UnsafeRawBufferPointer,
+      timers: UnsafeRawBufferPointer, bytes: UnsafeRawBufferPointer
+    )? {
       guard offset < bytes.count, !isDamaged else { return nil }
       var at = offset
-      guard let name = part(&at), part(&at) != nil, part(&at) != nil, part(&at) != nil,
-        last.baseAddress == nil || ImageChunk.compare(last, name) < 0
+      guard let name = part(&at), let kind = part(&at), let state = part(&at),
+        let timers = part(&at), last.baseAddress == nil || ImageChunk.compare(last, name) < 0
       else {
         isDamaged = true
         return nil
@@ -131,7 +139,7 @@ enum ImageChunk {
       let machine = UnsafeRawBufferPointer(start: bytes.baseAddress! + offset, count: at &- offset)
       offset = at
       last = name
-      return (name, machine)
+      return (name, kind, state, timers, machine)
     }
 
     /// The part at `at` (its varint byte count and its bytes), moving `at` past it; nil when
