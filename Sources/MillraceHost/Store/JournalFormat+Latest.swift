@@ -266,12 +266,27 @@ private struct LatestEntries {
       keys.deallocate()
       spare.deallocate()
     }
+    // Where the differing bytes are in the names (0 to 15). When they lie within 8 bytes, the
+    // key is the 8 bytes that end with the last of them, taken with a shift or two (the alike
+    // bytes among them order nothing); else the differing bytes are packed one by one.
+    let positions = shifts.map { $0 < 64 ? 7 &- $0 / 8 : 15 &- ($0 &- 64) / 8 }
+    let last = positions.max()!
+    let windowed = last &- positions.min()! < 8
+    // Each pass's byte of the key, least significant first.
+    let digits: [UInt64] =
+      windowed
+      ? positions.reversed().map { UInt64(8 &* (last &- $0)) }
+      : (0..<shifts.count).map { UInt64(8 &* $0) }
     eachIndex(count) { index in
       let entry = entries[index]
       var key: UInt64 = 0
-      for shift in shifts {
-        let word = shift < 64 ? entry.high >> shift : entry.low >> (shift &- 64)
-        key = key << 8 | word & 0xFF
+      if windowed {
+        key = Self.window(entry, endingAt: last)
+      } else {
+        for shift in shifts {
+          let word = shift < 64 ? entry.high >> shift : entry.low >> (shift &- 64)
+          key = key << 8 | word & 0xFF
+        }
       }
       keys[index] = (key, entry.payload, entry.payloadLength)
     }
@@ -280,8 +295,7 @@ private struct LatestEntries {
     // costs a load and a store per entry, with no check of the array's uniqueness or bounds.
     let counts = UnsafeMutablePointer<Int>.allocate(capacity: 256)
     defer { counts.deallocate() }
-    for pass in 0..<shifts.count {
-      let shift = UInt64(8 &* pass)
+    for shift in digits {
       counts.initialize(repeating: 0, count: 256)
       eachIndex(count) { index in counts[Int(from[index].key &>> shift & 0xFF)] &+= 1 }
       var total = 0
@@ -300,6 +314,15 @@ private struct LatestEntries {
         payload: item.payload, payloadLength: item.payloadLength, hash: 0, nameLength: 0,
         high: item.key, low: 0)
     }
+  }
+
+  /// The 8 bytes of `entry`'s name's first 16 that end with byte `last` (0 to 15), as a
+  /// big-endian integer (zeros before the name's start).
+  @inline(__always)
+  private static func window(_ entry: LatestEntry, endingAt last: Int) -> UInt64 {
+    if last < 8 { return entry.high >> UInt64(8 &* (7 &- last)) }
+    if last == 15 { return entry.low }
+    return entry.high << UInt64(8 &* (last &- 7)) | entry.low >> UInt64(8 &* (15 &- last))
   }
 
   /// Calls `body` with `0..<count` in order, yielding the CPU now and then

@@ -190,7 +190,7 @@ struct JournalFormatTests {
 
   @Test(
     "a checkpoint's order holds whichever of the names' first 16 bytes differ, each name's last",
-    arguments: ["counted", "alike in 16 bytes", "any"])
+    arguments: ["counted", "alike in 16 bytes", "late", "spread", "any"])
   func latestByNameSorted(_ names: String) {
     var generator = SystemRandomNumberGenerator()
     // Numbers from a range twice the count: most names come once, many twice or more.
@@ -201,6 +201,12 @@ struct JournalFormatTests {
       case "counted": return "dev:\(number)"
       // Two of the first 16 differ, and names alike in all 16 are sorted by comparison.
       case "alike in 16 bytes": return "b\(number % 40 + 10)/floor-and-room-\(number)"
+      // The last four of the 16 differ: the radix sort's key ends with the second word.
+      case "late": return "cabinet-row-" + String(String(number + 10_000_000).suffix(4)) + "/x"
+      // The first and the thirteenth differ, more than eight bytes apart: packed one by one.
+      case "spread":
+        return String(UnicodeScalar(UInt8(97 + number % 26))) + "-cabinet-rw"
+          + String(number % 10) + "/x"
       // Most of the 16 differ: the comparison sort's.
       default:
         return String(
