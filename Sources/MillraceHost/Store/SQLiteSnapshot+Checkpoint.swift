@@ -5,10 +5,11 @@ import MillraceWire
 /// record of each machine arrives in name order (`take`), and only the chunks records fall in
 /// are rewritten. A record falls in the last chunk whose first name is not after its own, or in
 /// the first chunk. A chunk no record falls in stays as it is; a run of chunks that records fall
-/// in is read, deleted and written again as one stream of machines merged with the records
-/// (a save takes the place of the machine of its name, a delete leaves it out), cut anew into
-/// chunks of about `ImageChunk.targetBytes`, so that chunks shrunk by deletes are joined with
-/// their neighbours in the run.
+/// in is read and written again as one stream of machines merged with the records (a save
+/// takes the place of the machine of its name, a delete leaves it out), cut anew into chunks of
+/// about `ImageChunk.targetBytes`, so that chunks shrunk by deletes are joined with their
+/// neighbours in the run. The chunks written take the rows of the chunks read first
+/// (`ImageWriter.reuse`); rows none took are deleted.
 ///
 /// Memory: one chunk's body read, one being written; no list of the records.
 struct ImageMerge {
