@@ -37,7 +37,7 @@ sources() {
       Sources/MillraceClient/RESPValue.swift ;;
     journal) echo Sources/MillraceHost/Store/{JournalChange,JournalFormat,JournalFormat+Latest,SharedCPU}.swift \
       Sources/MillraceHost/Store/{JournalRecord,TimerEncoding,LEB128,StoredTimers}.swift \
-      Sources/MillraceHost/Store/{StoredMachine,UTF8Text}.swift \
+      Sources/MillraceHost/Store/{StoredMachine,UTF8Text,ImageChunk,StoredRow}.swift \
       Sources/MillraceHost/MachineFiles/NameHash.swift Sources/MillraceWire/ByteBuffer.swift ;;
     chunk) echo Sources/MillraceHost/Store/{ImageChunk,LEB128,StoredRow,StoredTimers}.swift \
       Sources/MillraceHost/Store/{StoredMachine,TimerEncoding,UTF8Text}.swift \

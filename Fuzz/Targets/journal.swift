@@ -8,7 +8,7 @@
 // and a checkpoint's read of those records (`latestChanges`) gives the last change of each
 // name, in the order written, as a dictionary over the decoded changes would; a scan (no
 // decoding) finds as many records, spanning as many bytes, as decoding. The input read
-// as a version 2 or 3 journal decodes without a fault; read as timers in their compact form,
+// as a version 2, 3 or 4 journal decodes without a fault; read as timers in their compact form,
 // what decodes encodes back to the same bytes.
 
 /// The libFuzzer entry point: one input per call, 0 when it was checked.
@@ -33,7 +33,7 @@ public func fuzzJournal(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
   for (index, change) in changes.enumerated() { last[change.name] = index }
   let expected = last.values.sorted().map { changes[$0] }
   check(latest == expected, "latest \(latest), expected \(expected)")
-  for version in 2...3 {
+  for version in 2...4 {
     let old = bytes.withUnsafeBytes { JournalFormat.decode($0, epoch: 1, version: version) }
     check(
       old.length >= JournalFormat.headerSize && old.length <= bytes.count,

@@ -26,11 +26,8 @@ enum ImageChunk {
 
     /// The bytes `append` writes for it.
     var size: Int {
-      Self.partSize(name) + Self.partSize(kind) + Self.partSize(state) + Self.partSize(timers)
-    }
-
-    private static func partSize(_ part: UnsafeRawBufferPointer) -> Int {
-      LEB128.size(of: UInt64(part.count)) + part.count
+      ImageChunk.partSize(name.count) + ImageChunk.partSize(kind.count)
+        + ImageChunk.partSize(state.count) + ImageChunk.partSize(timers.count)
     }
 
     /// The machine as `MachineStore.forEach` hands it out.
@@ -50,7 +47,13 @@ enum ImageChunk {
     }
   }
 
-  private static func write(
+  /// The bytes a part of `count` bytes takes: its varint count and its bytes.
+  @inline(__always)
+  static func partSize(_ count: Int) -> Int { LEB128.size(of: UInt64(count)) + count }
+
+  /// Writes `part` (its varint count, then its bytes) at `cursor`, which must have room for
+  /// `partSize(part.count)` bytes, and moves `cursor` past it.
+  static func write(
     _ part: UnsafeRawBufferPointer, at cursor: inout UnsafeMutablePointer<UInt8>
   ) {
     LEB128.write(UInt64(part.count), at: &cursor)
@@ -94,6 +97,30 @@ enum ImageChunk {
 
   /// Reads a chunk's machines one after another. Stops at the end of the bytes, or at the first
   /// that is not whole or not after the one before it (`isDamaged` then).
+  /// The part at `at` of `bytes` (its varint byte count and its bytes, as `append` writes
+  /// each), moving `at` past it; nil when it is not whole. A checkpoint reads four a machine
+  /// for every machine of the chunks it rewrites, and one a record of its journal (version
+  /// 5 records hold their machine as a chunk does): one-byte counts (every name, kind and
+  /// state) are read inline, and the part is made from the base pointer, not from a slice.
+  @inline(__always)
+  static func part(_ bytes: UnsafeRawBufferPointer, at: inout Int) -> UnsafeRawBufferPointer? {
+    let total = bytes.count
+    guard at < total, let base = bytes.baseAddress else { return nil }
+    let first = base.load(fromByteOffset: at, as: UInt8.self)
+    var start = at &+ 1
+    var count = Int(first)
+    if first >= 0x80 {
+      start = at
+      guard let long = LEB128.read(bytes, at: &start), long <= UInt64(total &- start) else {
+        return nil
+      }
+      count = Int(long)
+    }
+    guard count <= total &- start else { return nil }
+    at = start &+ count
+    return UnsafeRawBufferPointer(start: base + start, count: count)
+  }
+
   struct Reader {
     let bytes: UnsafeRawBufferPointer
     private var offset = 0
@@ -142,27 +169,10 @@ enum ImageChunk {
       return (name, kind, state, timers, machine)
     }
 
-    /// The part at `at` (its varint byte count and its bytes), moving `at` past it; nil when
-    /// it is not whole. A checkpoint reads four a machine for every machine of the chunks it
-    /// rewrites: one-byte counts (every name, kind and state) are read inline, and the part is
-    /// made from the base pointer, not from a slice of `bytes`.
+    /// The part at `at` of `bytes` (`ImageChunk.part`).
     @inline(__always)
     private func part(_ at: inout Int) -> UnsafeRawBufferPointer? {
-      let total = bytes.count
-      guard at < total, let base = bytes.baseAddress else { return nil }
-      let first = base.load(fromByteOffset: at, as: UInt8.self)
-      var start = at &+ 1
-      var count = Int(first)
-      if first >= 0x80 {
-        start = at
-        guard let long = LEB128.read(bytes, at: &start), long <= UInt64(total &- start) else {
-          return nil
-        }
-        count = Int(long)
-      }
-      guard count <= total &- start else { return nil }
-      at = start &+ count
-      return UnsafeRawBufferPointer(start: base + start, count: count)
+      ImageChunk.part(bytes, at: &at)
     }
   }
 }

@@ -67,9 +67,14 @@ private struct LatestEntry {
   var high: UInt64
   var low: UInt64
 
-  /// The name's bytes within the journal's `bytes`.
-  func name(in bytes: UnsafeRawBufferPointer) -> UnsafeRawPointer {
-    bytes.baseAddress! + Int(payload) + 5
+  /// The name's bytes within the journal's `bytes` (the payload's first part, after its tag:
+  /// a record `LatestEntries` kept parsed whole).
+  @inline(__always)
+  func name(in bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+    var at = 1
+    return ImageChunk.part(
+      UnsafeRawBufferPointer(start: bytes.baseAddress! + Int(payload), count: Int(payloadLength)),
+      at: &at)!
   }
 }
 
@@ -201,11 +206,7 @@ private struct LatestEntries {
     let before = { (left: LatestEntry, right: LatestEntry) -> Bool in
       if left.high != right.high { return left.high < right.high }
       if left.low != right.low { return left.low < right.low }
-      let (leftLength, rightLength) = (
-        Self.nameLength(of: left, in: bytes), Self.nameLength(of: right, in: bytes)
-      )
-      let order = memcmp(left.name(in: bytes), right.name(in: bytes), min(leftLength, rightLength))
-      return order != 0 ? order < 0 : leftLength < rightLength
+      return ImageChunk.compare(left.name(in: bytes), right.name(in: bytes)) < 0
     }
     // None differing: every name is alike in its 16 bytes, for the comparison alone.
     guard let varying = Self.varyingBytes(of: kept), !varying.isEmpty else {
@@ -254,7 +255,7 @@ private struct LatestEntries {
   /// back in order, the entries read in order too. Afterwards an entry holds its payload's
   /// place and length, and its packed bytes in `high` with 0 in `low`: among these entries,
   /// the same order and the same ties as their names' first 16 bytes. Its hash and name
-  /// length are no longer set (`nameLength(of:in:)` reads the latter from the journal).
+  /// length are no longer set (`name(in:)` reads the name from the journal).
   private static func radixSort(
     _ entries: UnsafeMutableBufferPointer<LatestEntry>, on shifts: [Int]
   ) {
@@ -338,12 +339,6 @@ private struct LatestEntries {
     }
   }
 
-  /// The length of `entry`'s name, read from the journal's `bytes` (a sorted entry's own is
-  /// not kept: `radixSort`).
-  private static func nameLength(of entry: LatestEntry, in bytes: UnsafeRawBufferPointer) -> Int {
-    Int(bytes.loadUnaligned(fromByteOffset: Int(entry.payload) + 1, as: UInt32.self).littleEndian)
-  }
-
   /// Whether the two entries' names are the same: by their hashes, lengths and first 16
   /// bytes (in the entries), and only past those by the journal's bytes (another cache miss).
   private static func sameName(
@@ -353,32 +348,40 @@ private struct LatestEntries {
       left.hash == right.hash && left.nameLength == right.nameLength && left.high == right.high
         && left.low == right.low
     else { return false }
-    let keyed = 16
-    guard left.nameLength > keyed else { return true }
-    return memcmp(
-      left.name(in: bytes) + keyed, right.name(in: bytes) + keyed, Int(left.nameLength) - keyed)
-      == 0
+    guard left.nameLength > 16 else { return true }
+    return ImageChunk.compare(left.name(in: bytes), right.name(in: bytes)) == 0
   }
 
-  /// The record at `offset` and the offset after it; nil when no whole record starts there.
-  /// A payload starts with its tag (1 byte) and its name (UInt32 length, bytes).
+  /// The record at `offset` and the offset after it; nil when no whole record starts there or
+  /// its name does not parse. A payload starts with its tag (1 byte) and its name (a part:
+  /// varint count, bytes).
+  @inline(__always)
   private static func record(
     at offset: Int, in bytes: UnsafeRawBufferPointer, _ nameHash: NameHash
   ) -> (LatestEntry, next: Int)? {
-    guard bytes.count - offset >= JournalFormat.recordHeaderSize + 5 else { return nil }
+    guard bytes.count &- offset >= JournalFormat.recordHeaderSize &+ 2 else { return nil }
     let length = Int(bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self).littleEndian)
-    let payload = offset + JournalFormat.recordHeaderSize
-    let nameLength = Int(
-      bytes.loadUnaligned(fromByteOffset: payload + 1, as: UInt32.self).littleEndian)
-    guard length <= bytes.count - payload, nameLength <= length - 5 else { return nil }
-    let name = UnsafeRawBufferPointer(start: bytes.baseAddress! + payload + 5, count: nameLength)
-    let readable = bytes.count - (payload + 5)
+    let payload = offset &+ JournalFormat.recordHeaderSize
+    guard length <= bytes.count &- payload else { return nil }
+    // The name's count: one byte for a name shorter than 128 bytes, read inline.
+    let first = Int(bytes.load(fromByteOffset: payload &+ 1, as: UInt8.self))
+    var at = 2
+    var name = UnsafeRawBufferPointer(start: bytes.baseAddress! + (payload &+ 2), count: first)
+    if first >= 0x80 || first > length &- 2 {
+      at = 1
+      guard
+        let long = ImageChunk.part(
+          UnsafeRawBufferPointer(start: bytes.baseAddress! + payload, count: length), at: &at)
+      else { return nil }
+      name = long
+    }
+    let readable = bytes.count &- (payload &+ at &- name.count)
     let entry = LatestEntry(
       payload: UInt32(payload), payloadLength: UInt32(length),
       hash: UInt32(truncatingIfNeeded: nameHash(name) >> 32),
-      nameLength: UInt32(nameLength), high: word(name, 0, readable: readable),
+      nameLength: UInt32(name.count), high: word(name, 0, readable: readable),
       low: word(name, 8, readable: readable))
-    return (entry, payload + length)
+    return (entry, payload &+ length)
   }
 
   /// Bytes `start..<start + 8` of `name` as a big-endian integer, zeros past its end. Where

@@ -4,7 +4,7 @@ import CChecksum
   import MillraceWire  // ByteBuffer (the fuzz target compiles ByteBuffer.swift in)
 #endif
 
-/// The journal's byte format, little-endian: a 16-byte header, `MRJRNL04` and the epoch
+/// The journal's byte format, little-endian: a 16-byte header, `MRJRNL05` and the epoch
 /// (UInt64), then records of `payload length (UInt32) | epoch (low 32 bits, UInt32) | CRC-32C
 /// of the payload (UInt32) | payload`.
 ///
@@ -12,19 +12,21 @@ import CChecksum
 /// file, so records of earlier epochs (and zeros) follow the current ones, and reading stops at
 /// the first record that is not whole, correct and of the header's epoch.
 ///
-/// A payload is `1, name, kind, state, timers` for a save or `2, name` for a delete; texts are
-/// `UInt32 length | UTF-8 bytes`, timers are `UInt32 length | their compact form`
-/// (`TimerEncoding`, the bytes the snapshot's row keeps). Version 2 (`MRJRNL02`, written before
-/// the compact form) still reads: its timers are `UInt32 count | timer*`, a timer being `input,
-/// repeats (UInt8), span (Int64), deadline flags (UInt8: 1 has a deadline, 2 has the time
-/// remaining), deadline (Int64), [remaining (Int64) when flag 2], queue (UInt8), effect id
-/// (UInt64)`. Version 3 (`MRJRNL03`) is version 4 with FNV-1a checksums. Only version 4 is
-/// written.
+/// A payload is `1, name, kind, state, timers` for a save or `2, name` for a delete, each part
+/// a varint byte count (`LEB128`, shortest form) and its bytes: texts UTF-8, timers in their
+/// compact form (`TimerEncoding`). After its tag, a save is the machine exactly as an image
+/// chunk holds it (`ImageChunk`), so that a checkpoint copies it as it is. Version 4
+/// (`MRJRNL04`) still reads: its parts' counts are `UInt32`. Version 3 (`MRJRNL03`) is version 4
+/// with FNV-1a checksums. Version 2 (`MRJRNL02`, written before the compact form) has timers of
+/// `UInt32 count | timer*`, a timer being `input, repeats (UInt8), span (Int64), deadline flags
+/// (UInt8: 1 has a deadline, 2 has the time remaining), deadline (Int64), [remaining (Int64)
+/// when flag 2], queue (UInt8), effect id (UInt64)`. Only version 5 is written; a journal of an
+/// earlier version is read at start, its changes written again in version 5 and checkpointed.
 enum JournalFormat {
   /// The version written.
-  static let version = 4
+  static let version = 5
   /// The versions read.
-  static let versions = 2...4
+  static let versions = 2...5
   /// Bytes of the header: the magic and the epoch.
   static let headerSize = 16
   /// Bytes before a record's payload.
@@ -104,13 +106,15 @@ enum JournalFormat {
     epoch: UInt64, to buffer: ByteBuffer
   ) {
     let timerBytes = timers.isEmpty ? 0 : TimerEncoding.size(of: timers)
-    let payload = 1 + 4 + name.count + textSize(kind) + textSize(state) + 4 + timerBytes
+    let payload =
+      1 + ImageChunk.partSize(name.count) + textSize(kind) + textSize(state)
+      + ImageChunk.partSize(timerBytes)
     appendRecord(payload: payload, epoch: epoch, to: buffer) { cursor in
       write(saveTag, at: &cursor)
-      write(name.assumingMemoryBound(to: UInt8.self), at: &cursor)
+      ImageChunk.write(name, at: &cursor)
       write(kind, at: &cursor)
       write(state, at: &cursor)
-      write(UInt32(truncatingIfNeeded: timerBytes), at: &cursor)
+      LEB128.write(UInt64(timerBytes), at: &cursor)
       if timerBytes > 0 { TimerEncoding.write(timers, at: &cursor) }
     }
   }
@@ -142,7 +146,7 @@ enum JournalFormat {
   }
 
   /// The bytes a text takes in a payload.
-  private static func textSize(_ text: String) -> Int { 4 + text.utf8.count }
+  private static func textSize(_ text: String) -> Int { ImageChunk.partSize(text.utf8.count) }
 
   private static func write<T: FixedWidthInteger>(
     _ value: T, at cursor: inout UnsafeMutablePointer<UInt8>
@@ -151,17 +155,11 @@ enum JournalFormat {
     cursor += MemoryLayout<T>.size
   }
 
+  /// Writes a text as a part: its varint byte count, then its UTF-8 bytes.
   private static func write(_ text: String, at cursor: inout UnsafeMutablePointer<UInt8>) {
-    UTF8Text.withBytes(of: text) { bytes in write(bytes, at: &cursor) }
-  }
-
-  /// Writes a text given as its UTF-8 bytes: length, then the bytes.
-  private static func write(
-    _ bytes: UnsafeBufferPointer<UInt8>, at cursor: inout UnsafeMutablePointer<UInt8>
-  ) {
-    write(UInt32(truncatingIfNeeded: bytes.count), at: &cursor)
-    if let source = bytes.baseAddress { cursor.update(from: source, count: bytes.count) }
-    cursor += bytes.count
+    UTF8Text.withBytes(of: text) { bytes in
+      ImageChunk.write(UnsafeRawBufferPointer(bytes), at: &cursor)
+    }
   }
 
   /// Decodes the records of `epoch` after the header of a journal of `version`, stopping at
@@ -174,7 +172,8 @@ enum JournalFormat {
   {
     var changes: [JournalChange] = []
     let (length, cutOff) = walk(bytes, epoch: epoch, version: version) { payload in
-      guard let change = version == 2 ? decodeVersion2(payload) : record(payload)?.change else {
+      let parsed = version == 5 ? record(payload) : version >= 3 ? recordVersion4(payload) : nil
+      guard let change = version == 2 ? decodeVersion2(payload) : parsed?.change else {
         return false
       }
       changes.append(change)
@@ -239,21 +238,49 @@ enum JournalFormat {
     return changes
   }
 
-  /// The parts of a version 3 payload, in place; nil when it is not exactly one save or one
-  /// delete (its texts and timers are not checked: `JournalRecord.change` does).
+  /// The parts of a payload of the version written, in place; nil when it is not exactly one
+  /// save or one delete (its texts and timers are not checked: `JournalRecord.change` does).
+  @inline(__always)
   static func record(_ payload: UnsafeRawBufferPointer) -> JournalRecord? {
+    guard let tag = payload.first else { return nil }
+    var at = 1
+    guard let name = ImageChunk.part(payload, at: &at) else { return nil }
+    let none = UnsafeRawBufferPointer(start: nil, count: 0)
+    switch tag {
+    case deleteTag:
+      guard at == payload.count else { return nil }
+      return JournalRecord(
+        isDelete: true, name: name, kind: none, state: none, timers: none, encoded: none)
+    case saveTag:
+      guard let kind = ImageChunk.part(payload, at: &at),
+        let state = ImageChunk.part(payload, at: &at),
+        let timers = ImageChunk.part(payload, at: &at), at == payload.count
+      else { return nil }
+      return JournalRecord(
+        isDelete: false, name: name, kind: kind, state: state, timers: timers,
+        encoded: UnsafeRawBufferPointer(rebasing: payload[1...]))
+    default:
+      return nil
+    }
+  }
+
+  /// The parts of a version 3 or 4 payload (`UInt32` counts), in place, as `record`.
+  private static func recordVersion4(_ payload: UnsafeRawBufferPointer) -> JournalRecord? {
     var reader = Reader(bytes: payload)
     guard let tag = reader.integer(UInt8.self), let name = reader.slice() else { return nil }
     let none = UnsafeRawBufferPointer(start: nil, count: 0)
     switch tag {
     case deleteTag:
       guard reader.isAtEnd else { return nil }
-      return JournalRecord(isDelete: true, name: name, kind: none, state: none, timers: none)
+      return JournalRecord(
+        isDelete: true, name: name, kind: none, state: none, timers: none, encoded: none)
     case saveTag:
       guard let kind = reader.slice(), let state = reader.slice(), let timers = reader.slice(),
         reader.isAtEnd
       else { return nil }
-      return JournalRecord(isDelete: false, name: name, kind: kind, state: state, timers: timers)
+      // Its parts' counts are not the image's: no bytes to copy as they are.
+      return JournalRecord(
+        isDelete: false, name: name, kind: kind, state: state, timers: timers, encoded: none)
     default:
       return nil
     }

@@ -10,6 +10,9 @@ struct JournalRecord {
   let kind, state: UnsafeRawBufferPointer
   /// Its timers in the compact form (`TimerEncoding`); empty for none, and for a delete.
   let timers: UnsafeRawBufferPointer
+  /// For a save of the version written, the machine as an image chunk holds it (`ImageChunk`:
+  /// its four parts with their varint counts); empty for a delete and for older versions.
+  let encoded: UnsafeRawBufferPointer
 
   /// Whether its texts are UTF-8 and its timers whole and canonical (what only damage can
   /// break in a record whose checksum holds).

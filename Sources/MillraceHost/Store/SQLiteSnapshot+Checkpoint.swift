@@ -52,7 +52,7 @@ struct ImageMerge {
       try writer.append(machine.bytes, named: machine.name, to: &result)
       held = reader!.nextEncoded()
     }
-    if !change.isDelete { try writer.append(change.entry, to: &result) }
+    if !change.isDelete { try writer.append(change.encoded, named: change.name, to: &result) }
   }
 
   /// Ends the merge; returns the image's chunks after it.
@@ -197,12 +197,5 @@ struct ImageWriter {
     result.append(SQLiteSnapshot.Chunk(id: id, low: low, machines: machines))
     body.removeAll(keepingCapacityUpTo: .max)
     self.machines = 0
-  }
-}
-
-extension JournalRecord {
-  /// The machine a save record writes, as a chunk holds it.
-  var entry: ImageChunk.Entry {
-    ImageChunk.Entry(name: name, kind: kind, state: state, timers: timers)
   }
 }

@@ -95,7 +95,7 @@ import Testing
 
   @Test("a dump an earlier daemon wrote (journal version 3, FNV-1a) still reads; damaged, not")
   func aVersion3DumpReads() {
-    var bytes = JournalVersion3.journal([.save(Self.machine)], epoch: 0)
+    var bytes = JournalVersion4.journal([.save(Self.machine)], epoch: 0, version: 3)
     #expect(bytes.withUnsafeBytes(MachineDump.decode) == Self.machine)
     bytes[bytes.count - 1] ^= 0x10
     #expect(bytes.withUnsafeBytes(MachineDump.decode) == nil)

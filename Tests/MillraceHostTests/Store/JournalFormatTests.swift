@@ -239,7 +239,7 @@ struct JournalFormatTests {
     var bytes = journal([.save(StoredMachine(name: "t", kind: "toggle", state: "off"))])
     let header = JournalFormat.headerSize
     let payload = header + JournalFormat.recordHeaderSize
-    let state = bytes.count - 4 - 3  // "off", then the timers' length (0)
+    let state = bytes.count - 1 - 3  // "off", then the timers' count (0)
     #expect(bytes[state] == UInt8(ascii: "o"))
     bytes[state] = 0xFF
     let checksum = bytes[payload...].withUnsafeBytes { JournalFormat.checksum($0) }
@@ -294,14 +294,37 @@ struct JournalFormatTests {
     #expect(decode(bytes, epoch: 4).changes.isEmpty)
   }
 
-  @Test("a journal of version 3 (FNV-1a checksums) still reads; read as 4 it is damage")
-  func version3() {
-    let bytes = JournalVersion3.journal(changes, epoch: 4)
-    #expect(bytes.withUnsafeBytes { JournalFormat.header(of: $0) }?.version == 3)
-    #expect(decode(bytes, epoch: 4, version: 3) == (changes, bytes.count, false))
+  @Test(
+    "journals of versions 3 and 4 (UInt32 counts) still read; read as another version, damage",
+    arguments: [3, 4])
+  func version3And4(_ version: Int) {
+    let bytes = JournalVersion4.journal(changes, epoch: 4, version: version)
+    #expect(bytes.withUnsafeBytes { JournalFormat.header(of: $0) }?.version == version)
+    #expect(decode(bytes, epoch: 4, version: version) == (changes, bytes.count, false))
     #expect(decode(bytes, epoch: 4).changes.isEmpty)
+    #expect(decode(bytes, epoch: 4, version: 7 - version).changes.isEmpty)
     // The current version's records, the other way round.
-    #expect(decode(journal(epoch: 4), epoch: 4, version: 3).changes.isEmpty)
+    #expect(decode(journal(epoch: 4), epoch: 4, version: version).changes.isEmpty)
+  }
+
+  @Test("a save of the version written holds its machine as an image chunk does, to be copied")
+  func saveIsTheChunksMachine() {
+    let machine = StoredMachine(name: "door-1", kind: "door", state: "open", timers: [])
+    let bytes = journal([.save(machine), .delete(name: "gone")])
+    var records: [JournalRecord] = []
+    bytes.withUnsafeBytes { bytes in
+      JournalFormat.forEachLatest(bytes) { records.append($0) }
+    }
+    let chunk = ByteBuffer()
+    ImageChunk.append(
+      ImageChunk.Entry(
+        name: records[0].name, kind: records[0].kind, state: records[0].state,
+        timers: records[0].timers), to: chunk)
+    #expect(Array(records[0].encoded) == chunk.bytes)
+    #expect(
+      Array(records[0].encoded) == [6] + Array("door-1".utf8) + [4] + Array("door".utf8) + [4]
+        + Array("open".utf8) + [0])
+    #expect(records[1].isDelete && records[1].encoded.isEmpty)
   }
 
   @Test("the checksum is CRC-32C, the same with the processor's instruction as by the table")
@@ -324,7 +347,7 @@ struct JournalFormatTests {
 
   @Test("a header of another version, or none, is not a journal's")
   func unknownHeader() {
-    for magic in ["MRJRNL01", "MRJRNL05", "not a jo"] {
+    for magic in ["MRJRNL01", "MRJRNL06", "not a jo"] {
       let bytes = Array(magic.utf8) + [UInt8](repeating: 0, count: 8)
       #expect(bytes.withUnsafeBytes { JournalFormat.header(of: $0) } == nil, "\(magic)")
     }

@@ -356,11 +356,11 @@ struct StoreCheckpointTests {
   @Test("a checkpoint that succeeded takes its journal's records out of the process's memory")
   func checkpointReleasesJournalPages() throws {
     let store = try MachineStore(directory: directory, durability: .batched)
-    // `checkpointRecords` records of about 43 bytes: the last seals the first journal (within
+    // `checkpointRecords` records of about 32 bytes: the last seals the first journal (within
     // its first MiB) for a checkpoint, whose outcome the loop takes at `settle`.
     try commit(batch("m"), to: store)
     let first = "\(directory)/\(MachineStore.journalNames[0])"
-    #expect(try TurnJournalTests.residentKilobytes(of: first) >= 600)
+    #expect(try TurnJournalTests.residentKilobytes(of: first) >= 400)
     store.settle()
     #expect(store.checkpoints == 1)
     #expect(try TurnJournalTests.residentKilobytes(of: first) <= 8)
@@ -442,7 +442,7 @@ struct StoreCheckpointTests {
     store.settle()
     #expect(store.checkpointFailure?.code == 28)
     #expect(store.checkpoints == 0)
-    // Not retried at the next `checkpointRecords` records (about 700 KiB), but once another
+    // Not retried at the next `checkpointRecords` records (about 500 KiB), but once another
     // 1 MiB of journal is written.
     try commit(batch("n"), to: store)
     store.settle()

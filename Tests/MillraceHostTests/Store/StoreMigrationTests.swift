@@ -243,8 +243,10 @@ struct StoreMigrationTests {
     #expect(try MachineStore(directory: directory, durability: .batched).loadAll() == after)
   }
 
-  @Test("a version 3 journal (FNV-1a checksums) left by a crash is replayed, then goes on as 4")
-  func version3Journal() throws {
+  @Test(
+    "a version 3 or 4 journal left by a crash is replayed, then goes on in the version written",
+    arguments: [3, 4])
+  func version3And4Journal(_ version: Int) throws {
     do { try MachineStore(directory: directory, durability: .batched).close() }
     let changes: [JournalChange] = [
       .save(StoredMachine(name: "a", kind: "auth", state: "loggingIn", timers: [timer, tick])),
@@ -252,6 +254,6 @@ struct StoreMigrationTests {
       .delete(name: "b"),
       .save(StoredMachine(name: "c", kind: "toggle", state: "off")),
     ]
-    try expectReplayed(JournalVersion3.journal(changes, epoch: 90), epoch: 90)
+    try expectReplayed(JournalVersion4.journal(changes, epoch: 90, version: version), epoch: 90)
   }
 }
