@@ -77,7 +77,11 @@ public final class MachineStore {
   @exclusivity(unchecked) private var checkpointAt = MachineStore.checkpointBytes
   /// When checkpoints are due, lent to and waited for, for the snapshot's size as of the last
   /// checkpoint (`CheckpointPacing`).
-  @exclusivity(unchecked) private var pacing = CheckpointPacing(snapshotBytes: 0)
+  @exclusivity(unchecked) private(set) var pacing = CheckpointPacing(snapshotBytes: 0)
+
+  /// The snapshot's size as the last checkpoint left it (`SQLiteSnapshot.size`), which paces
+  /// the next ones.
+  var snapshotSize: Int { snapshot.size }
   /// After a failed checkpoint only the journal's length makes the next one due, so that a
   /// failing snapshot is not retried on every turn.
   @exclusivity(unchecked) private var retryingCheckpoint = false
@@ -415,7 +419,7 @@ public final class MachineStore {
 
   /// Paces the next checkpoints for the snapshot's size now (`CheckpointPacing`).
   private func pace() {
-    pacing = CheckpointPacing(snapshotBytes: snapshot.fileSize)
+    pacing = CheckpointPacing(snapshotBytes: snapshot.size)
     checkpointAt = pacing.bytes
   }
 

@@ -1,12 +1,6 @@
 import CSQLite
 import MillraceWire
 
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Musl)
-  import Musl
-#endif
-
 /// The store's snapshot: machine names, kinds, states and pending timers in SQLite (WAL),
 /// `machines.sqlite3` under the data directory, as an *image*: the machines in the order of
 /// their names, cut into chunks of about `ImageChunk.targetBytes`, one row each in
@@ -56,11 +50,19 @@ final class SQLiteSnapshot {
     var machines: Int
   }
 
-  /// The size of `machines.sqlite3` in bytes (0 when it cannot be read): what a checkpoint
-  /// may have to rewrite (`CheckpointPacing`).
-  var fileSize: Int {
-    var info = stat()
-    return stat(path, &info) == 0 ? Int(info.st_size) : 0
+  /// The snapshot's size in bytes as SQLite sees it, its pages whether they are in
+  /// `machines.sqlite3` yet or still in the write-ahead log: what a checkpoint may have to
+  /// rewrite (`CheckpointPacing`). Measured when the snapshot opens and after each checkpoint,
+  /// by the thread that ran it. (The file alone holds a few pages until SQLite first merges its
+  /// log into it, at 1,000 pages: a million machines' image after their `SPAWN`s was all in the
+  /// log, and the checkpoints were paced as for an empty store, each rewriting the whole image
+  /// for 16,384 records.)
+  private(set) var size = 0
+
+  /// Measures `size`; leaves it as it was when SQLite fails.
+  private func measure() {
+    let sql = "SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()"
+    try? database.run(sql) { size = Int(SQLiteConnection.integer($0, 0) ?? 0) }
   }
 
   /// The epoch of the last journal whose records are in (0: none yet).
@@ -128,6 +130,7 @@ final class SQLiteSnapshot {
     self.chunks = chunks
     nextID = (chunks.map(\.id).max() ?? 0) + 1
     appliedEpoch = epoch
+    measure()
   }
 
   deinit {
@@ -236,6 +239,7 @@ final class SQLiteSnapshot {
       try database.run(updateEpoch, [.integer(Int64(bitPattern: epoch))])
       try database.run(commitStatement)
       chunks = rewritten
+      measure()
     } catch {
       // A failed statement, or a failed COMMIT, leaves the transaction open.
       _ = try? database.run(rollbackStatement)

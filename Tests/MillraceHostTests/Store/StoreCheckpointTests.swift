@@ -353,6 +353,29 @@ struct StoreCheckpointTests {
     #expect(try store.loadAll().count == 2 * MachineStore.checkpointRecords + 101)
   }
 
+  @Test("checkpoints are paced by the image's size, also while SQLite's log still holds it")
+  func pacedByTheImageInTheLog() throws {
+    let store = try MachineStore(directory: directory, durability: .batched)
+    // About 2 MiB of image, written by checkpoints into SQLite's log (it is merged into
+    // `machines.sqlite3` only at 1,000 pages, 64 MB).
+    let names = batch("a-somewhat-longer-name-", 60_000)
+    for start in stride(from: 0, to: names.count, by: 1_000) {
+      for name in names[start..<start + 1_000] {
+        try store.save(StoredMachine(name: name, kind: "toggle", state: "on"))
+      }
+      try store.commit()
+    }
+    try store.checkpoint()
+    let file =
+      try FileManager.default.attributesOfItem(
+        atPath: "\(directory)/machines.sqlite3")[.size] as! Int
+    let image = store.snapshotSize
+    #expect(image > 2 * MachineStore.checkpointBytes)
+    #expect(file < image / 4, "the image is in the log: \(file) of \(image) bytes in the file")
+    #expect(store.pacing == CheckpointPacing(snapshotBytes: image))
+    #expect(store.pacing.bytes == CheckpointPacing.snapshotsPerCheckpoint * image)
+  }
+
   @Test("a checkpoint that succeeded takes its journal's records out of the process's memory")
   func checkpointReleasesJournalPages() throws {
     let store = try MachineStore(directory: directory, durability: .batched)
