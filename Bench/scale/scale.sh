@@ -181,8 +181,13 @@ CLK_TCK="$(getconf CLK_TCK)"
 # over SETTLE_QUIET samples 0.1 s apart), at most SETTLE_MAX seconds; prints the ticks they
 # used meanwhile. A SEND round starts with both daemons settled (their checkpoint workers
 # share the servers' CPU: the work one round left would slow the next, another daemon's), and
-# the work a round leaves is charged to it (report.py: the settled rate).
+# the work a round leaves is charged to it (report.py: the settled rate). It first waits
+# SETTLE_DELAY seconds, counted too: a daemon checkpoints what its journal still holds at the
+# store monitor's second tick after its last commit (`MachineStore.checkpointWhenIdle`, a tick
+# a second), and without the wait that work, up to a checkpoint's worth of journal, fell
+# between the rounds, charged to none.
 SETTLE_QUIET=3
+SETTLE_DELAY=2.2
 SETTLE_MAX=60
 total_ticks() {
   local sum=0 pid
@@ -191,7 +196,9 @@ total_ticks() {
 }
 settle() {
   local start last now quiet=0 i
-  start=$(total_ticks "$@"); last=$start; now=$start
+  start=$(total_ticks "$@")
+  sleep "$SETTLE_DELAY"
+  last=$(total_ticks "$@"); now=$last
   for i in $(seq $((SETTLE_MAX * 10))); do
     sleep 0.1
     now=$(total_ticks "$@")
