@@ -363,9 +363,10 @@ private struct LatestEntries {
     let length = Int(bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self).littleEndian)
     let payload = offset &+ JournalFormat.recordHeaderSize
     guard length <= bytes.count &- payload else { return nil }
-    // The name's count: one byte for a name shorter than 128 bytes, read inline.
+    // The name's count: one byte for a name shorter than 128 bytes, read inline. `at` ends
+    // past the name, in the payload.
     let first = Int(bytes.load(fromByteOffset: payload &+ 1, as: UInt8.self))
-    var at = 2
+    var at = 2 &+ first
     var name = UnsafeRawBufferPointer(start: bytes.baseAddress! + (payload &+ 2), count: first)
     if first >= 0x80 || first > length &- 2 {
       at = 1
