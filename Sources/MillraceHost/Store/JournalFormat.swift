@@ -114,7 +114,7 @@ enum JournalFormat {
       ImageChunk.write(name, at: &cursor)
       write(kind, at: &cursor)
       write(state, at: &cursor)
-      LEB128.write(UInt64(timerBytes), at: &cursor)
+      ImageChunk.writeCount(timerBytes, at: &cursor)
       if timerBytes > 0 { TimerEncoding.write(timers, at: &cursor) }
     }
   }

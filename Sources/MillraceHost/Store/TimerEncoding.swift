@@ -128,9 +128,7 @@ enum TimerEncoding {
 
   private static func writeText(_ text: String, at cursor: inout UnsafeMutablePointer<UInt8>) {
     UTF8Text.withBytes(of: text) { bytes in
-      LEB128.write(UInt64(bytes.count), at: &cursor)
-      if let source = bytes.baseAddress { cursor.update(from: source, count: bytes.count) }
-      cursor += bytes.count
+      ImageChunk.write(UnsafeRawBufferPointer(bytes), at: &cursor)
     }
   }
 
