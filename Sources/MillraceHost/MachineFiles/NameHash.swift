@@ -18,21 +18,30 @@ struct NameHash: Sendable {
     self.seed = seed
   }
 
-  /// The hash of `bytes` (never 0).
+  /// The hash of `bytes` (never 0). Every byte is read through whole loads, none one at a
+  /// time: eight at a time, the last eight overlapping the ones before them when the count is
+  /// not a multiple of eight; names shorter than eight as two overlapping halves (or three
+  /// bytes). Each load covers bytes of the name only, and together they cover all of them, so
+  /// that names of one length differ in what is mixed whenever they differ.
   @inline(__always)
   func callAsFunction(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
-    var hash = seed ^ (UInt64(bytes.count) &* 0x9E37_79B9_7F4A_7C15)
-    var offset = 0
-    while offset + 8 <= bytes.count {
-      hash = Self.mix(hash ^ bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-      offset += 8
-    }
-    if offset < bytes.count {
-      var tail: UInt64 = 0
-      for index in offset..<bytes.count {
-        tail = tail << 8 | UInt64(bytes[index])
+    let count = bytes.count
+    var hash = seed ^ (UInt64(count) &* 0x9E37_79B9_7F4A_7C15)
+    if count >= 8 {
+      var offset = 0
+      while offset &+ 8 < count {
+        hash = Self.mix(hash ^ bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+        offset &+= 8
       }
-      hash = Self.mix(hash ^ tail)
+      hash = Self.mix(hash ^ bytes.loadUnaligned(fromByteOffset: count &- 8, as: UInt64.self))
+    } else if count >= 4 {
+      let first = UInt64(bytes.loadUnaligned(fromByteOffset: 0, as: UInt32.self))
+      let last = UInt64(bytes.loadUnaligned(fromByteOffset: count &- 4, as: UInt32.self))
+      hash = Self.mix(hash ^ (first &<< 32 | last))
+    } else if count > 0 {
+      let word =
+        UInt64(bytes[0]) &<< 16 | UInt64(bytes[count &>> 1]) &<< 8 | UInt64(bytes[count &- 1])
+      hash = Self.mix(hash ^ word)
     }
     return hash == 0 ? 1 : hash
   }
