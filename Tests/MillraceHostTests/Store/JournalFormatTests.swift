@@ -190,7 +190,7 @@ struct JournalFormatTests {
 
   @Test(
     "a checkpoint's order holds whichever of the names' first 16 bytes differ, each name's last",
-    arguments: ["counted", "alike in 16 bytes", "late", "spread", "any"])
+    arguments: ["counted", "alike in 16 bytes", "late", "spread", "wide", "any"])
   func latestByNameSorted(_ names: String) {
     var generator = SystemRandomNumberGenerator()
     // Numbers from a range twice the count: most names come once, many twice or more.
@@ -207,6 +207,15 @@ struct JournalFormatTests {
       case "spread":
         return String(UnicodeScalar(UInt8(97 + number % 26))) + "-cabinet-rw"
           + String(number % 10) + "/x"
+      // One character of 1 to 4 UTF-8 bytes: bytes of most values, and the bytes after the
+      // character move with its length.
+      case "wide":
+        let ranges: [ClosedRange<UInt32>] = [
+          0x21...0x7E, 0xA1...0x7FF, 0x800...0xD7FF, 0x10000...0x10FFFF,
+        ]
+        let range = ranges[number / 166 % 4]
+        let scalar = Unicode.Scalar(UInt32.random(in: range, using: &generator))!
+        return "n" + String(Character(scalar)) + "/x"
       // Most of the 16 differ: the comparison sort's.
       default:
         return String(
@@ -226,8 +235,9 @@ struct JournalFormatTests {
     bytes.withUnsafeBytes { bytes in
       JournalFormat.forEachLatest(bytes, byName: true) { latest.append($0.change!) }
     }
-    var last: [String: JournalChange] = [:]
-    for change in changes { last[change.name] = change }
+    // By bytes: a `String` key would take canonically equivalent names (";" and U+037E) as one.
+    var last: [[UInt8]: JournalChange] = [:]
+    for change in changes { last[Array(change.name.utf8)] = change }
     let expected = last.values.sorted {
       Array($0.name.utf8).lexicographicallyPrecedes(Array($1.name.utf8))
     }
