@@ -67,6 +67,15 @@ enum ImageChunk {
     cursor += part.count
   }
 
+  /// Writes `text` as a part (its varint byte count, then its UTF-8 bytes) at `cursor`, which
+  /// must have room for `partSize(text.utf8.count)` bytes, and moves `cursor` past it.
+  @inline(__always)
+  static func write(_ text: String, at cursor: inout UnsafeMutablePointer<UInt8>) {
+    UTF8Text.withBytes(of: text) { bytes in
+      write(UnsafeRawBufferPointer(bytes), at: &cursor)
+    }
+  }
+
   /// Writes a part's varint byte count at `cursor` and moves it past: a one-byte count (every
   /// name, kind and state) inline, as `partSize` counts it.
   @inline(__always)

@@ -112,8 +112,8 @@ enum JournalFormat {
     appendRecord(payload: payload, epoch: epoch, to: buffer) { cursor in
       write(saveTag, at: &cursor)
       ImageChunk.write(name, at: &cursor)
-      write(kind, at: &cursor)
-      write(state, at: &cursor)
+      ImageChunk.write(kind, at: &cursor)
+      ImageChunk.write(state, at: &cursor)
       ImageChunk.writeCount(timerBytes, at: &cursor)
       if timerBytes > 0 { TimerEncoding.write(timers, at: &cursor) }
     }
@@ -123,7 +123,7 @@ enum JournalFormat {
   static func appendDelete(name: String, epoch: UInt64, to buffer: ByteBuffer) {
     appendRecord(payload: 1 + textSize(name), epoch: epoch, to: buffer) { cursor in
       write(deleteTag, at: &cursor)
-      write(name, at: &cursor)
+      ImageChunk.write(name, at: &cursor)
     }
   }
 
@@ -153,13 +153,6 @@ enum JournalFormat {
   ) {
     UnsafeMutableRawPointer(cursor).storeBytes(of: value.littleEndian, as: T.self)
     cursor += MemoryLayout<T>.size
-  }
-
-  /// Writes a text as a part: its varint byte count, then its UTF-8 bytes.
-  private static func write(_ text: String, at cursor: inout UnsafeMutablePointer<UInt8>) {
-    UTF8Text.withBytes(of: text) { bytes in
-      ImageChunk.write(UnsafeRawBufferPointer(bytes), at: &cursor)
-    }
   }
 
   /// Decodes the records of `epoch` after the header of a journal of `version`, stopping at

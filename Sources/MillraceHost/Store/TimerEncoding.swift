@@ -43,7 +43,7 @@ enum TimerEncoding {
         | (timer.remainingNanoseconds == nil ? 0 : hasRemaining)
       cursor.pointee = flags
       cursor += 1
-      writeText(timer.input, at: &cursor)
+      ImageChunk.write(timer.input, at: &cursor)
       LEB128.write(UInt64(bitPattern: timer.spanNanoseconds), at: &cursor)
       if let deadline = timer.deadlineWallNanoseconds {
         UnsafeMutableRawPointer(cursor).storeBytes(of: deadline.littleEndian, as: Int64.self)
@@ -125,12 +125,6 @@ enum TimerEncoding {
   }
 
   private static func varintSize(_ value: UInt64) -> Int { LEB128.size(of: value) }
-
-  private static func writeText(_ text: String, at cursor: inout UnsafeMutablePointer<UInt8>) {
-    UTF8Text.withBytes(of: text) { bytes in
-      ImageChunk.write(UnsafeRawBufferPointer(bytes), at: &cursor)
-    }
-  }
 
   private static func byte(_ bytes: UnsafeRawBufferPointer, _ offset: inout Int) -> UInt8? {
     guard offset < bytes.count else { return nil }
