@@ -171,15 +171,39 @@ final class _MachineRegistry {
       records[Int(index)].next = _MachineRecord.none
     } else if Int(initialized) < capacity {
       index = initialized
-      var record = _MachineRecord()
-      record.generation = generationFloor
-      (records + Int(index)).initialize(to: record)
-      initialized += 1
+      _initializeNext(linkedTo: _MachineRecord.none)
     } else {
       return nil
     }
     inUse += 1
     return index
+  }
+
+  /// Takes slot `index` when no machine ever had it (at or above the records written so far,
+  /// below the capacity), putting the slots skipped below it on the free list; else takes any
+  /// free slot as `takeFreeSlot()` does. Nil when every slot is in use. Spawns in ascending
+  /// slots into an empty registry so get exactly the slots asked for, and the slots between
+  /// them are taken before any above the highest.
+  func takeSlot(preferring index: UInt32) -> UInt32? {
+    guard index >= initialized, Int(index) < capacity else { return takeFreeSlot() }
+    let firstSkipped = initialized
+    while initialized < index {
+      _initializeNext(linkedTo: initialized + 1 < index ? initialized + 1 : freeHead)
+    }
+    if firstSkipped < index { freeHead = firstSkipped }
+    _initializeNext(linkedTo: _MachineRecord.none)
+    inUse += 1
+    return index
+  }
+
+  /// Writes the record of the first slot never handed out, free, with the generation floor and
+  /// `next` as given, and counts it written.
+  private func _initializeNext(linkedTo next: UInt32) {
+    var record = _MachineRecord()
+    record.generation = generationFloor
+    record.next = next
+    (records + Int(initialized)).initialize(to: record)
+    initialized += 1
   }
 
   /// Gives the slot of a machine being removed a new generation, so that no id of the machine

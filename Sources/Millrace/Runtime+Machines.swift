@@ -13,17 +13,25 @@ extension Runtime {
   /// block bytes are used up, the runtime already has `RuntimeCapacity.maxVariants` variants and
   /// this would be a new one, or (Embedded Swift) the memory for a new variant, its pools or a
   /// chunk of blocks cannot be allocated.
+  ///
+  /// The machine's slot (its handle's `id.index`) is `preferredSlot` when no machine has had
+  /// that slot yet (it is at or above every slot handed out so far, and below
+  /// `capacity.machines`); the slots skipped below it are free and taken first by later spawns.
+  /// Otherwise, and when nil, it is any free slot. Spawning in ascending preferred slots into
+  /// an empty runtime so puts every machine in the slot asked for: what a restore of machines
+  /// stored by slot relies on.
   @inlinable
   public func spawn<M: Machine>(
     _ type: M.Type, state: M.State, extra: M.Extra, queues: [QueuePolicy]? = nil,
-    inputCapacity: Int? = nil
+    inputCapacity: Int? = nil, preferredSlot: UInt32? = nil
   ) throws(SpawnError) -> MachineHandle<M> {
     _registry.assertOnItsThread()
     guard _registry.hasFreeSlot else { throw refuseSpawn(.machineSlotsFull) }
     let (variant, index) = try _reserveSpawn(
       variant: _variant(of: type, queues: queues),
       effectBytes: MemoryLayout<Effect<M.Input, M.Output>>.stride * capacity.effectsPerResolution,
-      effectAlignment: MemoryLayout<Effect<M.Input, M.Output>>.alignment)
+      effectAlignment: MemoryLayout<Effect<M.Input, M.Output>>.alignment,
+      preferredSlot: preferredSlot)
     _TypedMachine<M>.spawn(
       runtime: self, index: index, variant: variant, state: state, extra: extra,
       inputCapacity: RuntimeCapacity._clamp(
@@ -40,19 +48,23 @@ extension Runtime {
   /// Spawns a machine that needs no dependencies.
   @inlinable
   public func spawn<M: Machine>(
-    _ type: M.Type, state: M.State, queues: [QueuePolicy]? = nil, inputCapacity: Int? = nil
+    _ type: M.Type, state: M.State, queues: [QueuePolicy]? = nil, inputCapacity: Int? = nil,
+    preferredSlot: UInt32? = nil
   ) throws(SpawnError) -> MachineHandle<M> where M.Extra == Void {
-    try spawn(type, state: state, extra: (), queues: queues, inputCapacity: inputCapacity)
+    try spawn(
+      type, state: state, extra: (), queues: queues, inputCapacity: inputCapacity,
+      preferredSlot: preferredSlot)
   }
 
   /// Reserves what a machine of `variant` (nil: no variant could be had) needs before it is made,
   /// once a free slot is known to exist: a block, room in the effect scratch for
-  /// `effectBytes`, then the slot. Returns the variant and the slot taken; throws, counting the
-  /// refusal, when one is missing (no slot is taken then: it is taken last; what was reserved
-  /// before the failure stays for the next spawn).
+  /// `effectBytes`, then the slot (`preferredSlot` if it can be had, as `spawn` says). Returns
+  /// the variant and the slot taken; throws, counting the refusal, when one is missing (no slot
+  /// is taken then: it is taken last; what was reserved before the failure stays for the next
+  /// spawn).
   @usableFromInline
   func _reserveSpawn(
-    variant: UInt16?, effectBytes: Int, effectAlignment: Int
+    variant: UInt16?, effectBytes: Int, effectAlignment: Int, preferredSlot: UInt32?
   ) throws(SpawnError) -> (variant: UInt16, index: UInt32) {
     guard let variant else {
       throw refuseSpawn(
@@ -66,7 +78,11 @@ extension Runtime {
     guard _reserveScratch(bytes: effectBytes, alignment: effectAlignment) else {
       throw refuseSpawn(.outOfMemory)
     }
-    return (variant, _registry.takeFreeSlot().unsafelyUnwrapped)
+    let index =
+      if let preferredSlot { _registry.takeSlot(preferring: preferredSlot) } else {
+        _registry.takeFreeSlot()
+      }
+    return (variant, index.unsafelyUnwrapped)
   }
 
   /// Counts a refused spawn and returns why, to be thrown.

@@ -288,16 +288,18 @@ public final class MachineHost {
   }
 
   /// `place(kind:name:state:)` for the kind in slot `index`, the name and state given as
-  /// UTF-8 bytes (as the store's rows hold them), filed as `filing` says.
+  /// UTF-8 bytes (as the store's rows hold them), filed as `filing` says, in runtime slot
+  /// `preferredSlot` when the runtime can give it (see `Runtime.spawn`; the id returned says
+  /// which slot the machine got).
   func place(
     kindSlot index: UInt16, name: UnsafeRawBufferPointer, state: UnsafeRawBufferPointer?,
-    _ filing: Filing
+    _ filing: Filing, preferredSlot: UInt32? = nil
   ) -> Result<MachineID, HostFailure> {
     guard filing == .unindexed || directory.slot(ofUTF8: name) == nil else {
       return .failure(.nameTaken(String(decoding: name, as: UTF8.self)))
     }
     let kind = slot(index)
-    switch kind.operations.spawn(state) {
+    switch kind.operations.spawn(state, preferredSlot) {
     case .success(let id):
       if filing == .unindexed {
         directory.insertUnindexed(name: name, id: id, kind: index)

@@ -19,8 +19,9 @@ final class KindOperations {
   }
 
   /// Spawns a machine in the state named by the UTF-8 bytes given (the initial state when
-  /// nil).
-  let spawn: (_ state: UnsafeRawBufferPointer?) -> Result<MachineID, SpawnFailure>
+  /// nil), in the slot given if the runtime can give it (`Runtime.spawn`'s `preferredSlot`).
+  let spawn:
+    (_ state: UnsafeRawBufferPointer?, _ preferredSlot: UInt32?) -> Result<MachineID, SpawnFailure>
   /// Posts, with the tag, the input that runs the entry effects of the states a new machine
   /// is in, when its kind has one (`KindLifecycle.startInput`).
   let start: (MachineID, PostTag) -> StartResult
@@ -73,7 +74,7 @@ final class KindOperations {
   ) {
     let lookup = runtime.lookup(type)
     let queues = queues ?? M.Queue.policies
-    spawn = { [unowned runtime] stateText in
+    spawn = { [unowned runtime] stateText, preferredSlot in
       var state = initial
       if let stateText {
         guard let parsed = codec.parseStateUTF8(stateText) else {
@@ -82,7 +83,10 @@ final class KindOperations {
         state = parsed
       }
       do throws(SpawnError) {
-        return .success(try runtime.spawn(type, state: state, extra: extra, queues: queues).id)
+        return .success(
+          try runtime.spawn(
+            type, state: state, extra: extra, queues: queues, preferredSlot: preferredSlot
+          ).id)
       } catch {
         return .failure(.refused(error))
       }

@@ -166,4 +166,28 @@ final class MachineHostDirectoryTests {
     #expect(again.id.index == 0)
     #expect(host.machine("again")?.stateText == "closed")
   }
+
+  @Test("machines placed in preferred slots get them, are found by name there, and run")
+  func placedInPreferredSlots() throws {
+    let door = try #require(host.kindsByName["door"])
+    for (name, slot): (String, UInt32) in [("a", 2), ("b", 7), ("c", 7), ("d", 9)] {
+      let placed = name.withUTF8Bytes {
+        host.place(kindSlot: door, name: $0, state: nil, .checked, preferredSlot: slot)
+      }
+      let id = try placed.get()
+      if name == "c" {
+        // A slot "b" has: "c" gets a free one, one of the holes left below it.
+        #expect(id.index < 7 && id.index != 2)
+      } else {
+        #expect(id.index == slot)
+      }
+      #expect(host.machine(name)?.id == id)
+    }
+    post("open", to: "b")
+    post("open", to: "d")
+    runtime.dispatch()
+    #expect(host.machine("b")?.stateText == "opened")
+    #expect(host.machine("c")?.stateText == "closed")
+    #expect(events.filter { $0.message.contains("emit") }.map(\.name) == ["b", "d"])
+  }
 }
