@@ -5,7 +5,7 @@
 /// The byte form of one chunk of the snapshot's image (`SQLiteSnapshot`): machines in the order
 /// of their names, each `name | kind | state | timers`, every part a varint byte count
 /// (`LEB128`) and its bytes; timers in their compact form (`TimerEncoding`), no bytes for none.
-/// A `toggle` machine named `dev:123456` takes 22 bytes.
+/// A `toggle` machine named `dev:123456` in state `off` takes 23 bytes.
 ///
 /// Names are ordered by their bytes, a name before every longer name it begins (SQLite's
 /// `BINARY` order, and `JournalFormat.forEachLatest`'s `byName`). Each name comes once.
@@ -176,28 +176,35 @@ enum ImageChunk {
     /// The next machine's parts and all of its bytes; nil after the last, or at damage (then
     /// `isDamaged`). Inlined into both readers, so that each keeps only what it uses.
     @inline(__always)
-    private mutating func read() -> (
-      name: UnsafeRawBufferPointer, kind: UnsafeRawBufferPointer, state: UnsafeRawBufferPointer,
-      timers: UnsafeRawBufferPointer, bytes: UnsafeRawBufferPointer
-    )? {
+    private mutating func read() -> Machine? {
       guard offset < bytes.count, !isDamaged else { return nil }
-      var at = offset
-      guard let name = part(&at), let kind = part(&at), let state = part(&at),
-        let timers = part(&at), last.baseAddress == nil || ImageChunk.compare(last, name) < 0
+      guard let machine = ImageChunk.machine(bytes, at: &offset),
+        last.baseAddress == nil || ImageChunk.compare(last, machine.name) < 0
       else {
         isDamaged = true
         return nil
       }
-      let machine = UnsafeRawBufferPointer(start: bytes.baseAddress! + offset, count: at &- offset)
-      offset = at
-      last = name
-      return (name, kind, state, timers, machine)
+      last = machine.name
+      return machine
     }
+  }
 
-    /// The part at `at` of `bytes` (`ImageChunk.part`).
-    @inline(__always)
-    private func part(_ at: inout Int) -> UnsafeRawBufferPointer? {
-      ImageChunk.part(bytes, at: &at)
-    }
+  /// A machine's four parts in place, and all of its bytes.
+  typealias Machine = (
+    name: UnsafeRawBufferPointer, kind: UnsafeRawBufferPointer, state: UnsafeRawBufferPointer,
+    timers: UnsafeRawBufferPointer, bytes: UnsafeRawBufferPointer
+  )
+
+  /// The machine at `at` of `bytes` (`name | kind | state | timers`, as `append` writes it),
+  /// moving `at` past it; nil, with `at` as it was, when one of its parts is not whole.
+  @inline(__always)
+  static func machine(_ bytes: UnsafeRawBufferPointer, at: inout Int) -> Machine? {
+    var end = at
+    guard let name = part(bytes, at: &end), let kind = part(bytes, at: &end),
+      let state = part(bytes, at: &end), let timers = part(bytes, at: &end)
+    else { return nil }
+    let whole = UnsafeRawBufferPointer(start: bytes.baseAddress! + at, count: end &- at)
+    at = end
+    return (name, kind, state, timers, whole)
   }
 }

@@ -1,0 +1,171 @@
+import MillraceWire
+import Testing
+
+@testable import MillraceHost
+
+/// Rows of an image indexed by store slot (`ImageRow`) and a checkpoint's changes to them
+/// (`RowChanges`): machines found by slot, the latest change of a slot winning.
+@Suite("Image rows")
+struct ImageRowTests {
+  /// A machine as `ImageChunk` writes it: `name`, kind `toggle`, `state`, no timers.
+  static func machine(_ name: String, _ state: String) -> [UInt8] {
+    let body = ByteBuffer()
+    Array(name.utf8).withUnsafeBytes { name in
+      Array("toggle".utf8).withUnsafeBytes { kind in
+        Array(state.utf8).withUnsafeBytes { state in
+          ImageChunk.append(
+            ImageChunk.Entry(
+              name: name, kind: kind, state: state,
+              timers: UnsafeRawBufferPointer(start: nil, count: 0)), to: body)
+        }
+      }
+    }
+    return body.bytes
+  }
+
+  /// A row's body of `cells`, each a cell and its machine's bytes, in the order given.
+  static func body(_ cells: [(cell: Int, machine: [UInt8])]) -> [UInt8] {
+    let body = ByteBuffer()
+    for (cell, machine) in cells {
+      machine.withUnsafeBytes { ImageRow.append(cell: cell, machine: $0, to: body) }
+    }
+    return body.bytes
+  }
+
+  /// What a reader takes from `body`: each cell and its machine's name and state, and whether
+  /// it stopped at damage.
+  static func read(_ body: [UInt8]) -> (cells: [String], damaged: Bool) {
+    body.withUnsafeBytes { bytes in
+      var reader = ImageRow.Reader(bytes)
+      var cells: [String] = []
+      while let (cell, machine) = reader.next() {
+        cells.append(
+          "\(cell) \(String(decoding: machine.name, as: UTF8.self))"
+            + " \(String(decoding: machine.state, as: UTF8.self))")
+      }
+      return (cells, reader.isDamaged)
+    }
+  }
+
+  @Test("a row reads its machines back in slot order; toggle dev:123456 in off takes 25 bytes")
+  func roundTrip() {
+    let row = Self.body([
+      (0, Self.machine("dev:123456", "off")), (5, Self.machine("b", "on")),
+      (2047, Self.machine("c", "off")),
+    ])
+    #expect(Self.machine("dev:123456", "off").count + ImageRow.slotBytes == 25)
+    #expect(Self.read(row) == (["0 dev:123456 off", "5 b on", "2047 c off"], false))
+    #expect(Self.read([]) == ([], false))
+    #expect(ImageRow.row(of: 2047) == 0 && ImageRow.row(of: 2048) == 1)
+    #expect(ImageRow.cell(of: 2049) == 1)
+  }
+
+  @Test("cells out of order, twice, past the row's end, or cut short are damage")
+  func damage() {
+    let a = Self.machine("a", "on")
+    #expect(Self.read(Self.body([(3, a), (2, a)])) == (["3 a on"], true))
+    #expect(Self.read(Self.body([(3, a), (3, a)])) == (["3 a on"], true))
+    #expect(Self.read(Self.body([(1, a), (2048, a)])) == (["1 a on"], true))
+    let whole = Self.body([(1, a), (2, a)])
+    // Cut inside the second cell's slot, then inside its machine.
+    #expect(Self.read(Array(whole.dropLast(a.count + 1))) == (["1 a on"], true))
+    #expect(Self.read(Array(whole.dropLast(1))) == (["1 a on"], true))
+  }
+
+  /// A journal of machines' bytes one after another, and where each one is.
+  struct Journal {
+    var bytes: [UInt8] = []
+    var ranges: [Range<Int>] = []
+    mutating func add(_ machine: [UInt8]) -> Int {
+      ranges.append(bytes.count..<bytes.count + machine.count)
+      bytes += machine
+      return ranges.count - 1
+    }
+  }
+
+  /// The rows `changes` (slot, machine index in `journal` or nil for a delete, in journal
+  /// order) make of `old` (rows by number): each row's cells read back, rows left empty
+  /// absent; and the rows whose old body is damaged.
+  static func apply(
+    _ changes: [(slot: UInt32, machine: Int?)], to old: [Int: [UInt8]], journal: Journal
+  ) -> (rows: [Int: [String]], damaged: [Int]) {
+    journal.bytes.withUnsafeBytes { bytes in
+      var rows = RowChanges(journal: bytes, expected: 4)
+      for (slot, machine) in changes {
+        rows.add(
+          slot: slot,
+          machine: machine.map { UnsafeRawBufferPointer(rebasing: bytes[journal.ranges[$0]]) })
+      }
+      rows.group()
+      var result: [Int: [String]] = [:]
+      var damaged: [Int] = []
+      let body = ByteBuffer()
+      rows.forEachRow { row in
+        let machines = (old[row] ?? []).withUnsafeBytes { rows.rewrite(row, old: $0, into: body) }
+        guard let machines else { return damaged.append(row) }
+        let read = read(body.bytes)
+        #expect(!read.damaged && read.cells.count == machines)
+        if machines > 0 { result[row] = read.cells }
+      }
+      return (result, damaged)
+    }
+  }
+
+  @Test("the latest change of a slot wins; a slot freed and taken again holds the new machine")
+  func latestWins() {
+    var journal = Journal()
+    let first = journal.add(Self.machine("a", "on"))
+    let second = journal.add(Self.machine("a", "off"))
+    let other = journal.add(Self.machine("b", "on"))
+    let old = [0: Self.body([(1, Self.machine("x", "on")), (7, Self.machine("y", "on"))])]
+    let result = Self.apply(
+      [(7, first), (7, nil), (7, other), (1, nil), (2048 + 3, first), (2048 + 3, second)],
+      to: old, journal: journal)
+    #expect(result.rows == [0: ["7 b on"], 1: ["3 a off"]] && result.damaged.isEmpty)
+    // A row whose machines are all deleted is left empty: absent.
+    #expect(Self.apply([(1, nil), (7, nil)], to: old, journal: journal).rows == [:])
+    // A damaged old body is reported, not rewritten.
+    let damaged = Self.apply([(9, first)], to: [0: Array(old[0]!.dropLast(1))], journal: journal)
+    #expect(damaged.rows == [:] && damaged.damaged == [0])
+  }
+
+  @Test("random saves and deletes over rows of machines give what a map of slots gives")
+  func againstAMap() {
+    var generator = SystemRandomNumberGenerator()
+    for round in 0..<20 {
+      let slots = UInt32(1 + round * 700)
+      var journal = Journal()
+      var expected: [UInt32: String] = [:]
+      var old: [Int: [(cell: Int, machine: [UInt8])]] = [:]
+      for slot in stride(from: UInt32(0), to: slots, by: 3) {
+        let name = "old\(slot)"
+        old[ImageRow.row(of: slot), default: []].append(
+          (ImageRow.cell(of: slot), Self.machine(name, "on")))
+        expected[slot] = "\(name) on"
+      }
+      var changes: [(slot: UInt32, machine: Int?)] = []
+      var touched: Set<Int> = []
+      for step in 0..<Int(generator.next() % 3000) {
+        let slot = UInt32(generator.next() % UInt64(slots))
+        touched.insert(ImageRow.row(of: slot))
+        if generator.next() % 4 == 0 {
+          changes.append((slot, nil))
+          expected[slot] = nil
+        } else {
+          let state = step % 2 == 0 ? "on" : "off"
+          changes.append((slot, journal.add(Self.machine("m\(step)", state))))
+          expected[slot] = "m\(step) \(state)"
+        }
+      }
+      let result = Self.apply(changes, to: old.mapValues { Self.body($0) }, journal: journal)
+      var wanted: [Int: [String]] = [:]
+      for row in touched {
+        let cells = expected.keys.filter { ImageRow.row(of: $0) == row }.sorted().map {
+          "\(ImageRow.cell(of: $0)) \(expected[$0]!)"
+        }
+        if !cells.isEmpty { wanted[row] = cells }
+      }
+      #expect(result.rows == wanted && result.damaged.isEmpty, "round \(round)")
+    }
+  }
+}
