@@ -4,11 +4,12 @@
 //
 // Checked for every input (taken as the bytes after the journal's header): no crash, no trap,
 // no memory error; the decoded length never passes the input; and the records that decoded,
-// encoded again, are exactly the bytes they were decoded from (the format has one encoding);
+// encoded again with their slots, are exactly the bytes they were decoded from (the format has
+// one encoding);
 // and a checkpoint's read of those records (`latestChanges`) gives the last change of each
 // name, in the order written, as a dictionary over the decoded changes would; a scan (no
 // decoding) finds as many records, spanning as many bytes, as decoding. The input read
-// as a version 2, 3 or 4 journal decodes without a fault; read as timers in their compact form,
+// as a version 2, 3, 4 or 5 journal decodes without a fault; read as timers in their compact form,
 // what decodes encodes back to the same bytes.
 
 /// The libFuzzer entry point: one input per call, 0 when it was checked.
@@ -23,8 +24,13 @@ public func fuzzJournal(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     scanned.records == changes.count && scanned.length == length && scanned.cutOff == cutOff,
     "scan \(scanned) differs from decode")
   check(length >= JournalFormat.headerSize && length <= bytes.count, "length \(length)")
+  var slots: [UInt32] = []
+  bytes.withUnsafeBytes { JournalFormat.forEachRecord($0, epoch: 1) { slots.append($0.slot) } }
+  check(slots.count == changes.count, "\(slots.count) slots for \(changes.count) changes")
   let again = ByteBuffer()
-  for change in changes { JournalFormat.append(change, epoch: 1, to: again) }
+  for (change, slot) in zip(changes, slots) {
+    JournalFormat.append(change, slot: slot, epoch: 1, to: again)
+  }
   check(
     JournalFormat.header(epoch: 1) + again.bytes == Array(bytes[..<length]),
     "re-encoding \(changes) differs from its bytes")
@@ -33,7 +39,7 @@ public func fuzzJournal(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
   for (index, change) in changes.enumerated() { last[change.name] = index }
   let expected = last.values.sorted().map { changes[$0] }
   check(latest == expected, "latest \(latest), expected \(expected)")
-  for version in 2...4 {
+  for version in 2...5 {
     let old = bytes.withUnsafeBytes { JournalFormat.decode($0, epoch: 1, version: version) }
     check(
       old.length >= JournalFormat.headerSize && old.length <= bytes.count,

@@ -160,7 +160,7 @@ extension MachineHost {
   /// rewritten, dropped ones deleted. A failed commit leaves them for the next commit.
   private func saveRestored(_ plan: RestorePlan) -> [String] {
     guard let store, !plan.rewritten.isEmpty || !plan.dropped.isEmpty else { return [] }
-    deleted.formUnion(plan.dropped)
+    deleted += plan.dropped.map { Deletion(slot: nil, name: $0) }
     let changed = plan.rewritten.compactMap { directory.slot(of: $0) }
     guard persist(into: store, slots: changed, onlyChanged: false) else {
       for index in changed { markChanged(index) }

@@ -68,6 +68,13 @@ extension MachineHost {
         "store commit failed: the change is made but not durable (retried at the next commit)")
   }
 
+  /// A machine removed, to be deleted from the store: its slot (its runtime index; nil for a
+  /// stored machine that was never placed, such as one a restore dropped) and its name.
+  struct Deletion {
+    var slot: UInt32?
+    var name: String
+  }
+
   /// Entries the per-turn containers keep room for between turns.
   static let keptCapacity = 1024
 
@@ -127,7 +134,7 @@ extension MachineHost {
     var now: HostClock?
     do throws(StoreError) {
       try store.begin()
-      for name in deleted { try store.delete(name: name) }
+      for deletion in deleted { try store.delete(slot: deletion.slot, name: deletion.name) }
       let warming = lookahead > 0
       for position in slots.indices {
         if warming { prefetchSave(slots, at: position) }

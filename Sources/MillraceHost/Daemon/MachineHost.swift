@@ -59,7 +59,9 @@ public final class MachineHost {
   /// The slots of machines changed in this turn (each marked `DirectoryEntry.isChanged`, so
   /// listed once); ones removed since are skipped when the turn is persisted.
   @exclusivity(unchecked) var dirty: [UInt32] = []
-  @exclusivity(unchecked) var deleted: Set<String> = []
+  /// The machines removed since the last commit, deleted from the store before its saves (so
+  /// that a name or slot taken again in the same turn ends up holding the new machine).
+  @exclusivity(unchecked) var deleted: [Deletion] = []
   /// Whether a machine changed, was spawned or removed in this turn: only such a turn
   /// commits (with it, what a failed commit left in `dirty` and `deleted`).
   @exclusivity(unchecked) var changedThisTurn = false
@@ -308,7 +310,6 @@ public final class MachineHost {
       }
       slotMembers?.insert(id.index, slot: Int(HashSlot.of(name)))
       kind.machines += 1
-      if !deleted.isEmpty { deleted.remove(String(decoding: name, as: UTF8.self)) }
       return .success(id)
     case .failure(.unknownState(let state)):
       return .failure(.init(.nostate, "kind \(kind.kind.name) has no state \(state)"))
@@ -333,7 +334,7 @@ public final class MachineHost {
   public func kill(_ name: String) -> Bool {
     guard let slot = directory.slot(of: name) else { return false }
     removeMachine(slot, named: name)
-    deleted.insert(name)
+    deleted.append(Deletion(slot: slot, name: name))
     changedThisTurn = true
     removedThisTurn += 1
     return true

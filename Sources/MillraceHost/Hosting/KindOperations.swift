@@ -128,7 +128,8 @@ final class KindOperations {
       guard let handle = lookup.handle(id), let state = handle.state else { return }
       // Most machines have no effect in flight: no record built, no timer snapshot.
       guard handle.effectsInFlight > 0 else {
-        return store.save(nameUTF8: name, kind: kind, state: codec.formatStoredState(state))
+        return store.save(
+          slot: id.index, nameUTF8: name, kind: kind, state: codec.formatStoredState(state))
       }
       try Self.saveWithTimers(stored, id, name: name, kind: kind, into: store, clock)
     }
@@ -168,7 +169,7 @@ final class KindOperations {
     name: UnsafeRawBufferPointer, kind: String, into store: MachineStore, _ clock: () -> HostClock
   ) throws(StoreError) {
     if let record = stored(id, String(decoding: name, as: UTF8.self), kind, clock()) {
-      try store.save(record)
+      try store.save(record, slot: id.index)
     }
   }
 

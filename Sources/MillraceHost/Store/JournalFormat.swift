@@ -4,7 +4,7 @@ import CChecksum
   import MillraceWire  // ByteBuffer (the fuzz target compiles ByteBuffer.swift in)
 #endif
 
-/// The journal's byte format, little-endian: a 16-byte header, `MRJRNL05` and the epoch
+/// The journal's byte format, little-endian: a 16-byte header, `MRJRNL06` and the epoch
 /// (UInt64), then records of `payload length (UInt32) | epoch (low 32 bits, UInt32) | CRC-32C
 /// of the payload (UInt32) | payload`.
 ///
@@ -12,21 +12,33 @@ import CChecksum
 /// file, so records of earlier epochs (and zeros) follow the current ones, and reading stops at
 /// the first record that is not whole, correct and of the header's epoch.
 ///
-/// A payload is `1, name, kind, state, timers` for a save or `2, name` for a delete, each part
-/// a varint byte count (`LEB128`, shortest form) and its bytes: texts UTF-8, timers in their
-/// compact form (`TimerEncoding`). After its tag, a save is the machine exactly as an image
-/// chunk holds it (`ImageChunk`), so that a checkpoint copies it as it is. Version 4
+/// A payload is `1, name, kind, state, timers, slot` for a save or `2, name, slot` for a
+/// delete, each part a varint byte count (`LEB128`, shortest form) and its bytes: texts UTF-8,
+/// timers in their compact form (`TimerEncoding`); the slot is the machine's store slot
+/// (`UInt32`, its runtime index in the daemon; `noSlot` for a change made by name), last so
+/// that it is found without parsing the parts. Between its tag and its slot, a save is the
+/// machine exactly as an image chunk holds it (`ImageChunk`), so that a checkpoint copies it as
+/// it is. Version 5 (`MRJRNL05`), the same without the slot, still reads, and is what a `DUMP`
+/// writes (`MachineDump`: a machine leaving its node has no slot to keep). Version 4
 /// (`MRJRNL04`) still reads: its parts' counts are `UInt32`. Version 3 (`MRJRNL03`) is version 4
 /// with FNV-1a checksums. Version 2 (`MRJRNL02`, written before the compact form) has timers of
 /// `UInt32 count | timer*`, a timer being `input, repeats (UInt8), span (Int64), deadline flags
 /// (UInt8: 1 has a deadline, 2 has the time remaining), deadline (Int64), [remaining (Int64)
-/// when flag 2], queue (UInt8), effect id (UInt64)`. Only version 5 is written; a journal of an
-/// earlier version is read at start, its changes written again in version 5 and checkpointed.
+/// when flag 2], queue (UInt8), effect id (UInt64)`. Only version 6 is written to the journal;
+/// a journal of an earlier version is read at start, its changes written again in version 6
+/// and checkpointed.
 enum JournalFormat {
   /// The version written.
-  static let version = 5
+  static let version = 6
   /// The versions read.
-  static let versions = 2...5
+  static let versions = 2...6
+  /// The first version whose records end with the machine's slot.
+  static let slottedVersion = 6
+  /// The slot of a change made by name (`MachineStore.save(name:...)`), whose store slot is not
+  /// known to its caller.
+  static let noSlot = UInt32.max
+  /// The bytes of a record's slot, at its payload's end.
+  static let slotSize = MemoryLayout<UInt32>.size
   /// Bytes of the header: the magic and the epoch.
   static let headerSize = 16
   /// Bytes before a record's payload.
@@ -76,39 +88,33 @@ enum JournalFormat {
   private static let saveTag: UInt8 = 1
   private static let deleteTag: UInt8 = 2
 
-  /// Appends `change` as one record.
-  static func append(_ change: JournalChange, epoch: UInt64, to buffer: ByteBuffer) {
+  /// Appends `change` as one record with `slot` (the version written), or without one
+  /// (nil: version 5, as a dump is written).
+  static func append(
+    _ change: JournalChange, slot: UInt32? = noSlot, epoch: UInt64, to buffer: ByteBuffer
+  ) {
     switch change {
     case .save(let machine):
-      appendSave(
-        name: machine.name, kind: machine.kind, state: machine.state, timers: machine.timers,
-        epoch: epoch, to: buffer)
-    case .delete(let name): appendDelete(name: name, epoch: epoch, to: buffer)
+      UTF8Text.withBytes(of: machine.name) { name in
+        appendSave(
+          slot: slot, name: UnsafeRawBufferPointer(name), kind: machine.kind,
+          state: machine.state, timers: machine.timers, epoch: epoch, to: buffer)
+      }
+    case .delete(let name): appendDelete(slot: slot, name: name, epoch: epoch, to: buffer)
     }
   }
 
-  /// Appends the record of a machine saved, from its parts.
+  /// Appends the record of a machine saved in `slot` (nil: a version 5 record, without one),
+  /// its name given as UTF-8 bytes (as the daemon's directory keeps it: no `String` made per
+  /// save).
   static func appendSave(
-    name: String, kind: String, state: String, timers: [StoredTimer], epoch: UInt64,
-    to buffer: ByteBuffer
-  ) {
-    UTF8Text.withBytes(of: name) { name in
-      appendSave(
-        name: UnsafeRawBufferPointer(start: name.baseAddress, count: name.count), kind: kind,
-        state: state, timers: timers, epoch: epoch, to: buffer)
-    }
-  }
-
-  /// Appends the record of a machine saved, its name given as UTF-8 bytes (as the daemon's
-  /// directory keeps it: no `String` made per save).
-  static func appendSave(
-    name: UnsafeRawBufferPointer, kind: String, state: String, timers: [StoredTimer],
-    epoch: UInt64, to buffer: ByteBuffer
+    slot: UInt32?, name: UnsafeRawBufferPointer, kind: String, state: String,
+    timers: [StoredTimer], epoch: UInt64, to buffer: ByteBuffer
   ) {
     let timerBytes = timers.isEmpty ? 0 : TimerEncoding.size(of: timers)
     let payload =
       1 + ImageChunk.partSize(name.count) + textSize(kind) + textSize(state)
-      + ImageChunk.partSize(timerBytes)
+      + ImageChunk.partSize(timerBytes) + (slot == nil ? 0 : slotSize)
     appendRecord(payload: payload, epoch: epoch, to: buffer) { cursor in
       write(saveTag, at: &cursor)
       ImageChunk.write(name, at: &cursor)
@@ -116,14 +122,17 @@ enum JournalFormat {
       ImageChunk.write(state, at: &cursor)
       ImageChunk.writeCount(timerBytes, at: &cursor)
       if timerBytes > 0 { TimerEncoding.write(timers, at: &cursor) }
+      if let slot { write(slot, at: &cursor) }
     }
   }
 
-  /// Appends the record of the machine `name` deleted.
-  static func appendDelete(name: String, epoch: UInt64, to buffer: ByteBuffer) {
-    appendRecord(payload: 1 + textSize(name), epoch: epoch, to: buffer) { cursor in
+  /// Appends the record of the machine `name` in `slot` deleted (nil: a version 5 record).
+  static func appendDelete(slot: UInt32?, name: String, epoch: UInt64, to buffer: ByteBuffer) {
+    let payload = 1 + textSize(name) + (slot == nil ? 0 : slotSize)
+    appendRecord(payload: payload, epoch: epoch, to: buffer) { cursor in
       write(deleteTag, at: &cursor)
       ImageChunk.write(name, at: &cursor)
+      if let slot { write(slot, at: &cursor) }
     }
   }
 
@@ -165,7 +174,9 @@ enum JournalFormat {
   {
     var changes: [JournalChange] = []
     let (length, cutOff) = walk(bytes, epoch: epoch, version: version) { payload in
-      let parsed = version == 5 ? record(payload) : version >= 3 ? recordVersion4(payload) : nil
+      let parsed =
+        version >= 5
+        ? record(payload, version: version) : version >= 3 ? recordVersion4(payload) : nil
       guard let change = version == 2 ? decodeVersion2(payload) : parsed?.change else {
         return false
       }
@@ -181,9 +192,19 @@ enum JournalFormat {
   static func scan(_ bytes: UnsafeRawBufferPointer, epoch: UInt64)
     -> (records: Int, length: Int, cutOff: Bool)
   {
+    forEachRecord(bytes, epoch: epoch) { _ in }
+  }
+
+  /// Calls `body` with each record `scan` finds, in order, read in place (valid during the
+  /// call); returns what `scan` does.
+  @discardableResult
+  static func forEachRecord(
+    _ bytes: UnsafeRawBufferPointer, epoch: UInt64, _ body: (JournalRecord) -> Void
+  ) -> (records: Int, length: Int, cutOff: Bool) {
     var records = 0
     let (length, cutOff) = walk(bytes, epoch: epoch) { payload in
-      guard record(payload)?.isValid == true else { return false }
+      guard let record = record(payload), record.isValid else { return false }
+      body(record)
       records += 1
       return true
     }
@@ -231,10 +252,21 @@ enum JournalFormat {
     return changes
   }
 
-  /// The parts of a payload of the version written, in place; nil when it is not exactly one
-  /// save or one delete (its texts and timers are not checked: `JournalRecord.change` does).
+  /// The parts of a payload of `version` (5 or later), in place; nil when it is not exactly
+  /// one save or one delete (its texts and timers are not checked: `JournalRecord.change`
+  /// does). A version 5 record's slot is `noSlot`.
   @inline(__always)
-  static func record(_ payload: UnsafeRawBufferPointer) -> JournalRecord? {
+  static func record(
+    _ whole: UnsafeRawBufferPointer, version: Int = version
+  ) -> JournalRecord? {
+    var payload = whole
+    var slot = noSlot
+    if version >= slottedVersion {
+      guard whole.count > slotSize else { return nil }
+      let end = whole.count &- slotSize
+      slot = UInt32(littleEndian: whole.loadUnaligned(fromByteOffset: end, as: UInt32.self))
+      payload = UnsafeRawBufferPointer(start: whole.baseAddress, count: end)
+    }
     guard let tag = payload.first else { return nil }
     var at = 1
     guard let name = ImageChunk.part(payload, at: &at) else { return nil }
@@ -243,15 +275,16 @@ enum JournalFormat {
     case deleteTag:
       guard at == payload.count else { return nil }
       return JournalRecord(
-        isDelete: true, name: name, kind: none, state: none, timers: none, encoded: none)
+        isDelete: true, slot: slot, name: name, kind: none, state: none, timers: none,
+        encoded: none)
     case saveTag:
       guard let kind = ImageChunk.part(payload, at: &at),
         let state = ImageChunk.part(payload, at: &at),
         let timers = ImageChunk.part(payload, at: &at), at == payload.count
       else { return nil }
       return JournalRecord(
-        isDelete: false, name: name, kind: kind, state: state, timers: timers,
-        encoded: UnsafeRawBufferPointer(rebasing: payload[1...]))
+        isDelete: false, slot: slot, name: name, kind: kind, state: state, timers: timers,
+        encoded: UnsafeRawBufferPointer(start: payload.baseAddress! + 1, count: at &- 1))
     default:
       return nil
     }
@@ -266,14 +299,16 @@ enum JournalFormat {
     case deleteTag:
       guard reader.isAtEnd else { return nil }
       return JournalRecord(
-        isDelete: true, name: name, kind: none, state: none, timers: none, encoded: none)
+        isDelete: true, slot: noSlot, name: name, kind: none, state: none, timers: none,
+        encoded: none)
     case saveTag:
       guard let kind = reader.slice(), let state = reader.slice(), let timers = reader.slice(),
         reader.isAtEnd
       else { return nil }
       // Its parts' counts are not the image's: no bytes to copy as they are.
       return JournalRecord(
-        isDelete: false, name: name, kind: kind, state: state, timers: timers, encoded: none)
+        isDelete: false, slot: noSlot, name: name, kind: kind, state: state, timers: timers,
+        encoded: none)
     default:
       return nil
     }

@@ -4,6 +4,9 @@
 struct JournalRecord {
   /// Whether the record deletes the machine (else it saves it).
   let isDelete: Bool
+  /// The machine's store slot (`JournalFormat.noSlot` for a change made by name, and in
+  /// versions before 6).
+  let slot: UInt32
   /// The machine's name, UTF-8.
   let name: UnsafeRawBufferPointer
   /// Its kind and state, UTF-8 (empty for a delete).

@@ -10,8 +10,8 @@ enum MachineDump {
   /// The dump of `machine`.
   static func encode(_ machine: StoredMachine) -> [UInt8] {
     let records = ByteBuffer()
-    JournalFormat.append(.save(machine), epoch: epoch, to: records)
-    return JournalFormat.header(epoch: epoch) + records.bytes
+    JournalFormat.append(.save(machine), slot: nil, epoch: epoch, to: records)
+    return JournalFormat.header(epoch: epoch, version: version) + records.bytes
   }
 
   /// The machine in `bytes`, or nil when they are not one whole, undamaged machine record.
@@ -26,4 +26,7 @@ enum MachineDump {
 
   /// The epoch of a dump's one record.
   private static let epoch: UInt64 = 0
+  /// The version a dump is written in: the latest without a slot (a machine leaving its node
+  /// has none to keep), which the nodes of earlier versions read too.
+  static let version = 5
 }

@@ -243,9 +243,14 @@ public final class MachineStore {
     inTransaction = true
   }
 
-  /// Writes (inserts or replaces) a machine and its timers.
-  public func save(_ machine: StoredMachine) throws(StoreError) {
-    try save(name: machine.name, kind: machine.kind, state: machine.state, timers: machine.timers)
+  /// Writes (inserts or replaces) a machine and its timers, in store slot `slot` as
+  /// `save(slot:nameUTF8:kind:state:timers:)` takes it.
+  public func save(_ machine: StoredMachine, slot: UInt32? = nil) throws(StoreError) {
+    UTF8Text.withBytes(of: machine.name) { name in
+      save(
+        slot: slot, nameUTF8: UnsafeRawBufferPointer(name), kind: machine.kind,
+        state: machine.state, timers: machine.timers)
+    }
   }
 
   /// Writes (inserts or replaces) a machine and its timers, given as parts: what
@@ -259,22 +264,26 @@ public final class MachineStore {
   }
 
   /// Writes (inserts or replaces) a machine and its timers, its name given as UTF-8 bytes (as
-  /// the daemon's directory keeps it: no `String` made per save). Only the turn's commit can
-  /// fail.
+  /// the daemon's directory keeps it: no `String` made per save), in store slot `slot` (the
+  /// daemon's: the machine's runtime index; nil when the caller keeps none). Only the turn's
+  /// commit can fail.
   public func save(
-    nameUTF8 name: UnsafeRawBufferPointer, kind: String, state: String,
+    slot: UInt32? = nil, nameUTF8 name: UnsafeRawBufferPointer, kind: String, state: String,
     timers: [StoredTimer] = []
   ) {
     inTransaction = true
     JournalFormat.appendSave(
-      name: name, kind: kind, state: state, timers: timers, epoch: journal.epoch, to: turnBytes)
+      slot: slot ?? JournalFormat.noSlot, name: name, kind: kind, state: state, timers: timers,
+      epoch: journal.epoch,
+      to: turnBytes)
     turnRecords += 1
   }
 
-  /// Deletes a machine and its timers.
-  public func delete(name: String) throws(StoreError) {
+  /// Deletes a machine and its timers; `slot` as `save` takes it.
+  public func delete(slot: UInt32? = nil, name: String) throws(StoreError) {
     inTransaction = true
-    JournalFormat.appendDelete(name: name, epoch: journal.epoch, to: turnBytes)
+    JournalFormat.appendDelete(
+      slot: slot ?? JournalFormat.noSlot, name: name, epoch: journal.epoch, to: turnBytes)
     turnRecords += 1
   }
 

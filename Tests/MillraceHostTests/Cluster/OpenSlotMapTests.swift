@@ -1,4 +1,5 @@
 import Foundation
+import MillraceWire
 import Testing
 
 @testable import MillraceHost
@@ -91,6 +92,18 @@ import Testing
   @Test func aDumpReadsBackWhole() throws {
     let bytes = MachineDump.encode(Self.machine)
     #expect(bytes.withUnsafeBytes(MachineDump.decode) == Self.machine)
+  }
+
+  @Test("a dump is a version 5 record (no slot), which daemons writing version 5 read too")
+  func aDumpIsVersion5() {
+    let bytes = MachineDump.encode(Self.machine)
+    #expect(Array(bytes.prefix(8)) == Array("MRJRNL05".utf8))
+    // A version 6 record of the same machine, read as a dump, is the same machine.
+    let records = ByteBuffer()
+    JournalFormat.append(.save(Self.machine), slot: 9, epoch: 0, to: records)
+    let slotted = JournalFormat.header(epoch: 0) + records.bytes
+    #expect(slotted.count == bytes.count + JournalFormat.slotSize)
+    #expect(slotted.withUnsafeBytes(MachineDump.decode) == Self.machine)
   }
 
   @Test("a dump an earlier daemon wrote (journal version 3, FNV-1a) still reads; damaged, not")

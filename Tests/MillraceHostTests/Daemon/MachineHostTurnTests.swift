@@ -99,7 +99,7 @@ final class MachineHostTurnTests {
     }
   }
 
-  @Test("a machine changed, killed and spawned again in one turn is saved once (its save replaces)")
+  @Test("a machine changed, killed and spawned again in a turn: its delete, then its one save")
   func killedAndSpawnedAgainInATurn() throws {
     _ = try host.spawn(kind: "counter", name: "c", state: nil).get()
     _ = host.finishTurn()
@@ -115,7 +115,14 @@ final class MachineHostTurnTests {
       guard case .save(let machine) = change else { return "delete \(change.name)" }
       return "save \(machine.name) \(machine.state)"
     }
-    #expect(changes == ["save c 0", "save c 8"])
+    #expect(changes == ["save c 0", "delete c", "save c 8"])
+    // Each record carries the machine's runtime index as its slot.
+    let bytes = try Data(contentsOf: URL(fileURLWithPath: directory + "/machines.journal"))
+    var slots: [UInt32] = []
+    bytes.withUnsafeBytes { bytes in
+      JournalFormat.forEachLatest(bytes) { slots.append($0.slot) }
+    }
+    #expect(slots == [again.id.index])
     #expect(host.dirty.isEmpty)
     #expect(!host.directory.entry(again.id.index).pointee.isChanged)
   }

@@ -252,7 +252,8 @@ struct JournalFormatTests {
     var bytes = journal([.save(StoredMachine(name: "t", kind: "toggle", state: "off"))])
     let header = JournalFormat.headerSize
     let payload = header + JournalFormat.recordHeaderSize
-    let state = bytes.count - 1 - 3  // "off", then the timers' count (0)
+    // "off", then the timers' count (0) and the slot.
+    let state = bytes.count - JournalFormat.slotSize - 1 - 3
     #expect(bytes[state] == UInt8(ascii: "o"))
     bytes[state] = 0xFF
     let checksum = bytes[payload...].withUnsafeBytes { JournalFormat.checksum($0) }
@@ -320,6 +321,42 @@ struct JournalFormatTests {
     #expect(decode(journal(epoch: 4), epoch: 4, version: version).changes.isEmpty)
   }
 
+  @Test("a journal of version 5 (records without a slot) still reads; read as 6, damage")
+  func version5() {
+    let records = ByteBuffer()
+    for change in changes { JournalFormat.append(change, slot: nil, epoch: 4, to: records) }
+    let bytes = JournalFormat.header(epoch: 4, version: 5) + records.bytes
+    #expect(bytes.withUnsafeBytes { JournalFormat.header(of: $0) }?.version == 5)
+    #expect(decode(bytes, epoch: 4, version: 5) == (changes, bytes.count, false))
+    #expect(decode(bytes, epoch: 4).changes.isEmpty)
+    #expect(decode(journal(epoch: 4), epoch: 4, version: 5).changes.isEmpty)
+  }
+
+  @Test("a record of the version written ends with its slot; one made by name has none")
+  func recordsCarryTheirSlot() {
+    let records = ByteBuffer()
+    let machine = StoredMachine(name: "door-1", kind: "door", state: "open")
+    JournalFormat.append(.save(machine), slot: 70_000, epoch: 1, to: records)
+    JournalFormat.append(.delete(name: "gone"), slot: 3, epoch: 1, to: records)
+    JournalFormat.append(
+      .save(StoredMachine(name: "x", kind: "k", state: "s")), epoch: 1, to: records)
+    let bytes = JournalFormat.header(epoch: 1) + records.bytes
+    var slots: [UInt32] = []
+    bytes.withUnsafeBytes { bytes in
+      JournalFormat.forEachLatest(bytes) { slots.append($0.slot) }
+    }
+    #expect(slots == [70_000, 3, JournalFormat.noSlot])
+    // The slot is the payload's last four bytes, little-endian.
+    let first = JournalFormat.headerSize + JournalFormat.recordHeaderSize
+    let length = bytes.withUnsafeBytes {
+      Int(
+        UInt32(
+          littleEndian: $0.loadUnaligned(fromByteOffset: JournalFormat.headerSize, as: UInt32.self))
+      )
+    }
+    #expect(Array(bytes[first + length - 4..<first + length]) == [0x70, 0x11, 0x01, 0x00])
+  }
+
   @Test("a save of the version written holds its machine as an image chunk does, to be copied")
   func saveIsTheChunksMachine() {
     let machine = StoredMachine(name: "door-1", kind: "door", state: "open", timers: [])
@@ -360,7 +397,7 @@ struct JournalFormatTests {
 
   @Test("a header of another version, or none, is not a journal's")
   func unknownHeader() {
-    for magic in ["MRJRNL01", "MRJRNL06", "not a jo"] {
+    for magic in ["MRJRNL01", "MRJRNL07", "not a jo"] {
       let bytes = Array(magic.utf8) + [UInt8](repeating: 0, count: 8)
       #expect(bytes.withUnsafeBytes { JournalFormat.header(of: $0) } == nil, "\(magic)")
     }

@@ -256,4 +256,19 @@ struct StoreMigrationTests {
     ]
     try expectReplayed(JournalVersion4.journal(changes, epoch: 90, version: version), epoch: 90)
   }
+
+  @Test("a version 5 journal (records without a slot) left by a crash is replayed")
+  func version5Journal() throws {
+    do { try MachineStore(directory: directory, durability: .batched).close() }
+    let records = ByteBuffer()
+    for change: JournalChange in [
+      .save(StoredMachine(name: "a", kind: "auth", state: "loggingIn", timers: [timer, tick])),
+      .save(StoredMachine(name: "b", kind: "toggle", state: "on")),
+      .delete(name: "b"),
+      .save(StoredMachine(name: "c", kind: "toggle", state: "off")),
+    ] {
+      JournalFormat.append(change, slot: nil, epoch: 90, to: records)
+    }
+    try expectReplayed(JournalFormat.header(epoch: 90, version: 5) + records.bytes, epoch: 90)
+  }
 }
