@@ -6,14 +6,20 @@ import Millrace
 /// million stored machines cost their place in the runtime and the directory only. A row alike
 /// the last one that fitted (kind, state, timers' inputs and queues) is restored from its bytes
 /// in place, with no `String` made; into an empty host the name index is built once all rows
-/// are read.
+/// are read. Rows come in slot order, and each machine is placed in its stored slot
+/// (`Runtime.spawn`'s `preferredSlot`), which an empty runtime always gives: then nothing is
+/// written back. A machine that gets another slot (a host not empty, a slot past
+/// `--max-machines`) is moved in the store: deleted from its old slot, saved in its new one.
 extension MachineHost {
   /// What a restore changed in the stored records, to save once the machines run.
   struct RestorePlan {
     /// Machines whose stored records were mapped (to be saved once restored).
     var rewritten: [String] = []
-    /// Machines to delete from the store.
-    var dropped: [String] = []
+    /// Machines to delete from the store: dropped, or moved from their stored slot.
+    var deleted: [Deletion] = []
+    /// The runtime slots of machines placed in another slot than their stored one (to be
+    /// saved there once restored).
+    var moved: [UInt32] = []
   }
 
   /// Restores every stored machine, or throws and leaves none spawned: when the store cannot
@@ -62,7 +68,7 @@ extension MachineHost {
           var record = row.machine
           switch check.map(&record) {
           case .dropped:
-            plan.dropped.append(record.name)
+            plan.deleted.append(Deletion(slot: row.slot, name: record.name))
             return
           case .refused: refusing = true
           case .changed:
@@ -82,11 +88,17 @@ extension MachineHost {
           guard let kind = kinds.slot(of: row.kind, in: kindsByName) else {
             return .failure(.init(.nokind, "no kind \(String(decoding: row.kind, as: UTF8.self))"))
           }
-          return place(kindSlot: kind, name: row.name, state: state, filing)
+          return place(
+            kindSlot: kind, name: row.name, state: state, filing, preferredSlot: row.slot)
         }
         switch mapped.map({ $0.state.withUTF8Bytes(placeRow) }) ?? placeRow(state: row.state) {
         case .success(let id):
           spawned.append(id.index)
+          if id.index != row.slot {
+            plan.deleted.append(
+              Deletion(slot: row.slot, name: String(decoding: row.name, as: UTF8.self)))
+            plan.moved.append(id.index)
+          }
           guard !(mapped?.timers.isEmpty ?? row.timers.isEmpty) else { return }
           let operations = slot(directory.entry(id.index).pointee.kind).operations
           if let mapped {
@@ -157,11 +169,12 @@ extension MachineHost {
   }
 
   /// Saves what the restore changed once the machines are restored: mapped records
-  /// rewritten, dropped ones deleted. A failed commit leaves them for the next commit.
+  /// rewritten, dropped ones deleted, moved ones deleted from their old slots and saved in their
+  /// new ones (the deletes first). A failed commit leaves them for the next commit.
   private func saveRestored(_ plan: RestorePlan) -> [String] {
-    guard let store, !plan.rewritten.isEmpty || !plan.dropped.isEmpty else { return [] }
-    deleted += plan.dropped.map { Deletion(slot: nil, name: $0) }
-    let changed = plan.rewritten.compactMap { directory.slot(of: $0) }
+    guard let store, !plan.rewritten.isEmpty || !plan.deleted.isEmpty else { return [] }
+    deleted += plan.deleted
+    let changed = plan.rewritten.compactMap { directory.slot(of: $0) } + plan.moved
     guard persist(into: store, slots: changed, onlyChanged: false) else {
       for index in changed { markChanged(index) }
       return ["the mapped and dropped machines are not saved yet (retried at the next commit)"]

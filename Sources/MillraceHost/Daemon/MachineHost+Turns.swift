@@ -68,10 +68,10 @@ extension MachineHost {
         "store commit failed: the change is made but not durable (retried at the next commit)")
   }
 
-  /// A machine removed, to be deleted from the store: its slot (its runtime index; nil for a
-  /// stored machine that was never placed, such as one a restore dropped) and its name.
+  /// A machine removed, to be deleted from the store: its store slot (its runtime index, or
+  /// the slot it was stored in, for a stored machine a restore dropped or moved) and its name.
   struct Deletion {
-    var slot: UInt32?
+    var slot: UInt32
     var name: String
   }
 

@@ -30,10 +30,6 @@ enum ImageChunk {
         + ImageChunk.partSize(state.count) + ImageChunk.partSize(timers.count)
     }
 
-    /// The machine as `MachineStore.forEach` hands it out.
-    var row: StoredRow {
-      StoredRow(name: name, kind: kind, state: state, timers: StoredTimers(timers))
-    }
   }
 
   /// Appends `entry` to `body`.

@@ -31,13 +31,24 @@ enum ImageRow {
   @inline(__always)
   static func append(cell: Int, machine: UnsafeRawBufferPointer, to body: ByteBuffer) {
     body.append(length: slotBytes + machine.count) { start in
-      start[0] = UInt8(truncatingIfNeeded: cell)
-      start[1] = UInt8(truncatingIfNeeded: cell >> 8)
+      writeCell(cell, at: start)
       if let base = machine.baseAddress {
         (start + slotBytes).update(
           from: base.assumingMemoryBound(to: UInt8.self), count: machine.count)
       }
     }
+  }
+
+  /// Appends a cell's slot bits (`UInt16`, little-endian) to `body`, the machine to follow.
+  @inline(__always)
+  static func appendCell(_ cell: Int, to body: ByteBuffer) {
+    body.append(length: slotBytes) { writeCell(cell, at: $0) }
+  }
+
+  @inline(__always)
+  private static func writeCell(_ cell: Int, at start: UnsafeMutablePointer<UInt8>) {
+    start[0] = UInt8(truncatingIfNeeded: cell)
+    start[1] = UInt8(truncatingIfNeeded: cell >> 8)
   }
 
   /// Reads a row's machines in slot order. Stops at the end of the bytes, or at the first that

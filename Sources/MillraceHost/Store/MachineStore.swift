@@ -87,6 +87,8 @@ public final class MachineStore {
   @exclusivity(unchecked) private var retryingCheckpoint = false
   /// When the last lending ended (`CLOCK_MONOTONIC`, nanoseconds).
   @exclusivity(unchecked) private var lendingEnded = 0
+  /// The slots of the machines changed by name, once a change is made by name.
+  private var namedSlots: SlotsByName?
   /// Whether a commit wrote records since the last `checkpointWhenIdle()`.
   @exclusivity(unchecked) private var committedSinceIdleCheck = false
 
@@ -162,43 +164,52 @@ public final class MachineStore {
     worker.stop()
   }
 
-  /// Replays the journals of an epoch after the snapshot's last (left by a crash): both in
-  /// one checkpoint when both are (the older's records first, so that the image is rewritten
-  /// once), a version 2 journal first on its own, through its changes written in the current
-  /// version; then starts the active journal's next epoch.
+  /// Replays the journals of an epoch after the snapshot's last (left by a crash), older epoch
+  /// first: both in one checkpoint when both are (the older's records first, so that the image
+  /// is rewritten once); then starts the active journal's next epoch. Journals whose records'
+  /// slots cannot be taken as they are, replayed by name instead, one checkpoint each, through
+  /// their changes written again with the slots of their names (`SlotsByName`): any left with
+  /// an image this open migrated (whose machines took new slots), any of an earlier version
+  /// (no slot), and one holding a change made without a slot.
   private func recover() throws(StoreError) {
     var replayed = 0
     var cutOff = false
-    // Journals of the current version not replayed yet, older first: replayed together.
-    var current: [TurnJournal] = []
-    func replayCurrent() throws(StoreError) {
-      guard let newer = current.last else { return }
-      try apply(current.count == 2 ? current[0] : nil, then: newer)
-      current = []
-      checkpoints += 1
-    }
+    var recovered: [TurnJournal] = []
     let pending = [journal, spare].filter { $0.epoch > snapshot.appliedEpoch }
     for file in pending.sorted(by: { $0.epoch < $1.epoch }) {
       let (count, cut) = file.recover()
       replayed += count
       cutOff = cutOff || cut
-      guard count > 0 else { continue }
-      if file.version == JournalFormat.version {
-        current.append(file)
-        continue
+      if count > 0 { recovered.append(file) }
+    }
+    let byName =
+      snapshot.migratedByName
+      || recovered.contains { $0.version != JournalFormat.version || $0.hasChangeWithoutSlot }
+    if byName {
+      let slots = try SlotsByName(snapshot)
+      for file in recovered {
+        let records = ByteBuffer()
+        for change in file.recoveredChanges() {
+          let name = Array(change.name.utf8)
+          let slot: UInt32?
+          if case .save = change {
+            slot = slots.slot(saving: name)
+          } else {
+            slot = slots.slot(deleting: name)
+          }
+          // A delete of a name the image lacks has nothing to delete.
+          if let slot { JournalFormat.append(change, slot: slot, epoch: file.epoch, to: records) }
+        }
+        let converted = JournalFormat.header(epoch: file.epoch) + records.bytes
+        try converted.withBytes { (converted) throws(StoreError) in
+          try snapshot.apply(journal: converted, epoch: file.epoch)
+        }
+        checkpoints += 1
       }
-      try replayCurrent()
-      let records = ByteBuffer()
-      for change in file.recoveredChanges() {
-        JournalFormat.append(change, epoch: file.epoch, to: records)
-      }
-      let converted = JournalFormat.header(epoch: file.epoch) + records.bytes
-      try converted.withBytes { (converted) throws(StoreError) in
-        try snapshot.apply(journal: converted, epoch: file.epoch)
-      }
+    } else if let newer = recovered.last {
+      try apply(recovered.count == 2 ? recovered[0] : nil, then: newer)
       checkpoints += 1
     }
-    try replayCurrent()
     if cutOff {
       recoveryNote =
         "journal: \(replayed) change(s) replayed; a record cut off or damaged after them "
@@ -207,7 +218,7 @@ public final class MachineStore {
     try journal.reset(epoch: max(journal.epoch, spare.epoch, snapshot.appliedEpoch) + 1)
   }
 
-  /// Calls `body` with every stored machine, one row at a time, ordered by name, after a
+  /// Calls `body` with every stored machine, one row at a time, in slot order, after a
   /// checkpoint of what was committed: its name, kind and state as UTF-8 bytes in place and
   /// its timers decoded as they are iterated, valid during the call only. Rethrows what
   /// `body` throws (and stops there); throws `StoreError` when reading fails or a row's
@@ -219,15 +230,16 @@ public final class MachineStore {
     }
   }
 
-  /// Every stored machine with its timers, ordered by name (after a checkpoint of what was
-  /// committed): `forEach`'s rows as records.
+  /// Every stored machine with its timers, ordered by the bytes of their names (after a
+  /// checkpoint of what was committed): `forEach`'s rows as records.
   public func loadAll() throws(StoreError) -> [StoredMachine] {
     try checkpoint()
-    return try snapshot.withRows { (rows) throws(StoreError) in
-      var machines: [StoredMachine] = []
-      while let row = try rows.next() { machines.append(row.machine) }
+    let machines = try snapshot.withRows { (rows) throws(StoreError) in
+      var machines: [(name: [UInt8], machine: StoredMachine)] = []
+      while let row = try rows.next() { machines.append((Array(row.name), row.machine)) }
       return machines
     }
+    return machines.sorted { $0.name.lexicographicallyPrecedes($1.name) }.map(\.machine)
   }
 
   /// The number of stored machines (after a checkpoint of what was committed): for a host to
@@ -243,48 +255,81 @@ public final class MachineStore {
     inTransaction = true
   }
 
-  /// Writes (inserts or replaces) a machine and its timers, in store slot `slot` as
-  /// `save(slot:nameUTF8:kind:state:timers:)` takes it.
+  /// Writes (inserts or replaces) a machine and its timers, in store slot `slot` (as
+  /// `save(slot:nameUTF8:kind:state:timers:)` takes it), or by its name when nil.
   public func save(_ machine: StoredMachine, slot: UInt32? = nil) throws(StoreError) {
+    var slot = slot
+    if slot == nil { slot = try slotsByName().slot(saving: Array(machine.name.utf8)) }
     UTF8Text.withBytes(of: machine.name) { name in
       save(
-        slot: slot, nameUTF8: UnsafeRawBufferPointer(name), kind: machine.kind,
+        slot: slot!, nameUTF8: UnsafeRawBufferPointer(name), kind: machine.kind,
         state: machine.state, timers: machine.timers)
     }
   }
 
-  /// Writes (inserts or replaces) a machine and its timers, given as parts: what
-  /// `save(StoredMachine(...))` does without building the record first.
+  /// Writes (inserts or replaces) a machine and its timers by its name (the store keeps its
+  /// slot: `SlotsByName`), given as parts: what `save(StoredMachine(...))` does without
+  /// building the record first.
   public func save(
     name: String, kind: String, state: String, timers: [StoredTimer] = []
   ) throws(StoreError) {
-    UTF8Text.withBytes(of: name) { name in
-      save(nameUTF8: UnsafeRawBufferPointer(name), kind: kind, state: state, timers: timers)
-    }
+    try save(StoredMachine(name: name, kind: kind, state: state, timers: timers))
   }
 
-  /// Writes (inserts or replaces) a machine and its timers, its name given as UTF-8 bytes (as
-  /// the daemon's directory keeps it: no `String` made per save), in store slot `slot` (the
-  /// daemon's: the machine's runtime index; nil when the caller keeps none). Only the turn's
-  /// commit can fail.
+  /// `save(name:kind:state:timers:)`, the name given as UTF-8 bytes.
   public func save(
-    slot: UInt32? = nil, nameUTF8 name: UnsafeRawBufferPointer, kind: String, state: String,
+    nameUTF8 name: UnsafeRawBufferPointer, kind: String, state: String,
+    timers: [StoredTimer] = []
+  ) throws(StoreError) {
+    save(
+      slot: try slotsByName().slot(saving: Array(name)), nameUTF8: name, kind: kind,
+      state: state, timers: timers)
+  }
+
+  /// Writes (inserts or replaces) a machine and its timers in store slot `slot`, its name given
+  /// as UTF-8 bytes (as the daemon's directory keeps it: no `String` made per save). The
+  /// daemon's slot is the machine's runtime index; a store is written by slot or by name, not
+  /// both. Only the turn's commit can fail.
+  public func save(
+    slot: UInt32, nameUTF8 name: UnsafeRawBufferPointer, kind: String, state: String,
     timers: [StoredTimer] = []
   ) {
     inTransaction = true
     JournalFormat.appendSave(
-      slot: slot ?? JournalFormat.noSlot, name: name, kind: kind, state: state, timers: timers,
-      epoch: journal.epoch,
+      slot: slot, name: name, kind: kind, state: state, timers: timers, epoch: journal.epoch,
       to: turnBytes)
     turnRecords += 1
   }
 
-  /// Deletes a machine and its timers; `slot` as `save` takes it.
-  public func delete(slot: UInt32? = nil, name: String) throws(StoreError) {
+  /// Deletes the machine in store slot `slot`, named `name`, and its timers.
+  public func delete(slot: UInt32, name: String) {
     inTransaction = true
-    JournalFormat.appendDelete(
-      slot: slot ?? JournalFormat.noSlot, name: name, epoch: journal.epoch, to: turnBytes)
+    JournalFormat.appendDelete(slot: slot, name: name, epoch: journal.epoch, to: turnBytes)
     turnRecords += 1
+  }
+
+  /// Deletes the machine `name` (by name, as `save(name:...)` keeps it) and its timers; nothing
+  /// when no machine has the name.
+  public func delete(name: String) throws(StoreError) {
+    if let slot = try slotsByName().slot(deleting: Array(name.utf8)) {
+      delete(slot: slot, name: name)
+    }
+  }
+
+  /// The slots of the machines changed by name, read from the image (after a checkpoint of
+  /// what was committed) the first time.
+  private func slotsByName() throws(StoreError) -> SlotsByName {
+    if let byName = namedSlots { return byName }
+    // The checkpoint starts the journal's next epoch, which the turn's records must be of.
+    guard turnRecords == 0 else {
+      throw StoreError(
+        operation: "save by name", code: EINVAL,
+        message: "a store written by slot in this turn cannot be written by name in it")
+    }
+    try checkpoint()
+    let byName = try SlotsByName(snapshot)
+    namedSlots = byName
+    return byName
   }
 
   /// Commits the turn's transaction; when it returns, the changes are durable to the level

@@ -1,201 +1,92 @@
 import CSQLite
-import MillraceWire
 
-/// One checkpoint's rewrite of the image, inside the snapshot's open transaction: the latest
-/// record of each machine arrives in name order (`take`), and only the chunks records fall in
-/// are rewritten. A record falls in the last chunk whose first name is not after its own, or in
-/// the first chunk. A chunk no record falls in stays as it is; a run of chunks that records fall
-/// in is read and written again as one stream of machines merged with the records (a save
-/// takes the place of the machine of its name, a delete leaves it out), cut anew into chunks of
-/// about `ImageChunk.targetBytes`, so that chunks shrunk by deletes are joined with their
-/// neighbours in the run. The chunks written take the rows of the chunks read first
-/// (`ImageWriter.reuse`); rows none took are deleted.
-///
-/// Memory: one chunk's body read, one being written; no list of the records.
-struct ImageMerge {
-  private let snapshot: SQLiteSnapshot
-  /// The image's chunks before the checkpoint.
-  private let chunks: [SQLiteSnapshot.Chunk]
-  private var writer: ImageWriter
-  /// The image's chunks after it, so far.
-  private var result: [SQLiteSnapshot.Chunk] = []
-  /// The chunk records fall in now.
-  private var index = 0
-  /// Its machines not written yet, once a record fell in it (read from the snapshot's
-  /// `oldBody`), and the next of them.
-  private var reader: ImageChunk.Reader?
-  private var held: (name: UnsafeRawBufferPointer, bytes: UnsafeRawBufferPointer)?
-
-  init(_ snapshot: SQLiteSnapshot) throws(StoreError) {
-    self.snapshot = snapshot
-    chunks = snapshot.chunks
-    writer = try ImageWriter(
-      database: snapshot.database, body: snapshot.newBody, nextID: snapshot.nextID)
-    result.reserveCapacity(chunks.count + 16)
-  }
-
-  /// Merges `change`, whose name comes after every name taken before.
-  mutating func take(_ change: JournalRecord) throws(StoreError) {
-    while index + 1 < chunks.count,
-      chunks[index + 1].low.withUnsafeBytes({ ImageChunk.compare($0, change.name) <= 0 })
-    {
-      try leave()
-      index += 1
-    }
-    if reader == nil, !chunks.isEmpty { try open() }
-    while let machine = held {
-      let order = ImageChunk.compare(machine.name, change.name)
-      guard order < 0 else {
-        if order == 0 { held = reader!.nextEncoded() }
-        break
+extension SQLiteSnapshot {
+  /// One checkpoint's rewrite of the image, inside the open transaction: reads the journal's
+  /// records once, in order, into a `RowChanges` (each record's slot is its payload's last four
+  /// bytes; a save's machine lies between its tag and its slot, copied as it is), groups them
+  /// by row, and writes each row they fall in again (`RowChanges.rewrite`): a row that had
+  /// machines over its old row (its page kept), a new one inserted, an emptied one deleted.
+  /// Rows no record falls in stay as they are. Stops at the first record that does not fit;
+  /// a record without a slot, or whose tag is neither a save's nor a delete's, is damage.
+  ///
+  /// Memory: 12 bytes a record (24 while grouping), one row's old body and its new one.
+  func rewriteRows(journal: UnsafeRawBufferPointer, abandoned: (() -> Bool)?) throws(StoreError) {
+    var changes = RowChanges(
+      journal: journal, expected: journal.count / 32 + 16)
+    var offset = JournalFormat.headerSize
+    var read = 0
+    while journal.count &- offset >= JournalFormat.recordHeaderSize {
+      let length = Int(
+        UInt32(littleEndian: journal.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
+      let payload = offset &+ JournalFormat.recordHeaderSize
+      guard length > JournalFormat.slotSize, length <= journal.count &- payload else { break }
+      let end = payload &+ length &- JournalFormat.slotSize
+      let slot = UInt32(
+        littleEndian: journal.loadUnaligned(fromByteOffset: end, as: UInt32.self))
+      let tag = journal[payload]
+      guard slot != JournalFormat.noSlot, tag == 1 || tag == 2 else {
+        throw damage("a journal record at byte \(offset) has no slot or no known tag")
       }
-      try writer.append(machine.bytes, named: machine.name, to: &result)
-      held = reader!.nextEncoded()
+      changes.add(
+        slot: slot,
+        machine: tag == 2
+          ? nil
+          : UnsafeRawBufferPointer(
+            start: journal.baseAddress! + payload + 1, count: end &- payload &- 1))
+      offset = payload &+ length
+      read &+= 1
+      if read & 1023 == 0 {
+        SharedCPU.yield()
+        if let abandoned, abandoned() { throw .abandonedCheckpoint }
+      }
     }
-    if !change.isDelete { try writer.append(change.encoded, named: change.name, to: &result) }
+    if let abandoned, abandoned() { throw .abandonedCheckpoint }
+    changes.group()
+    var hook = mergeHook
+    let body = newBody
+    try changes.forEachRow { (row) throws(StoreError) in
+      SharedCPU.yield()
+      if let begins = hook {
+        hook = nil
+        begins()
+      }
+      let existed = row < rowMachines.count && rowMachines[row] > 0
+      let old =
+        existed
+        ? holdOldBody(try self.body(of: row)) : UnsafeRawBufferPointer(start: nil, count: 0)
+      database.reset(selectBody)
+      guard let machines = changes.rewrite(row, old: old, into: body) else {
+        throw damage("row \(row) does not decode (damaged)")
+      }
+      try write(row: row, machines: machines, existed: existed)
+      setRowMachines(machines, at: row)
+    }
   }
 
-  /// Ends the merge; returns the image's chunks after it.
-  mutating func finish() throws(StoreError) -> [SQLiteSnapshot.Chunk] {
-    while index < chunks.count {
-      try leave()
-      index += 1
-    }
-    try writer.finish(to: &result)
-    // Rows of chunks joined with their neighbours: no chunk took them.
-    for id in writer.unused {
-      snapshot.database.bind(snapshot.deleteChunk, 1, integer: id)
-      try snapshot.database.step(snapshot.deleteChunk)
-    }
-    snapshot.nextID = writer.nextID
-    return result
-  }
-
-  /// Reads the chunk records fall in now and hands its row to the writer: its machines are
-  /// written again.
-  private mutating func open() throws(StoreError) {
-    let id = chunks[index].id
-    // Copied out before the row is written over: the chunks written next take it.
-    let old = snapshot.holdOldBody(try snapshot.body(of: id))
-    snapshot.database.reset(snapshot.selectBody)
-    writer.reuse(id)
-    reader = ImageChunk.Reader(old)
-    held = reader!.nextEncoded()
-  }
-
-  /// Ends the chunk records fell in until now: writes the rest of its machines, or, when no
-  /// record fell in it, ends the run of chunks being written and keeps it as it is.
-  private mutating func leave() throws(StoreError) {
-    guard reader != nil else {
-      try writer.finish(to: &result)
-      result.append(chunks[index])
+  /// Writes row `row`'s body (`newBody`) of `machines` machines: over the row when it `existed`
+  /// (a row written over keeps its page: SQLite deletes a row of a whole page's size by
+  /// freeing the page and balancing the tree's leaves around it), as a new row when it did
+  /// not, and deletes it when it holds none.
+  private func write(row: Int, machines: Int, existed: Bool) throws(StoreError) {
+    let id = Int64(row)
+    guard machines > 0 else {
+      guard existed else { return }
+      database.bind(deleteRow, 1, integer: id)
+      _ = try database.step(deleteRow)
       return
     }
-    while let machine = held {
-      try writer.append(machine.bytes, named: machine.name, to: &result)
-      held = reader!.nextEncoded()
-    }
-    if reader!.isDamaged {
-      throw snapshot.damage("chunk \(chunks[index].id) does not decode (damaged)")
-    }
-    reader = nil
-  }
-}
-
-/// Writes machines, given in name order, as new chunks of the image: a chunk is written once it
-/// reaches `ImageChunk.targetBytes`, and by `finish`; into a row handed to `reuse` while there is
-/// one, else into a new row.
-///
-/// A row written over keeps its page: SQLite deletes a row of a whole page's size by freeing the
-/// page and balancing the tree's leaves around it, which cost a rewrite of a million machines'
-/// image more than a fifth of its instructions.
-struct ImageWriter {
-  private let database: SQLiteConnection
-  /// `SQLiteSnapshot.insertChunkSQL`, prepared.
-  private let insert: SQLiteConnection.Statement
-  /// `updateChunkSQL`, prepared.
-  private let update: SQLiteConnection.Statement
-  /// Rows of chunks read and not yet written over, in the order handed over, from `nextReused`.
-  private var reused: [Int64] = []
-  private var nextReused = 0
-  /// The body being written.
-  private let body: ByteBuffer
-  /// The id the next chunk written takes.
-  private(set) var nextID: Int64
-  private var machines = 0
-  private var low: [UInt8] = []
-
-  init(database: SQLiteConnection, body: ByteBuffer, nextID: Int64) throws(StoreError) {
-    self.database = database
-    insert = try database.prepare(SQLiteSnapshot.insertChunkSQL)
-    update = try database.prepare(Self.updateChunkSQL)
-    self.body = body
-    self.nextID = nextID
-    body.removeAll(keepingCapacityUpTo: .max)
-  }
-
-  /// Adds `machine` to the chunk being written; writes the chunk (appending its row to
-  /// `result`) when it is full.
-  mutating func append(_ machine: ImageChunk.Entry, to result: inout [SQLiteSnapshot.Chunk])
-    throws(StoreError)
-  {
-    if machines == 0 { low = Array(machine.name) }
-    ImageChunk.append(machine, to: body)
-    try added(to: &result)
-  }
-
-  /// Adds the machine named `name` whose bytes in a chunk are `bytes` (read from one:
-  /// `ImageChunk.Reader.nextEncoded`), copied as they are; writes the chunk when it is full.
-  mutating func append(
-    _ bytes: UnsafeRawBufferPointer, named name: UnsafeRawBufferPointer,
-    to result: inout [SQLiteSnapshot.Chunk]
-  ) throws(StoreError) {
-    if machines == 0 { low = Array(name) }
-    body.append(bytes)
-    try added(to: &result)
-  }
-
-  /// Counts the machine just appended; writes the chunk when it is full.
-  @inline(__always)
-  private mutating func added(to result: inout [SQLiteSnapshot.Chunk]) throws(StoreError) {
-    machines += 1
-    if body.count >= ImageChunk.targetBytes { try finish(to: &result) }
-  }
-
-  /// The statement that writes over a chunk's row: first name, machines, body, id.
-  static let updateChunkSQL = "UPDATE chunks SET low = ?, machines = ?, body = ? WHERE id = ?"
-
-  /// Hands the row `id`, whose chunk was read (its body is held elsewhere), to the chunks
-  /// written next.
-  mutating func reuse(_ id: Int64) { reused.append(id) }
-
-  /// The rows handed to `reuse` that no chunk took: the caller deletes them.
-  var unused: ArraySlice<Int64> { reused[nextReused...] }
-
-  /// Writes the chunk being written, if it holds any machine, appending its row to `result`.
-  mutating func finish(to result: inout [SQLiteSnapshot.Chunk]) throws(StoreError) {
-    guard machines > 0 else { return }
-    let reusing = nextReused < reused.count
-    let id = reusing ? reused[nextReused] : nextID
-    let (database, statement, machines) = (database, reusing ? update : insert, machines)
+    let (database, statement) = (database, existed ? updateRow : insertRow)
     // The insert binds the id first, the update last.
-    let (idColumn, firstColumn): (Int32, Int32) = reusing ? (4, 1) : (1, 2)
-    let changed = try low.withBytes { (low) throws(StoreError) in
-      try body.withUnsafeBytes { body in
-        database.bind(statement, idColumn, integer: id)
-        database.bind(statement, firstColumn, blob: low)
-        database.bind(statement, firstColumn + 1, integer: Int64(machines))
-        database.bind(statement, firstColumn + 2, blob: body)
-        return Result { () throws(StoreError) in try database.step(statement) }
-      }.get()
-    }
+    let (idColumn, firstColumn): (Int32, Int32) = existed ? (3, 1) : (1, 2)
+    let changed = try newBody.withUnsafeBytes { body in
+      database.bind(statement, idColumn, integer: id)
+      database.bind(statement, firstColumn, integer: Int64(machines))
+      database.bind(statement, firstColumn + 1, blob: body)
+      return Result { () throws(StoreError) in try database.step(statement) }
+    }.get()
     guard changed == 1 else {
       throw StoreError(
-        operation: "write chunk \(id)", code: SQLITE_CORRUPT, message: "its row is missing")
+        operation: "write row \(row)", code: SQLITE_CORRUPT, message: "its row is missing")
     }
-    if reusing { nextReused += 1 } else { nextID += 1 }
-    result.append(SQLiteSnapshot.Chunk(id: id, low: low, machines: machines))
-    body.removeAll(keepingCapacityUpTo: .max)
-    self.machines = 0
   }
 }

@@ -5,9 +5,10 @@ extension SQLiteSnapshot {
   /// Creates the tables of a new store, or migrates one of an earlier schema `version`, in one
   /// transaction: 0, the rowid layout (with or without its `remaining_ns` column), gets its
   /// rows and timers folded into a table of one row per machine (version 2's); 0 and 2 get
-  /// `checkpoint` (epoch 0: every journal is newer); and the table of one row per machine
-  /// (0, 2 and 3) becomes the image's chunks. Then sets the page size (`VACUUM`, outside the
-  /// write-ahead log) when the file has another.
+  /// `checkpoint` (epoch 0: every journal is newer); the table of one row per machine (0, 2
+  /// and 3) and the chunks of version 4's image in name order become the image's rows, the
+  /// machines taking slots 0, 1, 2, ... in name order. Then sets the page size (`VACUUM`,
+  /// outside the write-ahead log) when the file has another.
   static func createOrMigrate(
     _ database: SQLiteConnection, from version: Int, tables: Set<String>
   ) throws(StoreError) {
@@ -39,12 +40,15 @@ extension SQLiteSnapshot {
         """
         CREATE TABLE IF NOT EXISTS checkpoint(epoch INTEGER NOT NULL);
         INSERT INTO checkpoint SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM checkpoint);
-        CREATE TABLE chunks(
-          id INTEGER PRIMARY KEY, low BLOB, machines INTEGER NOT NULL, body BLOB NOT NULL);
+        CREATE TABLE rows(id INTEGER PRIMARY KEY, machines INTEGER NOT NULL, body BLOB NOT NULL);
         """)
       if hasRows {
-        try writeChunks(fromRowsOf: database)
+        try writeRows(fromRowsOf: database)
         try database.execute("DROP TABLE machines")
+      }
+      if tables.contains("chunks") {
+        try writeRows(fromChunksOf: database)
+        try database.execute("DROP TABLE chunks")
       }
       try database.execute("PRAGMA user_version=\(schemaVersion); COMMIT;")
     } catch {
@@ -64,21 +68,87 @@ extension SQLiteSnapshot {
   }
 
   /// Writes the rows of the table of one row per machine (`machines(name, kind, state,
-  /// timers)`) as the image's chunks, in name order.
-  private static func writeChunks(fromRowsOf database: SQLiteConnection) throws(StoreError) {
+  /// timers)`) as the image's rows, in name order.
+  private static func writeRows(fromRowsOf database: SQLiteConnection) throws(StoreError) {
     let select = try database.prepare(
       "SELECT name, kind, state, timers FROM machines ORDER BY name")
     // Reset before the table is dropped: a statement still reading it would refuse the drop.
     defer { database.reset(select) }
-    var writer = try ImageWriter(database: database, body: ByteBuffer(), nextID: 1)
-    var written: [Chunk] = []
+    var writer = try SequentialRows(database)
     while let row = try database.nextRow(select) {
-      let machine = ImageChunk.Entry(
-        name: SQLiteConnection.bytes(row, 0), kind: SQLiteConnection.bytes(row, 1),
-        state: SQLiteConnection.bytes(row, 2), timers: SQLiteConnection.bytes(row, 3))
-      try writer.append(machine, to: &written)
+      try writer.append(
+        ImageChunk.Entry(
+          name: SQLiteConnection.bytes(row, 0), kind: SQLiteConnection.bytes(row, 1),
+          state: SQLiteConnection.bytes(row, 2), timers: SQLiteConnection.bytes(row, 3)))
     }
-    try writer.finish(to: &written)
+    try writer.finish()
+  }
+
+  /// Writes the machines of version 4's chunks, in name order (the chunks ordered by their
+  /// first names), as the image's rows. A chunk that does not decode fails the migration.
+  private static func writeRows(fromChunksOf database: SQLiteConnection) throws(StoreError) {
+    let select = try database.prepare("SELECT id, body FROM chunks ORDER BY low")
+    defer { database.reset(select) }
+    var writer = try SequentialRows(database)
+    while let row = try database.nextRow(select) {
+      var reader = ImageChunk.Reader(SQLiteConnection.bytes(row, 1))
+      while let machine = reader.nextEncoded() { try writer.append(machine.bytes) }
+      guard !reader.isDamaged else {
+        throw StoreError(
+          operation: "migrate the image", code: SQLITE_CORRUPT,
+          message: "chunk \(SQLiteConnection.integer(row, 0) ?? 0) does not decode (damaged)")
+      }
+    }
+    try writer.finish()
+  }
+
+  /// Writes machines as the image's rows, each in the slot after the one before, from 0.
+  private struct SequentialRows {
+    let database: SQLiteConnection
+    let insert: SQLiteConnection.Statement
+    let body = ByteBuffer()
+    var slot: UInt32 = 0
+    var machines = 0
+
+    init(_ database: SQLiteConnection) throws(StoreError) {
+      self.database = database
+      insert = try database.prepare(SQLiteSnapshot.insertRowSQL)
+    }
+
+    /// Adds the machine whose bytes (as a chunk holds it) are `machine`, in the next slot.
+    mutating func append(_ machine: UnsafeRawBufferPointer) throws(StoreError) {
+      ImageRow.append(cell: ImageRow.cell(of: slot), machine: machine, to: body)
+      try added()
+    }
+
+    /// Adds `machine`, from its parts, in the next slot.
+    mutating func append(_ machine: ImageChunk.Entry) throws(StoreError) {
+      ImageRow.appendCell(ImageRow.cell(of: slot), to: body)
+      ImageChunk.append(machine, to: body)
+      try added()
+    }
+
+    /// Counts the machine just appended; writes the row once it is full.
+    private mutating func added() throws(StoreError) {
+      machines += 1
+      slot += 1
+      if ImageRow.cell(of: slot) == 0 { try finish() }
+    }
+
+    /// Writes the row being filled, if it holds a machine.
+    mutating func finish() throws(StoreError) {
+      guard machines > 0 else { return }
+      let (database, insert, count) = (database, insert, machines)
+      let row = ImageRow.row(of: slot &- 1)
+      try body.withUnsafeBytes { bytes in
+        database.bind(insert, 1, integer: Int64(row))
+        database.bind(insert, 2, integer: Int64(count))
+        database.bind(insert, 3, blob: bytes)
+        return Result { () throws(StoreError) in _ = try database.step(insert) }
+      }.get()
+      body.removeAll(keepingCapacityUpTo: .max)
+      machines = 0
+    }
   }
 
   /// Folds the rows of the earlier layout's `timers` table into the BLOBs of `machines_v2`

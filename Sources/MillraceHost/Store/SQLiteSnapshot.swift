@@ -2,53 +2,46 @@ import CSQLite
 import MillraceWire
 
 /// The store's snapshot: machine names, kinds, states and pending timers in SQLite (WAL),
-/// `machines.sqlite3` under the data directory, as an *image*: the machines in the order of
-/// their names, cut into chunks of about `ImageChunk.targetBytes`, one row each in
-/// `chunks(id INTEGER PRIMARY KEY, low BLOB, machines INTEGER, body BLOB)` (`low` is the chunk's
-/// first name, `body` its machines in `ImageChunk`'s form); and `checkpoint(epoch)`, one row: the
-/// epoch of the last journal whose records are in. `MachineStore` writes into it at
-/// checkpoints, a journal's records in one transaction.
+/// `machines.sqlite3` under the data directory, as an *image indexed by store slot*: the
+/// machines of each `ImageRow.slotsPerRow` consecutive slots in one row of
+/// `rows(id INTEGER PRIMARY KEY, machines INTEGER, body BLOB)` (`id` is `slot >> slotBits`,
+/// `body` the row's machines in `ImageRow`'s form); and `checkpoint(epoch)`, one row: the epoch
+/// of the last journal whose records are in. `MachineStore` writes into it at checkpoints, a
+/// journal's records in one transaction.
 ///
-/// A checkpoint rewrites the chunks its records fall in, each whole, and only those: its cost
-/// is that of merging sorted records into sorted bytes, at most the image's size however
-/// scattered the changes are, with no B-tree search per machine (a row per machine cost a
-/// random page write per change at a million machines). The chunks' rows (not their bodies)
-/// are kept in memory, in name order, to find a record's chunk.
+/// A checkpoint rewrites the rows its records fall in, each whole, and only those
+/// (`RowChanges`): it finds a machine by its slot, so no name is hashed, sorted or compared,
+/// and its cost is at most the image's size however scattered the changes are, with no B-tree
+/// search per machine. The rows' machine counts (not their bodies) are kept in memory.
 ///
 /// Used by one thread at a time (the loop, or the store's checkpoint worker while it runs a
 /// job); SQLite's connection is opened without its own mutex.
 ///
-/// A store of an earlier layout (schema version 0: a rowid `machines` table and a `timers`
-/// table; 2: a `machines` table of one row per machine without `checkpoint`; 3: the same with
-/// it) is migrated when opened, in one transaction, then rewritten with this layout's page size
-/// (`VACUUM`) if it has another (`SQLiteSnapshot+Migration.swift`).
+/// A store of an earlier layout is migrated when opened, in one transaction, then rewritten with
+/// this layout's page size (`VACUUM`) if it has another (`SQLiteSnapshot+Migration.swift`):
+/// schema version 4 (the image in chunks in name order), 3 and 2 (a `machines` table of one
+/// row per machine, 2 without `checkpoint`), 0 (a rowid `machines` table and a `timers`
+/// table). The machines of an earlier layout take slots 0, 1, 2, ... in name order; the
+/// journals left with it are replayed by name (`migratedByName`).
 final class SQLiteSnapshot {
   let database: SQLiteConnection
   let path: String
   /// The statements every checkpoint or read runs, prepared once.
   private let beginStatement, commitStatement, rollbackStatement: SQLiteConnection.Statement
-  let selectBody, deleteChunk: SQLiteConnection.Statement
+  let selectBody, insertRow, updateRow, deleteRow: SQLiteConnection.Statement
   private let updateEpoch: SQLiteConnection.Statement
-  /// The image's chunks, in name order.
-  private(set) var chunks: [Chunk]
-  /// The id the next chunk written takes (`ImageWriter`).
-  var nextID: Int64
-  /// A chunk's body read for a checkpoint (its row is deleted before the chunks that replace
-  /// it are written: `holdOldBody`), and the body being written.
+  /// The machines in each row, by row id (0: no row).
+  private(set) var rowMachines: [Int]
+  /// A row's body read for a checkpoint (`holdOldBody`), and the body being written.
   private var oldBody = UnsafeMutableRawBufferPointer(start: nil, count: 0)
   let newBody = ByteBuffer(capacity: 2 * ImageChunk.targetBytes)
+  /// Set when this open migrated an earlier layout: its machines took slots in name order, and
+  /// the journals left with it (whose records' slots, if any, are not those) are replayed by
+  /// name (`MachineStore`).
+  private(set) var migratedByName = false
   /// Tests only: runs (on the thread that applies) as a checkpoint's merge begins, once its
-  /// first record goes to the image, where it can no longer be abandoned.
+  /// first row is written, where it can no longer be abandoned.
   var mergeHook: (@Sendable () -> Void)?
-
-  /// One chunk's row, without its body.
-  struct Chunk {
-    var id: Int64
-    /// Its first machine's name.
-    var low: [UInt8]
-    /// Its machines.
-    var machines: Int
-  }
 
   /// The snapshot's size in bytes as SQLite sees it, its pages whether they are in
   /// `machines.sqlite3` yet or still in the write-ahead log: what a checkpoint may have to
@@ -69,7 +62,7 @@ final class SQLiteSnapshot {
   private(set) var appliedEpoch: UInt64 = 0
 
   /// The schema version (`PRAGMA user_version`) of this layout.
-  static let schemaVersion = 4
+  static let schemaVersion = 5
   /// The page size of a new (or migrated) database.
   static let pageSize = 65536
 
@@ -104,31 +97,31 @@ final class SQLiteSnapshot {
     }
     if version < Self.schemaVersion {
       try Self.createOrMigrate(database, from: version, tables: tables)
+      migratedByName = version > 0 || tables.contains("machines")
     }
     beginStatement = try database.prepare("BEGIN")
     commitStatement = try database.prepare("COMMIT")
     rollbackStatement = try database.prepare("ROLLBACK")
-    selectBody = try database.prepare("SELECT body FROM chunks WHERE id = ?")
-    deleteChunk = try database.prepare("DELETE FROM chunks WHERE id = ?")
+    selectBody = try database.prepare("SELECT body FROM rows WHERE id = ?")
+    insertRow = try database.prepare(Self.insertRowSQL)
+    updateRow = try database.prepare("UPDATE rows SET machines = ?, body = ? WHERE id = ?")
+    deleteRow = try database.prepare("DELETE FROM rows WHERE id = ?")
     updateEpoch = try database.prepare("UPDATE checkpoint SET epoch = ?")
     var epoch: UInt64 = 0
     try database.run("SELECT epoch FROM checkpoint") {
       epoch = UInt64(bitPattern: SQLiteConnection.integer($0, 0) ?? 0)
     }
-    var chunks: [Chunk] = []
-    try database.run("SELECT id, low, machines FROM chunks") { row in
-      chunks.append(
-        Chunk(
-          id: SQLiteConnection.integer(row, 0) ?? 0, low: Array(SQLiteConnection.bytes(row, 1)),
-          machines: Int(SQLiteConnection.integer(row, 2) ?? 0)))
-    }
-    chunks.sort { left, right in
-      left.low.withUnsafeBytes { left in
-        right.low.withUnsafeBytes { right in ImageChunk.compare(left, right) < 0 }
+    var rowMachines: [Int] = []
+    try database.run("SELECT id, machines FROM rows") { row in
+      let id = Int(SQLiteConnection.integer(row, 0) ?? -1)
+      let machines = Int(SQLiteConnection.integer(row, 1) ?? 0)
+      guard id >= 0, id <= Int(UInt32.max) >> ImageRow.slotBits, machines > 0 else { return }
+      if id >= rowMachines.count {
+        rowMachines += repeatElement(0, count: id + 1 - rowMachines.count)
       }
+      rowMachines[id] = machines
     }
-    self.chunks = chunks
-    nextID = (chunks.map(\.id).max() ?? 0) + 1
+    self.rowMachines = rowMachines
     appliedEpoch = epoch
     measure()
   }
@@ -137,64 +130,69 @@ final class SQLiteSnapshot {
     if oldBody.baseAddress != nil { oldBody.deallocate() }
   }
 
-  /// The statement that writes a chunk: id, first name, machines, body.
-  static let insertChunkSQL = "INSERT INTO chunks(id, low, machines, body) VALUES (?, ?, ?, ?)"
+  /// The statement that writes a new row: id, machines, body.
+  static let insertRowSQL = "INSERT INTO rows(id, machines, body) VALUES (?, ?, ?)"
 
-  /// Calls `body` with a cursor over every machine, ordered by name; the rows' bytes are valid
+  /// Calls `body` with a cursor over every machine, in slot order; the rows' bytes are valid
   /// until the cursor moves on.
   func withRows<Result, Failure: Error>(_ body: (inout Rows) throws(Failure) -> Result)
     throws(Failure) -> Result
   {
-    var rows = Rows(snapshot: self, chunks: chunks)
+    var rows = Rows(snapshot: self, rowMachines: rowMachines)
     defer { database.reset(selectBody) }
     return try body(&rows)
   }
 
-  /// A read of the machines, one at a time, a chunk's body read in place.
+  /// A read of the machines, one at a time, a row's body read in place.
   struct Rows {
     fileprivate let snapshot: SQLiteSnapshot
-    fileprivate let chunks: [Chunk]
-    private var chunkIndex = 0
-    private var reader: ImageChunk.Reader?
+    fileprivate let rowMachines: [Int]
+    /// The next row id to read.
+    private var rowIndex = 0
+    private var reader: ImageRow.Reader?
 
-    fileprivate init(snapshot: SQLiteSnapshot, chunks: [Chunk]) {
+    fileprivate init(snapshot: SQLiteSnapshot, rowMachines: [Int]) {
       self.snapshot = snapshot
-      self.chunks = chunks
+      self.rowMachines = rowMachines
     }
 
-    /// The next row (valid until the next call), or nil after the last; throws when SQLite
-    /// fails, or when a chunk or a machine's timers do not decode (damage).
+    /// The next machine (valid until the next call), or nil after the last; throws when SQLite
+    /// fails, or when a row or a machine's timers do not decode (damage).
     mutating func next() throws(StoreError) -> StoredRow? {
       while true {
-        if reader != nil, let entry = reader!.next() {
-          guard entry.timers.isEmpty || TimerEncoding.isValid(entry.timers) else {
+        if reader != nil, let (cell, machine) = reader!.next() {
+          guard machine.timers.isEmpty || TimerEncoding.isValid(machine.timers) else {
             throw snapshot.damage(
-              "the timers of machine \(String(decoding: entry.name, as: UTF8.self)) "
+              "the timers of machine \(String(decoding: machine.name, as: UTF8.self)) "
                 + "do not decode (damaged)")
           }
-          return entry.row
+          let slot = UInt32(truncatingIfNeeded: (rowIndex - 1) << ImageRow.slotBits | cell)
+          return StoredRow(
+            slot: slot, name: machine.name, kind: machine.kind, state: machine.state,
+            timers: StoredTimers(machine.timers))
         }
         if let reader, reader.isDamaged {
-          throw snapshot.damage("chunk \(chunks[chunkIndex - 1].id) does not decode (damaged)")
+          throw snapshot.damage("row \(rowIndex - 1) does not decode (damaged)")
         }
-        guard chunkIndex < chunks.count else { return nil }
-        reader = ImageChunk.Reader(try snapshot.body(of: chunks[chunkIndex].id))
-        chunkIndex += 1
+        while rowIndex < rowMachines.count, rowMachines[rowIndex] == 0 { rowIndex += 1 }
+        guard rowIndex < rowMachines.count else { return nil }
+        reader = ImageRow.Reader(try snapshot.body(of: rowIndex))
+        rowIndex += 1
       }
     }
   }
 
-  /// The body of chunk `id`, in place: valid until `selectBody` is run again or reset.
-  func body(of id: Int64) throws(StoreError) -> UnsafeRawBufferPointer {
+  /// The body of row `id`, in place: valid until `selectBody` is run again or reset.
+  func body(of id: Int) throws(StoreError) -> UnsafeRawBufferPointer {
     database.reset(selectBody)
-    database.bind(selectBody, 1, integer: id)
+    database.bind(selectBody, 1, integer: Int64(id))
     guard let row = try database.nextRow(selectBody) else {
-      throw damage("chunk \(id) is missing (damaged)")
+      throw damage("row \(id) is missing (damaged)")
     }
     return SQLiteConnection.bytes(row, 0)
   }
 
-  /// Copies `body` (a chunk's, read in place) into `oldBody` and returns the copy: valid until
+  /// Copies `body` (a row's, read in place) into `oldBody` and returns the copy: valid until
   /// the next call.
   func holdOldBody(_ body: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
     if body.count > oldBody.count {
@@ -210,39 +208,38 @@ final class SQLiteSnapshot {
     StoreError(operation: "read \(path)", code: SQLITE_CORRUPT, message: message)
   }
 
-  /// The number of stored machines: the sum of the chunks' counts.
-  func count() -> Int { chunks.reduce(0) { $0 + $1.machines } }
+  /// The number of stored machines: the sum of the rows' counts.
+  func count() -> Int { rowMachines.reduce(0, +) }
 
-  /// Writes the latest change of each machine among `records` (a journal's header and its
-  /// records of the current version) and `epoch` as the last journal applied, in one
-  /// transaction (`ImageMerge`); rolls it back on failure. When `abandoned` returns true
-  /// before the merge begins (asked as `JournalFormat.forEachLatest` says), stops, rolls back
-  /// and throws `StoreError.abandonedCheckpoint`: the snapshot is as it was before.
+  /// Notes that row `id` now holds `machines` machines (0: it is gone).
+  func setRowMachines(_ machines: Int, at id: Int) {
+    if id >= rowMachines.count {
+      guard machines > 0 else { return }
+      rowMachines += repeatElement(0, count: id + 1 - rowMachines.count)
+    }
+    rowMachines[id] = machines
+  }
+
+  /// Writes the changes among `records` (a journal's header and its records of the current
+  /// version, each with its slot) and `epoch` as the last journal applied, in one transaction
+  /// (`SQLiteSnapshot+Checkpoint.swift`); rolls it back on failure. When `abandoned` returns
+  /// true before the first row is written (asked every 1,024 records while they are read, and
+  /// once before they are grouped), stops, rolls back and throws
+  /// `StoreError.abandonedCheckpoint`: the snapshot is as it was before.
   func apply(
     journal records: UnsafeRawBufferPointer, epoch: UInt64, abandoned: (() -> Bool)? = nil
   ) throws(StoreError) {
+    let before = rowMachines
     do throws(StoreError) {
       try database.run(beginStatement)
-      var merge = try ImageMerge(self)
-      var hook = mergeHook
-      let whole = try JournalFormat.forEachLatest(
-        records, byName: true, expectedNames: count(), abandoned: abandoned
-      ) { (record) throws(StoreError) in
-        if let begins = hook {
-          hook = nil
-          begins()
-        }
-        try merge.take(record)
-      }
-      guard whole else { throw .abandonedCheckpoint }
-      let rewritten = try merge.finish()
+      try rewriteRows(journal: records, abandoned: abandoned)
       try database.run(updateEpoch, [.integer(Int64(bitPattern: epoch))])
       try database.run(commitStatement)
-      chunks = rewritten
       measure()
     } catch {
       // A failed statement, or a failed COMMIT, leaves the transaction open.
       _ = try? database.run(rollbackStatement)
+      rowMachines = before
       throw error
     }
     appliedEpoch = epoch

@@ -2,6 +2,8 @@
 /// SQLite holds for the row, its timers decoded one at a time as they are iterated. Nothing is
 /// copied: the bytes are valid during the call only (keep what outlives it, e.g. `machine`).
 public struct StoredRow {
+  /// The machine's store slot (in the daemon, its runtime index when it was stored).
+  public let slot: UInt32
   /// The machine's name, UTF-8.
   public let name: UnsafeRawBufferPointer
   /// Its kind, UTF-8.

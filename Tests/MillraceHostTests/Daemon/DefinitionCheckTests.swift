@@ -101,7 +101,8 @@ final class DefinitionCheckTests {
       record.kind.withUTF8Bytes { kind in
         record.state.withUTF8Bytes { state in
           timers.withUnsafeBytes {
-            check.fits(StoredRow(name: name, kind: kind, state: state, timers: StoredTimers($0)))
+            check.fits(
+              StoredRow(slot: 0, name: name, kind: kind, state: state, timers: StoredTimers($0)))
           }
         }
       }

@@ -4,12 +4,12 @@ import Testing
 
 @testable import MillraceHost
 
-/// The snapshot's image: machines in name order, in chunks rewritten only where a checkpoint's
+/// The snapshot's image: machines in rows of store slots, rewritten only where a checkpoint's
 /// records fall.
 @Suite("Store image")
 struct StoreImageTests {
   let directory = StoreFixtures.directory("millrace-image")
-  /// Names of about 90 bytes: 8,000 machines take a dozen chunks.
+  /// Names of about 90 bytes.
   static let padding = String(repeating: "p", count: 84)
   let machineCount = 8000
   let timer = StoredTimer(
@@ -18,41 +18,29 @@ struct StoreImageTests {
 
   func name(_ index: Int) -> String { "m\(Self.padding)\(index)" }
 
-  /// Replaces every chunk of the closed store in `directory` with one chunk of `body`.
-  static func overwriteChunks(in directory: String, with body: [UInt8]) throws {
+  /// Replaces every row of the closed store in `directory` with one row of `body`.
+  static func overwriteRows(in directory: String, with body: [UInt8]) throws {
     let database = try SQLiteConnection(path: directory + "/machines.sqlite3")
-    try database.execute("DELETE FROM chunks")
-    let insert = try database.prepare("INSERT INTO chunks VALUES (1, NULL, 1, ?)")
+    try database.execute("DELETE FROM rows")
+    let insert = try database.prepare("INSERT INTO rows VALUES (0, 1, ?)")
     try body.withBytes { (body) throws(StoreError) in
       database.bind(insert, 1, blob: body)
       try database.step(insert)
     }
   }
 
-  /// The chunks of the closed store in `directory`: id, first name, machines, body size.
-  func chunks() throws -> [(id: Int64, low: String, machines: Int64, size: Int64, body: [UInt8])] {
+  /// The rows of the closed store in `directory`: id, machines, body.
+  func rows() throws -> [(id: Int64, machines: Int64, body: [UInt8])] {
     let database = try SQLiteConnection(path: directory + "/machines.sqlite3")
-    var chunks: [(Int64, String, Int64, Int64, [UInt8])] = []
-    try database.run("SELECT id, low, machines, length(body), body FROM chunks ORDER BY low") {
-      row in
-      chunks.append(
+    var rows: [(Int64, Int64, [UInt8])] = []
+    try database.run("SELECT id, machines, body FROM rows ORDER BY id") { row in
+      rows.append(
         (
-          SQLiteConnection.integer(row, 0)!, SQLiteConnection.text(row, 1),
-          SQLiteConnection.integer(row, 2)!, SQLiteConnection.integer(row, 3)!,
-          Array(SQLiteConnection.bytes(row, 4))
+          SQLiteConnection.integer(row, 0)!, SQLiteConnection.integer(row, 1)!,
+          Array(SQLiteConnection.bytes(row, 2))
         ))
     }
-    return chunks
-  }
-
-  /// The pages of the closed store's database that hold something (not on its free list).
-  func pagesInUse() throws -> Int64 {
-    let database = try SQLiteConnection(path: directory + "/machines.sqlite3")
-    var pages: Int64 = 0
-    var free: Int64 = 0
-    try database.run("PRAGMA page_count") { pages = SQLiteConnection.integer($0, 0)! }
-    try database.run("PRAGMA freelist_count") { free = SQLiteConnection.integer($0, 0)! }
-    return pages - free
+    return rows
   }
 
   /// Opens the store, makes `changes` on it, commits them and closes it (a clean stop).
@@ -101,63 +89,58 @@ struct StoreImageTests {
     }
   }
 
-  @Test("a large store is cut into chunks of about the target size, in name order")
-  func chunked() throws {
+  @Test("machines saved by name take slots 0, 1, 2, ...: rows of 2,048 slots, in slot order")
+  func rowsBySlot() throws {
     let machines = try fill()
-    let chunks = try chunks()
-    #expect(chunks.count > 8)
-    #expect(chunks.allSatisfy { $0.size <= ImageChunk.targetBytes + 128 })
-    #expect(chunks.dropLast().allSatisfy { $0.size >= ImageChunk.targetBytes })
-    #expect(chunks.reduce(0) { $0 + $1.machines } == Int64(machineCount))
-    // Each chunk is one page: the pages in use are the chunks' and a few of the schema's, not
-    // the overflow chains smaller pages would give each chunk.
-    let pages = try pagesInUse()
-    #expect(pages <= Int64(chunks.count) + 6, "\(pages) pages, \(chunks.count) chunks")
+    let rows = try rows()
+    #expect(rows.map(\.id) == [0, 1, 2, 3])
+    #expect(rows.map(\.machines) == [2048, 2048, 2048, Int64(machineCount - 3 * 2048)])
     let store = try MachineStore(directory: directory, durability: .batched)
     #expect(try store.count() == machineCount)
     #expect(try store.loadAll() == sorted(machines))
+    var slots: [UInt32] = []
+    try store.forEach { slots.append($0.slot) }
+    #expect(slots == Array(0..<UInt32(machineCount)))
   }
 
-  @Test("a checkpoint rewrites only the chunks its records fall in")
-  func onlyTouchedChunks() throws {
+  @Test("saves by slot land in their rows; forEach hands them out in slot order")
+  func savesBySlot() throws {
+    let slots: [UInt32] = [100_000, 5, 2048, 2047, 3]
+    try withStore { store in
+      for slot in slots {
+        "m\(slot)".withUTF8Bytes {
+          store.save(slot: slot, nameUTF8: $0, kind: "toggle", state: "on")
+        }
+      }
+      // A slot saved again holds its last save; one deleted, nothing.
+      "other".withUTF8Bytes { store.save(slot: 5, nameUTF8: $0, kind: "toggle", state: "off") }
+      store.delete(slot: 3, name: "m3")
+    }
+    #expect(try rows().map(\.id) == [0, 1, 48])
+    var read: [String] = []
+    try MachineStore(directory: directory, durability: .batched).forEach { row in
+      read.append("\(row.slot) \(String(decoding: row.name, as: UTF8.self))")
+    }
+    #expect(read == ["5 other", "2047 m2047", "2048 m2048", "100000 m100000"])
+  }
+
+  @Test("a checkpoint rewrites only the rows its records fall in")
+  func onlyTouchedRows() throws {
     var machines = try fill()
-    let before = try chunks()
+    let before = try rows()
+    // Machine 2000 (by name, in slot 2000 of row 0), changed: row 0 only.
     let changed = StoredMachine(name: name(2000), kind: "toggle", state: "on", timers: [timer])
     try withStore { try $0.save(changed) }
     machines[changed.name] = changed
-    let after = try chunks()
-    // Every chunk but the one the record fell in is as it was, in its row; that one was
-    // written over its own row (and, grown past the target, into one new row at most).
-    let untouched = before.filter { old in
-      after.contains { $0.id == old.id && $0.body == old.body }
-    }
-    #expect(untouched.count == before.count - 1)
-    #expect(Set(after.map(\.id)).isSuperset(of: before.map(\.id)))
-    #expect(after.count <= before.count + 1)
+    let after = try rows()
+    #expect(after.map(\.id) == before.map(\.id))
+    #expect(zip(before, after).filter { $0.body != $1.body }.map(\.0.id) == [0])
     #expect(
       try MachineStore(directory: directory, durability: .batched).loadAll() == sorted(machines))
   }
 
-  @Test("chunks thinned by deletes in one run of touched chunks are joined, not left small")
-  func thinnedChunksJoin() throws {
-    var machines = try fill()
-    let before = try chunks()
-    // Four machines of five, across every chunk: one run of touched chunks.
-    let deleted = (0..<machineCount).filter { !$0.isMultiple(of: 5) }.map(name)
-    try withStore { store in
-      for name in deleted { try store.delete(name: name) }
-    }
-    for name in deleted { machines[name] = nil }
-    let after = try chunks()
-    // A fifth of the bytes in chunks of the target size again, not a dozen fifths of one.
-    #expect(after.count <= before.count / 4 + 1)
-    #expect(after.dropLast().allSatisfy { $0.size >= ImageChunk.targetBytes })
-    #expect(
-      try MachineStore(directory: directory, durability: .batched).loadAll() == sorted(machines))
-  }
-
-  @Test("saves and deletes over many chunks leave what a dictionary of them says, across restarts")
-  func manyChunks() throws {
+  @Test("saves and deletes over many rows leave what a dictionary of them says, across restarts")
+  func manyRows() throws {
     var expected = try fill()
     var generator = SystemRandomNumberGenerator()
     for round in 0..<4 {
@@ -175,7 +158,7 @@ struct StoreImageTests {
             state: "s\(round).\(turn)", timers: turn.isMultiple(of: 2) ? [timer] : [],
             in: store, expected: &expected)
         }
-        // Whole chunks emptied: a run of a few hundred names deleted at once.
+        // A run of a few hundred names deleted at once.
         if round == 1 && turn == 5 {
           for index in 1000..<1900 {
             try store.delete(name: name(index))
@@ -194,13 +177,13 @@ struct StoreImageTests {
       try MachineStore(directory: directory, durability: .batched).loadAll() == sorted(expected))
   }
 
-  @Test("deleting every machine leaves no chunk; the next saves start the image again")
+  @Test("deleting every machine leaves no row; the next saves start the image again")
   func emptied() throws {
     let machines = try fill()
     try withStore { store in
       for name in machines.keys { try store.delete(name: name) }
     }
-    #expect(try chunks().isEmpty)
+    #expect(try rows().isEmpty)
     let store = try MachineStore(directory: directory, durability: .batched)
     #expect(try store.count() == 0)
     let again = StoredMachine(name: "b", kind: "toggle", state: "on")
@@ -235,15 +218,16 @@ struct StoreImageTests {
     #expect(read(["ab", "a"]) == (["ab"], true))
   }
 
-  @Test("a chunk that does not decode is a store error, at a read and at a checkpoint")
-  func damagedChunk() throws {
+  @Test("a row that does not decode is a store error, at a read and at a checkpoint")
+  func damagedRow() throws {
     _ = try fill()
-    // A name of 5 bytes of which 3 are there.
-    try Self.overwriteChunks(in: directory, with: [5, 0x61, 0x62, 0x63])
+    // Cell 0, a name of 5 bytes of which 3 are there.
+    try Self.overwriteRows(in: directory, with: [0, 0, 5, 0x61, 0x62, 0x63])
     let store = try MachineStore(directory: directory, durability: .batched)
     let read = #expect(throws: StoreError.self) { try store.forEach { _ in } }
     #expect(read?.message.contains("does not decode") == true)
-    try store.save(StoredMachine(name: "b", kind: "toggle", state: "on"))
+    // Into row 0 (a slot kept by the caller: by name, the store would read the image first).
+    "b".withUTF8Bytes { store.save(slot: 1, nameUTF8: $0, kind: "toggle", state: "on") }
     try store.commit()
     let checkpoint = #expect(throws: StoreError.self) { try store.checkpoint() }
     #expect(checkpoint?.message.contains("does not decode") == true)

@@ -99,10 +99,10 @@ struct StoreMigrationTests {
       try store.close()
     }
     let (version, pageSize, tables) = try layout()
-    #expect(version == 4)
+    #expect(version == 5)
     #expect(pageSize == Int64(SQLiteSnapshot.pageSize))
     #expect(tables.count == 2)
-    #expect(tables.contains { $0.hasPrefix("CREATE TABLE chunks") })
+    #expect(tables.contains { $0.hasPrefix("CREATE TABLE rows") })
     #expect(tables.contains { $0.hasPrefix("CREATE TABLE checkpoint") })
     var after = expected
     after[1] = StoredMachine(name: "b", kind: "toggle", state: "off", timers: [tick])
@@ -130,20 +130,20 @@ struct StoreMigrationTests {
   func migrateEmpty() throws {
     try makeVersion0Store(rows: "")
     #expect(try MachineStore(directory: directory, durability: .batched).loadAll().isEmpty)
-    #expect(try layout().version == 4)
+    #expect(try layout().version == 5)
   }
 
   @Test("a store of a later schema version is refused, not changed")
   func laterVersion() throws {
     do {
       let later = try SQLiteConnection(path: directory + "/machines.sqlite3")
-      try later.execute("CREATE TABLE machines(name TEXT); PRAGMA user_version=5;")
+      try later.execute("CREATE TABLE machines(name TEXT); PRAGMA user_version=6;")
     }
     let refused = #expect(throws: StoreError.self) {
       _ = try MachineStore(directory: directory, durability: .batched)
     }
-    #expect(refused?.message.contains("schema version 5") == true)
-    #expect(try layout().version == 5)
+    #expect(refused?.message.contains("schema version 6") == true)
+    #expect(try layout().version == 6)
   }
 
   @Test("a store of schema version 2 (the compact table alone) gets its checkpoint epoch")
@@ -156,11 +156,11 @@ struct StoreMigrationTests {
       StoredMachine(name: "b", kind: "toggle", state: "off"),
     ]
     #expect(try MachineStore(directory: directory, durability: .batched).loadAll() == expected)
-    #expect(try layout().version == 4)
+    #expect(try layout().version == 5)
     #expect(try MachineStore(directory: directory, durability: .batched).loadAll() == expected)
   }
 
-  @Test("a store of schema version 3 (a row per machine) becomes the image's chunks, epoch kept")
+  @Test("a store of schema version 3 (a row per machine) becomes the image's rows, epoch kept")
   func migrateVersion3() throws {
     do {
       let earlier = try makeCompactStore(
@@ -190,13 +190,89 @@ struct StoreMigrationTests {
     expected[7].timers = [timer, tick]
     #expect(try MachineStore(directory: directory, durability: .batched).loadAll() == expected)
     let (version, _, tables) = try layout()
-    #expect(version == 4)
-    #expect(tables.contains { $0.hasPrefix("CREATE TABLE chunks") })
+    #expect(version == 5)
+    #expect(tables.contains { $0.hasPrefix("CREATE TABLE rows") })
     #expect(!tables.contains { $0.contains("\"machines\"") || $0.contains("TABLE machines") })
     let database = try SQLiteConnection(path: directory + "/machines.sqlite3")
-    var chunks: Int64 = 0
-    try database.run("SELECT count(*) FROM chunks") { chunks = SQLiteConnection.integer($0, 0)! }
-    #expect(chunks > 2)
+    var rows: Int64 = 0
+    try database.run("SELECT count(*) FROM rows") { rows = SQLiteConnection.integer($0, 0)! }
+    #expect(rows == 2)
+  }
+
+  @Test("a schema 4 store's machines take slots in name order; its journal replays by name")
+  func migrateVersion4() throws {
+    do {
+      let earlier = try SQLiteConnection(path: directory + "/machines.sqlite3")
+      try earlier.execute(
+        """
+        PRAGMA page_size=65536;
+        PRAGMA journal_mode=WAL;
+        CREATE TABLE checkpoint(epoch INTEGER NOT NULL);
+        INSERT INTO checkpoint VALUES (6);
+        CREATE TABLE chunks(
+          id INTEGER PRIMARY KEY, low BLOB, machines INTEGER NOT NULL, body BLOB NOT NULL);
+        PRAGMA user_version=4;
+        """)
+      let insert = try earlier.prepare("INSERT INTO chunks VALUES (?, ?, ?, ?)")
+      // Two chunks, the later names in the row written first: 2,100 names in all.
+      for (id, range) in [(Int64(1), 1000..<2100), (Int64(2), 0..<1000)] {
+        let body = ByteBuffer()
+        for number in range {
+          let parts = [
+            Array(String(format: "m%05d", number).utf8), Array("toggle".utf8), Array("off".utf8),
+            number == 1500 ? TimerEncoding.encode([timer]) : [],
+          ]
+          parts[0].withUnsafeBytes { name in
+            parts[1].withUnsafeBytes { kind in
+              parts[2].withUnsafeBytes { state in
+                parts[3].withUnsafeBytes { timers in
+                  ImageChunk.append(
+                    ImageChunk.Entry(name: name, kind: kind, state: state, timers: timers),
+                    to: body)
+                }
+              }
+            }
+          }
+        }
+        let chunk = body.bytes
+        let low = Array(String(format: "m%05d", range.lowerBound).utf8)
+        try chunk.withBytes { (chunk) throws(StoreError) in
+          try low.withBytes { (low) throws(StoreError) in
+            earlier.bind(insert, 1, integer: id)
+            earlier.bind(insert, 2, blob: low)
+            earlier.bind(insert, 3, integer: Int64(range.count))
+            earlier.bind(insert, 4, blob: chunk)
+            try earlier.step(insert)
+          }
+        }
+      }
+    }
+    // A crash left a journal of epoch 7 whose slots are not the migrated image's: by name.
+    let records = ByteBuffer()
+    let changed = StoredMachine(name: "m00005", kind: "toggle", state: "on")
+    JournalFormat.append(.save(changed), slot: 2050, epoch: 7, to: records)
+    JournalFormat.append(.delete(name: "m02000"), slot: 3, epoch: 7, to: records)
+    try Data(JournalFormat.header(epoch: 7) + records.bytes).write(
+      to: URL(fileURLWithPath: directory + "/machines.journal"))
+    var expected = (0..<2100).map {
+      StoredMachine(name: String(format: "m%05d", $0), kind: "toggle", state: "off")
+    }
+    expected[1500].timers = [timer]
+    expected[5] = changed
+    expected.remove(at: 2000)
+    do {
+      let store = try MachineStore(directory: directory, durability: .batched)
+      #expect(try store.loadAll() == expected)
+      var slots: [String: UInt32] = [:]
+      try store.forEach { slots[String(decoding: $0.name, as: UTF8.self)] = $0.slot }
+      #expect(slots["m00000"] == 0 && slots["m00005"] == 5 && slots["m02099"] == 2099)
+      #expect(slots["m02000"] == nil && slots.count == 2099)
+      try store.close()
+    }
+    let (version, _, tables) = try layout()
+    #expect(version == 5)
+    #expect(!tables.contains { $0.contains("chunks") })
+    #expect(try MachineStore(directory: directory, durability: .batched).loadAll() == expected)
   }
 
   @Test("a version 2 journal left by a crash is replayed over a migrated store, then goes on")

@@ -72,9 +72,10 @@ struct StoreReadAndCloseTests {
       let store = try filledStore()
       try store.close()
     }
-    // The image's one chunk, written again with machine a's timers damaged: a flags byte that
-    // no timer has.
+    // The image's one row, written again with machine a (in cell 0) and its timers damaged: a
+    // flags byte that no timer has.
     let body = ByteBuffer()
+    ImageRow.appendCell(0, to: body)
     let (name, kind, state, timers): ([UInt8], [UInt8], [UInt8], [UInt8]) = (
       Array("a".utf8), Array("auth".utf8), Array("loggingIn".utf8), [0x08]
     )
@@ -88,7 +89,7 @@ struct StoreReadAndCloseTests {
         }
       }
     }
-    try StoreImageTests.overwriteChunks(in: directory, with: body.bytes)
+    try StoreImageTests.overwriteRows(in: directory, with: body.bytes)
     let store = try MachineStore(directory: directory, durability: .batched)
     let error = #expect(throws: StoreError.self) { try store.forEach { _ in } }
     #expect(error?.message.contains("timers of machine a") == true)
