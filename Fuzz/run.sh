@@ -35,11 +35,11 @@ sources() {
       Tests/MillraceHostTests/Expressions/ExpressionReference.swift ;;
     replies) echo Sources/MillraceClient/RESPReplyParser.swift \
       Sources/MillraceClient/RESPValue.swift ;;
-    journal) echo Sources/MillraceHost/Store/{JournalChange,JournalFormat,JournalFormat+Latest,SharedCPU}.swift \
+    journal) echo Sources/MillraceHost/Store/{JournalChange,JournalFormat}.swift \
       Sources/MillraceHost/Store/{JournalRecord,TimerEncoding,LEB128,StoredTimers}.swift \
       Sources/MillraceHost/Store/{StoredMachine,UTF8Text,ImageChunk,StoredRow}.swift \
-      Sources/MillraceHost/MachineFiles/NameHash.swift Sources/MillraceWire/ByteBuffer.swift ;;
-    chunk) echo Sources/MillraceHost/Store/{ImageChunk,LEB128,StoredRow,StoredTimers}.swift \
+      Sources/MillraceWire/ByteBuffer.swift ;;
+    chunk) echo Sources/MillraceHost/Store/{ImageChunk,ImageRow,RowChanges,LEB128,StoredRow,StoredTimers}.swift \
       Sources/MillraceHost/Store/{StoredMachine,TimerEncoding,UTF8Text}.swift \
       Sources/MillraceWire/ByteBuffer.swift ;;
     *) echo "unknown fuzz target $1 (known: ${ALL_TARGETS[*]})" >&2; return 1 ;;
@@ -56,7 +56,7 @@ modules() {
 # C modules (header-only module maps under CSupport) a target's sources import.
 c_modules() {
   case "$1" in
-    journal) echo CSupport/CPrefetch CSupport/CChecksum ;;
+    journal) echo CSupport/CChecksum ;;
   esac
 }
 

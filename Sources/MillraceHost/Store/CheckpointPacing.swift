@@ -2,18 +2,17 @@
 /// the checkpoint worker the loop's CPU, and at which length it waits for the worker: for a
 /// snapshot of a given size.
 ///
-/// A checkpoint rewrites each chunk of the snapshot's image its records fall in
-/// (`SQLiteSnapshot`). The changes of a few thousand machines fall in a few chunks; but a million
-/// machines changed at random touch every chunk, and a checkpoint then rewrites the whole image,
+/// A checkpoint rewrites each row of the snapshot's image its records fall in
+/// (`SQLiteSnapshot`). The changes of a few thousand machines fall in a few rows; but a million
+/// machines changed at random touch every row, and a checkpoint then rewrites the whole image,
 /// however few records it takes. So a large snapshot is checkpointed once per
 /// `snapshotsPerCheckpoint` times its size in journal, and the lending and the limit grow with
 /// it: at a million machines (a 23 MB image), a checkpoint every 46 MB of journal instead of
 /// every megabyte, lending once the journal that grows meanwhile reaches one image (23 MB), and
 /// waiting at 69 MB (three images: what a replay after a crash may have to read). A small
 /// snapshot keeps the minimums. The journal keeps only its latest records in memory
-/// (`TurnJournal.residentWindow`); a checkpoint's memory grows with the machines its journal
-/// names, not with its records (`JournalFormat.forEachLatest`). (Figures: Bench README,
-/// "Issue 22".)
+/// (`TurnJournal.residentWindow`); a checkpoint's memory grows with its journal's records (12
+/// bytes each, `RowChanges`). (Figures: Bench README, "Issue 22".)
 struct CheckpointPacing: Hashable, Sendable {
   /// Records committed since the last checkpoint started that make the next one due.
   var records: Int

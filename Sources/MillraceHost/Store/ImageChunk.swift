@@ -8,7 +8,9 @@
 /// A `toggle` machine named `dev:123456` in state `off` takes 23 bytes.
 ///
 /// Names are ordered by their bytes, a name before every longer name it begins (SQLite's
-/// `BINARY` order, and `JournalFormat.forEachLatest`'s `byName`). Each name comes once.
+/// `BINARY` order). Each name comes once. Chunks are the image of schema 4, read only to migrate
+/// it (`SQLiteSnapshot+Migration.swift`); their machines' form lives on in the rows of schema 5
+/// (`ImageRow`) and in the journal's records.
 enum ImageChunk {
   /// The size at which a chunk being written is closed and the next one started: a chunk is
   /// rewritten whole when one of its machines changes, so a small one costs a checkpoint of a
@@ -85,9 +87,8 @@ enum ImageChunk {
   }
 
   /// Whether `left` orders before `right` (negative), is the same name (0) or after it.
-  /// Inline, eight bytes at a time: a checkpoint compares each machine of the chunks it
-  /// rewrites with its neighbour and with the records (three times a million at a million
-  /// machines), and names are short.
+  /// Eight bytes at a time (it served the checkpoints of schema 4's image, three comparisons a
+  /// machine; the migration now checks the chunks' order with it).
   @inline(__always)
   static func compare(_ left: UnsafeRawBufferPointer, _ right: UnsafeRawBufferPointer) -> Int {
     let common = min(left.count, right.count)

@@ -67,8 +67,8 @@ enum JournalFormat {
   }
 
   /// `newer`'s header followed by `older`'s records and then `newer`'s (each a header and its
-  /// records of the current version, as `forEachLatest` reads them): one journal whose latest
-  /// record of a machine is `newer`'s when it has one. The caller deallocates it.
+  /// records of the current version, as a checkpoint reads them): one journal whose later
+  /// record of a slot is `newer`'s when it has one. The caller deallocates it.
   static func joined(
     _ older: UnsafeRawBufferPointer, _ newer: UnsafeRawBufferPointer
   ) -> UnsafeMutableRawBufferPointer {
@@ -239,17 +239,6 @@ enum JournalFormat {
     // A header cut short (fewer bytes than one) that is not all zeros was cut off too.
     let rest = UnsafeRawBufferPointer(rebasing: bytes[offset...])
     return (offset, rest.count < recordHeaderSize && rest.contains { $0 != 0 })
-  }
-
-  /// The latest change of each machine among the records after the header (version 3), in
-  /// the order written: `forEachLatest`'s records, decoded (those that do not decode are left
-  /// out).
-  static func latestChanges(_ bytes: UnsafeRawBufferPointer) -> [JournalChange] {
-    var changes: [JournalChange] = []
-    forEachLatest(bytes) { record in
-      if let change = record.change { changes.append(change) }
-    }
-    return changes
   }
 
   /// The parts of a payload of `version` (5 or later), in place; nil when it is not exactly

@@ -7,7 +7,7 @@ import Synchronization
 #endif
 
 /// Yield points for long work on a thread that may share its CPU with the loop thread: the
-/// checkpoint worker's reading of a journal, its sort and its merge into the image.
+/// checkpoint worker's reading of a journal and its rewrite of the image's rows.
 ///
 /// A running thread keeps its CPU against a thread of the same class that wakes until the
 /// scheduler's next tick (Linux's EEVDF with a waking thread that used its share: up to 4 ms
@@ -37,28 +37,6 @@ enum SharedCPU {
     lastYield.store(now, ordering: .relaxed)
     yieldCount.add(1, ordering: .relaxed)
     sched_yield()
-  }
-
-  /// How many comparisons `sort(_:by:)` makes between two calls of `yield()`.
-  static let comparisonsPerYield = 4096
-
-  /// Sorts `elements` by `areInIncreasingOrder` as `sort(by:)` does, calling `yielding`
-  /// (`yield()`; tests count the calls) every `comparisonsPerYield` comparisons: sorting half a
-  /// million names by comparison takes tens of milliseconds.
-  static func sort<Element>(
-    _ elements: UnsafeMutableBufferPointer<Element>,
-    by areInIncreasingOrder: (Element, Element) -> Bool, yielding: () -> Void = yield
-  ) {
-    var comparisons = 0
-    var elements = elements
-    elements.sort { left, right in
-      comparisons &+= 1
-      if comparisons == comparisonsPerYield {
-        comparisons = 0
-        yielding()
-      }
-      return areInIncreasingOrder(left, right)
-    }
   }
 
   /// The monotonic clock, in nanoseconds.

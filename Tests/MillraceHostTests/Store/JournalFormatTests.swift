@@ -77,176 +77,6 @@ struct JournalFormatTests {
     }
   }
 
-  @Test("a checkpoint's read keeps the last change of each name, in the order written")
-  func latestChanges() {
-    let door = { (state: String) in StoredMachine(name: "door-1", kind: "door", state: state) }
-    let written: [JournalChange] = [
-      .save(door("open")), .save(StoredMachine(name: "lamp", kind: "lamp", state: "on")),
-      .delete(name: "gone"), .save(door("closed")),
-      .save(StoredMachine(name: "gone", kind: "k", state: "s")),
-      .delete(name: "lamp"),
-    ]
-    let bytes = journal(written[...])
-    let latest = bytes.withUnsafeBytes { JournalFormat.latestChanges($0) }
-    #expect(
-      latest == [
-        .save(door("closed")), .save(StoredMachine(name: "gone", kind: "k", state: "s")),
-        .delete(name: "lamp"),
-      ])
-    // A record that does not fit ends the read, with the whole ones before it: the lamp's
-    // delete is cut off, so its save is the lamp's last change.
-    let cut = Array(bytes.dropLast(3))
-    #expect(
-      cut.withUnsafeBytes { JournalFormat.latestChanges($0) } == [
-        .save(StoredMachine(name: "lamp", kind: "lamp", state: "on")), .save(door("closed")),
-        .save(StoredMachine(name: "gone", kind: "k", state: "s")),
-      ])
-  }
-
-  @Test(
-    "more names than the read reserves room for (small records), with or without a hint: its entries and table grow, none is lost"
-  )
-  func latestOfSmallRecords() {
-    // Deletes and saves of 1- to 3-byte names with empty kinds and states: 18 to 32 bytes a
-    // record, below the 40 the read reserves an entry for, and mostly distinct names, so its
-    // entries double; its table, 1,024 slots at first, doubles too.
-    var generator = SystemRandomNumberGenerator()
-    let names = (0..<4_000).map { String($0, radix: 36) }
-    let written: [JournalChange] =
-      (names.shuffled() + (0..<1_000).map { _ in names.randomElement(using: &generator)! })
-      .map { name in
-        Bool.random(using: &generator)
-          ? .delete(name: name) : .save(StoredMachine(name: name, kind: "", state: ""))
-      }
-    var last: [String: Int] = [:]
-    for (position, change) in written.enumerated() { last[change.name] = position }
-    let expected = last.values.sorted().map { written[$0] }
-    let bytes = journal(written[...])
-    #expect(bytes.count / 40 < names.count)
-    #expect(bytes.withUnsafeBytes { JournalFormat.latestChanges($0) } == expected)
-    // Sized at once for the names expected: the same records.
-    for hint in [names.count, 10 * names.count] {
-      var latest: [JournalChange] = []
-      bytes.withUnsafeBytes { records in
-        JournalFormat.forEachLatest(records, expectedNames: hint) { latest.append($0.change!) }
-      }
-      #expect(latest == expected)
-    }
-  }
-
-  @Test("names longer than 16 bytes alike in their first 16 keep their own latest records")
-  func latestOfLongNames() {
-    let names = ["device-0000000000000001", "device-0000000000000002", "device-00000000"]
-    var written: [JournalChange] = []
-    for state in ["a", "b", "c"] {
-      written += names.map { .save(StoredMachine(name: $0, kind: "k", state: state)) }
-    }
-    let bytes = journal(written[...])
-    #expect(
-      bytes.withUnsafeBytes { JournalFormat.latestChanges($0) }
-        == names.map { .save(StoredMachine(name: $0, kind: "k", state: "c")) })
-  }
-
-  @Test(
-    "an abandoned search stops while it reads or before it sorts, never once it hands out",
-    arguments: [1, 4, 5, 6])
-  func latestAbandoned(_ askedUntilTrue: Int) {
-    let changes = (0..<5_000).map {
-      JournalChange.save(StoredMachine(name: "dev:\($0)", kind: "k", state: "s"))
-    }
-    let bytes = journal(changes[...])
-    var asked = 0
-    var handedOut = 0
-    let whole = bytes.withUnsafeBytes { bytes in
-      JournalFormat.forEachLatest(
-        bytes, byName: true,
-        abandoned: {
-          asked += 1
-          return asked >= askedUntilTrue
-        }
-      ) { _ in handedOut += 1 }
-    }
-    // Asked after records 1,024, 2,048, 3,072 and 4,096 of the reading pass, then once before
-    // the sort, and no more.
-    #expect(asked == min(askedUntilTrue, 5))
-    #expect(whole == (askedUntilTrue == 6))
-    #expect(handedOut == (whole ? 5_000 : 0))
-  }
-
-  @Test("a checkpoint's writes come in the order of the names' bytes, as SQLite keeps them")
-  func latestByName() {
-    let names = [
-      "dev:10", "dev:2", "dev:1", "b", "a", "ab", "", "é", "z", "dev:100000000000000000001",
-      "dev:100000000000000000000", "dev:10000000000000000", "dev:1000000000000000", "a\u{0}",
-    ]
-    let written = names.map { JournalChange.save(StoredMachine(name: $0, kind: "k", state: "s")) }
-    let bytes = journal(written[...] + [.delete(name: "b")])
-    var order: [[UInt8]] = []
-    bytes.withUnsafeBytes { bytes in
-      JournalFormat.forEachLatest(bytes, byName: true) { order.append(Array($0.name)) }
-    }
-    #expect(order == names.map { Array($0.utf8) }.sorted { $0.lexicographicallyPrecedes($1) })
-  }
-
-  @Test(
-    "a checkpoint's order holds whichever of the names' first 16 bytes differ, each name's last",
-    arguments: ["counted", "alike in 16 bytes", "late", "spread", "wide", "any"])
-  func latestByNameSorted(_ names: String) {
-    var generator = SystemRandomNumberGenerator()
-    // Numbers from a range twice the count: most names come once, many twice or more.
-    let written: [String] = (0..<3_000).map { _ in
-      let number = Int.random(in: 0..<6_000, using: &generator) * 166
-      switch names {
-      // Six bytes differ: the radix sort's.
-      case "counted": return "dev:\(number)"
-      // Two of the first 16 differ, and names alike in all 16 are sorted by comparison.
-      case "alike in 16 bytes": return "b\(number % 40 + 10)/floor-and-room-\(number)"
-      // The last four of the 16 differ: the radix sort's key ends with the second word.
-      case "late": return "cabinet-row-" + String(String(number + 10_000_000).suffix(4)) + "/x"
-      // The first and the thirteenth differ, more than eight bytes apart: packed one by one.
-      case "spread":
-        return String(UnicodeScalar(UInt8(97 + number % 26))) + "-cabinet-rw"
-          + String(number % 10) + "/x"
-      // One character of 1 to 4 UTF-8 bytes: bytes of most values, and the bytes after the
-      // character move with its length.
-      case "wide":
-        let ranges: [ClosedRange<UInt32>] = [
-          0x21...0x7E, 0xA1...0x7FF, 0x800...0xD7FF, 0x10000...0x10FFFF,
-        ]
-        let range = ranges[number / 166 % 4]
-        let scalar = Unicode.Scalar(UInt32.random(in: range, using: &generator))!
-        return "n" + String(Character(scalar)) + "/x"
-      // Most of the 16 differ: the comparison sort's.
-      default:
-        return String(
-          (0..<Int.random(in: 0...20, using: &generator)).map { _ in
-            Character(Unicode.Scalar(UInt8.random(in: 0x21...0x7E, using: &generator)))
-          })
-      }
-    }
-    // Each change of a name saves another state, or deletes it.
-    let changes = written.enumerated().map { position, name in
-      position % 7 == 3
-        ? JournalChange.delete(name: name)
-        : .save(StoredMachine(name: name, kind: "k", state: "s\(position)"))
-    }
-    let bytes = journal(changes[...])
-    var latest: [JournalChange] = []
-    bytes.withUnsafeBytes { bytes in
-      JournalFormat.forEachLatest(bytes, byName: true) { latest.append($0.change!) }
-    }
-    // By bytes: a `String` key would take canonically equivalent names (";" and U+037E) as one.
-    var last: [[UInt8]: JournalChange] = [:]
-    for change in changes { last[Array(change.name.utf8)] = change }
-    let expected = last.values.sorted {
-      Array($0.name.utf8).lexicographicallyPrecedes(Array($1.name.utf8))
-    }
-    #expect(latest == expected)
-    // And by bytes: `JournalChange`'s `==` compares names as `String`s, which would take two
-    // canonically equivalent names handed out in the wrong order as right.
-    #expect(latest.map { Array($0.name.utf8) } == expected.map { Array($0.name.utf8) })
-  }
-
   @Test("a text that is not UTF-8 is damage, even under a right checksum (found by fuzzing)")
   func invalidUTF8() {
     var bytes = journal([.save(StoredMachine(name: "t", kind: "toggle", state: "off"))])
@@ -343,7 +173,7 @@ struct JournalFormatTests {
     let bytes = JournalFormat.header(epoch: 1) + records.bytes
     var slots: [UInt32] = []
     bytes.withUnsafeBytes { bytes in
-      JournalFormat.forEachLatest(bytes) { slots.append($0.slot) }
+      JournalFormat.forEachRecord(bytes, epoch: 1) { slots.append($0.slot) }
     }
     #expect(slots == [70_000, 3, JournalFormat.noSlot])
     // The slot is the payload's last four bytes, little-endian.
@@ -363,7 +193,7 @@ struct JournalFormatTests {
     let bytes = journal([.save(machine), .delete(name: "gone")])
     var records: [JournalRecord] = []
     bytes.withUnsafeBytes { bytes in
-      JournalFormat.forEachLatest(bytes) { records.append($0) }
+      JournalFormat.forEachRecord(bytes, epoch: 1) { records.append($0) }
     }
     let chunk = ByteBuffer()
     ImageChunk.append(
@@ -473,7 +303,7 @@ struct TurnJournalTests {
     #expect(bytes.count == 2 * TurnJournal.growth)
     #expect(journal!.isMapped == mapsFile)
     #expect(bytes.withUnsafeBytes { JournalFormat.decode($0, epoch: 1) }.changes == changes)
-    #expect(journal!.withRecords { JournalFormat.latestChanges($0) } == [changes[1], changes[2]])
+    #expect(journal!.withRecords { JournalFormat.decode($0, epoch: 1).changes } == changes)
     journal = nil
     let reopened = try TurnJournal(path: path, sync: false)
     #expect(reopened.recover() == (3, false))
@@ -522,7 +352,8 @@ struct TurnJournalTests {
     // Five windows written, at most two (and a page) resident.
     #expect(try Self.residentKilobytes(of: path) <= (2 * window + 4096) / 1024)
     #expect(try Self.residentKilobytes(of: path) >= window / 1024)
-    #expect(journal.withRecords { JournalFormat.latestChanges($0) } == changes)
+    #expect(
+      journal.withRecords { JournalFormat.decode($0, epoch: journal.epoch).changes } == changes)
     // And the file holds them, as a restart after kill -9 reads it.
     let file = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
     let read = file.withUnsafeBytes { JournalFormat.decode($0, epoch: journal.epoch) }
@@ -548,6 +379,7 @@ struct TurnJournalTests {
     let change = JournalChange.save(StoredMachine(name: "b", kind: "k", state: "on"))
     JournalFormat.append(change, epoch: journal.epoch, to: next)
     try journal.append(next)
-    #expect(journal.withRecords { JournalFormat.latestChanges($0) } == [change])
+    #expect(
+      journal.withRecords { JournalFormat.decode($0, epoch: journal.epoch).changes } == [change])
   }
 }

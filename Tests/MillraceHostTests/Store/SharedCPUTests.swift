@@ -23,44 +23,24 @@ struct SharedCPUTests {
     #expect(yielded < calls / 100)
   }
 
-  @Test("a sort by comparison reaches its yield point every so many comparisons, and sorts")
-  func sortYields() {
-    var generator = SystemRandomNumberGenerator()
-    let values = (0..<300_000).map { _ in UInt64.random(in: 0..<UInt64.max, using: &generator) }
-    var sorted = values
-    var (comparisons, yields) = (0, 0)
-    sorted.withUnsafeMutableBufferPointer { buffer in
-      SharedCPU.sort(
-        buffer,
-        by: { left, right in
-          comparisons += 1
-          return left < right
-        }, yielding: { yields += 1 })
-    }
-    #expect(sorted == values.sorted())
-    #expect(comparisons > 4 * SharedCPU.comparisonsPerYield)
-    #expect(yields == comparisons / SharedCPU.comparisonsPerYield)
-  }
-
-  @Test("a checkpoint's read of a long journal reaches its yield points")
-  func checkpointReadYields() {
-    let records = ByteBuffer()
+  @Test("a checkpoint of a long journal reaches its yield points")
+  func checkpointYields() throws {
+    let directory = StoreFixtures.directory("millrace-shared-cpu")
+    let store = try MachineStore(directory: directory, durability: .batched)
     for index in 0..<60_000 {
-      let name = "device-\(index % 20_000)"
-      JournalFormat.append(
-        .save(StoredMachine(name: name, kind: "toggle", state: index % 2 == 0 ? "on" : "off")),
-        epoch: 1, to: records)
+      "device-\(index % 20_000)".withUTF8Bytes {
+        store.save(
+          slot: UInt32(index % 20_000), nameUTF8: $0, kind: "toggle",
+          state: index % 2 == 0 ? "on" : "off")
+      }
     }
-    let bytes = JournalFormat.header(epoch: 1) + records.bytes
+    try store.commit()
     let before = SharedCPU.yields
     let start = SharedCPU.monotonicNanoseconds()
-    var latest = 0
-    bytes.withUnsafeBytes { journal in
-      JournalFormat.forEachLatest(journal, byName: true) { _ in latest += 1 }
-    }
-    #expect(latest == 20_000)
+    try store.checkpoint()
     if SharedCPU.monotonicNanoseconds() - start > 4 * SharedCPU.period {
       #expect(SharedCPU.yields > before)
     }
+    #expect(try store.count() == 20_000)
   }
 }

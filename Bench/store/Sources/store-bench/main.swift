@@ -192,9 +192,15 @@ func fill(
   while next < count {
     let end = min(count, next + turn)
     for index in next..<end {
-      try store.save(
+      let machine = StoredMachine(
         name: all[index], kind: "toggle", state: "off",
         timers: timers ? [timer(effect: index, wall: wall)] : [])
+      // By slot, as the daemon saves (its runtime index).
+      #if STORE_BENCH_OLD_API
+        try store.save(machine)
+      #else
+        try store.save(machine, slot: UInt32(index))
+      #endif
     }
     try commits.time(store) { try store.commit() }
     next = end
@@ -218,10 +224,14 @@ func update(_ directory: String, updates: Int, rate: Int) throws {
   let store = open(directory)
   // The rows as they are (kind, state, timers), then random ones saved again, flipped.
   var rows: [StoredMachine] = []
+  var slots: [UInt32] = []
   #if STORE_BENCH_OLD_API
     rows = try store.loadAll()
   #else
-    try store.forEach { rows.append($0.machine) }
+    try store.forEach {
+      rows.append($0.machine)
+      slots.append($0.slot)
+    }
   #endif
   guard !rows.isEmpty else { fail("update: no machines in \(directory)") }
   var generator = SystemRandomNumberGenerator()
@@ -233,9 +243,11 @@ func update(_ directory: String, updates: Int, rate: Int) throws {
     for _ in 0..<min(1000, updates - done) {
       let index = Int.random(in: 0..<rows.count, using: &generator)
       rows[index].state = rows[index].state == "off" ? "on" : "off"
-      try store.save(
-        name: rows[index].name, kind: rows[index].kind, state: rows[index].state,
-        timers: rows[index].timers)
+      #if STORE_BENCH_OLD_API
+        try store.save(rows[index])
+      #else
+        try store.save(rows[index], slot: slots[index])
+      #endif
       done += 1
     }
     try commits.time(store) { try store.commit() }
