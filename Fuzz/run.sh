@@ -40,7 +40,8 @@ sources() {
       Sources/MillraceHost/Store/{StoredMachine,UTF8Text,ImageChunk,StoredRow}.swift \
       Sources/MillraceWire/ByteBuffer.swift ;;
     chunk) echo Sources/MillraceHost/Store/{ImageChunk,ImageRow,RowChanges,LEB128,StoredRow,StoredTimers}.swift \
-      Sources/MillraceHost/Store/{StoredMachine,TimerEncoding,UTF8Text}.swift \
+      Sources/MillraceHost/Store/{StoredMachine,TimerEncoding,UTF8Text,SharedCPU}.swift \
+      Sources/MillraceHost/Store/{JournalFormat,JournalChange,JournalRecord}.swift \
       Sources/MillraceWire/ByteBuffer.swift ;;
     *) echo "unknown fuzz target $1 (known: ${ALL_TARGETS[*]})" >&2; return 1 ;;
   esac
@@ -56,7 +57,7 @@ modules() {
 # C modules (header-only module maps under CSupport) a target's sources import.
 c_modules() {
   case "$1" in
-    journal) echo CSupport/CChecksum ;;
+    journal | chunk) echo CSupport/CChecksum ;;
   esac
 }
 

@@ -66,9 +66,17 @@ public func fuzzChunk(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 
 /// Checks `ImageRow.Reader` and `RowChanges.rewrite` on `input` as a row's body.
 private func checkRow(_ input: [UInt8]) {
-  // A machine to save, as a chunk holds it: name "s", kind "k", state "x", no timers.
+  // A machine to save, as a chunk holds it: name "s", kind "k", state "x", no timers; and a
+  // journal of it saved into one cell of row 1 and a delete of another.
   let saved: [UInt8] = [1, 0x73, 1, 0x6B, 1, 0x78, 0]
   let (savedCell, deletedCell) = (Int(input.first ?? 0) * 8, Int(input.last ?? 0) * 8 + 1)
+  let records = ByteBuffer()
+  JournalFormat.append(
+    .save(StoredMachine(name: "s", kind: "k", state: "x")), slot: UInt32(2048 + savedCell),
+    epoch: 1, to: records)
+  JournalFormat.append(
+    .delete(name: "d"), slot: UInt32(2048 + deletedCell), epoch: 1, to: records)
+  let journal = JournalFormat.header(epoch: 1) + records.bytes
   input.withUnsafeBytes { bytes in
     var reader = ImageRow.Reader(bytes)
     let again = ByteBuffer()
@@ -85,11 +93,10 @@ private func checkRow(_ input: [UInt8]) {
     check(
       zip(cells, cells.dropFirst()).allSatisfy { $0 < $1 } && cells.allSatisfy { $0 < 2048 },
       "cells \(cells)")
-    saved.withUnsafeBytes { journal in
-      var changes = RowChanges(journal: journal)
-      changes.add(slot: UInt32(2048 + savedCell), machine: journal)
-      changes.add(slot: UInt32(2048 + deletedCell), machine: nil)
-      changes.group()
+    journal.withUnsafeBytes { journal in
+      guard let changes = try? RowChanges(journal: journal) else {
+        return check(false, "the journal of two records is refused")
+      }
       let body = ByteBuffer()
       let machines = changes.rewrite(1, old: bytes, into: body)
       check((machines == nil) == reader.isDamaged, "rewrite of a row damaged: \(reader.isDamaged)")

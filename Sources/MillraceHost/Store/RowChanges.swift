@@ -2,127 +2,130 @@
   import MillraceWire  // ByteBuffer (the fuzz target compiles ByteBuffer.swift in)
 #endif
 
-/// A checkpoint's changes to an image indexed by store slot (`ImageRow`), grouped by row: each
-/// change a slot and the machine a save put in it (its bytes within the journal, as
-/// `ImageChunk` writes a machine), or a delete that empties it.
+/// A checkpoint's changes to an image indexed by store slot (`ImageRow`), grouped by row: the
+/// records of a journal of the version written (`JournalFormat`), each a save that puts its
+/// machine in its slot or a delete that empties it.
 ///
-/// `add` takes the changes in the order they were journaled; `group()` sorts them by row with
-/// a counting sort, which keeps that order within each row; `rewrite` builds a row from its old
-/// body and its changes, the latest change of a slot winning. No name is hashed, sorted or
-/// compared: a slot freed and taken again ends up holding what its last change says.
+/// Made in two passes over the journal, a counting sort: the first checks each record's shape
+/// and counts the records of each row, the second lists each record's offset under its row, in
+/// journal order. `rewrite` then builds a row from its old body and its records, the latest
+/// change of a slot winning. No name is hashed, sorted or compared: a slot freed and taken again
+/// ends up holding what its last change says.
 ///
-/// Memory: 12 bytes a change, twice while grouping, 8 bytes a row, and 16 bytes a cell of one
-/// row, freed with it.
+/// Memory: 4 bytes a record and 8 a row, and 16 bytes a cell of one row, freed with it. The
+/// records themselves stay in the journal, which must outlive this.
 struct RowChanges: ~Copyable {
-  /// One change: its slot, and where its machine's bytes start in the journal and how many
-  /// there are (none: a delete).
-  struct Change {
-    var slot: UInt32
-    var start: UInt32
-    var count: UInt32
-  }
-
-  /// The bytes the changes' machines are in (a journal, mapped for the checkpoint).
+  /// The journal: its header and its records, each whole (written by this process, or found
+  /// whole when it was opened).
   let journal: UnsafeRawBufferPointer
-  private var changes: UnsafeMutablePointer<Change>
-  private var capacity: Int
-  /// The changes added.
-  private(set) var count = 0
-  /// The highest row a change falls in, -1 before the first.
-  private var lastRow = -1
-  /// After `group()`: where each row's changes start in `changes` (`rowCount + 1` entries).
-  private var starts: UnsafeMutablePointer<Int>?
+  /// The records' offsets in `journal`, grouped by row, in journal order within each.
+  private let offsets: UnsafeMutablePointer<UInt32>
+  /// Where each row's records start in `offsets` (`rows + 1` entries).
+  private let starts: UnsafeMutablePointer<Int>
+  /// One past the highest row a record falls in.
+  private let rows: Int
+  /// The records read.
+  let count: Int
   /// A row's cells while it is rewritten: each cell's machine, nil for an empty one.
   private let cells: UnsafeMutablePointer<UnsafeRawBufferPointer?>
 
-  /// Changes to machines whose bytes lie in `journal` (under 4 GiB), room reserved for
-  /// `expected` of them.
-  init(journal: UnsafeRawBufferPointer, expected: Int = 1024) {
+  /// Why a journal cannot be read as changes by slot.
+  enum Failure: Error, Equatable {
+    /// `abandoned` returned true.
+    case abandoned
+    /// The record at this offset has no slot (`JournalFormat.noSlot`) or no known tag.
+    case unslotted(offset: Int)
+  }
+
+  /// The records of `journal` (under 4 GiB), read up to the first that does not fit, grouped
+  /// by row; `abandoned` is asked every 1,024 records of each pass.
+  init(journal: UnsafeRawBufferPointer, abandoned: (() -> Bool)? = nil) throws(Failure) {
     precondition(journal.count <= Int(UInt32.max), "a journal of 4 GiB or more")
     self.journal = journal
-    capacity = max(expected, 16)
-    changes = .allocate(capacity: capacity)
+    var perRow: [Int] = []
+    var count = 0
+    var offset = JournalFormat.headerSize
+    while let record = Self.record(in: journal, at: offset) {
+      guard record.slot != JournalFormat.noSlot, record.tag == 1 || record.tag == 2 else {
+        throw .unslotted(offset: offset)
+      }
+      let row = ImageRow.row(of: record.slot)
+      if row >= perRow.count { perRow += repeatElement(0, count: row + 1 - perRow.count) }
+      perRow[row] &+= 1
+      count &+= 1
+      offset = record.next
+      if count & 1023 == 0 {
+        SharedCPU.yield()
+        if let abandoned, abandoned() { throw .abandoned }
+      }
+    }
+    if let abandoned, abandoned() { throw .abandoned }
+    rows = perRow.count
+    self.count = count
+    starts = .allocate(capacity: rows + 1)
+    starts[0] = 0
+    for row in 0..<rows { starts[row + 1] = starts[row] &+ perRow[row] }
+    // `perRow` becomes each row's next free place.
+    for row in 0..<rows { perRow[row] = starts[row] }
+    offsets = .allocate(capacity: max(count, 1))
+    offset = JournalFormat.headerSize
+    for index in 0..<count {
+      let record = Self.record(in: journal, at: offset).unsafelyUnwrapped
+      let row = ImageRow.row(of: record.slot)
+      offsets[perRow[row]] = UInt32(truncatingIfNeeded: offset)
+      perRow[row] &+= 1
+      offset = record.next
+      if index & 4095 == 0 { SharedCPU.yield() }
+    }
     cells = .allocate(capacity: ImageRow.slotsPerRow)
   }
 
   deinit {
-    changes.deallocate()
-    starts?.deallocate()
+    offsets.deallocate()
+    starts.deallocate()
     cells.deallocate()
   }
 
-  /// Adds the change of `slot`: `machine` (bytes within `journal`) saved in it, or nil for a
-  /// delete. Changes must be added in the order they were journaled, and before `group()`.
+  /// The record at `offset` of `journal`: its tag, slot, where its machine (a save's) starts
+  /// and how many bytes it takes, and where the next record starts; nil when no record fits
+  /// there (the end of the records).
   @inline(__always)
-  mutating func add(slot: UInt32, machine: UnsafeRawBufferPointer?) {
-    if count == capacity { grow() }
-    var change = Change(slot: slot, start: 0, count: 0)
-    if let machine, let base = machine.baseAddress {
-      change.start = UInt32(truncatingIfNeeded: base - journal.baseAddress!)
-      change.count = UInt32(truncatingIfNeeded: machine.count)
-    }
-    changes[count] = change
-    count &+= 1
-    lastRow = max(lastRow, ImageRow.row(of: slot))
+  private static func record(in journal: UnsafeRawBufferPointer, at offset: Int) -> (
+    tag: UInt8, slot: UInt32, machine: Int, machineCount: Int, next: Int
+  )? {
+    guard journal.count &- offset >= JournalFormat.recordHeaderSize else { return nil }
+    let length = Int(
+      UInt32(littleEndian: journal.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
+    let payload = offset &+ JournalFormat.recordHeaderSize
+    guard length > JournalFormat.slotSize, length <= journal.count &- payload else { return nil }
+    let end = payload &+ length &- JournalFormat.slotSize
+    let slot = UInt32(littleEndian: journal.loadUnaligned(fromByteOffset: end, as: UInt32.self))
+    return (journal[payload], slot, payload &+ 1, end &- payload &- 1, payload &+ length)
   }
 
-  private mutating func grow() {
-    let grown = UnsafeMutablePointer<Change>.allocate(capacity: 2 * capacity)
-    grown.moveInitialize(from: changes, count: count)
-    changes.deallocate()
-    changes = grown
-    capacity *= 2
-  }
-
-  /// Sorts the changes by row, each row's in the order they were added (a counting sort: one
-  /// pass to count, one to place).
-  mutating func group() {
-    let rows = lastRow + 1
-    let starts = UnsafeMutablePointer<Int>.allocate(capacity: rows + 1)
-    starts.initialize(repeating: 0, count: rows + 1)
-    for index in 0..<count { starts[ImageRow.row(of: changes[index].slot) + 1] &+= 1 }
-    for row in 0..<rows { starts[row + 1] &+= starts[row] }
-    let next = UnsafeMutablePointer<Int>.allocate(capacity: max(rows, 1))
-    next.initialize(from: starts, count: rows)
-    let grouped = UnsafeMutablePointer<Change>.allocate(capacity: max(count, 1))
-    for index in 0..<count {
-      let change = changes[index]
-      let row = ImageRow.row(of: change.slot)
-      (grouped + next[row]).initialize(to: change)
-      next[row] &+= 1
-    }
-    next.deallocate()
-    changes.deallocate()
-    changes = grouped
-    capacity = max(count, 1)
-    self.starts?.deallocate()
-    self.starts = starts
-  }
-
-  /// Calls `body` with each row some change falls in, in ascending order (after `group()`).
+  /// Calls `body` with each row some record falls in, in ascending order.
   func forEachRow<Failure: Error>(_ body: (Int) throws(Failure) -> Void) throws(Failure) {
-    guard let starts, lastRow >= 0 else { return }
-    for row in 0...lastRow where starts[row + 1] > starts[row] { try body(row) }
+    for row in 0..<rows where starts[row + 1] > starts[row] { try body(row) }
   }
 
   /// Writes row `row`'s new body into `body` (emptied first): the machines of `old` (its body
-  /// before this checkpoint, empty for a row not yet written) with the row's changes applied
-  /// in the order they were journaled, in slot order (after `group()`). Returns how many
-  /// machines it holds (0: the row is to be deleted), or nil when `old` does not decode, or
-  /// holds a cell at or past the row's end: damage.
+  /// before this checkpoint, empty for a row not yet written) with the row's records applied
+  /// in the order they were journaled, in slot order. Returns how many machines it holds (0:
+  /// the row is to be deleted), or nil when `old` does not decode, or holds a cell at or past
+  /// the row's end: damage.
   func rewrite(_ row: Int, old: UnsafeRawBufferPointer, into body: ByteBuffer) -> Int? {
     body.removeAll(keepingCapacityUpTo: .max)
     cells.initialize(repeating: nil, count: ImageRow.slotsPerRow)
     var reader = ImageRow.Reader(old)
     while let (cell, machine) = reader.next() { cells[cell] = machine.bytes }
     guard !reader.isDamaged else { return nil }
-    if let starts {
+    if row < rows {
       let base = journal.baseAddress!
       for index in starts[row]..<starts[row + 1] {
-        let change = changes[index]
-        cells[ImageRow.cell(of: change.slot)] =
-          change.count == 0
-          ? nil : UnsafeRawBufferPointer(start: base + Int(change.start), count: Int(change.count))
+        let record = Self.record(in: journal, at: Int(offsets[index])).unsafelyUnwrapped
+        cells[ImageRow.cell(of: record.slot)] =
+          record.tag == 2
+          ? nil : UnsafeRawBufferPointer(start: base + record.machine, count: record.machineCount)
       }
     }
     var machines = 0

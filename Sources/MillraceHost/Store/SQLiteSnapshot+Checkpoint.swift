@@ -1,47 +1,16 @@
 import CSQLite
 
 extension SQLiteSnapshot {
-  /// One checkpoint's rewrite of the image, inside the open transaction: reads the journal's
-  /// records once, in order, into a `RowChanges` (each record's slot is its payload's last four
-  /// bytes; a save's machine lies between its tag and its slot, copied as it is), groups them
-  /// by row, and writes each row they fall in again (`RowChanges.rewrite`): a row that had
-  /// machines over its old row (its page kept), a new one inserted, an emptied one deleted.
-  /// Rows no record falls in stay as they are. Stops at the first record that does not fit;
-  /// a record without a slot, or whose tag is neither a save's nor a delete's, is damage.
+  /// One checkpoint's rewrite of the image, inside the open transaction: groups the journal's
+  /// records by row (`RowChanges`: each record's slot is its payload's last four bytes; a save's
+  /// machine lies between its tag and its slot, copied as it is) and writes each row they fall
+  /// in again: a row that had machines over its old row (its page kept), a new one inserted, an
+  /// emptied one deleted. Rows no record falls in stay as they are. A record without a slot, or
+  /// whose tag is neither a save's nor a delete's, is damage.
   ///
-  /// Memory: 12 bytes a record (24 while grouping), one row's old body and its new one.
+  /// Memory: 4 bytes a record, one row's old body and its new one.
   func rewriteRows(journal: UnsafeRawBufferPointer, abandoned: (() -> Bool)?) throws(StoreError) {
-    var changes = RowChanges(
-      journal: journal, expected: journal.count / 32 + 16)
-    var offset = JournalFormat.headerSize
-    var read = 0
-    while journal.count &- offset >= JournalFormat.recordHeaderSize {
-      let length = Int(
-        UInt32(littleEndian: journal.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
-      let payload = offset &+ JournalFormat.recordHeaderSize
-      guard length > JournalFormat.slotSize, length <= journal.count &- payload else { break }
-      let end = payload &+ length &- JournalFormat.slotSize
-      let slot = UInt32(
-        littleEndian: journal.loadUnaligned(fromByteOffset: end, as: UInt32.self))
-      let tag = journal[payload]
-      guard slot != JournalFormat.noSlot, tag == 1 || tag == 2 else {
-        throw damage("a journal record at byte \(offset) has no slot or no known tag")
-      }
-      changes.add(
-        slot: slot,
-        machine: tag == 2
-          ? nil
-          : UnsafeRawBufferPointer(
-            start: journal.baseAddress! + payload + 1, count: end &- payload &- 1))
-      offset = payload &+ length
-      read &+= 1
-      if read & 1023 == 0 {
-        SharedCPU.yield()
-        if let abandoned, abandoned() { throw .abandonedCheckpoint }
-      }
-    }
-    if let abandoned, abandoned() { throw .abandonedCheckpoint }
-    changes.group()
+    let changes = try changes(in: journal, abandoned: abandoned)
     var hook = mergeHook
     let body = newBody
     try changes.forEachRow { (row) throws(StoreError) in
@@ -60,6 +29,21 @@ extension SQLiteSnapshot {
       }
       try write(row: row, machines: machines, existed: existed)
       setRowMachines(machines, at: row)
+    }
+  }
+
+  /// `journal`'s records grouped by row, failures as the store's errors.
+  private func changes(
+    in journal: UnsafeRawBufferPointer, abandoned: (() -> Bool)?
+  ) throws(StoreError) -> RowChanges {
+    do {
+      return try RowChanges(journal: journal, abandoned: abandoned)
+    } catch {
+      switch error {
+      case .abandoned: throw .abandonedCheckpoint
+      case .unslotted(let offset):
+        throw damage("the journal record at byte \(offset) has no slot or no known tag")
+      }
     }
   }
 

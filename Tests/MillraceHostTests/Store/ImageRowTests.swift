@@ -72,31 +72,25 @@ struct ImageRowTests {
     #expect(Self.read(Array(whole.dropLast(1))) == (["1 a on"], true))
   }
 
-  /// A journal of machines' bytes one after another, and where each one is.
-  struct Journal {
-    var bytes: [UInt8] = []
-    var ranges: [Range<Int>] = []
-    mutating func add(_ machine: [UInt8]) -> Int {
-      ranges.append(bytes.count..<bytes.count + machine.count)
-      bytes += machine
-      return ranges.count - 1
-    }
-  }
-
-  /// The rows `changes` (slot, machine index in `journal` or nil for a delete, in journal
-  /// order) make of `old` (rows by number): each row's cells read back, rows left empty
-  /// absent; and the rows whose old body is damaged.
+  /// The rows a journal of `changes` (each a slot and the name and state of a `toggle` saved
+  /// in it, or nil for a delete, in journal order) makes of `old` (rows by number): each row's
+  /// cells read back, rows left empty absent; and the rows whose old body is damaged.
   static func apply(
-    _ changes: [(slot: UInt32, machine: Int?)], to old: [Int: [UInt8]], journal: Journal
+    _ changes: [(slot: UInt32, machine: (name: String, state: String)?)], to old: [Int: [UInt8]]
   ) -> (rows: [Int: [String]], damaged: [Int]) {
-    journal.bytes.withUnsafeBytes { bytes in
-      var rows = RowChanges(journal: bytes, expected: 4)
-      for (slot, machine) in changes {
-        rows.add(
-          slot: slot,
-          machine: machine.map { UnsafeRawBufferPointer(rebasing: bytes[journal.ranges[$0]]) })
-      }
-      rows.group()
+    let records = ByteBuffer()
+    for (slot, machine) in changes {
+      let change =
+        machine.map {
+          JournalChange.save(StoredMachine(name: $0.name, kind: "toggle", state: $0.state))
+        }
+        ?? .delete(name: "gone")
+      JournalFormat.append(change, slot: slot, epoch: 1, to: records)
+    }
+    let journal = JournalFormat.header(epoch: 1) + records.bytes
+    return journal.withUnsafeBytes { bytes in
+      let rows = try! RowChanges(journal: bytes)
+      #expect(rows.count == changes.count)
       var result: [Int: [String]] = [:]
       var damaged: [Int] = []
       let body = ByteBuffer()
@@ -113,20 +107,37 @@ struct ImageRowTests {
 
   @Test("the latest change of a slot wins; a slot freed and taken again holds the new machine")
   func latestWins() {
-    var journal = Journal()
-    let first = journal.add(Self.machine("a", "on"))
-    let second = journal.add(Self.machine("a", "off"))
-    let other = journal.add(Self.machine("b", "on"))
     let old = [0: Self.body([(1, Self.machine("x", "on")), (7, Self.machine("y", "on"))])]
     let result = Self.apply(
-      [(7, first), (7, nil), (7, other), (1, nil), (2048 + 3, first), (2048 + 3, second)],
-      to: old, journal: journal)
+      [
+        (7, ("a", "on")), (7, nil), (7, ("b", "on")), (1, nil), (2048 + 3, ("a", "on")),
+        (2048 + 3, ("a", "off")),
+      ], to: old)
     #expect(result.rows == [0: ["7 b on"], 1: ["3 a off"]] && result.damaged.isEmpty)
     // A row whose machines are all deleted is left empty: absent.
-    #expect(Self.apply([(1, nil), (7, nil)], to: old, journal: journal).rows == [:])
+    #expect(Self.apply([(1, nil), (7, nil)], to: old).rows == [:])
     // A damaged old body is reported, not rewritten.
-    let damaged = Self.apply([(9, first)], to: [0: Array(old[0]!.dropLast(1))], journal: journal)
+    let damaged = Self.apply([(9, ("a", "on"))], to: [0: Array(old[0]!.dropLast(1))])
     #expect(damaged.rows == [:] && damaged.damaged == [0])
+  }
+
+  @Test("a record without a slot is refused, and an abandoned read stops")
+  func refusals() {
+    let records = ByteBuffer()
+    JournalFormat.append(.delete(name: "a"), slot: 5, epoch: 1, to: records)
+    let first = JournalFormat.headerSize + records.count
+    JournalFormat.append(.delete(name: "b"), epoch: 1, to: records)
+    let journal = JournalFormat.header(epoch: 1) + records.bytes
+    journal.withUnsafeBytes { bytes in
+      #expect(throws: RowChanges.Failure.unslotted(offset: first)) {
+        _ = try RowChanges(journal: bytes)
+      }
+      let slotted = UnsafeRawBufferPointer(rebasing: bytes[..<first])
+      #expect((try? RowChanges(journal: slotted))?.count == 1)
+      #expect(throws: RowChanges.Failure.abandoned) {
+        _ = try RowChanges(journal: slotted, abandoned: { true })
+      }
+    }
   }
 
   @Test("random saves and deletes over rows of machines give what a map of slots gives")
@@ -134,7 +145,6 @@ struct ImageRowTests {
     var generator = SystemRandomNumberGenerator()
     for round in 0..<20 {
       let slots = UInt32(1 + round * 700)
-      var journal = Journal()
       var expected: [UInt32: String] = [:]
       var old: [Int: [(cell: Int, machine: [UInt8])]] = [:]
       for slot in stride(from: UInt32(0), to: slots, by: 3) {
@@ -143,7 +153,7 @@ struct ImageRowTests {
           (ImageRow.cell(of: slot), Self.machine(name, "on")))
         expected[slot] = "\(name) on"
       }
-      var changes: [(slot: UInt32, machine: Int?)] = []
+      var changes: [(slot: UInt32, machine: (name: String, state: String)?)] = []
       var touched: Set<Int> = []
       for step in 0..<Int(generator.next() % 3000) {
         let slot = UInt32(generator.next() % UInt64(slots))
@@ -153,11 +163,11 @@ struct ImageRowTests {
           expected[slot] = nil
         } else {
           let state = step % 2 == 0 ? "on" : "off"
-          changes.append((slot, journal.add(Self.machine("m\(step)", state))))
+          changes.append((slot, ("m\(step)", state)))
           expected[slot] = "m\(step) \(state)"
         }
       }
-      let result = Self.apply(changes, to: old.mapValues { Self.body($0) }, journal: journal)
+      let result = Self.apply(changes, to: old.mapValues { Self.body($0) })
       var wanted: [Int: [String]] = [:]
       for row in touched {
         let cells = expected.keys.filter { ImageRow.row(of: $0) == row }.sorted().map {
