@@ -2,8 +2,8 @@
   import MillraceWire  // ByteBuffer (the fuzz target compiles ByteBuffer.swift in)
 #endif
 
-/// The byte form of one row of an image indexed by store slot (docs/store.md, "Next: an image
-/// indexed by store slot"): the machines of `slotsPerRow` consecutive slots (row
+/// The byte form of one row of the image indexed by store slot (`SQLiteSnapshot`; docs/store.md,
+/// "Image format"): the machines of `slotsPerRow` consecutive slots (row
 /// `slot >> slotBits`), in slot order, each its slot's low bits (`UInt16`, little-endian) and
 /// then the machine as an image chunk holds it (`ImageChunk`: `name | kind | state | timers`).
 /// A `toggle` machine named `dev:123456` in state `off` takes 25 bytes.
