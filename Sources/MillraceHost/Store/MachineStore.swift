@@ -19,9 +19,10 @@ import MillraceWire
 ///
 /// Checkpoints never block the loop. Every `checkpointRecords` records or `checkpointBytes` of
 /// journal (more for a large snapshot: `CheckpointPacing`), the active journal is sealed and
-/// handed to the store's checkpoint worker, which writes the latest change of each machine into
-/// the snapshot in one SQLite transaction (with the journal's epoch, so a journal already in is
-/// never replayed), while commits go on into the other journal file, which starts a new epoch.
+/// handed to the store's checkpoint worker, which rewrites the image's rows its records fall in
+/// (each record names its machine's store slot; the latest change of a slot wins) in one SQLite
+/// transaction (with the journal's epoch, so a journal already in is never replayed), while
+/// commits go on into the other journal file, which starts a new epoch.
 /// One checkpoint runs at a time: while it does, the active journal grows, and the next
 /// checkpoint takes all of it (under load, checkpoints grow and catch up: many changes of one
 /// machine become one write of it). The worker runs at a lower priority than the loop, so that
