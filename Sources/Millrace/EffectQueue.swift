@@ -13,7 +13,7 @@
 /// ```
 ///
 /// A runtime reads the policies once, when it first spawns the machine type without queues
-/// of its own (`Runtime.spawn(_:state:extra:queues:inputCapacity:)`), and stops the program
+/// of its own (`Runtime.spawn(_:state:extra:queues:inputCapacity:preferredSlot:)`), and stops the program
 /// with a message if the raw values are not `0 ..< allCases.count` in order.
 public protocol EffectQueueSet: CaseIterable, Hashable, Sendable, RawRepresentable<UInt8> {
   /// What the queue does when an effect starts and the queue is full.
