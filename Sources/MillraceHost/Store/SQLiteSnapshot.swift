@@ -112,14 +112,24 @@ final class SQLiteSnapshot {
       epoch = UInt64(bitPattern: SQLiteConnection.integer($0, 0) ?? 0)
     }
     var rowMachines: [Int] = []
+    // A row no slot can be in, or that says it holds no machine (none is written so), is
+    // damage: reported, not skipped with the machines in it.
+    var damaged: Int64?
     try database.run("SELECT id, machines FROM rows") { row in
       let id = Int(SQLiteConnection.integer(row, 0) ?? -1)
       let machines = Int(SQLiteConnection.integer(row, 1) ?? 0)
-      guard id >= 0, id <= Int(UInt32.max) >> ImageRow.slotBits, machines > 0 else { return }
+      guard id >= 0, id <= Int(UInt32.max) >> ImageRow.slotBits,
+        (1...ImageRow.slotsPerRow).contains(machines)
+      else { return damaged = SQLiteConnection.integer(row, 0) ?? -1 }
       if id >= rowMachines.count {
         rowMachines += repeatElement(0, count: id + 1 - rowMachines.count)
       }
       rowMachines[id] = machines
+    }
+    if let damaged {
+      throw StoreError(
+        operation: "read \(path)", code: SQLITE_CORRUPT,
+        message: "row \(damaged) is not a row of the image (damaged)")
     }
     self.rowMachines = rowMachines
     appliedEpoch = epoch

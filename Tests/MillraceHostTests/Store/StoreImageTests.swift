@@ -218,6 +218,22 @@ struct StoreImageTests {
     #expect(read(["ab", "a"]) == (["ab"], true))
   }
 
+  @Test("a row no slot can be in, or that claims no machine, is a store error at open")
+  func impossibleRow() throws {
+    for values in ["(1 << 21, 1, x'00')", "(3, 0, x'00')"] {
+      let directory = StoreFixtures.directory("millrace-image-row")
+      do { try MachineStore(directory: directory, durability: .batched).close() }
+      do {
+        let database = try SQLiteConnection(path: directory + "/machines.sqlite3")
+        try database.execute("INSERT INTO rows VALUES \(values)")
+      }
+      let refused = #expect(throws: StoreError.self) {
+        _ = try MachineStore(directory: directory, durability: .batched)
+      }
+      #expect(refused?.message.contains("is not a row of the image") == true, "\(values)")
+    }
+  }
+
   @Test("a row that does not decode is a store error, at a read and at a checkpoint")
   func damagedRow() throws {
     _ = try fill()
