@@ -134,7 +134,7 @@ extension MachineHost {
     var now: HostClock?
     do throws(StoreError) {
       try store.begin()
-      for deletion in deleted { try store.delete(slot: deletion.slot, name: deletion.name) }
+      for deletion in deleted { store.delete(slot: deletion.slot, name: deletion.name) }
       let warming = lookahead > 0
       for position in slots.indices {
         if warming { prefetchSave(slots, at: position) }

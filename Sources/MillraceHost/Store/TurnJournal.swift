@@ -135,7 +135,7 @@ final class TurnJournal {
   var hasChangeWithoutSlot: Bool {
     guard version == JournalFormat.version else { return false }
     var found = false
-    withBytes(count: length) { bytes in
+    _ = withBytes(count: length) { bytes in
       JournalFormat.forEachRecord(bytes, epoch: epoch) {
         if $0.slot == JournalFormat.noSlot { found = true }
       }
