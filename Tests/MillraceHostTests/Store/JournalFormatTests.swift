@@ -172,7 +172,7 @@ struct JournalFormatTests {
       .save(StoredMachine(name: "x", kind: "k", state: "s")), epoch: 1, to: records)
     let bytes = JournalFormat.header(epoch: 1) + records.bytes
     var slots: [UInt32] = []
-    bytes.withUnsafeBytes { bytes in
+    _ = bytes.withUnsafeBytes { bytes in
       JournalFormat.forEachRecord(bytes, epoch: 1) { slots.append($0.slot) }
     }
     #expect(slots == [70_000, 3, JournalFormat.noSlot])
@@ -192,7 +192,7 @@ struct JournalFormatTests {
     let machine = StoredMachine(name: "door-1", kind: "door", state: "open", timers: [])
     let bytes = journal([.save(machine), .delete(name: "gone")])
     var records: [JournalRecord] = []
-    bytes.withUnsafeBytes { bytes in
+    _ = bytes.withUnsafeBytes { bytes in
       JournalFormat.forEachRecord(bytes, epoch: 1) { records.append($0) }
     }
     let chunk = ByteBuffer()
