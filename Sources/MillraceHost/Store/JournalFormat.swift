@@ -15,8 +15,8 @@ import CChecksum
 /// A payload is `1, name, kind, state, timers, slot` for a save or `2, name, slot` for a
 /// delete, each part a varint byte count (`LEB128`, shortest form) and its bytes: texts UTF-8,
 /// timers in their compact form (`TimerEncoding`); the slot is the machine's store slot
-/// (`UInt32`, its runtime index in the daemon; `noSlot` for a change made by name), last so
-/// that it is found without parsing the parts. Between its tag and its slot, a save is the
+/// (`UInt32`, its runtime index in the daemon), last so that it is found without parsing the
+/// parts. Between its tag and its slot, a save is the
 /// machine exactly as an image chunk holds it (`ImageChunk`), so that a checkpoint copies it as
 /// it is. Version 5 (`MRJRNL05`), the same without the slot, still reads, and is what a `DUMP`
 /// writes (`MachineDump`: a machine leaving its node has no slot to keep). Version 4
@@ -34,8 +34,9 @@ enum JournalFormat {
   static let versions = 2...6
   /// The first version whose records end with the machine's slot.
   static let slottedVersion = 6
-  /// The slot of a change made by name (`MachineStore.save(name:...)`), whose store slot is not
-  /// known to its caller.
+  /// What `JournalRecord.slot` holds for a record of a version before 6, which has no slot.
+  /// The store never writes it (a change made by name gets its slot from `SlotsByName`); a
+  /// checkpoint takes a record of the version written that holds it for damage.
   static let noSlot = UInt32.max
   /// The bytes of a record's slot, at its payload's end.
   static let slotSize = MemoryLayout<UInt32>.size
@@ -91,7 +92,7 @@ enum JournalFormat {
   /// Appends `change` as one record with `slot` (the version written), or without one
   /// (nil: version 5, as a dump is written).
   static func append(
-    _ change: JournalChange, slot: UInt32? = noSlot, epoch: UInt64, to buffer: ByteBuffer
+    _ change: JournalChange, slot: UInt32?, epoch: UInt64, to buffer: ByteBuffer
   ) {
     switch change {
     case .save(let machine):

@@ -4,8 +4,7 @@
 struct JournalRecord {
   /// Whether the record deletes the machine (else it saves it).
   let isDelete: Bool
-  /// The machine's store slot (`JournalFormat.noSlot` for a change made by name, and in
-  /// versions before 6).
+  /// The machine's store slot (`JournalFormat.noSlot` in versions before 6).
   let slot: UInt32
   /// The machine's name, UTF-8.
   let name: UnsafeRawBufferPointer

@@ -167,11 +167,10 @@ public final class MachineStore {
 
   /// Replays the journals of an epoch after the snapshot's last (left by a crash), older epoch
   /// first: both in one checkpoint when both are (the older's records first, so that the image
-  /// is rewritten once); then starts the active journal's next epoch. Journals whose records'
-  /// slots cannot be taken as they are, replayed by name instead, one checkpoint each, through
-  /// their changes written again with the slots of their names (`SlotsByName`): any left with
-  /// an image this open migrated (whose machines took new slots), any of an earlier version
-  /// (no slot), and one holding a change made without a slot.
+  /// is rewritten once); then starts the active journal's next epoch. When one is of a version
+  /// before 6 (records without a slot: left by an earlier daemon, with a store of an earlier
+  /// layout that this open migrated), both are replayed by name instead, one checkpoint each,
+  /// through their changes written again with the slots of their names (`SlotsByName`).
   private func recover() throws(StoreError) {
     var replayed = 0
     var cutOff = false
@@ -183,10 +182,7 @@ public final class MachineStore {
       cutOff = cutOff || cut
       if count > 0 { recovered.append(file) }
     }
-    let byName =
-      snapshot.migratedByName
-      || recovered.contains { $0.version != JournalFormat.version || $0.hasChangeWithoutSlot }
-    if byName {
+    if recovered.contains(where: { $0.version != JournalFormat.version }) {
       let slots = try SlotsByName(snapshot)
       for file in recovered {
         let records = ByteBuffer()

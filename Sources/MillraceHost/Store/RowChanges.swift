@@ -38,7 +38,7 @@ struct RowChanges: ~Copyable {
   }
 
   /// The records of `journal` (under 4 GiB), read up to the first that does not fit, grouped
-  /// by row; `abandoned` is asked every 1,024 records of each pass.
+  /// by row; `abandoned` is asked every 1,024 records of the first pass and once after it.
   init(journal: UnsafeRawBufferPointer, abandoned: (() -> Bool)? = nil) throws(Failure) {
     precondition(journal.count <= Int(UInt32.max), "a journal of 4 GiB or more")
     self.journal = journal

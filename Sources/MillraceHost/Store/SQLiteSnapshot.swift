@@ -22,7 +22,8 @@ import MillraceWire
 /// schema version 4 (the image in chunks in name order), 3 and 2 (a `machines` table of one
 /// row per machine, 2 without `checkpoint`), 0 (a rowid `machines` table and a `timers`
 /// table). The machines of an earlier layout take slots 0, 1, 2, ... in name order; the
-/// journals left with it are replayed by name (`migratedByName`).
+/// journals left with it, of the versions its daemons wrote (before 6, without slots), are
+/// replayed by name (`MachineStore`).
 final class SQLiteSnapshot {
   let database: SQLiteConnection
   let path: String
@@ -35,10 +36,6 @@ final class SQLiteSnapshot {
   /// A row's body read for a checkpoint (`holdOldBody`), and the body being written.
   private var oldBody = UnsafeMutableRawBufferPointer(start: nil, count: 0)
   let newBody = ByteBuffer(capacity: 2 * ImageChunk.targetBytes)
-  /// Set when this open migrated an earlier layout: its machines took slots in name order, and
-  /// the journals left with it (whose records' slots, if any, are not those) are replayed by
-  /// name (`MachineStore`).
-  private(set) var migratedByName = false
   /// Tests only: runs (on the thread that applies) as a checkpoint's merge begins, once its
   /// first row is written, where it can no longer be abandoned.
   var mergeHook: (@Sendable () -> Void)?
@@ -97,7 +94,6 @@ final class SQLiteSnapshot {
     }
     if version < Self.schemaVersion {
       try Self.createOrMigrate(database, from: version, tables: tables)
-      migratedByName = version > 0 || tables.contains("machines")
     }
     beginStatement = try database.prepare("BEGIN")
     commitStatement = try database.prepare("COMMIT")

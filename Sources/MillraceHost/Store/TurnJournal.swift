@@ -130,19 +130,6 @@ final class TurnJournal {
     withBytes(count: length) { JournalFormat.decode($0, epoch: epoch, version: version).changes }
   }
 
-  /// Whether a record `recover()` found (of the version written) was made without a slot
-  /// (`JournalFormat.noSlot`).
-  var hasChangeWithoutSlot: Bool {
-    guard version == JournalFormat.version else { return false }
-    var found = false
-    _ = withBytes(count: length) { bytes in
-      JournalFormat.forEachRecord(bytes, epoch: epoch) {
-        if $0.slot == JournalFormat.noSlot { found = true }
-      }
-    }
-    return found
-  }
-
   /// Calls `body` with the header and the records appended since the last `reset` (or
   /// recovered when it was opened): the mapping itself when there is one, else a copy read
   /// from the file. The bytes are valid during the call.

@@ -126,7 +126,8 @@ struct ImageRowTests {
     let records = ByteBuffer()
     JournalFormat.append(.delete(name: "a"), slot: 5, epoch: 1, to: records)
     let first = JournalFormat.headerSize + records.count
-    JournalFormat.append(.delete(name: "b"), epoch: 1, to: records)
+    // A slot no record of the version written holds (a writer's bug, under a right checksum).
+    JournalFormat.append(.delete(name: "b"), slot: JournalFormat.noSlot, epoch: 1, to: records)
     let journal = JournalFormat.header(epoch: 1) + records.bytes
     journal.withUnsafeBytes { bytes in
       #expect(throws: RowChanges.Failure.unslotted(offset: first)) {

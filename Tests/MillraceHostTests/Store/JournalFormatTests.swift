@@ -33,7 +33,7 @@ struct JournalFormatTests {
   func journal(_ changes: ArraySlice<JournalChange>? = nil, epoch: UInt64 = 1) -> [UInt8] {
     let records = ByteBuffer()
     for change in changes ?? self.changes[...] {
-      JournalFormat.append(change, epoch: epoch, to: records)
+      JournalFormat.append(change, slot: 0, epoch: epoch, to: records)
     }
     return JournalFormat.header(epoch: epoch) + records.bytes
   }
@@ -162,20 +162,30 @@ struct JournalFormatTests {
     #expect(decode(journal(epoch: 4), epoch: 4, version: 5).changes.isEmpty)
   }
 
-  @Test("a record of the version written ends with its slot; one made by name has none")
+  @Test("a record of the version written ends with its slot; one of version 5 reads as none")
   func recordsCarryTheirSlot() {
     let records = ByteBuffer()
     let machine = StoredMachine(name: "door-1", kind: "door", state: "open")
     JournalFormat.append(.save(machine), slot: 70_000, epoch: 1, to: records)
     JournalFormat.append(.delete(name: "gone"), slot: 3, epoch: 1, to: records)
     JournalFormat.append(
-      .save(StoredMachine(name: "x", kind: "k", state: "s")), epoch: 1, to: records)
+      .save(StoredMachine(name: "x", kind: "k", state: "s")), slot: 0, epoch: 1, to: records)
     let bytes = JournalFormat.header(epoch: 1) + records.bytes
     var slots: [UInt32] = []
     _ = bytes.withUnsafeBytes { bytes in
       JournalFormat.forEachRecord(bytes, epoch: 1) { slots.append($0.slot) }
     }
-    #expect(slots == [70_000, 3, JournalFormat.noSlot])
+    #expect(slots == [70_000, 3, 0])
+    let older = ByteBuffer()
+    JournalFormat.append(.save(machine), slot: nil, epoch: 1, to: older)
+    let version5 = JournalFormat.header(epoch: 1, version: 5) + older.bytes
+    let slot5 = version5.withUnsafeBytes { bytes in
+      JournalFormat.record(
+        UnsafeRawBufferPointer(
+          rebasing: bytes[(JournalFormat.headerSize + JournalFormat.recordHeaderSize)...]),
+        version: 5)?.slot
+    }
+    #expect(slot5 == JournalFormat.noSlot)
     // The slot is the payload's last four bytes, little-endian.
     let first = JournalFormat.headerSize + JournalFormat.recordHeaderSize
     let length = bytes.withUnsafeBytes {
@@ -294,7 +304,7 @@ struct TurnJournalTests {
     #expect(journal!.isMapped == mapsFile)
     for change in changes {
       let records = ByteBuffer()
-      JournalFormat.append(change, epoch: journal!.epoch, to: records)
+      JournalFormat.append(change, slot: 0, epoch: journal!.epoch, to: records)
       try journal!.append(records)
     }
     // The second record needed more room than the first 1 MiB: the file grew (and was mapped
@@ -343,7 +353,7 @@ struct TurnJournalTests {
         let records = ByteBuffer()
         let change = JournalChange.save(
           StoredMachine(name: "m\(index)", kind: "k", state: "\(round)" + state))
-        JournalFormat.append(change, epoch: journal.epoch, to: records)
+        JournalFormat.append(change, slot: 0, epoch: journal.epoch, to: records)
         try journal.append(records)
         if round == 1 { changes.append(change) }
       }
@@ -369,7 +379,8 @@ struct TurnJournalTests {
     let records = ByteBuffer()
     let state = String(repeating: "y", count: 600 * 1024)
     JournalFormat.append(
-      .save(StoredMachine(name: "a", kind: "k", state: state)), epoch: journal.epoch, to: records)
+      .save(StoredMachine(name: "a", kind: "k", state: state)), slot: 0, epoch: journal.epoch,
+      to: records)
     try journal.append(records)
     #expect(try Self.residentKilobytes(of: path) >= 600)
     try journal.reset(epoch: journal.epoch + 1, shrinking: false)
@@ -377,7 +388,7 @@ struct TurnJournalTests {
     // What follows still appends and reads back.
     let next = ByteBuffer()
     let change = JournalChange.save(StoredMachine(name: "b", kind: "k", state: "on"))
-    JournalFormat.append(change, epoch: journal.epoch, to: next)
+    JournalFormat.append(change, slot: 0, epoch: journal.epoch, to: next)
     try journal.append(next)
     #expect(
       journal.withRecords { JournalFormat.decode($0, epoch: journal.epoch).changes } == [change])

@@ -124,6 +124,27 @@ struct StoreImageTests {
     #expect(read == ["5 other", "2047 m2047", "2048 m2048", "100000 m100000"])
   }
 
+  @Test(
+    "changes by name take slots the image leaves free; by name after by slot in one turn, refused")
+  func byNameAfterBySlot() throws {
+    let store = try MachineStore(directory: directory, durability: .batched)
+    "a".withUTF8Bytes { store.save(slot: 0, nameUTF8: $0, kind: "toggle", state: "on") }
+    // The slots by name are read from the image after a checkpoint, which the turn's record
+    // by slot is not in yet: refused, and the turn goes on.
+    let refused = #expect(throws: StoreError.self) {
+      try store.save(name: "b", kind: "toggle", state: "on")
+    }
+    #expect(refused?.code == EINVAL)
+    try store.commit()
+    try store.save(name: "b", kind: "toggle", state: "on")
+    try store.save(name: "a", kind: "toggle", state: "off")
+    try store.commit()
+    var slots: [String] = []
+    try store.forEach { slots.append("\($0.slot) \(String(decoding: $0.name, as: UTF8.self))") }
+    #expect(slots == ["0 a", "1 b"])
+    #expect(try store.loadAll().map(\.state) == ["off", "on"])
+  }
+
   @Test("a checkpoint rewrites only the rows its records fall in")
   func onlyTouchedRows() throws {
     var machines = try fill()
