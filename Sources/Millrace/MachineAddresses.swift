@@ -3,6 +3,7 @@ extension Runtime {
   /// warms the cache ahead of a request (a prefetch hint); nil past the runtime's capacity.
   /// Reads no memory: every slot, free or not, has its record. A record can span two cache
   /// lines.
+  @inlinable
   public func recordBytes(ofSlot index: UInt32) -> UnsafeRawBufferPointer? {
     guard Int(index) < _registry.capacity else { return nil }
     return UnsafeRawBufferPointer(
@@ -11,6 +12,7 @@ extension Runtime {
 
   /// The bytes of the block (state, extra, queue lists) of the machine in slot `index`, read
   /// from its record (warm that first); nil when the slot is free or was never used.
+  @inlinable
   public func blockBytes(ofSlot index: UInt32) -> UnsafeRawBufferPointer? {
     guard index < _registry.initialized else { return nil }
     let record = _registry.records + Int(index)
