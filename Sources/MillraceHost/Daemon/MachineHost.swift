@@ -98,6 +98,7 @@ public final class MachineHost {
     self.logger = logger
     self.clock = clock
     directory = MachineDirectory(capacity: runtime.capacity.machines, seed: nameSeed)
+    adviseHugePages()
   }
 
   deinit {
