@@ -55,20 +55,6 @@ extension MachineHost {
     }
   }
 
-  /// Advises huge pages (`HugePages`) for the tables a request reads at random by slot, the
-  /// directory's entries and the runtime's records, from slot `prefetchMachines` on: below it
-  /// they stay in the caches and a huge page would only map memory no machine uses yet. Call
-  /// whenever those tables are reserved afresh (at creation and after memory is released).
-  func adviseHugePages() {
-    let first = UInt32(Self.prefetchMachines)
-    directory.adviseHugePages(fromSlot: first)
-    guard let from = runtime.recordBytes(ofSlot: first)?.baseAddress,
-      let last = runtime.recordBytes(ofSlot: UInt32(runtime.capacity.machines - 1))
-    else { return }
-    HugePages.advise(
-      UnsafeRawBufferPointer(start: from, count: last.baseAddress! + last.count - from))
-  }
-
   /// Warms every cache line of `bytes` (a record or a block, which may span two).
   @inline(__always)
   static func warm(_ bytes: UnsafeRawBufferPointer) {

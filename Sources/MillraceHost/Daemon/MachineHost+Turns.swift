@@ -47,7 +47,6 @@ extension MachineHost {
     var released = HeapRelease.Blocks()
     runtime.releaseMemory { released.deallocating.append($0) }
     directory.releaseMemoryIfEmpty { released.freeing.append($0) }
-    if !released.isEmpty { adviseHugePages() }
     HeapRelease.inBackground(released)
   }
 

@@ -98,7 +98,6 @@ public final class MachineHost {
     self.logger = logger
     self.clock = clock
     directory = MachineDirectory(capacity: runtime.capacity.machines, seed: nameSeed)
-    adviseHugePages()
   }
 
   deinit {

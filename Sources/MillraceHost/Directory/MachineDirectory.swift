@@ -58,16 +58,18 @@ final class MachineDirectory {
   }
 
   /// `capacity` zeroed entries (so every entry starts free without being written), from a
-  /// cache line's boundary (a huge page's, for a large table: `HugePages.zeroed`), and the
-  /// allocation to free. A large `calloc` starts 16 bytes into a page: every other entry
-  /// would then straddle two lines, its name in the line after its hash, and a lookup warmed
-  /// by `prefetchStep` would still miss on the name.
+  /// cache line's boundary, and the allocation to free. A large `calloc` starts 16 bytes into
+  /// a page: every other entry would then straddle two lines, its name in the line after its
+  /// hash, and a lookup warmed by `prefetchStep` would still miss on the name.
   private static func reserve(
     _ capacity: Int
   ) -> (UnsafeMutablePointer<DirectoryEntry>, allocation: UnsafeMutableRawPointer) {
-    let (start, allocation) = HugePages.zeroed(
-      bytes: capacity * MemoryLayout<DirectoryEntry>.stride, alignment: 64)
-    return (start.bindMemory(to: DirectoryEntry.self, capacity: capacity), allocation)
+    let line = 64
+    let allocation = calloc(capacity * MemoryLayout<DirectoryEntry>.stride + line, 1)!
+    let start = (Int(bitPattern: allocation) + line - 1) & ~(line - 1)
+    let entries = UnsafeMutableRawPointer(bitPattern: start)!.bindMemory(
+      to: DirectoryEntry.self, capacity: capacity)
+    return (entries, allocation)
   }
 
   /// The number of machines.
@@ -254,15 +256,6 @@ final class MachineDirectory {
 
   /// Whether the name index is resizing (two bucket arrays; `NameBuckets`).
   var isResizing: Bool { buckets.isResizing }
-
-  /// Advises huge pages (`HugePages`) for the entries from `slot` on.
-  func adviseHugePages(fromSlot slot: UInt32) {
-    guard Int(slot) < capacity else { return }
-    HugePages.advise(
-      UnsafeRawBufferPointer(
-        start: entries + Int(slot),
-        count: (capacity - Int(slot)) * MemoryLayout<DirectoryEntry>.stride))
-  }
 
   /// Buckets of the name index (of the array moved to, while resizing).
   var bucketCount: Int { buckets.bucketCount }

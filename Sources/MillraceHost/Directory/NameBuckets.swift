@@ -32,29 +32,20 @@ struct NameBuckets {
   /// One array of bucket heads: each is the first entry's slot + 1, or 0 for an empty bucket.
   struct BucketArray {
     var heads: UnsafeMutablePointer<UInt32>? = nil
-    /// What `heads` was carved from, to free.
-    var allocation: UnsafeMutableRawPointer? = nil
     /// The number of buckets (a power of two), or 0 with no array.
     var count = 0
 
     var mask: Int { count - 1 }
 
-    /// An array of `count` empty buckets; on huge pages once it spans two or more (they are
-    /// reached at random, and soon all written).
+    /// An array of `count` empty buckets.
     static func make(_ count: Int) -> BucketArray {
-      let bytes = count * MemoryLayout<UInt32>.stride
-      let (heads, allocation) = HugePages.zeroed(bytes: bytes, alignment: 16)
-      if bytes >= 2 * HugePages.size {
-        HugePages.advise(UnsafeRawBufferPointer(start: heads, count: bytes))
-      }
-      return BucketArray(
-        heads: heads.bindMemory(to: UInt32.self, capacity: count), allocation: allocation,
-        count: count)
+      let heads = calloc(count, MemoryLayout<UInt32>.stride)!
+      return BucketArray(heads: heads.bindMemory(to: UInt32.self, capacity: count), count: count)
     }
 
     /// Frees the array.
     func release() {
-      if let allocation { free(allocation) }
+      if let heads { free(heads) }
     }
   }
 
