@@ -41,20 +41,26 @@ struct ConnectionLookaheadTests {
       onHandedOut?(connection)
     }
 
-    func connection(_ connection: Connection, prefetch frame: Frame) -> UInt64 {
-      let word = frame.string(at: 1)
-      events.append("pre \(word) 0")
-      let number = Int(word.dropFirst())!
-      return warmsNothingMore(number) ? 0 : UInt64(number + 1) << 8 | 1
+    func connection(
+      _ connection: Connection, prefetch frames: UnsafeBufferPointer<Frame>,
+      into states: UnsafeMutableBufferPointer<UInt64>
+    ) {
+      for (index, frame) in frames.enumerated() {
+        let word = frame.string(at: 1)
+        events.append("pre \(word) 0")
+        let number = Int(word.dropFirst())!
+        states[index] = warmsNothingMore(number) ? 0 : UInt64(number + 1) << 8 | 1
+      }
     }
 
-    func connection(_ connection: Connection, prefetchFrom state: inout UInt64) {
-      guard state != 0 else {
-        Issue.record("a stage after one that left nothing to warm")
-        return
+    func connection(
+      _ connection: Connection, prefetchFrom states: UnsafeMutableBufferPointer<UInt64>
+    ) {
+      #expect(states.contains { $0 != 0 }, "a stage after every state was left 0")
+      for index in states.indices where states[index] != 0 {
+        events.append("pre w\((states[index] >> 8) - 1) \(states[index] & 0xff)")
+        states[index] += 1
       }
-      events.append("pre w\((state >> 8) - 1) \(state & 0xff)")
-      state += 1
     }
   }
 

@@ -3,70 +3,72 @@ import Testing
 
 @testable import MillraceUV
 
-/// `RequestLookahead`, the ring of requests a reader decodes ahead, against an array doing the
-/// same: its requests come out in the order they went in, with their states changed in
-/// place, across wrap-arounds and growth with the front anywhere in the ring.
-@Suite("The ring of requests decoded ahead")
+/// `RequestLookahead`, the group of requests a reader decodes ahead, against an array doing the
+/// same: its requests come out in the order they went in, with states changed in place, in
+/// groups appended once the one before was taken out, up to `groupSize`.
+@Suite("The requests decoded ahead")
 struct RequestLookaheadTests {
   /// A frame that says which request it is.
   private func frame(_ number: Int) -> Frame { Frame([Array("\(number)".utf8)]) }
 
   private func number(_ frame: Frame) -> Int? { Int(frame.string(at: 0)) }
 
-  @Test func requestsComeOutInOrderWithTheirStagesAcrossWrapsAndGrowth() {
-    let ring = RequestLookahead()
-    var model: [(number: Int, stage: Int)] = []
+  /// The numbers and states of the requests waiting, front first.
+  private func waiting(_ group: RequestLookahead) -> [(number: Int, state: UInt64)] {
+    var waiting: [(Int, UInt64)] = []
+    group.withWaiting { frames, states in
+      #expect(frames.count == states.count)
+      for index in frames.indices { waiting.append((number(frames[index]) ?? -1, states[index])) }
+    }
+    return waiting
+  }
+
+  @Test func requestsComeOutInOrderWithTheirStatesGroupAfterGroup() {
+    let group = RequestLookahead()
+    var model: [(number: Int, state: UInt64)] = []
     var generator = SystemRandomNumberGenerator()
     var next = 0
-    // First a growth with the front inside the ring, wrapped: 4 slots, the front at the third.
-    for _ in 0..<3 {
-      ring.append(frame(next))
-      model.append((next, 0))
-      next += 1
-    }
-    for _ in 0..<2 { #expect(number(ring.removeFirst()) == model.removeFirst().number) }
-    for _ in 0..<6 {
-      ring.append(frame(next))
-      model.append((next, 0))
-      next += 1
-    }
-    var order: [Int] = []
-    ring.forEach { order.append(number($0.frame) ?? -1) }
-    #expect(order == Array(2..<9))
-    for _ in 0..<5_000 {
-      switch Int.random(in: 0..<10, using: &generator) {
-      case 0..<4:
-        // Bursts of appends, up to 40 waiting: the ring grows with its front anywhere.
-        for _ in 0..<Int.random(in: 1...3, using: &generator) where model.count < 40 {
-          ring.append(frame(next))
+    for _ in 0..<2_000 {
+      if model.isEmpty {
+        // A new group: up to `groupSize` requests, each with state 0.
+        for _ in 0..<Int.random(in: 1...RequestLookahead.groupSize, using: &generator) {
+          group.append(frame(next))
           model.append((next, 0))
           next += 1
         }
-      case 4..<7:
-        guard !model.isEmpty else { continue }
-        #expect(number(ring.removeFirst()) == model.removeFirst().number)
-      default:
-        var seen: [Int] = []
-        ring.forEach { request in
-          seen.append(number(request.frame) ?? -1)
-          request.state += 1
-        }
-        #expect(seen == model.map(\.number))
-        for index in model.indices { model[index].stage += 1 }
       }
-      #expect(ring.count == model.count)
-      #expect(ring.isEmpty == model.isEmpty)
+      switch Int.random(in: 0..<3, using: &generator) {
+      case 0:
+        // A stage: every state changed in place.
+        group.withWaiting { _, states in
+          for index in states.indices { states[index] = states[index] &* 3 &+ 1 }
+        }
+        for index in model.indices { model[index].state = model[index].state &* 3 &+ 1 }
+      default:
+        #expect(number(group.removeFirst()) == model.removeFirst().number)
+      }
+      let seen = waiting(group)
+      #expect(seen.map(\.number) == model.map(\.number))
+      #expect(seen.map(\.state) == model.map(\.state))
+      #expect(group.count == model.count)
+      #expect(group.isEmpty == model.isEmpty)
     }
-    var states: [UInt64] = []
-    ring.forEach { states.append($0.state) }
-    #expect(states == model.map { UInt64($0.stage) })
-    while !model.isEmpty {
-      #expect(number(ring.removeFirst()) == model.removeFirst().number)
+    group.append(frame(next))
+    group.failure = .tooLong
+    group.removeAll()
+    #expect(group.isEmpty && group.failure == nil && waiting(group).isEmpty)
+  }
+
+  @Test func aGroupHoldsGroupSizeAndTheNextStartsOnceItIsTakenOut() {
+    let group = RequestLookahead()
+    #expect(waiting(group).isEmpty)
+    for number in 0..<RequestLookahead.groupSize { group.append(frame(number)) }
+    #expect(group.count == RequestLookahead.groupSize)
+    for number in 0..<RequestLookahead.groupSize {
+      #expect(self.number(group.removeFirst()) == number)
     }
-    #expect(ring.isEmpty)
-    ring.append(frame(next))
-    ring.failure = .tooLong
-    ring.removeAll()
-    #expect(ring.isEmpty && ring.failure == nil)
+    group.append(frame(99))
+    #expect(waiting(group).map(\.number) == [99])
+    #expect(waiting(group).map(\.state) == [0])
   }
 }

@@ -33,25 +33,28 @@ extension MachineHost {
   }
 
   /// The first stage of warming the cache for a `SEND` to `name` a few requests away: the
-  /// name's bucket. Returns the state the next stage (`prefetchSend(from:)`) starts from.
+  /// name's bucket. Returns the state the next stage (`prefetchSends(from:)`) starts from.
   /// Changes nothing a request can observe.
   func prefetchSend(to name: UnsafeRawBufferPointer) -> UInt64 {
     directory.prefetchBucket(of: name)
   }
 
-  /// A later stage of warming the cache for a `SEND`, each reading only what the one before
-  /// warmed: the bucket's entries one by one until the one of the name's hash
-  /// (`MachineDirectory.prefetchStep`), each with its slot's record in the runtime (most
-  /// names lead their bucket: their record is warm one stage sooner than if it waited for the
-  /// entry to match), then the found machine's block. `state` carries the walk between the
-  /// stages (0: nothing more to warm). Changes nothing a request can observe.
-  func prefetchSend(from state: inout UInt64) {
-    let step = directory.prefetchStep(&state)
-    if step.warmed != 0, let record = runtime.recordBytes(ofSlot: step.warmed &- 1) {
-      Self.warm(record)
-    }
-    if step.found != 0, let block = runtime.blockBytes(ofSlot: step.found &- 1) {
-      Self.warm(block)
+  /// A later stage of warming the cache for `SEND`s, each reading only what the one before
+  /// warmed, for every state of `states` that is not 0: the bucket's entries one by one until
+  /// the one of the name's hash (`MachineDirectory.prefetchStep`), each with its slot's
+  /// record in the runtime (most names lead their bucket: their record is warm one stage
+  /// sooner than if it waited for the entry to match), then the found machine's block. A state
+  /// carries the walk between the stages (0: nothing more to warm). Changes nothing a request
+  /// can observe.
+  func prefetchSends(from states: UnsafeMutableBufferPointer<UInt64>) {
+    for index in states.indices where states[index] != 0 {
+      let step = directory.prefetchStep(&states[index])
+      if step.warmed != 0, let record = runtime.recordBytes(ofSlot: step.warmed &- 1) {
+        Self.warm(record)
+      }
+      if step.found != 0, let block = runtime.blockBytes(ofSlot: step.found &- 1) {
+        Self.warm(block)
+      }
     }
   }
 

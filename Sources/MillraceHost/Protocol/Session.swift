@@ -117,16 +117,26 @@ final class Session: ConnectionHandler, SendRequester {
     Unmanaged.passUnretained(server)._withUnsafeGuaranteedRef { $0.dispatchPosted() }
   }
 
-  func connection(_ connection: Connection, prefetch frame: Frame) -> UInt64 {
-    // A SEND's machine (`SEND name input ...`); nothing for other requests.
-    guard frame.count >= 3 && frame.part(0, equalsIgnoringCase: "SEND") else { return 0 }
-    return frame.withUnsafeBytes(of: 1) { name in
-      host._withUnsafeGuaranteedRef { $0.prefetchSend(to: name) }
+  func connection(
+    _ connection: Connection, prefetch frames: UnsafeBufferPointer<Frame>,
+    into states: UnsafeMutableBufferPointer<UInt64>
+  ) {
+    host._withUnsafeGuaranteedRef { host in
+      // Each frame borrowed where it lies: a copy would retain and release its bytes.
+      for index in frames.indices { states[index] = Self.prefetch(frames[index], host) }
     }
   }
 
-  func connection(_ connection: Connection, prefetchFrom state: inout UInt64) {
-    host._withUnsafeGuaranteedRef { $0.prefetchSend(from: &state) }
+  /// The first stage for `frame`: a SEND's machine (`SEND name input ...`); nothing for other
+  /// requests.
+  private static func prefetch(_ frame: Frame, _ host: MachineHost) -> UInt64 {
+    guard frame.count >= 3 && frame.part(0, equalsIgnoringCase: "SEND") else { return 0 }
+    return frame.withUnsafeBytes(of: 1) { host.prefetchSend(to: $0) }
+  }
+
+  func connection(_ connection: Connection, prefetchFrom states: UnsafeMutableBufferPointer<UInt64>)
+  {
+    host._withUnsafeGuaranteedRef { $0.prefetchSends(from: states) }
   }
 
   func sendFinished(ticket: UInt64, _ outcome: SendOutcome) {

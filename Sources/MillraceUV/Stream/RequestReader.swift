@@ -97,25 +97,24 @@ extension DecodingRequestReader {
           }
           return false
         }
-        for stage in 0..<depth { advance(stage, handler, connection) }
+        advance(depth, handler, connection)
       }
       connection.deliver(ahead.removeFirst())
     }
     return false
   }
 
-  /// Prefetch stage `stage` (0: the first), through `handler`, for each request waiting that
-  /// has more to warm.
-  private func advance(
-    _ stage: Int, _ handler: (any ConnectionHandler)?, _ connection: Connection
-  ) {
+  /// Runs the `depth` prefetch stages of the requests waiting, through `handler`: each stage
+  /// one call for the whole group, the later ones while some request has more to warm.
+  private func advance(_ depth: Int, _ handler: (any ConnectionHandler)?, _ connection: Connection)
+  {
     // Optional chaining borrows the handler; `guard let` would retain and release it.
-    guard handler != nil else { return }
-    ahead.forEach { request in
-      if stage == 0 {
-        request.state = handler?.connection(connection, prefetch: request.frame) ?? 0
-      } else if request.state != 0 {
-        handler?.connection(connection, prefetchFrom: &request.state)
+    guard handler != nil, depth > 0 else { return }
+    ahead.withWaiting { frames, states in
+      handler?.connection(connection, prefetch: frames, into: states)
+      for _ in 1..<depth {
+        guard states.contains(where: { $0 != 0 }) else { return }
+        handler?.connection(connection, prefetchFrom: states)
       }
     }
   }
@@ -126,78 +125,73 @@ extension DecodingRequestReader {
   }
 }
 
-/// Requests a reader decoded ahead of their turn (front first), and a framing error found
-/// after them.
+/// Requests a reader decoded ahead of their turn (front first), a group of up to `groupSize`
+/// at a time, with their handler's prefetch states, and a framing error found after them.
 ///
-/// A ring in memory of its own: handing out the front request moves none of the others, and a
-/// request is changed in place (a copy out and back would retain and release its frame), with
-/// no uniqueness or bounds check per access. Loop thread only, like its reader.
+/// The requests of a group are appended once the one before was all taken out, so that they
+/// and their states lie in order in memory of their own (made on the first append, for
+/// `groupSize`): a stage is one call for the group. Taking out the front request moves none of
+/// the others. Loop thread only, like its reader.
 final class RequestLookahead {
-  /// A request decoded ahead, with its handler's prefetch state.
-  struct Waiting {
-    let frame: Frame
-    var state: UInt64 = 0
-  }
-
   /// The most requests a reader decodes ahead at once: about what one read of a pipelining
   /// client brings (16 deep), whose misses can all be in flight together.
   static let groupSize = 16
 
-  /// The ring: `capacity` slots (a power of two, or none), the requests initialized in the
-  /// `count` from `head`.
-  private var slots: UnsafeMutablePointer<Waiting>?
-  private var capacity = 0
-  private var head = 0
-  /// How many requests wait.
-  private(set) var count = 0
+  /// `groupSize` requests, those in `front..<end` initialized, and their states.
+  private var frames: UnsafeMutablePointer<Frame>?
+  private var states: UnsafeMutablePointer<UInt64>?
+  private var front = 0
+  private var end = 0
   var failure: FramingError?
 
   deinit { removeAll() }
 
-  /// Whether no request waits.
-  var isEmpty: Bool { count == 0 }
+  /// How many requests wait.
+  var count: Int { end &- front }
 
-  /// Adds a request decoded just now at the back.
+  /// Whether no request waits.
+  var isEmpty: Bool { front == end }
+
+  /// Adds a request decoded just now at the back, with state 0: to the group waiting, which
+  /// holds fewer than `groupSize`, or as the first of a new one.
   func append(_ frame: Frame) {
-    if count == capacity { grow() }
-    (slots.unsafelyUnwrapped + ((head &+ count) & (capacity &- 1)))
-      .initialize(to: Waiting(frame: frame))
-    count &+= 1
+    if frames == nil {
+      frames = .allocate(capacity: Self.groupSize)
+      states = .allocate(capacity: Self.groupSize)
+    }
+    if front == end { (front, end) = (0, 0) }
+    precondition(end < Self.groupSize, "a request decoded ahead past its group")
+    (frames.unsafelyUnwrapped + end).initialize(to: frame)
+    states.unsafelyUnwrapped[end] = 0
+    end &+= 1
   }
 
   /// Takes the front request out and returns its frame. Not empty.
   func removeFirst() -> Frame {
-    let front = (slots.unsafelyUnwrapped + head).move()
-    head = (head &+ 1) & (capacity &- 1)
-    count &-= 1
-    return front.frame
+    let frame = (frames.unsafelyUnwrapped + front).move()
+    front &+= 1
+    return frame
   }
 
-  /// Calls `body` with each request, front first, in place. `body` must not add or take
-  /// requests.
-  func forEach(_ body: (inout Waiting) -> Void) {
-    guard let slots else { return }
-    let (head, mask) = (head, capacity &- 1)
-    for position in 0..<count { body(&slots[(head &+ position) & mask]) }
-  }
-
-  /// Drops the requests and the failure, and gives the ring's memory back.
-  func removeAll() {
-    while count > 0 { _ = removeFirst() }
-    slots?.deallocate()
-    (slots, capacity, head, failure) = (nil, 0, 0, nil)
-  }
-
-  /// Twice the slots (four at first), the requests moved to the front.
-  private func grow() {
-    let grown = UnsafeMutablePointer<Waiting>.allocate(capacity: max(4, 2 * capacity))
-    if let slots {
-      for position in 0..<count {
-        (grown + position).initialize(to: (slots + ((head &+ position) & (capacity &- 1))).move())
-      }
-      slots.deallocate()
+  /// Calls `body` with the frames and states of the requests waiting, front first; it may
+  /// change the states.
+  func withWaiting(
+    _ body: (UnsafeBufferPointer<Frame>, UnsafeMutableBufferPointer<UInt64>) -> Void
+  ) {
+    guard let frames, let states else {
+      return body(.init(start: nil, count: 0), .init(start: nil, count: 0))
     }
-    (slots, capacity, head) = (grown, max(4, 2 * capacity), 0)
+    body(
+      UnsafeBufferPointer(start: frames + front, count: count),
+      UnsafeMutableBufferPointer(start: states + front, count: count))
+  }
+
+  /// Drops the requests and the failure, and gives the memory back.
+  func removeAll() {
+    if let frames { (frames + front).deinitialize(count: count) }
+    frames?.deallocate()
+    states?.deallocate()
+    (frames, states, front, end, failure) = (nil, nil, 0, 0, nil)
   }
 }
 
