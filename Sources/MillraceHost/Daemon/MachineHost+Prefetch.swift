@@ -32,11 +32,19 @@ extension MachineHost {
     }
   }
 
-  /// The first stage of warming the cache for a `SEND` to `name` a few requests away: the
-  /// name's bucket. Returns the state the next stage (`prefetchSends(from:)`) starts from.
-  /// Changes nothing a request can observe.
-  func prefetchSend(to name: UnsafeRawBufferPointer) -> UInt64 {
-    directory.prefetchBucket(of: name)
+  /// The first stage of warming the cache for a `SEND` to a machine a few requests away,
+  /// from its name's hash (`nameHash(_:)`): the name's bucket. Returns the state the next
+  /// stage (`prefetchSends(from:)`) starts from. Changes nothing a request can observe.
+  func prefetchSend(toNameHash hash: UInt32) -> UInt64 {
+    directory.prefetchBucket(hash: hash)
+  }
+
+  /// The hash of `name` that `prefetchSend(toNameHash:)` takes. It reads nothing but the
+  /// name, so that a caller can compute it where the name's bytes are lent and nothing else
+  /// runs (a call to anything else there would have them retained).
+  @inline(__always)
+  func nameHash(_ name: UnsafeRawBufferPointer) -> UInt32 {
+    directory.hash(ofName: name)
   }
 
   /// A later stage of warming the cache for `SEND`s, each reading only what the one before

@@ -101,9 +101,19 @@ final class MachineDirectory {
   /// name): its bucket's head. Returns the state of the walk `prefetchStep(_:)` goes on with
   /// (never 0).
   func prefetchBucket(of name: UnsafeRawBufferPointer) -> UInt64 {
-    let hash = UInt32(truncatingIfNeeded: nameHash(name))
+    prefetchBucket(hash: hash(ofName: name))
+  }
+
+  /// `prefetchBucket(of:)` for the name whose `hash(ofName:)` is `hash`.
+  func prefetchBucket(hash: UInt32) -> UInt64 {
     if let address = buckets.head(hash: hash).address { millrace_prefetch(address) }
     return Self.walking | UInt64(hash)
+  }
+
+  /// The hash a lookup of `name` starts from. It reads nothing but the name.
+  @inline(__always)
+  func hash(ofName name: UnsafeRawBufferPointer) -> UInt32 {
+    UInt32(truncatingIfNeeded: nameHash(name))
   }
 
   /// One step of the walk `prefetchBucket(of:)` began, reading only what the step before

@@ -121,17 +121,22 @@ final class Session: ConnectionHandler, SendRequester {
     _ connection: Connection, prefetch frames: UnsafeBufferPointer<Frame>,
     into states: UnsafeMutableBufferPointer<UInt64>
   ) {
+    guard let first = frames.baseAddress else { return }
     host._withUnsafeGuaranteedRef { host in
-      // Each frame borrowed where it lies: a copy would retain and release its bytes.
-      for index in frames.indices { states[index] = Self.prefetch(frames[index], host) }
+      // Each frame read where it lies: a copy would retain and release its arrays.
+      for index in frames.indices { states[index] = Self.prefetch(first + index, host) }
     }
   }
 
   /// The first stage for `frame`: a SEND's machine (`SEND name input ...`); nothing for other
   /// requests.
-  private static func prefetch(_ frame: Frame, _ host: MachineHost) -> UInt64 {
-    guard frame.count >= 3 && frame.part(0, equalsIgnoringCase: "SEND") else { return 0 }
-    return frame.withUnsafeBytes(of: 1) { host.prefetchSend(to: $0) }
+  @inline(__always)
+  private static func prefetch(_ frame: UnsafePointer<Frame>, _ host: MachineHost) -> UInt64 {
+    guard frame.pointee.count >= 3 && frame.pointee.part(0, equalsIgnoringCase: "SEND") else {
+      return 0
+    }
+    return host.prefetchSend(
+      toNameHash: frame.pointee.withUnsafeBytes(of: 1) { host.nameHash($0) })
   }
 
   func connection(_ connection: Connection, prefetchFrom states: UnsafeMutableBufferPointer<UInt64>)
