@@ -11,7 +11,7 @@
 /// every megabyte, lending once the journal that grows meanwhile reaches one image (23 MB), and
 /// waiting at 69 MB (three images: what a replay after a crash may have to read). A small
 /// snapshot keeps the minimums. The journal keeps only its latest records in memory
-/// (`TurnJournal.residentWindow`); a checkpoint's memory grows with its journal's records (12
+/// (`TurnJournal.residentWindow`); a checkpoint's memory grows with its journal's records (4
 /// bytes each, `RowChanges`). (Figures: Bench README, "Issue 22".)
 struct CheckpointPacing: Hashable, Sendable {
   /// Records committed since the last checkpoint started that make the next one due.

@@ -254,12 +254,17 @@ public final class MachineStore {
 
   /// Writes (inserts or replaces) a machine and its timers, in store slot `slot` (as
   /// `save(slot:nameUTF8:kind:state:timers:)` takes it), or by its name when nil.
-  public func save(_ machine: StoredMachine, slot: UInt32? = nil) throws(StoreError) {
-    var slot = slot
-    if slot == nil { slot = try slotsByName().slot(saving: Array(machine.name.utf8)) }
+  public func save(_ machine: StoredMachine, slot given: UInt32? = nil) throws(StoreError) {
+    let slot: UInt32
+    if let given {
+      forgetSlotsByName()
+      slot = given
+    } else {
+      slot = try slotsByName().slot(saving: Array(machine.name.utf8))
+    }
     UTF8Text.withBytes(of: machine.name) { name in
-      save(
-        slot: slot!, nameUTF8: UnsafeRawBufferPointer(name), kind: machine.kind,
+      appendSave(
+        slot: slot, nameUTF8: UnsafeRawBufferPointer(name), kind: machine.kind,
         state: machine.state, timers: machine.timers)
     }
   }
@@ -278,18 +283,29 @@ public final class MachineStore {
     nameUTF8 name: UnsafeRawBufferPointer, kind: String, state: String,
     timers: [StoredTimer] = []
   ) throws(StoreError) {
-    save(
+    appendSave(
       slot: try slotsByName().slot(saving: Array(name)), nameUTF8: name, kind: kind,
       state: state, timers: timers)
   }
 
   /// Writes (inserts or replaces) a machine and its timers in store slot `slot`, its name given
   /// as UTF-8 bytes (as the daemon's directory keeps it: no `String` made per save). The
-  /// daemon's slot is the machine's runtime index; a store is written by slot or by name, not
-  /// both. Only the turn's commit can fail.
+  /// daemon's slot is the machine's runtime index. A write by slot makes the store forget the
+  /// slots it kept for writes by name: the next write by name reads them again from the image,
+  /// after a checkpoint, so that it never takes a slot written by slot (in the same turn it is
+  /// refused). Only the turn's commit can fail.
   public func save(
     slot: UInt32, nameUTF8 name: UnsafeRawBufferPointer, kind: String, state: String,
     timers: [StoredTimer] = []
+  ) {
+    forgetSlotsByName()
+    appendSave(slot: slot, nameUTF8: name, kind: kind, state: state, timers: timers)
+  }
+
+  /// Appends a save to the turn's records.
+  private func appendSave(
+    slot: UInt32, nameUTF8 name: UnsafeRawBufferPointer, kind: String, state: String,
+    timers: [StoredTimer]
   ) {
     inTransaction = true
     JournalFormat.appendSave(
@@ -298,8 +314,15 @@ public final class MachineStore {
     turnRecords += 1
   }
 
-  /// Deletes the machine in store slot `slot`, named `name`, and its timers.
+  /// Deletes the machine in store slot `slot`, named `name`, and its timers; as a write by
+  /// slot, it makes the store forget the slots it kept by name (`save(slot:...)`).
   public func delete(slot: UInt32, name: String) {
+    forgetSlotsByName()
+    appendDelete(slot: slot, name: name)
+  }
+
+  /// Appends a delete to the turn's records.
+  private func appendDelete(slot: UInt32, name: String) {
     inTransaction = true
     JournalFormat.appendDelete(slot: slot, name: name, epoch: journal.epoch, to: turnBytes)
     turnRecords += 1
@@ -309,8 +332,14 @@ public final class MachineStore {
   /// when no machine has the name.
   public func delete(name: String) throws(StoreError) {
     if let slot = try slotsByName().slot(deleting: Array(name.utf8)) {
-      delete(slot: slot, name: name)
+      appendDelete(slot: slot, name: name)
     }
+  }
+
+  /// Drops the slots kept for writes by name, if any: a write by slot may have taken one.
+  @inline(__always)
+  private func forgetSlotsByName() {
+    if namedSlots != nil { namedSlots = nil }
   }
 
   /// The slots of the machines changed by name, read from the image (after a checkpoint of

@@ -145,6 +145,27 @@ struct StoreImageTests {
     #expect(try store.loadAll().map(\.state) == ["off", "on"])
   }
 
+  @Test("a write by slot after writes by name: the next by name takes no slot it wrote")
+  func bySlotAfterByName() throws {
+    let store = try MachineStore(directory: directory, durability: .batched)
+    try store.save(name: "a", kind: "toggle", state: "on")  // slot 0
+    try store.commit()
+    "b".withUTF8Bytes { store.save(slot: 1, nameUTF8: $0, kind: "toggle", state: "on") }
+    try store.commit()
+    // Slot 1 is b's now: c takes slot 2, and b is kept.
+    try store.save(name: "c", kind: "toggle", state: "on")
+    try store.commit()
+    store.delete(slot: 0, name: "a")
+    try store.commit()
+    // a's slot freed by slot: deleting a by name finds nothing, and d takes a slot no one has.
+    try store.delete(name: "a")
+    try store.save(name: "d", kind: "toggle", state: "off")
+    try store.commit()
+    var slots: [String] = []
+    try store.forEach { slots.append("\($0.slot) \(String(decoding: $0.name, as: UTF8.self))") }
+    #expect(slots == ["1 b", "2 c", "3 d"])
+  }
+
   @Test("a checkpoint rewrites only the rows its records fall in")
   func onlyTouchedRows() throws {
     var machines = try fill()
