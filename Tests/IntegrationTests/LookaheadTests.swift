@@ -3,7 +3,7 @@ import MillraceClient
 import Testing
 
 /// With 65,536 machines or more, a connection decodes pipelined requests ahead of their turn
-/// and the daemon warms the cache for the SENDs among them (`MachineHost.prefetchSend`): every
+/// and the daemon warms the cache for the SENDs among them (`MachineHost.prefetchSends`): every
 /// request still runs once, in order, with the reply it has without the lookahead.
 @Suite("Pipelined requests decoded ahead at 70,000 machines", .hangGuard)
 struct LookaheadTests {

@@ -89,7 +89,7 @@ public final class MachineStore {
   /// When the last lending ended (`CLOCK_MONOTONIC`, nanoseconds).
   @exclusivity(unchecked) private var lendingEnded = 0
   /// The slots of the machines changed by name, once a change is made by name.
-  private var namedSlots: SlotsByName?
+  @exclusivity(unchecked) private var namedSlots: SlotsByName?
   /// Whether a commit wrote records since the last `checkpointWhenIdle()`.
   @exclusivity(unchecked) private var committedSinceIdleCheck = false
 
