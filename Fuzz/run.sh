@@ -57,7 +57,8 @@ modules() {
 # C modules (header-only module maps under CSupport) a target's sources import.
 c_modules() {
   case "$1" in
-    journal | chunk) echo CSupport/CChecksum ;;
+    journal) echo CSupport/CChecksum ;;
+    chunk) echo CSupport/CChecksum CSupport/CPrefetch ;;
   esac
 }
 

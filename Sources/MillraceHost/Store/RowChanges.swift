@@ -1,3 +1,5 @@
+import CPrefetch
+
 #if canImport(MillraceWire)
   import MillraceWire  // ByteBuffer (the fuzz target compiles ByteBuffer.swift in)
 #endif
@@ -108,6 +110,9 @@ struct RowChanges: ~Copyable {
     for row in 0..<rows where starts[row + 1] > starts[row] { try body(row) }
   }
 
+  /// How many records ahead of the one it applies `rewrite` warms the cache for.
+  static let prefetchDistance = 16
+
   /// Writes row `row`'s new body into `body` (emptied first): the machines of `old` (its body
   /// before this checkpoint, empty for a row not yet written) with the row's records applied
   /// in the order they were journaled, in slot order. Returns how many machines it holds (0:
@@ -122,6 +127,11 @@ struct RowChanges: ~Copyable {
     if row < rows {
       let base = journal.baseAddress!
       for index in starts[row]..<starts[row + 1] {
+        // A row's records lie all over the journal: warm the one `prefetchDistance` ahead
+        // (perhaps the next row's first), whose header would otherwise miss.
+        if index &+ Self.prefetchDistance < count {
+          millrace_prefetch(base + Int(offsets[index &+ Self.prefetchDistance]))
+        }
         let record = Self.record(in: journal, at: Int(offsets[index])).unsafelyUnwrapped
         cells[ImageRow.cell(of: record.slot)] =
           record.tag == 2
