@@ -67,15 +67,18 @@ struct RowChanges: ~Copyable {
     starts = .allocate(capacity: rows + 1)
     starts[0] = 0
     for row in 0..<rows { starts[row + 1] = starts[row] &+ perRow[row] }
-    // `perRow` becomes each row's next free place.
-    for row in 0..<rows { perRow[row] = starts[row] }
+    // Each row's next free place, in memory of its own: an array written a million times
+    // checks its uniqueness and bounds every time.
+    let next = UnsafeMutablePointer<Int>.allocate(capacity: max(rows, 1))
+    defer { next.deallocate() }
+    next.initialize(from: starts, count: rows)
     offsets = .allocate(capacity: max(count, 1))
     offset = JournalFormat.headerSize
     for index in 0..<count {
       let record = Self.record(in: journal, at: offset).unsafelyUnwrapped
       let row = ImageRow.row(of: record.slot)
-      offsets[perRow[row]] = UInt32(truncatingIfNeeded: offset)
-      perRow[row] &+= 1
+      offsets[next[row]] = UInt32(truncatingIfNeeded: offset)
+      next[row] &+= 1
       offset = record.next
       if index & 4095 == 0 { SharedCPU.yield() }
     }
