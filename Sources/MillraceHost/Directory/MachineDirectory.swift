@@ -10,7 +10,7 @@ import Millrace
 /// The host's table of named machines: one 32-byte `DirectoryEntry` per machine, in the slot
 /// of its runtime record (`MachineID.index`), found by name through `NameBuckets`. No object,
 /// closure or `String` is kept per machine: a hosted machine costs its entry (with its name
-/// inline up to 16 bytes) and 4 to 8 bytes of buckets here.
+/// inline up to 16 bytes) and 8 to 16 bytes of buckets here.
 ///
 /// Guarantees:
 /// - The entries are reserved for the runtime's capacity at creation and written as machines

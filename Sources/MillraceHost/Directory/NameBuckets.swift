@@ -8,19 +8,21 @@ import CPrefetch
 
 /// The name index of the machine directory: chained hashing whose chains run through the
 /// directory's entries (`DirectoryEntry.next`), so that the index itself is only an array of
-/// 32-bit bucket heads, 4 bytes a bucket, with at most one name per bucket on average.
+/// 32-bit bucket heads, 4 bytes a bucket, with at most one name per `bucketsPerName` buckets
+/// on average.
 ///
 /// Guarantees:
 /// - Growth and shrinking never stop the loop: like Redis's `dict`, a resize makes a second
 ///   bucket array and moves the buckets of the first into it a few at a time, on each insert,
 ///   lookup and removal (`stepsPerOperation` buckets that hold names, skipping at most ten
 ///   empty buckets per one), and on each `rehash(buckets:)` the owner calls between turns. A
-///   doubling moves the old array's N buckets within N operations, before the next doubling
-///   can be due (N more inserts), so at most two arrays exist at once and a resize always
-///   ends. Lookups search both arrays meanwhile.
-/// - Doubles when the names would outnumber the buckets; halves (or more) once at most an
-///   eighth of the buckets are used, down to `minimumBuckets`; frees every array when the last
-///   name goes, so a directory emptied by removals gives its index memory back.
+///   doubling moves the old array's N buckets within N / 2 operations (each moves two or
+///   more), before the next doubling can be due (N / 2 more inserts), so at most two arrays
+///   exist at once and a resize always ends. Lookups search both arrays meanwhile.
+/// - Doubles when a name more would leave fewer than `bucketsPerName` buckets a name; halves
+///   (or more) once the names fall to a sixteenth of the buckets, down to `minimumBuckets`;
+///   frees every array when the last name goes, so a directory emptied by removals gives its
+///   index memory back.
 /// - `scan(from:count:_:)` has Redis's `SCAN` guarantees, also while two arrays exist (it
 ///   visits a bucket of the smaller array and every bucket of the larger that split from it,
 ///   as Redis's `dictScan` does).
@@ -62,6 +64,11 @@ struct NameBuckets {
   static let minimumBuckets = 16
   /// Buckets with names moved per insert, lookup and removal while resizing.
   static let stepsPerOperation = 2
+  /// The fewest buckets a name the index keeps (the load stays at or below one half), so
+  /// that a lookup's chain is short: at a load near one, a tenth of the names lay third or
+  /// further down theirs, past the stages of the daemon's lookahead (Bench/README, "Shorter
+  /// chains").
+  static let bucketsPerName = 2
 
   /// Whether a resize is under way (two arrays).
   var isResizing: Bool { rehashIndex >= 0 }
@@ -125,7 +132,7 @@ struct NameBuckets {
     if main.heads == nil { main = .make(Self.minimumBuckets) }
     if isResizing {
       rehash(buckets: Self.stepsPerOperation, in: entries)
-    } else if count + 1 > main.count {
+    } else if (count + 1) * Self.bucketsPerName > main.count {
       startResize(to: main.count * 2)
     }
     let array = isResizing ? target : main
@@ -143,7 +150,9 @@ struct NameBuckets {
   mutating func insert(
     contentsOf slots: UnsafeBufferPointer<UInt32>, in entries: UnsafeMutablePointer<DirectoryEntry>
   ) {
-    guard let heads = main.heads, !isResizing, count + slots.count <= main.count else {
+    guard let heads = main.heads, !isResizing,
+      (count + slots.count) * Self.bucketsPerName <= main.count
+    else {
       for slot in slots { insert(slot, in: entries) }
       return
     }
@@ -165,12 +174,13 @@ struct NameBuckets {
   static let linkDistance = 16
 
   /// Makes room for `names` names when the index holds none (a store of known size about to
-  /// be restored): one array with a bucket per name, so that no resize runs while they are
-  /// inserted. Does nothing when names are held or the array is large enough already.
+  /// be restored): one array with `bucketsPerName` buckets a name, so that no resize runs
+  /// while they are inserted. Does nothing when names are held or the array is large enough
+  /// already.
   mutating func reserve(_ names: Int) {
-    guard count == 0, !isResizing, names > main.count else { return }
+    guard count == 0, !isResizing, names * Self.bucketsPerName > main.count else { return }
     var buckets = Self.minimumBuckets
-    while buckets < names { buckets *= 2 }
+    while buckets < names * Self.bucketsPerName { buckets *= 2 }
     main.release()
     main = .make(buckets)
   }
@@ -188,9 +198,11 @@ struct NameBuckets {
     if count == 0 {
       deallocate()
       self = NameBuckets()
-    } else if !isResizing, main.count > Self.minimumBuckets, count * 8 <= main.count {
+    } else if !isResizing, main.count > Self.minimumBuckets,
+      count * 8 * Self.bucketsPerName <= main.count
+    {
       var size = Self.minimumBuckets
-      while size < count * 2 { size *= 2 }
+      while size < count * 2 * Self.bucketsPerName { size *= 2 }
       startResize(to: size)
     }
   }
@@ -280,8 +292,8 @@ struct NameBuckets {
   ///   0 at once; any cursor is safe to pass, even one no call returned.
   /// - Work: `count` (clamped to 1 ... the smaller array's bucket count) buckets of the smaller
   ///   array and, while resizing, the buckets of the larger that split from them, with their
-  ///   chains: O(`count`) at the load kept (at most one name per bucket on average, up to two
-  ///   while growing).
+  ///   chains: O(`count`) at the load kept (at most one name per `bucketsPerName` buckets on
+  ///   average).
   /// - `body` must not change the index, nor look names up (`find` moves buckets while
   ///   resizing).
   func scan(
