@@ -67,7 +67,7 @@ struct NameBuckets {
   /// The fewest buckets a name the index keeps (the load stays at or below one half), so
   /// that a lookup's chain is short: at a load near one, a tenth of the names lay third or
   /// further down theirs, past the stages of the daemon's lookahead (Bench/README, "Shorter
-  /// chains").
+  /// chains, and the checkpoint's reads warmed").
   static let bucketsPerName = 2
 
   /// Whether a resize is under way (two arrays).
