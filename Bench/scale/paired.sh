@@ -11,35 +11,20 @@
 #
 #   Bench/scale/paired.sh /tmp/old/millraced .build/release/millraced 1000000 1000000 5
 set -euo pipefail
-ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
-GEN="${SCALEGEN:-$ROOT/.build/scale/scalegen}"
 A=$1 B=$2 NA=$3 NB=$4 SEC=$5
-CPU=$(($(nproc) - 1))
-ON_SERVER=(taskset -c "$CPU") ON_CLIENT=(taskset -c "0-$((CPU - 1))")
-D=$(mktemp -d)
-PA="" PB=""
-trap 'kill $PA $PB 2>/dev/null || true; wait 2>/dev/null; rm -rf "$D"' EXIT
-# start NAME DAEMON MACHINES: a daemon with its own socket, data and machine files under $D/NAME
-start() {
-  mkdir -p "$D/$1/m" "$D/$1/data"
-  cp "$ROOT/examples/machines/toggle.json" "$D/$1/m/"
-  "${ON_SERVER[@]}" "$2" --socket "$D/$1/s" --data "$D/$1/data" --machines "$D/$1/m" \
-    --durability "${DURABILITY:-batched}" --max-machines "$3" --max-timers "$3" >"$D/$1/log" 2>&1 &
-}
-start a "$A" "$NA"
+. "$(dirname "$0")/lib.sh"
+scale_start a "$A" "$NA"
 PA=$!
-start b "$B" "$NB"
+scale_start b "$B" "$NB"
 PB=$!
-for _ in $(seq 1 100); do [ -S "$D/a/s" ] && [ -S "$D/b/s" ] && break; sleep 0.1; done
-"${ON_CLIENT[@]}" "$GEN" run -s "$D/a/s" -c 1 -d 1000 -n "$NA" -e ok -T 600 -- SPAWN toggle dev:%i >/dev/null
-"${ON_CLIENT[@]}" "$GEN" run -s "$D/b/s" -c 1 -d 1000 -n "$NB" -e ok -T 600 -- SPAWN toggle dev:%i >/dev/null
+scale_spawn a "$NA"
+scale_spawn b "$NB"
 sleep 4
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 A0=$(ticks "$PA") B0=$(ticks "$PB")
-load() { "${ON_CLIENT[@]}" "$GEN" run -s "$D/$1/s" -c 50 -d 16 -D "$SEC" -r "$2" -S "$3" -e array2 -T 900 -- SEND 'dev:%r' flip >"$D/$1.json"; }
-load a "$NA" 7 &
+scale_load a "$NA" "$SEC" 7 >"$D/a.json" &
 G=$!
-load b "$NB" 9
+scale_load b "$NB" "$SEC" 9 >"$D/b.json"
 wait "$G"
 sleep 6 # the checkpoints the load left, charged to it
 A1=$(ticks "$PA") B1=$(ticks "$PB")
