@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # paired.sh DAEMON_A DAEMON_B MACHINES_A MACHINES_B SECONDS: two daemons measured at once, in
 # the same seconds of this VM, so that its changes of speed (2x from one minute to the next)
-# fall on both alike. Both run on the last CPU; each gets its toggles spawned, then its own
-# generator (make scale's SEND load: 50 connections x 16 deep, random machines) on the other
-# CPU, both generators at once. Prints each daemon's rate and CPU per SEND (every thread,
+# fall on both alike. Both run on the last CPU (SCALE_PIN=0: unpinned); each gets its
+# toggles spawned, then its own generator (make scale's SEND load: 50 connections x 16 deep,
+# random machines) on the other CPU, both generators at once. Prints each daemon's rate and CPU per SEND (every thread,
 # until idle again) and B's CPU per SEND over A's: the figure to compare two builds by.
 # Run each pair both ways round. Only a comparison: sharing one CPU, each daemon meets the
 # other's lines in the caches after every switch, so neither figure is the daemon's alone.

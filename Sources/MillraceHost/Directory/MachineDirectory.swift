@@ -97,14 +97,9 @@ final class MachineDirectory {
     return buckets.find(hash: hash, in: entries) { $0.holds(name, hash: hash) }
   }
 
-  /// Warms the cache for a lookup of `name` to come (a prefetch hint, reading nothing but the
-  /// name): its bucket's head. Returns the state of the walk `prefetchStep(_:)` goes on with
-  /// (never 0).
-  func prefetchBucket(of name: UnsafeRawBufferPointer) -> UInt64 {
-    prefetchBucket(hash: hash(ofName: name))
-  }
-
-  /// `prefetchBucket(of:)` for the name whose `hash(ofName:)` is `hash`.
+  /// Warms the cache for a lookup to come of the name whose `hash(ofName:)` is `hash` (a
+  /// prefetch hint, reading nothing but the bucket array's address): its bucket's head.
+  /// Returns the state of the walk `prefetchStep(_:)` goes on with (never 0).
   func prefetchBucket(hash: UInt32) -> UInt64 {
     if let address = buckets.head(hash: hash).address { millrace_prefetch(address) }
     return Self.walking | UInt64(hash)
@@ -116,7 +111,7 @@ final class MachineDirectory {
     UInt32(truncatingIfNeeded: nameHash(name))
   }
 
-  /// One step of the walk `prefetchBucket(of:)` began, reading only what the step before
+  /// One step of the walk `prefetchBucket(hash:)` began, reading only what the step before
   /// warmed: from the bucket's head, warms its first entry; from an entry whose hash is the
   /// name's, returns its slot + 1 as `found` (the name's entry, unless two names share a
   /// hash; the walk ends there) and warms the name's bytes when they are not inline; from

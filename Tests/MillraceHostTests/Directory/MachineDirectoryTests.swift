@@ -97,7 +97,9 @@ import Testing
     var steps: [Int: Int] = [:]
     for slot in 0..<1000 {
       let name = Array(Self.name(slot, length: length).utf8)
-      var state = name.withUnsafeBytes { directory.prefetchBucket(of: $0) }
+      var state = name.withUnsafeBytes {
+        directory.prefetchBucket(hash: directory.hash(ofName: $0))
+      }
       #expect(state != 0)
       // The bucket's head, then one step per entry until the name's own (no two of these
       // names share a hash), each entry warmed one step before it is read.
@@ -122,10 +124,12 @@ import Testing
     var ended: UInt64 = 0
     #expect(directory.prefetchStep(&ended) == (0, 0) && ended == 0)
     let empty = MachineDirectory(capacity: 8, seed: 3)
-    var state = Array("x".utf8).withUnsafeBytes { empty.prefetchBucket(of: $0) }
+    var state = Array("x".utf8).withUnsafeBytes {
+      empty.prefetchBucket(hash: empty.hash(ofName: $0))
+    }
     #expect(empty.prefetchStep(&state) == (0, 0) && state == 0)
     let absent = Array("absent".utf8)
-    state = absent.withUnsafeBytes { directory.prefetchBucket(of: $0) }
+    state = absent.withUnsafeBytes { directory.prefetchBucket(hash: directory.hash(ofName: $0)) }
     var found: UInt32 = 0
     for _ in 0..<100 where state != 0 { found = directory.prefetchStep(&state).found }
     #expect(found == 0 && state == 0)
