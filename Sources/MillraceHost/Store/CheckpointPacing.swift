@@ -9,7 +9,9 @@
 /// `snapshotsPerCheckpoint` times its size in journal, and the lending and the limit grow with
 /// it: at a million machines (a 23 MB image), a checkpoint every 46 MB of journal instead of
 /// every megabyte, lending once the journal that grows meanwhile reaches one image (23 MB), and
-/// waiting at 69 MB (three images: what a replay after a crash may have to read). A small
+/// waiting at 69 MB (three images: what a replay after a crash may have to read). A store gone
+/// idle checkpoints a large snapshot's journal only once it holds one image (`idleLength`), so
+/// that a burst's last few records do not cost a rewrite of the whole image each. A small
 /// snapshot keeps the minimums. The journal keeps only its latest records in memory
 /// (`TurnJournal.residentWindow`); a checkpoint's memory grows with its journal's records (4
 /// bytes each, `RowChanges`). (Figures: Bench README, "Issue 22".)
@@ -23,6 +25,11 @@ struct CheckpointPacing: Hashable, Sendable {
   var lendingLength: Int
   /// The journal's length at which a commit waits for the checkpoint in flight.
   var journalLimit: Int
+  /// The journal's length from which a store gone idle checkpoints it
+  /// (`MachineStore.checkpointWhenIdle()`): any record for a small snapshot; one image for a
+  /// large one, so that an idle checkpoint costs at most twice a due one per record. Below it
+  /// the journal waits for the next due checkpoint, or for `close()`.
+  var idleLength: Int
 
   /// How many times the snapshot's size the journal reaches before a checkpoint is due.
   static let snapshotsPerCheckpoint = 2
@@ -34,6 +41,7 @@ struct CheckpointPacing: Hashable, Sendable {
       bytes = MachineStore.checkpointBytes
       lendingLength = MachineStore.lendingLength
       journalLimit = MachineStore.journalLimit
+      idleLength = 0
       return
     }
     // Only the journal's bytes decide: a record count would be reached by small records first.
@@ -44,5 +52,8 @@ struct CheckpointPacing: Hashable, Sendable {
     // it shares with the loop, and a checkpoint still in flight at the limit stops the loop.
     lendingLength = max(MachineStore.lendingLength, snapshotBytes)
     journalLimit = max(MachineStore.journalLimit, share + snapshotBytes)
+    // Such a checkpoint rewrites every row the journal's records fall in: all of them, for
+    // changes at random, however few.
+    idleLength = snapshotBytes
   }
 }

@@ -463,14 +463,17 @@ public final class MachineStore {
   }
 
   /// Starts a checkpoint of the active journal when nothing was committed since the last call,
-  /// the journal holds records, and no checkpoint is in flight or failing: the journal of an
-  /// idle store goes into the snapshot within moments of its last change (`StoreMonitor` calls
-  /// this every second), so that a restart after a crash has little to replay, and the
-  /// journal's pages leave the process's memory once the checkpoint is collected.
+  /// the journal holds records (for a large snapshot, at least `pacing.idleLength` bytes of
+  /// them), and no checkpoint is in flight or failing: the journal of an idle store goes into
+  /// the snapshot within moments of its last change (`StoreMonitor` calls this every second),
+  /// so that a restart after a crash has little to replay, and the journal's pages leave the
+  /// process's memory once the checkpoint is collected. A large snapshot's shorter journal
+  /// waits for the next due checkpoint or `close()`; its pages beyond the resident window have
+  /// left memory already (`TurnJournal.residentWindow`).
   public func checkpointWhenIdle() {
     defer { committedSinceIdleCheck = false }
     guard !committedSinceIdleCheck, !closed, !checkpointInFlight, foundFailure == nil,
-      lastCheckpointFailure == nil, journalRecords > 0
+      lastCheckpointFailure == nil, journalRecords > 0, journal.length >= pacing.idleLength
     else { return }
     startCheckpoint()
   }

@@ -14,7 +14,8 @@ import MillraceUV
 ///   without a timeout, which a `LoopTimer` would give every request). A check costs a few
 ///   `stat` calls; commits do no more work.
 /// - Every `interval`, after its check, a store that committed nothing since the last one
-///   starts a checkpoint of what its journal holds (`MachineStore.checkpointWhenIdle()`).
+///   starts a checkpoint of what its journal holds (`MachineStore.checkpointWhenIdle()`; a
+///   large snapshot's journal once it holds an image, `CheckpointPacing.idleLength`).
 /// - Once the store failed, the monitor stops watching (the failure stays).
 /// - Loop thread only; `close()` (or `EventLoop.close()`) releases the watcher and the ticker.
 public final class StoreMonitor {

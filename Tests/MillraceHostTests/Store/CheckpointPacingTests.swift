@@ -11,6 +11,7 @@ import Testing
       #expect(pacing.bytes == MachineStore.checkpointBytes)
       #expect(pacing.lendingLength == MachineStore.lendingLength)
       #expect(pacing.journalLimit == MachineStore.journalLimit)
+      #expect(pacing.idleLength == 0)
     }
   }
 
@@ -24,6 +25,8 @@ import Testing
     #expect(pacing.records == .max)
     #expect(pacing.lendingLength == 23_000_000)
     #expect(pacing.journalLimit == (times + 1) * 23_000_000)
+    // An idle store checkpoints it from one image of journal.
+    #expect(pacing.idleLength == 23_000_000)
     // Between: lending and the limit never fall below the minimums.
     let medium = CheckpointPacing(snapshotBytes: 3 << 19)
     #expect(medium.bytes == times * (3 << 19))

@@ -390,20 +390,30 @@ struct StoreCheckpointTests {
     #expect(try store.loadAll().count == MachineStore.checkpointRecords)
   }
 
-  @Test(
-    "a large snapshot is checkpointed per several times its size in journal, not per record count")
-  func largeSnapshotPacing() throws {
-    // About 5 MB of image: 40,000 machines with names of about 100 bytes.
-    let padding = String(repeating: "p", count: 96)
+  /// The names of the machines `makeLargeSnapshot()` stores: about 100 bytes each.
+  private static let largeNames = (0..<40_000).map { "\(String(repeating: "p", count: 96))\($0)" }
+  private var largeNames: [String] { Self.largeNames }
+
+  /// A store reopened on about 5 MB of image (`largeNames`, each `off`), which paces its
+  /// checkpoints as a large snapshot (`CheckpointPacing`).
+  private func makeLargeSnapshot() throws -> MachineStore {
     do {
       let store = try MachineStore(directory: directory, durability: .batched)
-      for index in 0..<40_000 {
-        try store.save(StoredMachine(name: "\(padding)\(index)", kind: "toggle", state: "off"))
+      for name in largeNames {
+        try store.save(StoredMachine(name: name, kind: "toggle", state: "off"))
       }
       try store.commit()
       try store.close()
     }
     let store = try MachineStore(directory: directory, durability: .batched)
+    #expect(store.pacing.records == .max)
+    return store
+  }
+
+  @Test(
+    "a large snapshot is checkpointed per several times its size in journal, not per record count")
+  func largeSnapshotPacing() throws {
+    let store = try makeLargeSnapshot()
     let pacing = CheckpointPacing(snapshotBytes: 5 << 20)
     #expect(pacing.bytes > MachineStore.checkpointBytes)
     // Twice the records that make a small snapshot's checkpoint due, a sixth of the bytes.
@@ -413,7 +423,7 @@ struct StoreCheckpointTests {
     // Past the image's size in journal (about 6 MB), not yet `snapshotsPerCheckpoint` times it:
     // not due.
     let state = String(repeating: "s", count: 2_000)
-    let names = batch("\(padding)", 40_000)
+    let names = largeNames
     try commit(names.prefix(3_000).map { $0 }, state: state, to: store)
     store.settle()
     #expect(store.checkpoints == 0)
@@ -450,6 +460,39 @@ struct StoreCheckpointTests {
     defer { try? FileManager.default.removeItem(atPath: copy) }
     try FileManager.default.removeItem(atPath: "\(copy)/\(MachineStore.journalNames[0])")
     #expect(try MachineStore(directory: copy, durability: .batched).loadAll().count == 100)
+  }
+
+  @Test("an idle store checkpoints a large snapshot's journal once it holds an image, not before")
+  func idleCheckpointOfALargeSnapshot() throws {
+    let state = String(repeating: "s", count: 2_000)
+    do {
+      let store = try makeLargeSnapshot()
+      let idleLength = store.pacing.idleLength
+      #expect(idleLength == store.snapshotSize)
+      // A few changes (the last of a burst): idle, but far under an image of journal.
+      try commit(Array(largeNames.prefix(1_000)), state: "on", to: store)
+      store.checkpointWhenIdle()
+      store.checkpointWhenIdle()
+      store.settle()
+      #expect(store.checkpoints == 0)
+      // An image of journal (3,000 records of 2 KB), not yet due: the idle checkpoint takes it.
+      try commit(Array(largeNames.prefix(3_000)), state: state, to: store)
+      #expect(store.pacing.bytes > idleLength)
+      store.checkpointWhenIdle()
+      store.settle()
+      #expect(store.checkpoints == 0)
+      store.checkpointWhenIdle()
+      store.settle()
+      #expect(store.checkpoints == 1)
+      try store.close()
+    }
+    // What the journal held, the short one's changes included, is in the snapshot.
+    let stored = try MachineStore(directory: directory, durability: .batched).loadAll()
+    let states = Dictionary(uniqueKeysWithValues: stored.map { ($0.name, $0.state) })
+    #expect(states.count == largeNames.count)
+    #expect(states[largeNames[0]] == state)
+    #expect(states[largeNames[2_999]] == state)
+    #expect(states[largeNames[3_000]] == "off")
   }
 
   @Test("a failed checkpoint fails no commit, keeps its journal, and is retried a journal later")
