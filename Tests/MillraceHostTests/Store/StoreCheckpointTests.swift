@@ -434,6 +434,16 @@ struct StoreCheckpointTests {
     #expect(store.checkpoints >= 1)
   }
 
+  /// Two ticks of the store monitor after a commit (`checkpointWhenIdle()`, the first finding
+  /// the store busy), each waited for: the checkpoints completed after each.
+  private func twoIdleTicks(_ store: MachineStore) -> [Int] {
+    (0..<2).map { _ in
+      store.checkpointWhenIdle()
+      store.settle()
+      return store.checkpoints
+    }
+  }
+
   @Test("an idle store checkpoints its journal and gives its pages back; a busy one does not")
   func idleCheckpoint() throws {
     let store = try MachineStore(directory: directory, durability: .batched)
@@ -441,14 +451,9 @@ struct StoreCheckpointTests {
     try commit(batch("m", 100), state: String(repeating: "z", count: 700), to: store)
     let first = "\(directory)/\(MachineStore.journalNames[0])"
     #expect(try TurnJournalTests.residentKilobytes(of: first) >= 64)
-    // Committed since the last call: busy, nothing starts.
-    store.checkpointWhenIdle()
-    store.settle()
-    #expect(store.checkpoints == 0)
-    // Nothing committed since: the journal goes into the snapshot, and out of memory.
-    store.checkpointWhenIdle()
-    store.settle()
-    #expect(store.checkpoints == 1)
+    // Committed since the first tick: busy, nothing starts. Nothing committed since the
+    // second: the journal goes into the snapshot, and out of memory.
+    #expect(twoIdleTicks(store) == [0, 1])
     #expect(try TurnJournalTests.residentKilobytes(of: first) <= 8)
     // An empty journal is not checkpointed again.
     store.checkpointWhenIdle()
@@ -471,19 +476,11 @@ struct StoreCheckpointTests {
       #expect(idleLength == store.snapshotSize)
       // A few changes (the last of a burst): idle, but far under an image of journal.
       try commit(Array(largeNames.prefix(1_000)), state: "on", to: store)
-      store.checkpointWhenIdle()
-      store.checkpointWhenIdle()
-      store.settle()
-      #expect(store.checkpoints == 0)
+      #expect(twoIdleTicks(store) == [0, 0])
       // An image of journal (3,000 records of 2 KB), not yet due: the idle checkpoint takes it.
       try commit(Array(largeNames.prefix(3_000)), state: state, to: store)
       #expect(store.pacing.bytes > idleLength)
-      store.checkpointWhenIdle()
-      store.settle()
-      #expect(store.checkpoints == 0)
-      store.checkpointWhenIdle()
-      store.settle()
-      #expect(store.checkpoints == 1)
+      #expect(twoIdleTicks(store) == [0, 1])
       try store.close()
     }
     // What the journal held, the short one's changes included, is in the snapshot.
