@@ -1,8 +1,8 @@
 extension Runtime {
   /// The bytes of the record of machine slot `index` (`MachineID.index`), for a host that
   /// warms the cache ahead of a request (a prefetch hint); nil past the runtime's capacity.
-  /// Reads no memory: every slot, free or not, has its record. A record can span two cache
-  /// lines.
+  /// Reads no memory: every slot, free or not, has its record. A record is one cache line,
+  /// which holds a small block too (`blockBytes(ofSlot:)` then points into it).
   @inlinable
   public func recordBytes(ofSlot index: UInt32) -> UnsafeRawBufferPointer? {
     guard Int(index) < _registry.capacity else { return nil }
@@ -16,7 +16,7 @@ extension Runtime {
   public func blockBytes(ofSlot index: UInt32) -> UnsafeRawBufferPointer? {
     guard index < _registry.initialized else { return nil }
     let record = _registry.records + Int(index)
-    guard let block = record.pointee.block else { return nil }
+    guard let block = record._block else { return nil }
     let layout = _registry.variants[Int(record.pointee.variant)].layout
     return UnsafeRawBufferPointer(start: block, count: layout.pointee.blockBytes)
   }

@@ -1,7 +1,10 @@
-/// The bookkeeping of one machine slot: 56 bytes (52 on 32-bit) in the registry the runtime
-/// reserves when it is created, so that a machine costs no memory beyond this record, its own block
-/// (state, extra, lists of its bounded queues) and the pool cells of the inputs it has queued and
-/// the effects it has in flight.
+/// The bookkeeping of one machine slot: 64 bytes, one cache line (the registry's records are
+/// aligned to it), in the registry the runtime reserves when it is created, so that a machine
+/// costs no memory beyond this record, its own block (state, extra, lists of its bounded
+/// queues) and the pool cells of the inputs it has queued and the effects it has in flight. A
+/// block of up to `inlineBlockBytes` lives in the record itself (`isBlockInline`): a machine
+/// whose state, inline input and extra fit there costs 64 bytes in all, and reaching its block
+/// reads no other line.
 ///
 /// The typed parts live in the machine's block and in pool cells; the code that knows their
 /// types is reached through the runtime's variant table at `variant`, one variant per machine type,
@@ -9,8 +12,6 @@
 /// machine registry's side list holds. Counters are 32-bit and wrap.
 @usableFromInline
 struct _MachineRecord {
-  /// The machine's typed storage; nil while the slot is free.
-  @usableFromInline var block: UnsafeMutableRawPointer?
   /// Distinguishes machines that used this slot at different times.
   @usableFromInline var generation: UInt32 = 1
   /// While the machine is in the ready list, the next slot in it (`_MachineRecord.last` for
@@ -43,6 +44,10 @@ struct _MachineRecord {
   /// The machine's variant (its index in the runtime's variant table) in the low 14 bits, and the
   /// alive flag.
   @usableFromInline var variantAndFlags: UInt16 = 0
+  /// The machine's block when it fits (`isBlockInline`); otherwise, in its first word, the
+  /// address of its block in the variant's pool (0 while the slot is free). Last, at
+  /// `blockAreaOffset`.
+  @usableFromInline var _blockArea: (UInt64, UInt64) = (0, 0)
 
   /// No slot (end of a list; in `next` of a live machine: not in the ready list).
   @usableFromInline static let none = UInt32.max
@@ -53,6 +58,12 @@ struct _MachineRecord {
   @usableFromInline static let running = UInt32.max - 2
   /// Flag: the machine is alive.
   @usableFromInline static let alive: UInt16 = 1 << 15
+  @usableFromInline static let inlineBlock: UInt16 = 1 << 14
+  /// The most bytes of block a record holds itself.
+  @usableFromInline static let inlineBlockBytes = MemoryLayout<(UInt64, UInt64)>.size
+  /// Where `_blockArea` starts in a record: its last bytes.
+  @usableFromInline static let blockAreaOffset =
+    MemoryLayout<_MachineRecord>.size - MemoryLayout<(UInt64, UInt64)>.size
   /// In `inputTail`: the machine's only queued input waits in its block, not in a pool cell
   /// (no cell index is this high: `RuntimeCapacity.maxPoolCells`).
   @usableFromInline static let inputInBlock = UInt32.max - 1
@@ -85,8 +96,48 @@ struct _MachineRecord {
   @inlinable
   var isScheduled: Bool { next != _MachineRecord.none }
 
+  /// Whether the machine's block is `_blockArea` itself.
+  @inlinable
+  var isBlockInline: Bool {
+    get { variantAndFlags & _MachineRecord.inlineBlock != 0 }
+    set { setFlag(_MachineRecord.inlineBlock, newValue) }
+  }
+
+  /// Whether a block of `layout` lives in the record (`isBlockInline`).
+  @inlinable
+  static func holdsInline(_ layout: UnsafePointer<_BlockLayout>) -> Bool {
+    layout.pointee.blockBytes <= inlineBlockBytes && layout.pointee.alignment <= 16
+  }
+
   @inlinable
   mutating func setFlag(_ flag: UInt16, _ on: Bool) {
     variantAndFlags = on ? variantAndFlags | flag : variantAndFlags & ~flag
+  }
+}
+
+extension UnsafeMutablePointer where Pointee == _MachineRecord {
+  /// The machine's typed storage: in the record (`isBlockInline`) or in its variant's pool;
+  /// nil while the slot is free.
+  @inlinable
+  var _block: UnsafeMutableRawPointer? {
+    if pointee.isBlockInline {
+      return UnsafeMutableRawPointer(self) + _MachineRecord.blockAreaOffset
+    }
+    return UnsafeMutableRawPointer(bitPattern: UInt(truncatingIfNeeded: pointee._blockArea.0))
+  }
+
+  /// Points the record at its block: `area` for one that lives in the record, else an address
+  /// in the variant's pool.
+  @inlinable
+  func _setBlock(_ block: UnsafeMutableRawPointer, inline: Bool) {
+    pointee.isBlockInline = inline
+    if !inline { pointee._blockArea.0 = UInt64(UInt(bitPattern: block)) }
+  }
+
+  /// Marks the slot as holding no block.
+  @inlinable
+  func _clearBlock() {
+    pointee.isBlockInline = false
+    pointee._blockArea = (0, 0)
   }
 }

@@ -231,7 +231,12 @@ final class _MachineRegistry {
   /// Memory for `capacity` machine records and the `release` slot's, which is initialized
   /// (never alive, on no list); nil when it cannot be allocated.
   static func allocateRecords(_ capacity: Int) -> UnsafeMutablePointer<_MachineRecord>? {
-    guard let records = _Memory.allocate(_MachineRecord.self, count: capacity + 1) else {
+    // Aligned to a cache line, the size of a record: each record is one line.
+    guard
+      let records = _Memory.allocate(
+        bytes: MemoryLayout<_MachineRecord>.stride * (capacity + 1), alignment: 64)?
+        .bindMemory(to: _MachineRecord.self, capacity: capacity + 1)
+    else {
       return nil
     }
     (records + capacity).initialize(to: _MachineRecord())

@@ -1,6 +1,6 @@
 /// Counters and high-water marks of one machine; cheap enough to be always on.
 ///
-/// The machine keeps them as 32-bit counters (its whole record is 56 bytes), so counts wrap
+/// The machine keeps them as 32-bit counters (its whole record is 64 bytes), so counts wrap
 /// modulo 2³². Counts of effects (started, cancelled, discarded, overflowed) are kept per
 /// runtime, in `RuntimeStatistics`.
 public struct MachineStatistics: Hashable, Sendable {

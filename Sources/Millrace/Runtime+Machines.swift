@@ -57,7 +57,8 @@ extension Runtime {
   }
 
   /// Reserves what a machine of `variant` (nil: no variant could be had) needs before it is made,
-  /// once a free slot is known to exist: a block, room in the effect scratch for
+  /// once a free slot is known to exist: a block (unless it lives in the record,
+  /// `_MachineRecord.holdsInline`), room in the effect scratch for
   /// `effectBytes`, then the slot (`preferredSlot` if it can be had, as `spawn` says). Returns
   /// the variant and the slot taken; throws, counting the refusal, when one is missing (no slot
   /// is taken then: it is taken last; what was reserved before the failure stays for the next
@@ -70,10 +71,12 @@ extension Runtime {
       throw refuseSpawn(
         _variants.count >= RuntimeCapacity.maxVariants ? .variantsFull : .outOfMemory)
     }
+    let entry = _registry.variants + Int(variant)
     guard
-      _registry.variants[Int(variant)].variant._withUnsafeGuaranteedRef({
-        $0.blocks.reserve(from: &_blockArena)
-      })
+      _MachineRecord.holdsInline(entry.pointee.layout)
+        || entry.pointee.variant._withUnsafeGuaranteedRef({
+          $0.blocks.reserve(from: &_blockArena)
+        })
     else { throw refuseSpawn(_blockArena.isReserved ? .blockBytesUsedUp : .outOfMemory) }
     guard _reserveScratch(bytes: effectBytes, alignment: effectAlignment) else {
       throw refuseSpawn(.outOfMemory)

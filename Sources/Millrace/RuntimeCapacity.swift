@@ -1,10 +1,11 @@
 /// The fixed capacities of a runtime, set when it is created.
 ///
-/// A machine costs its 56-byte record and its block (its state, extra and the lists of its
-/// bounded effect queues), taken at `spawn` from `blockBytes` when set, else from its variant's
-/// chunks on the heap. Its queued inputs and in-flight effects are cells of runtime-wide
-/// pools (`inputs`, `effects`), one pool per cell size, drawn as needed with a per-machine
-/// limit for fairness (`inputsPerMachine`, `effectsPerMachine`): an idle machine holds none.
+/// A machine costs its 64-byte record and its block (its state, extra and the lists of its
+/// bounded effect queues): in the record when it fits in 16 bytes, else taken at `spawn` from
+/// `blockBytes` when set, or from its variant's chunks on the heap. Its queued inputs and
+/// in-flight effects are cells of runtime-wide pools (`inputs`, `effects`), one pool per cell
+/// size, drawn as needed with a per-machine limit for fairness (`inputsPerMachine`,
+/// `effectsPerMachine`): an idle machine holds none.
 /// One exception: when a machine's input type fits in the padding of its block, the block
 /// keeps a slot for one input, and an untagged input posted or sent into its empty queue
 /// waits there instead of in a cell, for as long as it is the only one queued.
@@ -25,8 +26,8 @@ public struct RuntimeCapacity: Hashable, Sendable {
   public var timers: Int
   /// How many effects one resolution can record.
   public var effectsPerResolution: Int
-  /// Bytes reserved at creation for machine blocks; 0 (the default) takes blocks from the
-  /// heap at spawn instead. When set, `spawn` never allocates a block and refuses once these
+  /// Bytes reserved at creation for the machine blocks that do not fit in their records; 0
+  /// (the default) takes those blocks from the heap at spawn instead. When set, `spawn` never allocates a block and refuses once these
   /// bytes are used up (a removed machine's block is reused by the next spawn of its variant).
   public var blockBytes: Int
   /// How many inputs can wait in pool cells at once across all machines (per pool: machines

@@ -14,16 +14,21 @@ extension _TypedMachine {
       layout.pointee.inputOffset == inputOffset && layout.pointee.extraOffset == extraOffset,
       "the block layout and the typed offsets disagree")
     let record = runtime._registry.records + Int(index)
-    let block = entry.pointee.variant._withUnsafeGuaranteedRef { $0.blocks.take() }
+    let generation = record.pointee.generation
+    record.initialize(to: _MachineRecord())
+    record.pointee.generation = generation
+    // A small block lives in the record itself; a larger one comes from the variant's pool.
+    let inline = _MachineRecord.holdsInline(layout)
+    let block =
+      inline
+      ? UnsafeMutableRawPointer(record) + _MachineRecord.blockAreaOffset
+      : entry.pointee.variant._withUnsafeGuaranteedRef { $0.blocks.take() }
+    record._setBlock(block, inline: inline)
     block.bindMemory(to: M.State.self, capacity: 1).initialize(to: state)
     (block + layout.pointee.extraOffset).bindMemory(to: M.Extra.self, capacity: 1).initialize(
       to: extra)
     (block + layout.pointee.listsOffset).bindMemory(
       to: _SlotList.self, capacity: 2 * layout.pointee.listCount)
-    let generation = record.pointee.generation
-    record.initialize(to: _MachineRecord())
-    record.pointee.generation = generation
-    record.pointee.block = block
     record.pointee.variant = variantIndex
     record.pointee.inputCapacity = UInt16(truncatingIfNeeded: inputCapacity)
     record.pointee.isAlive = true
@@ -59,9 +64,13 @@ extension _TypedMachine {
     effects.deinitialize()
     state.deinitialize(count: 1)
     extra.deinitialize(count: 1)
-    let variant = Int(record.pointee.variant)
-    withRuntime { $0._registry.variants[variant].variant.takeUnretainedValue().blocks.give(block) }
-    record.pointee.block = nil
+    if !record.pointee.isBlockInline {
+      let variant = Int(record.pointee.variant)
+      withRuntime {
+        $0._registry.variants[variant].variant.takeUnretainedValue().blocks.give(block)
+      }
+    }
+    record._clearBlock()
     if let side {
       let index = record.pointee.side
       record.pointee.side = 0

@@ -25,12 +25,45 @@ struct FootprintTests {
     }
   }
 
-  @Test("a machine's record is 56 bytes, and its block holds only its state and extra")
+  @Test("a machine's record is one cache line, and its block holds only its state and extra")
   func recordSize() throws {
-    #expect(MemoryLayout<_MachineRecord>.stride == 56)
+    #expect(MemoryLayout<_MachineRecord>.stride == 64)
+    #expect(MemoryLayout<_MachineRecord>.offset(of: \._blockArea) == _MachineRecord.blockAreaOffset)
     let runtime = Runtime()
     _ = try runtime.spawn(Echo.self, state: 0)
-    #expect(runtime._variants.first?.blocks.stride == MemoryLayout<Int>.stride)
+    #expect(runtime._variants.first?.layout.blockBytes == MemoryLayout<Int>.stride)
+    #expect(Int(bitPattern: runtime._registry.records) % 64 == 0)
+  }
+
+  @Test("a small block lives in its record, a larger one in its variant's pool")
+  func inlineBlocks() throws {
+    let runtime = Runtime(capacity: RuntimeCapacity(machines: 8))
+    let echo = try runtime.spawn(Echo.self, state: 7)
+    let record = runtime._registry.records + Int(echo.id.index)
+    #expect(record.pointee.isBlockInline)
+    let block = try #require(runtime.blockBytes(ofSlot: echo.id.index))
+    #expect(block.baseAddress == UnsafeRawPointer(record) + _MachineRecord.blockAreaOffset)
+    #expect(block.loadUnaligned(as: Int.self) == 7)
+    // A queue that keeps lists: 16 bytes of them more, out of the record.
+    let listed = try runtime.spawn(
+      Echo.self, state: 9, queues: [.latest(max: 1)])
+    let other = runtime._registry.records + Int(listed.id.index)
+    #expect(!other.pointee.isBlockInline)
+    let far = try #require(runtime.blockBytes(ofSlot: listed.id.index))
+    #expect(far.count > _MachineRecord.inlineBlockBytes)
+    #expect(far.loadUnaligned(as: Int.self) == 9)
+    // Killed, neither keeps a block, and the slots take machines of the other shape.
+    runtime.remove(echo)
+    runtime.remove(listed)
+    runtime.dispatch()
+    #expect(runtime.blockBytes(ofSlot: echo.id.index) == nil)
+    #expect(runtime.blockBytes(ofSlot: listed.id.index) == nil)
+    let again = try runtime.spawn(Echo.self, state: 11, queues: [.latest(max: 1)])
+    let small = try runtime.spawn(Echo.self, state: 13)
+    #expect(Set([again.id.index, small.id.index]) == Set([echo.id.index, listed.id.index]))
+    #expect(again.state == 11 && small.state == 13)
+    #expect(!(runtime._registry.records + Int(again.id.index)).pointee.isBlockInline)
+    #expect((runtime._registry.records + Int(small.id.index)).pointee.isBlockInline)
   }
 
   @Test("a host that warms the cache is given each slot's record and block bytes")
@@ -156,24 +189,35 @@ struct FootprintTests {
     let capacity = RuntimeCapacity(
       machines: 1000, inputsPerMachine: 4, effectsPerMachine: 2, blockBytes: 4096)
     let runtime = Runtime(capacity: capacity)
+    // A queue that keeps lists makes the block too large for the record: it comes from the
+    // reserved bytes.
+    let listed: [QueuePolicy] = [.latest(max: 1)]
     var handles: [MachineHandle<Echo>] = []
-    while let handle = try? runtime.spawn(Echo.self, state: handles.count) {
+    while let handle = try? runtime.spawn(Echo.self, state: handles.count, queues: listed) {
       handles.append(handle)
     }
     let stride = try #require(runtime._variants.first?.blocks.stride)
     #expect(handles.count == 4096 / stride)
-    #expect(throws: SpawnError.blockBytesUsedUp) { try runtime.spawn(Echo.self, state: 0) }
+    #expect(throws: SpawnError.blockBytesUsedUp) {
+      try runtime.spawn(Echo.self, state: 0, queues: listed)
+    }
     #expect(runtime.statistics.spawnsRefused == 2)
+    // A block that lives in its record takes none of them.
+    let small = try runtime.spawn(Echo.self, state: 5)
+    #expect(small.state == 5)
+    runtime.remove(small)
     // A removed machine's block is kept by its variant and serves the next spawn of that variant.
     runtime.remove(handles[0])
-    let again = try runtime.spawn(Echo.self, state: 7)
+    let again = try runtime.spawn(Echo.self, state: 7, queues: listed)
     #expect(again.post(9) == .accepted)
     runtime.dispatch()
     #expect(again.state == 9)
     #expect(handles.dropFirst().enumerated().allSatisfy { $1.state == $0 + 1 })
     // Another variant has no block to take, even with a machine slot free.
     runtime.remove(handles[1])
-    #expect(throws: SpawnError.blockBytesUsedUp) { try runtime.spawn(Twin.self, state: 0) }
+    #expect(throws: SpawnError.blockBytesUsedUp) {
+      try runtime.spawn(Twin.self, state: 0, queues: listed)
+    }
     #expect(runtime.statistics.spawnsRefused == 3)
   }
 }
