@@ -16,7 +16,7 @@ extension Runtime {
   public func blockBytes(ofSlot index: UInt32) -> UnsafeRawBufferPointer? {
     guard index < _registry.initialized else { return nil }
     let record = _registry.records + Int(index)
-    guard let block = record._block else { return nil }
+    guard let block = record.pointee.block else { return nil }
     let layout = _registry.variants[Int(record.pointee.variant)].layout
     return UnsafeRawBufferPointer(start: block, count: layout.pointee.blockBytes)
   }

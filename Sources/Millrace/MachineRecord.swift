@@ -1,10 +1,10 @@
 /// The bookkeeping of one machine slot: 64 bytes, one cache line (the registry's records are
 /// aligned to it), in the registry the runtime reserves when it is created, so that a machine
 /// costs no memory beyond this record, its own block (state, extra, lists of its bounded
-/// queues) and the pool cells of the inputs it has queued and the effects it has in flight. A
-/// block of up to `inlineBlockBytes` lives in the record itself (`isBlockInline`): a machine
-/// whose state, inline input and extra fit there costs 64 bytes in all, and reaching its block
-/// reads no other line.
+/// queues), its rare counts (`_RareCounts`, 8 bytes beside the records) and the pool cells of
+/// the inputs it has queued and the effects it has in flight. A block of up to
+/// `inlineBlockBytes` lives in the record itself (`holdsInline`): a machine whose state, inline
+/// input and extra fit there costs 72 bytes in all, and reaching its block reads no other line.
 ///
 /// The typed parts live in the machine's block and in pool cells; the code that knows their
 /// types is reached through the runtime's variant table at `variant`, one variant per machine type,
@@ -12,6 +12,9 @@
 /// machine registry's side list holds. Counters are 32-bit and wrap.
 @usableFromInline
 struct _MachineRecord {
+  /// The machine's typed storage: `_blockArea` when it fits there (`holdsInline`), else a block
+  /// of the variant's pool; nil while the slot is free. A view reads it with one load.
+  @usableFromInline var block: UnsafeMutableRawPointer?
   /// Distinguishes machines that used this slot at different times.
   @usableFromInline var generation: UInt32 = 1
   /// While the machine is in the ready list, the next slot in it (`_MachineRecord.last` for
@@ -23,8 +26,6 @@ struct _MachineRecord {
   @usableFromInline var next: UInt32 = _MachineRecord.none
   @usableFromInline var posted: UInt32 = 0
   @usableFromInline var handled: UInt32 = 0
-  @usableFromInline var rejected: UInt32 = 0
-  @usableFromInline var dropped: UInt32 = 0
   /// The queued inputs in cells of the variant's input pool, in a circular list, each linked to
   /// the next newer one and the newest to the oldest; this is the newest (`_CellPool.none`
   /// when no input is queued), or `_MachineRecord.inputInBlock` when the only queued input
@@ -44,8 +45,7 @@ struct _MachineRecord {
   /// The machine's variant (its index in the runtime's variant table) in the low 14 bits, and the
   /// alive flag.
   @usableFromInline var variantAndFlags: UInt16 = 0
-  /// The machine's block when it fits (`isBlockInline`); otherwise, in its first word, the
-  /// address of its block in the variant's pool (0 while the slot is free). Last, at
+  /// The machine's block when it fits (`holdsInline`); unused otherwise. Last, at
   /// `blockAreaOffset`.
   @usableFromInline var _blockArea: (UInt64, UInt64) = (0, 0)
 
@@ -58,7 +58,6 @@ struct _MachineRecord {
   @usableFromInline static let running = UInt32.max - 2
   /// Flag: the machine is alive.
   @usableFromInline static let alive: UInt16 = 1 << 15
-  @usableFromInline static let inlineBlock: UInt16 = 1 << 14
   /// The most bytes of block a record holds itself.
   @usableFromInline static let inlineBlockBytes = MemoryLayout<(UInt64, UInt64)>.size
   /// Where `_blockArea` starts in a record: its last bytes.
@@ -96,14 +95,7 @@ struct _MachineRecord {
   @inlinable
   var isScheduled: Bool { next != _MachineRecord.none }
 
-  /// Whether the machine's block is `_blockArea` itself.
-  @inlinable
-  var isBlockInline: Bool {
-    get { variantAndFlags & _MachineRecord.inlineBlock != 0 }
-    set { setFlag(_MachineRecord.inlineBlock, newValue) }
-  }
-
-  /// Whether a block of `layout` lives in the record (`isBlockInline`).
+  /// Whether a block of `layout` lives in the record (its `_blockArea`).
   @inlinable
   static func holdsInline(_ layout: UnsafePointer<_BlockLayout>) -> Bool {
     layout.pointee.blockBytes <= inlineBlockBytes && layout.pointee.alignment <= 16
@@ -116,28 +108,13 @@ struct _MachineRecord {
 }
 
 extension UnsafeMutablePointer where Pointee == _MachineRecord {
-  /// The machine's typed storage: in the record (`isBlockInline`) or in its variant's pool;
-  /// nil while the slot is free.
+  /// Where a block that fits lives: the record's `_blockArea`.
   @inlinable
-  var _block: UnsafeMutableRawPointer? {
-    if pointee.isBlockInline {
-      return UnsafeMutableRawPointer(self) + _MachineRecord.blockAreaOffset
-    }
-    return UnsafeMutableRawPointer(bitPattern: UInt(truncatingIfNeeded: pointee._blockArea.0))
+  var _blockArea: UnsafeMutableRawPointer {
+    UnsafeMutableRawPointer(self) + _MachineRecord.blockAreaOffset
   }
 
-  /// Points the record at its block: `area` for one that lives in the record, else an address
-  /// in the variant's pool.
+  /// Whether the machine's block is the record's own `_blockArea`.
   @inlinable
-  func _setBlock(_ block: UnsafeMutableRawPointer, inline: Bool) {
-    pointee.isBlockInline = inline
-    if !inline { pointee._blockArea.0 = UInt64(UInt(bitPattern: block)) }
-  }
-
-  /// Marks the slot as holding no block.
-  @inlinable
-  func _clearBlock() {
-    pointee.isBlockInline = false
-    pointee._blockArea = (0, 0)
-  }
+  var _isBlockInline: Bool { pointee.block == _blockArea }
 }

@@ -15,6 +15,9 @@ final class _MachineRegistry {
   @usableFromInline
   @exclusivity(unchecked)
   private(set) var records: UnsafeMutablePointer<_MachineRecord>
+  /// Each slot's rarely counted events, after the records in their memory (`allocateRecords`).
+  @usableFromInline
+  private(set) var rareCounts: UnsafeMutablePointer<_RareCounts>
   @usableFromInline
   let capacity: Int
   /// The slot after the last machine slot, whose record is never alive: on the ready list, it
@@ -110,6 +113,7 @@ final class _MachineRegistry {
   ) {
     self.capacity = capacity
     self.records = records
+    rareCounts = _MachineRegistry.rareCounts(after: records, capacity: capacity)
     release = UInt32(capacity)
     self.variants = variants
     self.sides = sides
@@ -229,23 +233,38 @@ final class _MachineRegistry {
   }
 
   /// Memory for `capacity` machine records and the `release` slot's, which is initialized
-  /// (never alive, on no list); nil when it cannot be allocated.
+  /// (never alive, on no list), followed by as many `_RareCounts`; nil when it cannot be
+  /// allocated.
   static func allocateRecords(_ capacity: Int) -> UnsafeMutablePointer<_MachineRecord>? {
     // Aligned to a cache line, the size of a record: each record is one line.
-    guard
-      let records = _Memory.allocate(
-        bytes: MemoryLayout<_MachineRecord>.stride * (capacity + 1), alignment: 64)?
-        .bindMemory(to: _MachineRecord.self, capacity: capacity + 1)
+    let slots = capacity + 1
+    let (recordBytes, overflow) = MemoryLayout<_MachineRecord>.stride.multipliedReportingOverflow(
+      by: slots)
+    guard !overflow,
+      let memory = _Memory.allocate(
+        bytes: recordBytes + MemoryLayout<_RareCounts>.stride * slots, alignment: 64)
     else {
       return nil
     }
+    let records = memory.bindMemory(to: _MachineRecord.self, capacity: slots)
     (records + capacity).initialize(to: _MachineRecord())
+    rareCounts(after: records, capacity: capacity).initialize(repeating: _RareCounts(), count: 1)
     return records
   }
 
-  /// Bytes of records written so far.
+  /// Where the rare counts of `allocateRecords(capacity)`'s records start.
+  private static func rareCounts(
+    after records: UnsafeMutablePointer<_MachineRecord>, capacity: Int
+  ) -> UnsafeMutablePointer<_RareCounts> {
+    UnsafeMutableRawPointer(records + capacity + 1).bindMemory(
+      to: _RareCounts.self, capacity: capacity + 1)
+  }
+
+  /// Bytes of records (with their rare counts) written so far.
   @usableFromInline
-  var touchedBytes: Int { Int(initialized) * MemoryLayout<_MachineRecord>.stride }
+  var touchedBytes: Int {
+    Int(initialized) * (MemoryLayout<_MachineRecord>.stride + MemoryLayout<_RareCounts>.stride)
+  }
 
   /// When no slot is in use and more than `threshold` bytes of records were written, hands
   /// the records' memory to `handOff` (to be deallocated) and reserves it afresh, untouched;
@@ -261,6 +280,7 @@ final class _MachineRegistry {
     (records + Int(release)).deinitialize(count: 1)
     handOff(UnsafeMutableRawPointer(records))
     records = fresh
+    rareCounts = _MachineRegistry.rareCounts(after: fresh, capacity: capacity)
     initialized = 0
     freeHead = _MachineRecord.none
     return true
@@ -351,5 +371,32 @@ final class _MachineRegistry {
     readyHead = record.pointee.next
     record.pointee.next = _MachineRecord.running
     return (index, record)
+  }
+}
+
+/// Counts of a machine's events too rare to take room in its record (`_MachineRecord`, one
+/// cache line): inputs its resolver rejected, and inputs dropped at a full queue. Zeroed when
+/// the slot's machine is spawned.
+@usableFromInline
+struct _RareCounts {
+  @usableFromInline var rejected: UInt32 = 0
+  @usableFromInline var dropped: UInt32 = 0
+
+  @inlinable
+  init() {}
+
+  /// Counts an input slot `index`'s resolver rejected (out of line: the path that takes it is
+  /// rare, and its callers stay small).
+  @usableFromInline
+  @inline(never)
+  static func countRejected(_ registry: Unmanaged<_MachineRegistry>, _ index: UInt32) {
+    registry._withUnsafeGuaranteedRef { $0.rareCounts[Int(index)].rejected &+= 1 }
+  }
+
+  /// Counts an input dropped at slot `index`'s full queue (out of line, as `countRejected`).
+  @usableFromInline
+  @inline(never)
+  static func countDropped(_ registry: Unmanaged<_MachineRegistry>, _ index: UInt32) {
+    registry._withUnsafeGuaranteedRef { $0.rareCounts[Int(index)].dropped &+= 1 }
   }
 }

@@ -1,6 +1,6 @@
 /// Counters and high-water marks of one machine; cheap enough to be always on.
 ///
-/// The machine keeps them as 32-bit counters (its whole record is 64 bytes), so counts wrap
+/// The machine keeps them as 32-bit counters (in its record and its rare counts), so counts wrap
 /// modulo 2³². Counts of effects (started, cancelled, discarded, overflowed) are kept per
 /// runtime, in `RuntimeStatistics`.
 public struct MachineStatistics: Hashable, Sendable {
@@ -22,13 +22,13 @@ public struct MachineStatistics: Hashable, Sendable {
   /// All zero.
   public init() {}
 
-  /// The statistics kept in `record`.
+  /// The statistics kept in `record` and its `rare` counts.
   @usableFromInline
-  init(_ record: _MachineRecord) {
+  init(_ record: _MachineRecord, _ rare: _RareCounts) {
     posted = record.posted
     handled = record.handled
-    rejected = record.rejected
-    dropped = record.dropped
+    rejected = rare.rejected
+    dropped = rare.dropped
     queued = Int(record.inputCount)
     queueHighWater = Int(record.queueHighWater)
     effectsHighWater = Int(record.effectsHighWater)

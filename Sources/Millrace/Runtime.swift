@@ -143,7 +143,7 @@ public final class Runtime {
   }
 
   deinit {
-    for index in 0..<_registry.initialized where (_registry.records + Int(index))._block != nil {
+    for index in 0..<_registry.initialized where _registry.records[Int(index)].block != nil {
       perform(.terminate, on: index)
       perform(.destroy, on: index)
     }

@@ -133,7 +133,7 @@ extension _TypedMachine {
       }
     case .rejected:
       recorded._discardAll()
-      record.pointee.rejected &+= 1
+      _RareCounts.countRejected(registry, index)
       notify(_TypedMachine.rejected(input, state: from, tag: tag))
     }
   }

@@ -111,7 +111,7 @@ extension _TypedMachine {
     // The view came from a live id (`MachineHandle._machine`): a removed machine's slot has
     // another generation, so this machine is alive.
     guard append(input, tag: tag, token: 0) else {
-      record.pointee.dropped &+= 1
+      _RareCounts.countDropped(registry, index)
       return .queueFull
     }
     noteQueued()
@@ -124,7 +124,7 @@ extension _TypedMachine {
   func enqueue(_ input: M.Input, token: UInt64, source: InputSource) -> Bool {
     guard isAlive else { return false }
     guard append(input, tag: .none, token: token) else {
-      record.pointee.dropped &+= 1
+      _RareCounts.countDropped(registry, index)
       let id = self.id
       withRuntime { $0._report(.inputQueueFull(id, source)) }
       return false

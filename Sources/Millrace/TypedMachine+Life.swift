@@ -21,9 +21,9 @@ extension _TypedMachine {
     let inline = _MachineRecord.holdsInline(layout)
     let block =
       inline
-      ? UnsafeMutableRawPointer(record) + _MachineRecord.blockAreaOffset
-      : entry.pointee.variant._withUnsafeGuaranteedRef { $0.blocks.take() }
-    record._setBlock(block, inline: inline)
+      ? record._blockArea : entry.pointee.variant._withUnsafeGuaranteedRef { $0.blocks.take() }
+    record.pointee.block = block
+    runtime._registry.rareCounts[Int(index)] = _RareCounts()
     block.bindMemory(to: M.State.self, capacity: 1).initialize(to: state)
     (block + layout.pointee.extraOffset).bindMemory(to: M.Extra.self, capacity: 1).initialize(
       to: extra)
@@ -64,13 +64,13 @@ extension _TypedMachine {
     effects.deinitialize()
     state.deinitialize(count: 1)
     extra.deinitialize(count: 1)
-    if !record.pointee.isBlockInline {
+    if !record._isBlockInline {
       let variant = Int(record.pointee.variant)
       withRuntime {
         $0._registry.variants[variant].variant.takeUnretainedValue().blocks.give(block)
       }
     }
-    record._clearBlock()
+    record.pointee.block = nil
     if let side {
       let index = record.pointee.side
       record.pointee.side = 0

@@ -41,7 +41,7 @@ struct _TypedMachine<M: Machine> {
   /// The machine's block (read from the record on each use: a view small enough to travel in
   /// registers is worth more than the load).
   @inlinable
-  var block: UnsafeMutableRawPointer { record._block.unsafelyUnwrapped }
+  var block: UnsafeMutableRawPointer { record.pointee.block.unsafelyUnwrapped }
 
   /// The machine in slot `index` of `registry`, which must hold one (alive or awaiting release).
   @inlinable
@@ -208,6 +208,7 @@ struct _TypedMachine<M: Machine> {
   /// A snapshot of the statistics, with the current queue depth.
   @inlinable
   var statistics: MachineStatistics {
-    MachineStatistics(record.pointee)
+    MachineStatistics(
+      record.pointee, registry._withUnsafeGuaranteedRef { $0.rareCounts[Int(index)] })
   }
 }
