@@ -248,7 +248,6 @@ final class _MachineRegistry {
     }
     let records = memory.bindMemory(to: _MachineRecord.self, capacity: slots)
     (records + capacity).initialize(to: _MachineRecord())
-    rareCounts(after: records, capacity: capacity).initialize(repeating: _RareCounts(), count: 1)
     return records
   }
 

@@ -27,8 +27,9 @@ public struct RuntimeCapacity: Hashable, Sendable {
   /// How many effects one resolution can record.
   public var effectsPerResolution: Int
   /// Bytes reserved at creation for the machine blocks that do not fit in their records; 0
-  /// (the default) takes those blocks from the heap at spawn instead. When set, `spawn` never allocates a block and refuses once these
-  /// bytes are used up (a removed machine's block is reused by the next spawn of its variant).
+  /// (the default) takes those blocks from the heap at spawn instead. When set, `spawn` never
+  /// allocates a block and refuses once these bytes are used up (a removed machine's block is
+  /// reused by the next spawn of its variant).
   public var blockBytes: Int
   /// How many inputs can wait in pool cells at once across all machines (per pool: machines
   /// whose queued inputs have the same cell size share one). An input alone in its
