@@ -66,15 +66,17 @@ extension MachineHost {
     }
   }
 
-  /// Warms every cache line of `bytes` (a record or a block, which may span two).
+  /// Warms every cache line of `bytes` (a record or a block, which may span two), each once:
+  /// a record is one line, and a second prefetch of a line already on its way still waits
+  /// for its turn among the misses in flight.
   @inline(__always)
   static func warm(_ bytes: UnsafeRawBufferPointer) {
     guard let start = bytes.baseAddress, bytes.count > 0 else { return }
-    var offset = 0
-    while offset < bytes.count {
-      millrace_prefetch(start + offset)
-      offset &+= 64
-    }
-    millrace_prefetch(start + (bytes.count &- 1))
+    let last = Int(bitPattern: start) &+ bytes.count &- 1
+    var line = Int(bitPattern: start) & ~63
+    repeat {
+      millrace_prefetch(UnsafeRawPointer(bitPattern: line).unsafelyUnwrapped)
+      line &+= 64
+    } while line <= last
   }
 }
