@@ -7,6 +7,21 @@ import Testing
 /// clients left and their machines were killed.
 @Suite("Reliability: load")
 struct ReliabilityLoadTests {
+  /// Whether this kernel reports a process's huge-page switch (`THP_enabled`, Linux 5.0+) and
+  /// this process has them on, so that a daemon it starts would inherit them.
+  static let hugePagesInherited = DaemonProcess.statusField("THP_enabled", of: getpid()) == 1
+
+  // A huge page's first fault zeroes 2 MiB on the loop (4 ms on these VMs; with the system
+  // set to `always`, a million SPAWNs stalled the loop for up to 17 ms): the daemon turns
+  // them off for itself, whatever the system's setting.
+  @Test(
+    "the daemon runs without transparent huge pages",
+    .enabled(if: hugePagesInherited))
+  func noTransparentHugePages() throws {
+    let daemon = try DaemonProcess().start()
+    #expect(DaemonProcess.statusField("THP_enabled", of: daemon.pid) == 0)
+  }
+
   @Test("300 connections pipelining 200 SENDs each; RSS comes back down afterwards")
   func memoryComesBack() throws {
     let daemon = try DaemonProcess().start()

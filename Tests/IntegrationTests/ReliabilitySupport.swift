@@ -21,7 +21,9 @@ extension DaemonProcess {
       return -1
     }
     for line in text.split(separator: "\n") where line.hasPrefix(key + ":") {
-      return Int(line.split(separator: " ", omittingEmptySubsequences: true)[1]) ?? -1
+      // "VmRSS:\t  1234 kB", "THP_enabled:\t1": the value after the key, whatever the blanks.
+      let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+      return fields.count > 1 ? Int(fields[1]) ?? -1 : -1
     }
     return -1
   }

@@ -1,3 +1,4 @@
+import CHeap
 import Foundation
 import Logging
 import Millrace
@@ -54,6 +55,7 @@ public final class Daemon {
     Self.unblockSignals()
     Self.ignoreFileSizeLimitSignal()
     HeapRelease.configure()
+    Self.disableTransparentHugePages()
     let config = configuration
     let clusterMap = try loadClusterMap()
     let listen = config.listen ?? clusterMap.map { Self.listenAddress(of: $0.myselfNode) }
@@ -280,6 +282,18 @@ public final class Daemon {
   /// commit, answers `-ERR internal` and keeps serving.
   static func ignoreFileSizeLimitSignal() {
     signal(SIGXFSZ, SIG_IGN)
+  }
+
+  /// The loop must not take a page fault that zeroes 2 MiB: transparent huge pages are off
+  /// for the whole process, before its tables are allocated. Where the system gives them to
+  /// every mapping (`/sys/kernel/mm/transparent_hugepage/enabled` set to `always`), the first
+  /// write to each 2 MiB of a growing table (the runtime's records, the directory, the timer
+  /// heap) would fault in a whole huge page on the loop thread. On a VM whose host backs
+  /// memory on first use that took 4.1–4.4 ms a page, against 1.4 µs for a 4 KiB page, and
+  /// stalled the loop for up to 17 ms during a million SPAWNs (docs/reliability.md). Where the
+  /// kernel has no such option nothing changes.
+  static func disableTransparentHugePages() {
+    _ = millrace_disable_transparent_huge_pages()
   }
 
   /// What a stopped daemon leaves to the end of the process (see the end of `run()`).
