@@ -11,9 +11,8 @@ struct ReliabilityLoadTests {
   /// this process has them on, so that a daemon it starts would inherit them.
   static let hugePagesInherited = DaemonProcess.statusField("THP_enabled", of: getpid()) == 1
 
-  // A huge page's first fault zeroes 2 MiB on the loop (4 ms on these VMs; with the system
-  // set to `always`, a million SPAWNs stalled the loop for up to 17 ms): the daemon turns
-  // them off for itself, whatever the system's setting.
+  // A huge page's first fault zeroes 2 MiB on the loop (docs/reliability.md, "Load"): the
+  // daemon turns them off for itself, whatever the system's setting.
   @Test(
     "the daemon runs without transparent huge pages",
     .enabled(if: hugePagesInherited))

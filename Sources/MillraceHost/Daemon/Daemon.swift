@@ -284,14 +284,13 @@ public final class Daemon {
     signal(SIGXFSZ, SIG_IGN)
   }
 
-  /// The loop must not take a page fault that zeroes 2 MiB: transparent huge pages are off
-  /// for the whole process, before its tables are allocated. Where the system gives them to
-  /// every mapping (`/sys/kernel/mm/transparent_hugepage/enabled` set to `always`), the first
-  /// write to each 2 MiB of a growing table (the runtime's records, the directory, the timer
-  /// heap) would fault in a whole huge page on the loop thread. On a VM whose host backs
-  /// memory on first use that took 4.1–4.4 ms a page, against 1.4 µs for a 4 KiB page, and
-  /// stalled the loop for up to 17 ms during a million SPAWNs (docs/reliability.md). Where the
-  /// kernel has no such option nothing changes.
+  /// Turns transparent huge pages off for the whole process, before its tables are
+  /// allocated, so that the loop never takes a page fault that zeroes 2 MiB. Where the system
+  /// gives them to every mapping (`/sys/kernel/mm/transparent_hugepage/enabled` set to
+  /// `always`), the first write to each 2 MiB of a growing table (the runtime's records, the
+  /// directory, the timer heap) would fault in a whole huge page on the loop thread, which
+  /// takes milliseconds where the host backs memory on first use (docs/reliability.md, "Load").
+  /// Where the kernel has no such option nothing changes.
   static func disableTransparentHugePages() {
     _ = millrace_disable_transparent_huge_pages()
   }
