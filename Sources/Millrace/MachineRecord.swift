@@ -1,5 +1,5 @@
-/// The bookkeeping of one machine slot: 64 bytes, one cache line (the registry's records are
-/// aligned to it), in the registry the runtime reserves when it is created, so that a machine
+/// The bookkeeping of one machine slot: 64 bytes on 64-bit and 32-bit targets alike, one cache
+/// line (the registry's records are aligned to it), in the registry the runtime reserves when it is created, so that a machine
 /// costs no memory beyond this record, its own block (state, extra, lists of its bounded
 /// queues), its rare counts (`_RareCounts`, 8 bytes beside the records) and the pool cells of
 /// the inputs it has queued and the effects it has in flight. A block of up to

@@ -237,18 +237,26 @@ final class _MachineRegistry {
   /// allocated.
   static func allocateRecords(_ capacity: Int) -> UnsafeMutablePointer<_MachineRecord>? {
     // Aligned to a cache line, the size of a record: each record is one line.
-    let slots = capacity + 1
-    let (recordBytes, overflow) = MemoryLayout<_MachineRecord>.stride.multipliedReportingOverflow(
-      by: slots)
-    guard !overflow,
-      let memory = _Memory.allocate(
-        bytes: recordBytes + MemoryLayout<_RareCounts>.stride * slots, alignment: 64)
+    let (slots, overflow) = capacity.addingReportingOverflow(1)
+    guard !overflow, let bytes = recordsBytes(slots: slots),
+      let memory = _Memory.allocate(bytes: bytes, alignment: 64)
     else {
       return nil
     }
     let records = memory.bindMemory(to: _MachineRecord.self, capacity: slots)
     (records + capacity).initialize(to: _MachineRecord())
     return records
+  }
+
+  /// The bytes `allocateRecords` takes for `slots` slots: a record and its rare counts each,
+  /// rounded up to whole cache lines (C's `aligned_alloc`, which Embedded Swift allocates
+  /// with, wants a multiple of the alignment); nil when that does not fit an `Int` (a large
+  /// capacity on a 32-bit target), so that the runtime refuses instead of trapping.
+  static func recordsBytes(slots: Int) -> Int? {
+    let perSlot = MemoryLayout<_MachineRecord>.stride + MemoryLayout<_RareCounts>.stride
+    let (bytes, overflow) = perSlot.multipliedReportingOverflow(by: slots)
+    guard !overflow, bytes <= Int.max - 63 else { return nil }
+    return (bytes + 63) & ~63
   }
 
   /// Where the rare counts of `allocateRecords(capacity)`'s records start.

@@ -35,6 +35,18 @@ struct FootprintTests {
     #expect(Int(bitPattern: runtime._registry.records) % 64 == 0)
   }
 
+  @Test("the records' memory is whole lines, and a slot count whose bytes overflow is refused")
+  func recordsBytes() {
+    let perSlot = MemoryLayout<_MachineRecord>.stride + MemoryLayout<_RareCounts>.stride
+    #expect(perSlot == 72)
+    #expect(_MachineRegistry.recordsBytes(slots: 1) == 128)
+    #expect(_MachineRegistry.recordsBytes(slots: 8) == 576)
+    #expect(_MachineRegistry.recordsBytes(slots: 9) == 704)
+    #expect(_MachineRegistry.recordsBytes(slots: Int.max / perSlot + 1) == nil)
+    #expect(_MachineRegistry.recordsBytes(slots: (Int.max - 63) / perSlot + 1) == nil)
+    #expect(_MachineRegistry.allocateRecords(Int.max) == nil)
+  }
+
   @Test("a small block lives in its record, a larger one in its variant's pool")
   func inlineBlocks() throws {
     let runtime = Runtime(capacity: RuntimeCapacity(machines: 8))
