@@ -61,6 +61,16 @@ final class _MachineRegistry {
   @usableFromInline
   @exclusivity(unchecked)
   var stepsLeft = 0
+  /// Whether a `Runtime.dispatch` is running (`Runtime._isDispatching`).
+  @usableFromInline
+  @exclusivity(unchecked)
+  var isDispatching = false
+  /// Steps dispatched (`RuntimeStatistics.dispatched`), wrapping: a running dispatch counted
+  /// its whole limit when it started and takes back its `stepsLeft` when it returns. Beside
+  /// `stepsLeft`, so that a dispatch reaches both through the one pointer it holds.
+  @usableFromInline
+  @exclusivity(unchecked)
+  var dispatched: UInt64 = 0
   /// Records written so far (`0..<initialized`); the others were never handed out.
   @usableFromInline
   @exclusivity(unchecked)

@@ -10,37 +10,36 @@ extension Runtime {
   /// A machine taken off the ready list is marked running and handed to its variant, which
   /// takes its steps, counting them down in `registry.stepsLeft`, and puts it back on the list
   /// if it yields with inputs left; a machine removed meanwhile is freed here, once its variant
-  /// has returned. `_counters.dispatched` counts the steps when it returns (`statistics` adds
-  /// those of a dispatch in progress).
+  /// has returned. `registry.dispatched` counts `limit` steps when it starts and takes back
+  /// those left when it returns (`statistics` takes them back from a dispatch in progress).
   @discardableResult
   @inlinable
   public func dispatch(limit: Int = .max) -> Int {
-    _registry.assertOnItsThread()
-    guard !_isDispatching, limit > 0 else { return 0 }
-    _isDispatching = true
-    _dispatchLimit = limit
     let registry = self._registry
+    registry.assertOnItsThread()
+    guard !registry.isDispatching, limit > 0 else { return 0 }
+    registry.isDispatching = true
     registry.stepsLeft = limit
-    while true {
+    registry.dispatched &+= UInt64(truncatingIfNeeded: limit)
+    // At least one step is left on entry: the limit is checked after each machine's steps.
+    while let (index, record) = registry.takeReady() {
+      if record.pointee.isAlive {
+        let entry = registry.variants + Int(record.pointee.variant)
+        entry.pointee.variant._withUnsafeGuaranteedRef {
+          $0.dispatch(registry, index, record, entry)
+        }
+      }
+      if !record.pointee.isAlive { _releaseIndex(index) }
       guard registry.stepsLeft > 0 else {
         // The limit ran out with the `release` slot perhaps still queued: its observers are
         // released now all the same.
         if _slowPath(!_retiredObservers.isEmpty) { _releaseRetiredObservers() }
         break
       }
-      guard let (index, record) = registry.takeReady() else { break }
-      if record.pointee.isAlive {
-        let entry = registry.variants + Int(record.pointee.variant)
-        entry.pointee.variant._withUnsafeGuaranteedRef {
-          $0.dispatch(registry, index, record, entry)
-        }
-        if record.pointee.isAlive { continue }
-      }
-      _releaseIndex(index)
     }
-    let steps = limit &- registry.stepsLeft
-    _counters.dispatched &+= UInt64(truncatingIfNeeded: steps)
-    _isDispatching = false
-    return steps
+    let left = registry.stepsLeft
+    registry.dispatched &-= UInt64(truncatingIfNeeded: left)
+    registry.isDispatching = false
+    return limit &- left
   }
 }

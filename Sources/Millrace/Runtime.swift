@@ -32,6 +32,8 @@ public final class Runtime {
   @usableFromInline
   @exclusivity(unchecked)
   var _currentTime = Instant.zero
+  /// The counters `statistics` reports, but `dispatched`, which the registry keeps
+  /// (`_MachineRegistry.dispatched`).
   @usableFromInline
   @exclusivity(unchecked)
   var _counters = RuntimeStatistics()
@@ -81,14 +83,9 @@ public final class Runtime {
   @usableFromInline
   @exclusivity(unchecked)
   var _retiredObservers: [(box: Unmanaged<_AnyObserverBox>, machine: MachineID?)] = []
-  @usableFromInline
-  @exclusivity(unchecked)
-  var _isDispatching = false
-  /// The step limit of the running `dispatch` (its steps taken so far are this minus
-  /// `registry.stepsLeft`).
-  @usableFromInline
-  @exclusivity(unchecked)
-  var _dispatchLimit = 0
+  /// Whether a `dispatch` is running.
+  @inlinable
+  var _isDispatching: Bool { _registry.isDispatching }
 
   /// Reserves every runtime-wide pool at the given capacities; stops the program when they
   /// cannot be allocated (`init(reserving:)` answers nil instead).
@@ -166,9 +163,11 @@ public final class Runtime {
   /// A snapshot of the runtime's counters and high-water marks.
   public var statistics: RuntimeStatistics {
     var statistics = _counters
-    // Turns of the running dispatch are added to the counters when it returns.
+    // The running dispatch counted its whole limit when it started: the steps it has left
+    // are not taken yet.
+    statistics.dispatched = _registry.dispatched
     if _isDispatching {
-      statistics.dispatched &+= UInt64(truncatingIfNeeded: _dispatchLimit &- _registry.stepsLeft)
+      statistics.dispatched &-= UInt64(truncatingIfNeeded: _registry.stepsLeft)
     }
     return statistics
   }

@@ -46,7 +46,7 @@ extension _TypedMachine {
       resolve(queued.input, tag: queued.tag)
       return
     }
-    withRuntime { $0._counters.dispatched &-= 1 }
+    registry._withUnsafeGuaranteedRef { $0.dispatched &-= 1 }
   }
 
   /// `claimDelivery(_:)` of the machine in slot `index`, out of line with its arguments in
