@@ -60,7 +60,9 @@ extension DataKind {
         // One assignment alone is evaluated in place: it reads everything before it writes.
         let assignment = candidate.pointee.assignment
         guard let value = _evaluate(assignment.operation, frame) else { return (.rejected, -1) }
-        frame[Int(assignment.offset)] = UInt64(bitPattern: value)
+        // A context of one word has one offset (`DataKind.init` checks): written at a
+        // constant one, the word is forwarded to the state's store instead of read back.
+        frame[Words.count == 1 ? 0 : Int(assignment.offset)] = UInt64(bitPattern: value)
       case .general:
         let writes = _writes + Int(candidate.pointee.assignmentStart)
         guard _assign(writes, Int(candidate.pointee.assignmentCount), frame) else {

@@ -99,6 +99,9 @@ public final class DataKind<Words: DataWords> {
         let assignmentForm: _DataCandidate.Form =
           assignments.isEmpty
           ? .none : assignments.count == 1 && first!.operation.code != .program ? .inline : .general
+        precondition(
+          assignmentForm != .inline || Int(first!.offset) < Words.count,
+          "an assignment writes the context's words")
         return _DataCandidate(
           condition: condition,
           assignment: assignmentForm == .inline ? first! : _DataWrite.nothing,
