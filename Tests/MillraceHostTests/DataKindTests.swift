@@ -286,6 +286,40 @@ import Testing
     #expect(requester.finished.map(\.0) == [7])
   }
 
+  /// Every (input, state) pair finds its own rows, in a kind whose state count is not a power
+  /// of two (dispatch pads the pairs to one) and through the start input, the last pair.
+  @Test func everyPairOfInputAndStateFindsItsRows() throws {
+    let json = #"""
+      { "kind": "k", "initial": "a", "context": { "n": { "type": "int" } },
+        "inputs": [ "x", "y", "z" ],
+        "states": [ "a", "b", "c", "d", "e" ],
+        "transitions": [
+          { "on": "x", "from": "a", "to": "b", "assign": { "n": "n + 1" } },
+          { "on": "y", "from": "b", "to": "c", "assign": { "n": "n + 10" } },
+          { "on": "z", "from": "c", "to": "d", "assign": { "n": "n + 100" } },
+          { "on": "x", "from": "d", "to": "e", "assign": { "n": "n + 1000" } },
+          { "on": "z", "from": "e", "to": "a", "assign": { "n": "n + 10000" } } ] }
+      """#
+    let log = HostKindTests.EventLog()
+    let machine = try host(json, log: log).spawn(kind: "k", name: "m", state: nil).get()
+    // In each state every input is posted; only the state's own row applies.
+    for (state, next) in [("a", "b"), ("b", "c"), ("c", "d"), ("d", "e"), ("e", "a")] {
+      #expect(machine.stateText == state)
+      for input in ["x", "y", "z"] {
+        _ = machine.post(input, tag: .none)
+        runtime.dispatch()
+        if machine.stateText != state { break }
+      }
+      #expect(machine.stateText == next)
+    }
+    #expect(machine.stateDetails?.context.map(\.value) == ["11111"])
+    #expect(
+      log.events.map(\.message).filter { !$0.hasPrefix("rejected") } == [
+        "x a b", "y b c", "z c d", "x d e", "z e a",
+      ])
+    #expect(log.events.filter { $0.message.hasPrefix("rejected") }.count == 0 + 1 + 2 + 0 + 2)
+  }
+
   /// SCXML order with data: exit effects see the context before the row's assignments, the
   /// row's own effects and the entry effects see it after.
   @Test func exitEffectsSeeTheContextBeforeTheAssignments() throws {

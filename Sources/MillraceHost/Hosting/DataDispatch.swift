@@ -11,7 +11,7 @@ extension DataKind {
     _ input: DataMessage<Words>, state: inout DataState<Words>,
     effects: inout Effects<DataMachine<Words>>
   ) -> Resolution {
-    let pair = Int(input.index) &* _stateCount &+ Int(state.leaf)
+    let pair = Int(input.index) &<< _stateShift | Int(state.leaf)
     guard pair < _pairCount else { return .rejected }
     let start = Int(_start[pair])
     let end = Int(_start[pair &+ 1])

@@ -51,9 +51,11 @@ public final class DataKind<Words: DataWords> {
 
   // What dispatch reads (`DataDispatch.swift`), in storage this kind owns.
   @usableFromInline let _code: _ExpressionCode
-  /// `(inputs + 1) × states` pairs: pair `p`'s candidates are `_start[p] ..< _start[p + 1]`.
+  /// `(inputs + 1) << _stateShift` pairs, pair `input << _stateShift | leaf`: its candidates
+  /// are `_start[pair] ..< _start[pair + 1]` (none for a leaf past the last state, the
+  /// padding that makes the pair a shift rather than a multiplication).
   @usableFromInline let _pairCount: Int
-  @usableFromInline let _stateCount: Int
+  @usableFromInline let _stateShift: Int
   @usableFromInline let _start: UnsafeMutablePointer<Int32>
   @usableFromInline let _candidates: UnsafeMutablePointer<_DataCandidate>
   /// Every assignment, then every argument list, back to back.
@@ -126,9 +128,20 @@ public final class DataKind<Words: DataWords> {
       $0 >= 0 ? Int32(model.arguments[Int($0)].count) : 0
     }
     _code = model.program.code
-    _pairCount = candidates.start.count - 1
-    _stateCount = definition.states.count
-    _start = .copying(candidates.start)
+    let stateCount = definition.states.count
+    let shift = definition.stateShift
+    let pairs = (candidates.start.count - 1) / max(stateCount, 1)
+    var start: [Int32] = []
+    start.reserveCapacity((pairs << shift) + 1)
+    for input in 0..<pairs {
+      for leaf in 0..<(1 << shift) {
+        start.append(candidates.start[input * stateCount + min(leaf, stateCount)])
+      }
+    }
+    start.append(candidates.start[candidates.start.count - 1])
+    _pairCount = pairs << shift
+    _stateShift = shift
+    _start = .copying(start)
     _candidates = candidateStorage
     _writes = .copying(
       writes.map { _DataWrite(operation: operation($0.expression), offset: $0.offset) })

@@ -65,9 +65,10 @@ struct DispatchTable {
   /// What the first matching row does for every (input, state), precomputed when the kind has
   /// at most `denseLimit` such pairs (nil otherwise): finding the step is then one load, with
   /// no row index to follow into `steps` on the way. A row that keeps the state has that
-  /// state as its `to` here (no `stay` to test per input).
+  /// state as its `to` here (no `stay` to test per input). Pair `input << stateShift | state`
+  /// (`KindDefinition.stateShift`; the padding past the last state rejects).
   @usableFromInline let dense: UnsafeMutablePointer<TableStep>?
-  @usableFromInline let stateCount: Int
+  @usableFromInline let stateShift: Int
 
   /// The most (input, state) pairs a kind's dense table holds (16 bytes each) unless the kind
   /// needs one.
@@ -93,12 +94,13 @@ struct DispatchTable {
     stateSetWords = copy(definition.stateSetWords)
     // Machine files have no `run` effects.
     effects = PrebuiltEffects(compiled)!
-    stateCount = definition.states.count
+    let stateCount = definition.states.count
+    stateShift = definition.stateShift
     // A kind with nested states or entry and exit effects has steps that are not its rows'
     // (`KindDefinition.steps`, at most `stepLimit` of them): it always takes the dense table.
     if inputCount * stateCount <= denseLimit || definition.steps != nil {
       var matrix: [TableStep] = []
-      matrix.reserveCapacity(inputCount * stateCount)
+      matrix.reserveCapacity(inputCount << stateShift)
       for input in 0..<inputCount {
         for state in 0..<stateCount {
           let step = definition.step(input: UInt16(input), state: UInt16(state)).map {
@@ -106,6 +108,7 @@ struct DispatchTable {
           }
           matrix.append(step?.resolved(in: UInt16(state)) ?? .rejected)
         }
+        matrix += repeatElement(.rejected, count: (1 << stateShift) - stateCount)
       }
       dense = copy(matrix)
     } else {
@@ -132,8 +135,8 @@ struct DispatchTable {
   func step(input: UInt16, state: UInt16) -> TableStep {
     guard Int(input) < inputCount else { return .rejected }
     // Wrapping arithmetic: both indices were range-checked when the kind was compiled (the
-    // input just above), and the product is below `denseLimit`.
-    if let dense { return dense[Int(input) &* stateCount &+ Int(state)] }
+    // input just above), and the pair is below twice `denseLimit`.
+    if let dense { return dense[Int(input) &<< stateShift | Int(state)] }
     let row = firstRow(input: input, state: state)
     guard row >= 0 else {
       // The start input (the last) has no rows: it stays, as the dense table has it.

@@ -68,7 +68,7 @@ public final class FileKind {
   @inline(__always)
   func step(input: UInt16, state: UInt16) -> TableStep {
     if let dense = table.dense, Int(input) < table.inputCount {
-      return dense[Int(input) &* table.stateCount &+ Int(state)]
+      return dense[Int(input) &<< table.stateShift | Int(state)]
     }
     return scannedStep(input: input, state: state)
   }

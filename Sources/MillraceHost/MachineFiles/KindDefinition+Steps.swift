@@ -17,6 +17,13 @@ extension KindDefinition {
   /// effects may have: its steps are laid out for every pair.
   public static let stepLimit = 1 << 16
 
+  /// The bits a leaf state's index takes when dispatch tables lay out their (input, state)
+  /// pairs as `input << stateShift | state`, a shift and an or rather than a multiplication
+  /// on the path from the state to its row (indices past the last state are padding).
+  public var stateShift: Int {
+    states.count > 1 ? Int.bitWidth - (states.count - 1).leadingZeroBitCount : 0
+  }
+
   /// The input a host posts to a new machine so that the entry effects of the states it starts
   /// in run (outermost first); one past the kind's inputs, so no request can name it. It
   /// stays in the state. A kind without entry effects has nothing to run for it.
