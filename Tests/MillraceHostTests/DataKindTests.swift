@@ -287,37 +287,49 @@ import Testing
   }
 
   /// Every (input, state) pair finds its own rows, in a kind whose state count is not a power
-  /// of two (dispatch pads the pairs to one) and through the start input, the last pair.
-  @Test func everyPairOfInputAndStateFindsItsRows() throws {
+  /// of two (dispatch pads the pairs to one), with a pair whose first row's guard fails, with
+  /// and without the kind's copies of each pair's first candidate (`DataKind._heads`).
+  @Test(arguments: [DataKind<DataWords1>.headsLimit, 0])
+  func everyPairOfInputAndStateFindsItsRows(headsLimit: Int) throws {
     let json = #"""
       { "kind": "k", "initial": "a", "context": { "n": { "type": "int" } },
         "inputs": [ "x", "y", "z" ],
         "states": [ "a", "b", "c", "d", "e" ],
         "transitions": [
+          { "on": "x", "from": "a", "to": "e", "guard": "n < 0" },
           { "on": "x", "from": "a", "to": "b", "assign": { "n": "n + 1" } },
           { "on": "y", "from": "b", "to": "c", "assign": { "n": "n + 10" } },
           { "on": "z", "from": "c", "to": "d", "assign": { "n": "n + 100" } },
           { "on": "x", "from": "d", "to": "e", "assign": { "n": "n + 1000" } },
           { "on": "z", "from": "e", "to": "a", "assign": { "n": "n + 10000" } } ] }
       """#
-    let log = HostKindTests.EventLog()
-    let machine = try host(json, log: log).spawn(kind: "k", name: "m", state: nil).get()
-    // In each state every input is posted; only the state's own row applies.
-    for (state, next) in [("a", "b"), ("b", "c"), ("c", "d"), ("d", "e"), ("e", "a")] {
-      #expect(machine.stateText == state)
-      for input in ["x", "y", "z"] {
-        _ = machine.post(input, tag: .none)
-        runtime.dispatch()
-        if machine.stateText != state { break }
+    let kind = DataKind<DataWords1>(try compile(json), headsLimit: headsLimit)
+    #expect((kind._heads != nil) == (headsLimit > 0))
+    let machine = try runtime.spawn(
+      DataMachine<DataWords1>.self, state: kind.initial, extra: DataKindHandle(kind),
+      queues: kind.queues)
+    var replies: [String] = []
+    machine.observe { event in
+      guard case .replied(let reply, _) = event else { return }
+      switch reply {
+      case .handled(let input, let from, let to):
+        replies.append("\(input.index) \(from.leaf) \(to.leaf) \(to.context.array[0])")
+      case .rejected(let input, let state):
+        replies.append("rejected \(input.index) \(state.leaf)")
       }
-      #expect(machine.stateText == next)
     }
-    #expect(machine.stateDetails?.context.map(\.value) == ["11111"])
+    for _ in 0..<3 {
+      for name in ["x", "y", "z"] {
+        #expect(machine.post(try #require(kind.codec.parseInput(name))) == .accepted)
+        runtime.dispatch()
+      }
+    }
     #expect(
-      log.events.map(\.message).filter { !$0.hasPrefix("rejected") } == [
-        "x a b", "y b c", "z c d", "x d e", "z e a",
+      replies == [
+        "0 0 1 1", "1 1 2 11", "2 2 3 111",
+        "0 3 4 1111", "rejected 1 4", "2 4 0 11111",
+        "0 0 1 11112", "1 1 2 11122", "2 2 3 11222",
       ])
-    #expect(log.events.filter { $0.message.hasPrefix("rejected") }.count == 0 + 1 + 2 + 0 + 2)
   }
 
   /// SCXML order with data: exit effects see the context before the row's assignments, the

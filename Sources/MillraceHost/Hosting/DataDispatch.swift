@@ -13,41 +13,61 @@ extension DataKind {
   ) -> Resolution {
     let pair = Int(input.index) &<< _stateShift | Int(state.leaf)
     guard pair < _pairCount else { return .rejected }
-    let start = Int(_start[pair])
-    let end = Int(_start[pair &+ 1])
-    guard start < end else { return .rejected }
+    // The pair's first candidate: its copy in `_heads`, read without first reading where the
+    // pair's candidates start (a never-holding one for a pair without any), or, for a kind
+    // too large for heads, the first of `_candidates`.
+    let first: UnsafePointer<_DataCandidate>
+    if let heads = _heads {
+      first = UnsafePointer(heads + pair)
+    } else {
+      let start = Int(_start[pair])
+      guard start < Int(_start[pair &+ 1]) else { return .rejected }
+      first = UnsafePointer(_candidates + start)
+    }
     var frame = _DataFrame(context: state.context, parameters: input.words)
     let (resolution, to) = frame._withMutableWords { frame in
-      _handle(input, from: start, to: end, frame, &effects)
+      _handle(input, pair: pair, first: first, frame, &effects)
     }
     guard resolution == .handled else { return resolution }
     state = DataState(to >= 0 ? UInt16(truncatingIfNeeded: to) : state.leaf, context: frame.context)
     return resolution
   }
 
-  /// Tries candidates `start ..< end` in order; the first whose guard holds records its
-  /// exit effects (old context), stores its assignments, then records its other effects (new
-  /// context). Returns the resolution and the leaf to go to (-1: stay).
+  /// Tries `pair`'s candidates in order, `first` (its first) then the others of
+  /// `_candidates`; the first whose guard holds records its exit effects (old context), stores
+  /// its assignments, then records its other effects (new context). Returns the resolution
+  /// and the leaf to go to (-1: stay).
   @inlinable
   @inline(__always)
   func _handle(
-    _ input: DataMessage<Words>, from start: Int, to end: Int,
+    _ input: DataMessage<Words>, pair: Int, first: UnsafePointer<_DataCandidate>,
     _ frame: UnsafeMutablePointer<UInt64>,
     _ effects: inout Effects<DataMachine<Words>>
   ) -> (Resolution, Int32) {
-    let candidates = _candidates
-    var position = start
-    while position < end {
-      let candidate = candidates + position
-      position &+= 1
+    var candidate = first
+    // The candidates after the first, found once the first's guard fails.
+    var position = -1
+    var end = 0
+    while true {
+      let holds: Bool
       switch candidate.pointee.guardForm {
-      case .none: break
+      case .none: holds = true
       case .inline:
         let condition = candidate.pointee.condition
         let (left, right) = condition._operands(frame)
-        guard condition._holds(left, right) else { continue }
+        holds = condition._holds(left, right)
       case .general:
-        guard _evaluate(candidate.pointee.condition, frame) == 1 else { continue }
+        holds = _evaluate(candidate.pointee.condition, frame) == 1
+      }
+      guard holds else {
+        if position < 0 {
+          position = Int(_start[pair]) &+ 1
+          end = Int(_start[pair &+ 1])
+        }
+        guard position < end else { return (.rejected, -1) }
+        candidate = UnsafePointer(_candidates + position)
+        position &+= 1
+        continue
       }
       let first = Int(candidate.pointee.effectStart)
       let exits = Int(candidate.pointee.exitCount)
@@ -75,7 +95,6 @@ extension DataKind {
       }
       return (.handled, candidate.pointee.to)
     }
-    return (.rejected, -1)
   }
 
   /// The value of `operation` against `frame`; nil when it fails.

@@ -2,10 +2,10 @@ import Millrace
 
 /// One row that may handle an input in a leaf, as a data kind's dispatch reads it.
 @usableFromInline
-struct _DataCandidate {
+struct _DataCandidate: Sendable {
   /// How a guard or the assignments are evaluated.
   @usableFromInline
-  enum Form: UInt8 {
+  enum Form: UInt8, Sendable {
     /// There is none.
     case none
     /// Inline: a guard that is a comparison (`_DataOperation._holds`), or one assignment of
@@ -31,6 +31,13 @@ struct _DataCandidate {
   @usableFromInline let effectStart: Int32
   @usableFromInline let effectCount: Int32
   @usableFromInline let exitCount: Int32
+
+  /// A candidate whose guard never holds (a comparison that no order satisfies).
+  static let never = _DataCandidate(
+    condition: _DataOperation(
+      code: .compare, relation: 0, left: 0, right: 0, expression: 0, immediate: 0),
+    assignment: .nothing, guardForm: .inline, assignmentForm: .none, to: -1,
+    assignmentStart: 0, assignmentCount: 0, effectStart: 0, effectCount: 0, exitCount: 0)
 }
 
 /// A machine file's definition with data compiled for `DataMachine<Words>`: its candidates,
@@ -58,6 +65,13 @@ public final class DataKind<Words: DataWords> {
   @usableFromInline let _stateShift: Int
   @usableFromInline let _start: UnsafeMutablePointer<Int32>
   @usableFromInline let _candidates: UnsafeMutablePointer<_DataCandidate>
+  /// Each pair's first candidate, copied (`never` for a pair without any), for a kind of at
+  /// most `headsLimit` pairs; nil for a larger one. Dispatch then reads a pair's first
+  /// candidate without first reading where its candidates start.
+  @usableFromInline let _heads: UnsafeMutablePointer<_DataCandidate>?
+
+  /// The most pairs a kind's `_heads` holds (64 bytes each: 512 KiB).
+  static var headsLimit: Int { 8192 }
   /// Every assignment, then every argument list, back to back.
   @usableFromInline let _writes: UnsafeMutablePointer<_DataWrite>
   /// Per effect: where its arguments start in `_writes` and how many (0: none).
@@ -66,7 +80,12 @@ public final class DataKind<Words: DataWords> {
   @usableFromInline let _prebuilt: PrebuiltEffects<DataMessage<Words>, DataMessage<Words>>
 
   /// Compiles `definition`, which must have data whose values fit `Words`.
-  public init(_ definition: KindDefinition) {
+  public convenience init(_ definition: KindDefinition) {
+    self.init(definition, headsLimit: Self.headsLimit)
+  }
+
+  /// `init(_:)` with `_heads` for at most `headsLimit` pairs (tests take the path without).
+  init(_ definition: KindDefinition, headsLimit: Int) {
     guard let model = definition.data, let candidates = definition.candidates else {
       preconditionFailure("DataKind needs a kind with data")
     }
@@ -143,6 +162,16 @@ public final class DataKind<Words: DataWords> {
     _stateShift = shift
     _start = .copying(start)
     _candidates = candidateStorage
+    if _pairCount <= headsLimit {
+      let heads = UnsafeMutablePointer<_DataCandidate>.allocate(capacity: max(_pairCount, 1))
+      for pair in 0..<_pairCount {
+        (heads + pair).initialize(
+          to: start[pair] < start[pair + 1] ? candidateStorage[Int(start[pair])] : .never)
+      }
+      _heads = heads
+    } else {
+      _heads = nil
+    }
     _writes = .copying(
       writes.map { _DataWrite(operation: operation($0.expression), offset: $0.offset) })
     _argumentStart = .copying(argumentStart)
@@ -153,6 +182,7 @@ public final class DataKind<Words: DataWords> {
   deinit {
     _start.deallocate()
     _candidates.deallocate()
+    _heads?.deallocate()
     _writes.deallocate()
     _argumentStart.deallocate()
     _argumentCount.deallocate()
