@@ -13,8 +13,9 @@
 /// idle checkpoints a large snapshot's journal only once it holds one image (`idleLength`), so
 /// that a burst's last few records do not cost a rewrite of the whole image each. A small
 /// snapshot keeps the minimums. The journal keeps only its latest records in memory
-/// (`TurnJournal.residentWindow`); a checkpoint's memory grows with its journal's records (4
-/// bytes each, `RowChanges`). (Figures: Bench README, "Issue 22".)
+/// (`TurnJournal.residentWindow`); a checkpoint's memory grows with the rows its records fall
+/// in, not with their number (4 bytes a slot of them, `RowChanges`). (Figures: Bench README,
+/// "Issue 22".)
 struct CheckpointPacing: Hashable, Sendable {
   /// Records committed since the last checkpoint started that make the next one due.
   var records: Int

@@ -8,24 +8,22 @@ import CPrefetch
 /// records of a journal of the version written (`JournalFormat`), each a save that puts its
 /// machine in its slot or a delete that empties it.
 ///
-/// Made in two passes over the journal, a counting sort: the first checks each record's shape
-/// and counts the records of each row, the second lists each record's offset under its row, in
-/// journal order. `rewrite` then builds a row from its old body and its records, the latest
-/// change of a slot winning. No name is hashed, sorted or compared: a slot freed and taken again
-/// ends up holding what its last change says.
+/// Made in one pass over the journal, in order: it checks each record's shape and notes its
+/// offset as its slot's latest record, in a table of the slots of each row some record falls
+/// in. `rewrite` then builds a row from its old body and its slots' latest records, in slot
+/// order: only the change that wins is read, and records that lie all over the journal are read
+/// in an order known ahead (warmed). No name is hashed, sorted or compared: a slot freed and
+/// taken again ends up holding what its last change says.
 ///
-/// Memory: 4 bytes a record and 8 a row, and 16 bytes a cell of one row, freed with it. The
-/// records themselves stay in the journal, which must outlive this.
+/// Memory: 8 KiB a row some record falls in (4 bytes a slot of it), whatever the number of
+/// records, 8 bytes a row, and 16 bytes a cell of one row. The records themselves stay in the
+/// journal, which must outlive this.
 struct RowChanges: ~Copyable {
   /// The journal: its header and its records, each whole (written by this process, or found
   /// whole when it was opened).
   let journal: UnsafeRawBufferPointer
-  /// The records' offsets in `journal`, grouped by row, in journal order within each.
-  private let offsets: UnsafeMutablePointer<UInt32>
-  /// Where each row's records start in `offsets` (`rows + 1` entries).
-  private let starts: UnsafeMutablePointer<Int>
-  /// One past the highest row a record falls in.
-  private let rows: Int
+  /// Each row's slots' latest records (`LatestRecords`).
+  private let latest: LatestRecords
   /// The records read.
   let count: Int
   /// A row's cells while it is rewritten: each cell's machine, nil for an empty one.
@@ -40,54 +38,38 @@ struct RowChanges: ~Copyable {
   }
 
   /// The records of `journal` (under 4 GiB), read up to the first that does not fit, grouped
-  /// by row; `abandoned` is asked every 1,024 records of the first pass and once after it.
+  /// by row; `abandoned` is asked every 1,024 records and once after the last.
   init(journal: UnsafeRawBufferPointer, abandoned: (() -> Bool)? = nil) throws(Failure) {
     precondition(journal.count <= Int(UInt32.max), "a journal of 4 GiB or more")
-    self.journal = journal
-    var perRow: [Int] = []
+    var latest = LatestRecords()
     var count = 0
     var offset = JournalFormat.headerSize
-    while let record = Self.record(in: journal, at: offset) {
-      guard record.slot != JournalFormat.noSlot, record.tag == 1 || record.tag == 2 else {
-        throw .unslotted(offset: offset)
+    do throws(Failure) {
+      while let record = Self.record(in: journal, at: offset) {
+        guard record.slot != JournalFormat.noSlot, record.tag == 1 || record.tag == 2 else {
+          throw .unslotted(offset: offset)
+        }
+        latest.note(offset: offset, slot: record.slot)
+        count &+= 1
+        offset = record.next
+        if count & 1023 == 0 {
+          SharedCPU.yield()
+          if let abandoned, abandoned() { throw .abandoned }
+        }
       }
-      let row = ImageRow.row(of: record.slot)
-      if row >= perRow.count { perRow += repeatElement(0, count: row + 1 - perRow.count) }
-      perRow[row] &+= 1
-      count &+= 1
-      offset = record.next
-      if count & 1023 == 0 {
-        SharedCPU.yield()
-        if let abandoned, abandoned() { throw .abandoned }
-      }
+      if let abandoned, abandoned() { throw .abandoned }
+    } catch {
+      latest.deallocate()
+      throw error
     }
-    if let abandoned, abandoned() { throw .abandoned }
-    rows = perRow.count
+    self.journal = journal
+    self.latest = latest
     self.count = count
-    starts = .allocate(capacity: rows + 1)
-    starts[0] = 0
-    for row in 0..<rows { starts[row + 1] = starts[row] &+ perRow[row] }
-    // Each row's next free place, in memory of its own: an array written a million times
-    // checks its uniqueness and bounds every time.
-    let next = UnsafeMutablePointer<Int>.allocate(capacity: max(rows, 1))
-    defer { next.deallocate() }
-    next.initialize(from: starts, count: rows)
-    offsets = .allocate(capacity: max(count, 1))
-    offset = JournalFormat.headerSize
-    for index in 0..<count {
-      let record = Self.record(in: journal, at: offset).unsafelyUnwrapped
-      let row = ImageRow.row(of: record.slot)
-      offsets[next[row]] = UInt32(truncatingIfNeeded: offset)
-      next[row] &+= 1
-      offset = record.next
-      if index & 4095 == 0 { SharedCPU.yield() }
-    }
     cells = .allocate(capacity: ImageRow.slotsPerRow)
   }
 
   deinit {
-    offsets.deallocate()
-    starts.deallocate()
+    latest.deallocate()
     cells.deallocate()
   }
 
@@ -110,15 +92,16 @@ struct RowChanges: ~Copyable {
 
   /// Calls `body` with each row some record falls in, in ascending order.
   func forEachRow<Failure: Error>(_ body: (Int) throws(Failure) -> Void) throws(Failure) {
-    for row in 0..<rows where starts[row + 1] > starts[row] { try body(row) }
+    for row in 0..<latest.rows where latest.slots(ofRow: row) != nil { try body(row) }
   }
 
-  /// How many records ahead of the one it applies `rewrite` warms the cache for.
+  /// How many cells ahead of the one it applies `rewrite` warms the cache for that cell's
+  /// record.
   static let prefetchDistance = 16
 
   /// Writes row `row`'s new body into `body` (emptied first): the machines of `old` (its body
-  /// before this checkpoint, empty for a row not yet written) with the row's records applied
-  /// in the order they were journaled, in slot order. Returns how many machines it holds (0:
+  /// before this checkpoint, empty for a row not yet written) with each slot's latest record
+  /// applied, in slot order. Returns how many machines it holds (0:
   /// the row is to be deleted), or nil when `old` does not decode, or holds a cell at or past
   /// the row's end: damage.
   func rewrite(_ row: Int, old: UnsafeRawBufferPointer, into body: ByteBuffer) -> Int? {
@@ -127,16 +110,22 @@ struct RowChanges: ~Copyable {
     var reader = ImageRow.Reader(old)
     while let (cell, machine) = reader.next() { cells[cell] = machine.bytes }
     guard !reader.isDamaged else { return nil }
-    if row < rows {
-      let base = journal.baseAddress!
-      for index in starts[row]..<starts[row + 1] {
-        // A row's records lie all over the journal: warm the one `prefetchDistance` ahead
-        // (perhaps the next row's first), whose header would otherwise miss.
-        if index &+ Self.prefetchDistance < count {
-          millrace_prefetch(base + Int(offsets[index &+ Self.prefetchDistance]))
+    if let slots = latest.slots(ofRow: row) {
+      let base = journal.baseAddress.unsafelyUnwrapped
+      // The records lie all over the journal: warm the one `prefetchDistance` cells ahead,
+      // whose header would otherwise miss.
+      for cell in 0..<Self.prefetchDistance where slots[cell] != 0 {
+        millrace_prefetch(base + Int(slots[cell]))
+      }
+      for cell in 0..<ImageRow.slotsPerRow {
+        let ahead = cell &+ Self.prefetchDistance
+        if ahead < ImageRow.slotsPerRow, slots[ahead] != 0 {
+          millrace_prefetch(base + Int(slots[ahead]))
         }
-        let record = Self.record(in: journal, at: Int(offsets[index])).unsafelyUnwrapped
-        cells[ImageRow.cell(of: record.slot)] =
+        let offset = slots[cell]
+        guard offset != 0 else { continue }
+        let record = Self.record(in: journal, at: Int(offset)).unsafelyUnwrapped
+        cells[cell] =
           record.tag == 2
           ? nil : UnsafeRawBufferPointer(start: base + record.machine, count: record.machineCount)
       }
@@ -148,5 +137,63 @@ struct RowChanges: ~Copyable {
       machines &+= 1
     }
     return machines
+  }
+}
+
+/// The offset of each slot's latest record in a journal, for the rows some record falls in: a
+/// table of rows, each nil or `ImageRow.slotsPerRow` offsets (0: no record; a record never
+/// starts at 0, where the header is). Memory of its own, not arrays: a table written a million
+/// times would check its uniqueness and bounds every time. Freed by its owner
+/// (`deallocate()`).
+struct LatestRecords {
+  /// One past the highest row a record falls in.
+  private(set) var rows = 0
+  private var table: UnsafeMutablePointer<UnsafeMutablePointer<UInt32>?>?
+  private var capacity = 0
+
+  /// Notes the record at `offset` as `slot`'s latest.
+  @inline(__always)
+  mutating func note(offset: Int, slot: UInt32) {
+    let row = ImageRow.row(of: slot)
+    let slots: UnsafeMutablePointer<UInt32>
+    if row < rows, let known = table.unsafelyUnwrapped[row] {
+      slots = known
+    } else {
+      slots = addRow(row)
+    }
+    slots[ImageRow.cell(of: slot)] = UInt32(truncatingIfNeeded: offset)
+  }
+
+  /// Row `row`'s slots, made (none noted) and the table grown to hold it.
+  @inline(never)
+  private mutating func addRow(_ row: Int) -> UnsafeMutablePointer<UInt32> {
+    if row >= capacity {
+      let grown = max(row + 1, capacity * 2, 16)
+      let larger = UnsafeMutablePointer<UnsafeMutablePointer<UInt32>?>.allocate(capacity: grown)
+      larger.initialize(repeating: nil, count: grown)
+      if let table {
+        larger.moveInitialize(from: table, count: capacity)
+        table.deallocate()
+      }
+      (table, capacity) = (larger, grown)
+    }
+    rows = max(rows, row + 1)
+    if let known = table.unsafelyUnwrapped[row] { return known }
+    let slots = UnsafeMutablePointer<UInt32>.allocate(capacity: ImageRow.slotsPerRow)
+    slots.initialize(repeating: 0, count: ImageRow.slotsPerRow)
+    table.unsafelyUnwrapped[row] = slots
+    return slots
+  }
+
+  /// Row `row`'s slots' latest records' offsets (0: none), or nil when no record falls in it.
+  func slots(ofRow row: Int) -> UnsafeMutablePointer<UInt32>? {
+    row < rows ? table.unsafelyUnwrapped[row] : nil
+  }
+
+  /// Frees the table and its rows.
+  func deallocate() {
+    guard let table else { return }
+    for row in 0..<rows { table[row]?.deallocate() }
+    table.deallocate()
   }
 }

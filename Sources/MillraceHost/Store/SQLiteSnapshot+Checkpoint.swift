@@ -1,14 +1,14 @@
 import CSQLite
 
 extension SQLiteSnapshot {
-  /// One checkpoint's rewrite of the image, inside the open transaction: groups the journal's
-  /// records by row (`RowChanges`: each record's slot is its payload's last four bytes; a save's
-  /// machine lies between its tag and its slot, copied as it is) and writes each row they fall
-  /// in again: a row that had machines over its old row (its page kept), a new one inserted, an
+  /// One checkpoint's rewrite of the image, inside the open transaction: finds each slot's
+  /// latest record, by row (`RowChanges`: a record's slot is its payload's last four bytes; a
+  /// save's machine lies between its tag and its slot, copied as it is) and writes each row
+  /// they fall in again: a row that had machines over its old row (its page kept), a new one inserted, an
   /// emptied one deleted. Rows no record falls in stay as they are. A record without a slot, or
   /// whose tag is neither a save's nor a delete's, is damage.
   ///
-  /// Memory: 4 bytes a record, one row's old body and its new one.
+  /// Memory: 4 bytes a slot of the rows records fall in, one row's old body and its new one.
   func rewriteRows(journal: UnsafeRawBufferPointer, abandoned: (() -> Bool)?) throws(StoreError) {
     let changes = try changes(in: journal, abandoned: abandoned)
     var hook = mergeHook
