@@ -67,23 +67,36 @@ public func fuzzChunk(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 /// Checks `ImageRow.Reader` and `RowChanges.rewrite` on `input` as a row's body.
 private func checkRow(_ input: [UInt8]) {
   // A machine to save, as a chunk holds it: name "s", kind "k", state "x", no timers; and a
-  // journal of it saved into one cell of row 1 and a delete of another.
+  // journal of it saved into one cell of row 1, a delete of another, and a state record ("y")
+  // of a third, which must hold a machine in the old row (else the row is damaged).
   let saved: [UInt8] = [1, 0x73, 1, 0x6B, 1, 0x78, 0]
   let (savedCell, deletedCell) = (Int(input.first ?? 0) * 8, Int(input.last ?? 0) * 8 + 1)
+  let stateCell = (input.count / 2 % 256) * 8 + 2
   let records = ByteBuffer()
   JournalFormat.append(
     .save(StoredMachine(name: "s", kind: "k", state: "x")), slot: UInt32(2048 + savedCell),
     epoch: 1, to: records)
   JournalFormat.append(
     .delete(name: "d"), slot: UInt32(2048 + deletedCell), epoch: 1, to: records)
+  JournalFormat.appendState(slot: UInt32(2048 + stateCell), state: "y", epoch: 1, to: records)
   let journal = JournalFormat.header(epoch: 1) + records.bytes
   input.withUnsafeBytes { bytes in
     var reader = ImageRow.Reader(bytes)
     let again = ByteBuffer()
     var cells: [Int] = []
+    var stated: [UInt8]?
     while let (cell, machine) = reader.next() {
       ImageRow.append(cell: cell, machine: machine.bytes, to: again)
       cells.append(cell)
+      // The machine the state record changes: its parts with the state "y".
+      if cell == stateCell {
+        var at = 0
+        _ = ImageChunk.part(machine.bytes, at: &at)
+        _ = ImageChunk.part(machine.bytes, at: &at)
+        let head = Array(machine.bytes[..<at])
+        _ = ImageChunk.part(machine.bytes, at: &at)
+        stated = head + [1, 0x79] + Array(machine.bytes[at...])
+      }
     }
     let read = again.bytes
     check(read == Array(input.prefix(read.count)), "a row re-encoded differs from its bytes")
@@ -95,18 +108,22 @@ private func checkRow(_ input: [UInt8]) {
       "cells \(cells)")
     journal.withUnsafeBytes { journal in
       guard let changes = try? RowChanges(journal: journal) else {
-        return check(false, "the journal of two records is refused")
+        return check(false, "the journal of three records is refused")
       }
       let body = ByteBuffer()
       let machines = changes.rewrite(1, old: bytes, into: body)
-      check((machines == nil) == reader.isDamaged, "rewrite of a row damaged: \(reader.isDamaged)")
+      check(
+        (machines == nil) == (reader.isDamaged || stated == nil),
+        "rewrite of a row damaged: \(reader.isDamaged), its state cell: \(stated != nil)")
       guard let machines else { return }
       body.bytes.withUnsafeBytes { written in
         var rewritten = ImageRow.Reader(written)
         var found: [Int: [UInt8]] = [:]
         while let (cell, machine) = rewritten.next() { found[cell] = Array(machine.bytes) }
         check(!rewritten.isDamaged && found.count == machines, "the rewritten row reads whole")
-        check(found[savedCell] == saved && found[deletedCell] == nil, "the changes hold")
+        check(
+          found[savedCell] == saved && found[deletedCell] == nil && found[stateCell] == stated,
+          "the changes hold")
         let kept = Set(cells).subtracting([savedCell, deletedCell])
         check(kept.isSubset(of: found.keys), "the other cells are kept")
       }

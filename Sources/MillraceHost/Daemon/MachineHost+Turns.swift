@@ -127,7 +127,9 @@ extension MachineHost {
 
   /// Writes the turn's deletes and the records of the machines in `slots` (with
   /// `onlyChanged`, those still marked changed, each once) in one commit; returns whether it
-  /// held. A failed commit leaves every listed live machine marked, to be written again.
+  /// held. A machine whose last record is a save without timers and that has none now is
+  /// written as its state alone (`DirectoryEntry.isStoredPlain`). A failed commit leaves every
+  /// listed live machine marked, to be written again.
   func persist(into store: MachineStore, slots: [UInt32], onlyChanged: Bool) -> Bool {
     // Read once, and only if a machine has timer deadlines to store (most turns have none).
     // The closure is passed as written (non-escaping): no box for `now`.
@@ -145,8 +147,11 @@ extension MachineHost {
         // turn) is written once.
         entry.pointee.isChanged = false
         let kind = slot(entry.pointee.kind)
-        try entry.withName { (name) throws(StoreError) in
-          try kind.operations.save(entry.pointee.id(slot: index), name, kind.kind.name, store) {
+        let id = entry.pointee.id(slot: index)
+        // A machine stored without timers that has none now: its state alone.
+        if entry.pointee.isStoredPlain && kind.operations.saveState(id, store) { continue }
+        entry.pointee.isStoredPlain = try entry.withName { (name) throws(StoreError) in
+          try kind.operations.save(id, name, kind.kind.name, store) {
             if let now { return now }
             let time = clock()
             now = time
@@ -158,6 +163,10 @@ extension MachineHost {
       commitCount += 1
       return true
     } catch {
+      // The store may hold none of the saves written: state records must not follow them.
+      for index in slots where directory.entry(index).pointee.isTaken {
+        directory.entry(index).pointee.isStoredPlain = false
+      }
       commitFailed(error)
       return false
     }

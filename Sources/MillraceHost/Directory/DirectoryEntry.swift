@@ -36,6 +36,11 @@ struct DirectoryEntry {
   static let bytesOffset = 16
   /// Flag: the machine changed in this turn and is listed in the host's dirty list.
   static let changed: UInt8 = 1
+  /// Flag: the store's last record of the machine (in the commit that holds, or in the open
+  /// turn) is a save without timers, so that a change of its state alone can be journaled as
+  /// a state record (`MachineStore.saveState`). Set by the host's commit only; cleared with
+  /// the entry, and by a commit that failed.
+  static let storedPlain: UInt8 = 2
 
   /// Whether a machine holds the entry.
   var isTaken: Bool { length != 0 }
@@ -44,6 +49,13 @@ struct DirectoryEntry {
   var isChanged: Bool {
     get { flags & Self.changed != 0 }
     set { flags = newValue ? flags | Self.changed : flags & ~Self.changed }
+  }
+
+  /// Whether the store's last record of the machine is a save without timers
+  /// (`storedPlain`).
+  var isStoredPlain: Bool {
+    get { flags & Self.storedPlain != 0 }
+    set { flags = newValue ? flags | Self.storedPlain : flags & ~Self.storedPlain }
   }
 
   /// Whether the name is on the heap rather than inline.

@@ -83,7 +83,7 @@ public struct HostedMachine {
     guard let operations else { return }
     try UTF8Text.withBytes(of: name) { name in
       Result { () throws(StoreError) in
-        try operations.save(
+        _ = try operations.save(
           id, UnsafeRawBufferPointer(start: name.baseAddress, count: name.count), kind, store,
           clock)
       }

@@ -42,10 +42,15 @@ final class KindOperations {
   /// machine's name and kind name.
   let stored: (MachineID, _ name: String, _ kind: String, HostClock) -> StoredMachine?
   /// Saves the record into the store's open turn, the fastest way for the machine: without
-  /// timers no record is built and `clock` is not asked.
+  /// timers no record is built and `clock` is not asked. Returns whether the record saved
+  /// holds no timers (false also when the machine is gone and nothing was saved).
   let save:
     (MachineID, _ name: UnsafeRawBufferPointer, _ kind: String, MachineStore, () -> HostClock)
-      throws(StoreError) -> Void
+      throws(StoreError) -> Bool
+  /// Saves the machine's state alone into the store's open turn (`MachineStore.saveState`),
+  /// when it has no effect in flight (so no timer); returns whether it did. For a machine
+  /// whose last record in the store is a save without timers.
+  let saveState: (MachineID, MachineStore) -> Bool
   /// Re-creates stored timers; a problem per timer that could not be restored (named by the
   /// machine's name and kind).
   let restore: (MachineID, _ name: String, _ kind: String, [StoredTimer], HostClock) -> [String]
@@ -125,13 +130,22 @@ final class KindOperations {
     }
     self.stored = stored
     save = { id, name, kind, store, clock throws(StoreError) in
-      guard let handle = lookup.handle(id), let state = handle.state else { return }
+      guard let handle = lookup.handle(id), let state = handle.state else { return false }
       // Most machines have no effect in flight: no record built, no timer snapshot.
       guard handle.effectsInFlight > 0 else {
-        return store.save(
+        store.save(
           slot: id.index, nameUTF8: name, kind: kind, state: codec.formatStoredState(state))
+        return true
       }
       try Self.saveWithTimers(stored, id, name: name, kind: kind, into: store, clock)
+      return false
+    }
+    saveState = { id, store in
+      guard let handle = lookup.handle(id), let state = handle.state,
+        handle.effectsInFlight == 0
+      else { return false }
+      store.saveState(slot: id.index, state: codec.formatStoredState(state))
+      return true
     }
     restore = { [unowned runtime] id, name, kind, timers, clock in
       Self.restore(

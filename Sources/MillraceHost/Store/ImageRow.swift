@@ -39,6 +39,35 @@ enum ImageRow {
     }
   }
 
+  /// Appends the machine in `cell` as `append(cell:machine:to:)` does, but with `state` (a
+  /// part: its varint count and its bytes) in place of its own state. Returns false, having
+  /// appended nothing, when `machine` is not one machine's parts (damage).
+  static func append(
+    cell: Int, machine: UnsafeRawBufferPointer, state: UnsafeRawBufferPointer,
+    to body: ByteBuffer
+  ) -> Bool {
+    var at = 0
+    guard ImageChunk.part(machine, at: &at) != nil, ImageChunk.part(machine, at: &at) != nil
+    else { return false }
+    let stateStart = at
+    guard ImageChunk.part(machine, at: &at) != nil else { return false }
+    let head = UnsafeRawBufferPointer(rebasing: machine[..<stateStart])
+    let tail = UnsafeRawBufferPointer(rebasing: machine[at...])
+    body.append(length: slotBytes + head.count + state.count + tail.count) { start in
+      writeCell(cell, at: start)
+      var cursor = UnsafeMutableRawPointer(start + slotBytes)
+      func copy(_ part: UnsafeRawBufferPointer) {
+        guard let from = part.baseAddress else { return }
+        cursor.copyMemory(from: from, byteCount: part.count)
+        cursor += part.count
+      }
+      copy(head)
+      copy(state)
+      copy(tail)
+    }
+    return true
+  }
+
   /// Appends a cell's slot bits (`UInt16`, little-endian) to `body`, the machine to follow.
   @inline(__always)
   static func appendCell(_ cell: Int, to body: ByteBuffer) {

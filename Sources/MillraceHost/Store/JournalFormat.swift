@@ -4,7 +4,7 @@ import CChecksum
   import MillraceWire  // ByteBuffer (the fuzz target compiles ByteBuffer.swift in)
 #endif
 
-/// The journal's byte format, little-endian: a 16-byte header, `MRJRNL06` and the epoch
+/// The journal's byte format, little-endian: a 16-byte header, `MRJRNL07` and the epoch
 /// (UInt64), then records of `payload length (UInt32) | epoch (low 32 bits, UInt32) | CRC-32C
 /// of the payload (UInt32) | payload`.
 ///
@@ -12,28 +12,36 @@ import CChecksum
 /// file, so records of earlier epochs (and zeros) follow the current ones, and reading stops at
 /// the first record that is not whole, correct and of the header's epoch.
 ///
-/// A payload is `1, name, kind, state, timers, slot` for a save or `2, name, slot` for a
-/// delete, each part a varint byte count (`LEB128`, shortest form) and its bytes: texts UTF-8,
-/// timers in their compact form (`TimerEncoding`); the slot is the machine's store slot
-/// (`UInt32`, its runtime index in the daemon), last so that it is found without parsing the
-/// parts. Between its tag and its slot, a save is the
-/// machine exactly as an image chunk holds it (`ImageChunk`), so that a checkpoint copies it as
-/// it is. Version 5 (`MRJRNL05`), the same without the slot, still reads, and is what a `DUMP`
-/// writes (`MachineDump`: a machine leaving its node has no slot to keep). Version 4
-/// (`MRJRNL04`) still reads: its parts' counts are `UInt32`. Version 3 (`MRJRNL03`) is version 4
-/// with FNV-1a checksums. Version 2 (`MRJRNL02`, written before the compact form) has timers of
-/// `UInt32 count | timer*`, a timer being `input, repeats (UInt8), span (Int64), deadline flags
-/// (UInt8: 1 has a deadline, 2 has the time remaining), deadline (Int64), [remaining (Int64)
-/// when flag 2], queue (UInt8), effect id (UInt64)`. Only version 6 is written to the journal;
-/// a journal of an earlier version is read at start, its changes written again in version 6
-/// and checkpointed.
+/// A payload is `1, name, kind, state, timers, slot` for a save, `2, name, slot` for a
+/// delete, or `3, state, slot` for a change of state alone, each part a varint byte count
+/// (`LEB128`, shortest form) and its bytes: texts UTF-8, timers in their compact form
+/// (`TimerEncoding`); the slot is the machine's store slot (`UInt32`, its runtime index in the
+/// daemon), last so that it is found without parsing the parts. Between its tag and its slot,
+/// a save is the machine exactly as an image chunk holds it (`ImageChunk`), so that a
+/// checkpoint copies it as it is. A state record says that the machine in the slot, as its
+/// last save there (in the journal or the image) holds it, took the state: its name, kind and
+/// timers are that save's (the daemon writes one only for a machine whose last save holds no
+/// timers and that has none now, `DirectoryEntry.isStoredPlain`); a state record for a slot
+/// without a machine is damage. Version 6 (`MRJRNL06`), the same without state records, still
+/// reads as it is. Version 5 (`MRJRNL05`), saves and deletes without the slot, still reads,
+/// and is what a `DUMP` writes (`MachineDump`: a machine leaving its node has no slot to keep).
+/// Version 4 (`MRJRNL04`) still reads: its parts' counts are `UInt32`. Version 3 (`MRJRNL03`)
+/// is version 4 with FNV-1a checksums. Version 2 (`MRJRNL02`, written before the compact form)
+/// has timers of `UInt32 count | timer*`, a timer being `input, repeats (UInt8), span (Int64),
+/// deadline flags (UInt8: 1 has a deadline, 2 has the time remaining), deadline (Int64),
+/// [remaining (Int64) when flag 2], queue (UInt8), effect id (UInt64)`. Only version 7 is
+/// written to the journal; a journal of a version before 6 is read at start, its changes
+/// written again with slots and checkpointed.
 enum JournalFormat {
   /// The version written.
-  static let version = 6
+  static let version = 7
   /// The versions read.
-  static let versions = 2...6
-  /// The first version whose records end with the machine's slot.
+  static let versions = 2...7
+  /// The first version whose records end with the machine's slot: a journal of it or later
+  /// is checkpointed as it is.
   static let slottedVersion = 6
+  /// The first version with state records.
+  static let stateVersion = 7
   /// What `JournalRecord.slot` holds for a record of a version before 6, which has no slot.
   /// The store never writes it (a change made by name gets its slot from `SlotsByName`); a
   /// checkpoint takes a record of the version written that holds it for damage.
@@ -86,8 +94,9 @@ enum JournalFormat {
   /// The epoch in a journal's first bytes, or nil when they are not a journal header.
   static func epoch(ofHeader bytes: UnsafeRawBufferPointer) -> UInt64? { header(of: bytes)?.epoch }
 
-  private static let saveTag: UInt8 = 1
-  private static let deleteTag: UInt8 = 2
+  static let saveTag: UInt8 = 1
+  static let deleteTag: UInt8 = 2
+  static let stateTag: UInt8 = 3
 
   /// Appends `change` as one record with `slot` (the version written), or without one
   /// (nil: version 5, as a dump is written).
@@ -134,6 +143,16 @@ enum JournalFormat {
       write(deleteTag, at: &cursor)
       ImageChunk.write(name, at: &cursor)
       if let slot { write(slot, at: &cursor) }
+    }
+  }
+
+  /// Appends the record of the machine in `slot` taking `state`, its name, kind and timers
+  /// those of its last save (a state record, above).
+  static func appendState(slot: UInt32, state: String, epoch: UInt64, to buffer: ByteBuffer) {
+    appendRecord(payload: 1 + textSize(state) + slotSize, epoch: epoch, to: buffer) { cursor in
+      write(stateTag, at: &cursor)
+      ImageChunk.write(state, at: &cursor)
+      write(slot, at: &cursor)
     }
   }
 
@@ -243,8 +262,8 @@ enum JournalFormat {
   }
 
   /// The parts of a payload of `version` (5 or later), in place; nil when it is not exactly
-  /// one save or one delete (its texts and timers are not checked: `JournalRecord.change`
-  /// does). A version 5 record's slot is `noSlot`.
+  /// one save, one delete or (from version 7) one state record (its texts and timers are not
+  /// checked: `JournalRecord.isValid` does). A version 5 record's slot is `noSlot`.
   @inline(__always)
   static func record(
     _ whole: UnsafeRawBufferPointer, version: Int = version
@@ -275,6 +294,12 @@ enum JournalFormat {
       return JournalRecord(
         isDelete: false, slot: slot, name: name, kind: kind, state: state, timers: timers,
         encoded: UnsafeRawBufferPointer(start: payload.baseAddress! + 1, count: at &- 1))
+    case stateTag where version >= stateVersion:
+      // Its one part, read as `name` above, is the state.
+      guard at == payload.count else { return nil }
+      return JournalRecord(
+        isDelete: false, slot: slot, name: none, kind: none, state: name, timers: none,
+        encoded: none, isStateChange: true)
     default:
       return nil
     }

@@ -182,7 +182,7 @@ public final class MachineStore {
       cutOff = cutOff || cut
       if count > 0 { recovered.append(file) }
     }
-    if recovered.contains(where: { $0.version != JournalFormat.version }) {
+    if recovered.contains(where: { $0.version < JournalFormat.slottedVersion }) {
       let slots = try SlotsByName(snapshot)
       for file in recovered {
         let records = ByteBuffer()
@@ -300,6 +300,18 @@ public final class MachineStore {
   ) {
     forgetSlotsByName()
     appendSave(slot: slot, nameUTF8: name, kind: kind, state: state, timers: timers)
+  }
+
+  /// Writes that the machine in store slot `slot` took `state`, its name, kind and timers
+  /// staying those of its last save in the slot (a state record, `JournalFormat`): for a
+  /// machine whose last save holds no timers and that has none now. A slot without a saved
+  /// machine makes the next checkpoint fail (damage). As a write by slot, it makes the store
+  /// forget the slots it kept by name (`save(slot:...)`).
+  public func saveState(slot: UInt32, state: String) {
+    forgetSlotsByName()
+    inTransaction = true
+    JournalFormat.appendState(slot: slot, state: state, epoch: journal.epoch, to: turnBytes)
+    turnRecords += 1
   }
 
   /// Appends a save to the turn's records.

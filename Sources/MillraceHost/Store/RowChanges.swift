@@ -5,18 +5,19 @@ import CPrefetch
 #endif
 
 /// A checkpoint's changes to an image indexed by store slot (`ImageRow`), grouped by row: the
-/// records of a journal of the version written (`JournalFormat`), each a save that puts its
-/// machine in its slot or a delete that empties it.
+/// records of a journal of version 6 or later (`JournalFormat`), each a save that puts its
+/// machine in its slot, a delete that empties it, or a state record that changes the state of
+/// the machine in it.
 ///
 /// Made in one pass over the journal, in order: it checks each record's shape and notes its
-/// offset as its slot's latest record, in a table of the slots of each row some record falls
-/// in. `rewrite` then builds a row from its old body and its slots' latest records, in slot
-/// order: only the change that wins is read, and records that lie all over the journal are read
-/// in an order known ahead (warmed). No name is hashed, sorted or compared: a slot freed and
-/// taken again ends up holding what its last change says.
+/// offset as its slot's latest save or delete, or as its latest state record since, in a table
+/// of the slots of each row some record falls in. `rewrite` then builds a row from its old
+/// body and those records, in slot order: only the changes that win are read, and records that
+/// lie all over the journal are read in an order known ahead (warmed). No name is hashed,
+/// sorted or compared: a slot freed and taken again ends up holding what its last change says.
 ///
-/// Memory: 8 KiB a row some record falls in (4 bytes a slot of it), whatever the number of
-/// records, 8 bytes a row, and 16 bytes a cell of one row. The records themselves stay in the
+/// Memory: 16 KiB a row some record falls in (8 bytes a slot of it), whatever the number of
+/// records, 8 bytes a row, and 32 bytes a cell of one row. The records themselves stay in the
 /// journal, which must outlive this.
 struct RowChanges: ~Copyable {
   /// The journal: its header and its records, each whole (written by this process, or found
@@ -26,8 +27,10 @@ struct RowChanges: ~Copyable {
   private let latest: LatestRecords
   /// The records read.
   let count: Int
-  /// A row's cells while it is rewritten: each cell's machine, nil for an empty one.
+  /// A row's cells while it is rewritten: each cell's machine, nil for an empty one, and the
+  /// state that replaces its own (a state record's part), nil for none.
   private let cells: UnsafeMutablePointer<UnsafeRawBufferPointer?>
+  private let states: UnsafeMutablePointer<UnsafeRawBufferPointer?>
 
   /// Why a journal cannot be read as changes by slot.
   enum Failure: Error, Equatable {
@@ -46,10 +49,11 @@ struct RowChanges: ~Copyable {
     var offset = JournalFormat.headerSize
     do throws(Failure) {
       while let record = Self.record(in: journal, at: offset) {
-        guard record.slot != JournalFormat.noSlot, record.tag == 1 || record.tag == 2 else {
+        guard record.slot != JournalFormat.noSlot, (1...3).contains(record.tag) else {
           throw .unslotted(offset: offset)
         }
-        latest.note(offset: offset, slot: record.slot)
+        latest.note(
+          offset: offset, slot: record.slot, isState: record.tag == JournalFormat.stateTag)
         count &+= 1
         offset = record.next
         if count & 1023 == 0 {
@@ -66,15 +70,17 @@ struct RowChanges: ~Copyable {
     self.latest = latest
     self.count = count
     cells = .allocate(capacity: ImageRow.slotsPerRow)
+    states = .allocate(capacity: ImageRow.slotsPerRow)
   }
 
   deinit {
     latest.deallocate()
     cells.deallocate()
+    states.deallocate()
   }
 
-  /// The record at `offset` of `journal`: its tag, slot, where its machine (a save's) starts
-  /// and how many bytes it takes, and where the next record starts; nil when no record fits
+  /// The record at `offset` of `journal`: its tag, slot, where its machine (a save's; a state
+  /// record's state part) starts and how many bytes it takes, and where the next record starts; nil when no record fits
   /// there (the end of the records).
   @inline(__always)
   private static func record(in journal: UnsafeRawBufferPointer, at offset: Int) -> (
@@ -100,60 +106,81 @@ struct RowChanges: ~Copyable {
   static let prefetchDistance = 16
 
   /// Writes row `row`'s new body into `body` (emptied first): the machines of `old` (its body
-  /// before this checkpoint, empty for a row not yet written) with each slot's latest record
-  /// applied, in slot order. Returns how many machines it holds (0:
-  /// the row is to be deleted), or nil when `old` does not decode, or holds a cell at or past
-  /// the row's end: damage.
+  /// before this checkpoint, empty for a row not yet written) with each slot's latest save or
+  /// delete applied, and then its latest state record, in slot order. Returns how many
+  /// machines it holds (0: the row is to be deleted), or nil when `old` does not decode, holds
+  /// a cell at or past the row's end, or a state record falls in a slot without a machine:
+  /// damage.
   func rewrite(_ row: Int, old: UnsafeRawBufferPointer, into body: ByteBuffer) -> Int? {
     body.removeAll(keepingCapacityUpTo: .max)
     cells.initialize(repeating: nil, count: ImageRow.slotsPerRow)
+    states.initialize(repeating: nil, count: ImageRow.slotsPerRow)
     var reader = ImageRow.Reader(old)
     while let (cell, machine) = reader.next() { cells[cell] = machine.bytes }
     guard !reader.isDamaged else { return nil }
     if let slots = latest.slots(ofRow: row) {
       let base = journal.baseAddress.unsafelyUnwrapped
-      // The records lie all over the journal: warm the one `prefetchDistance` cells ahead,
-      // whose header would otherwise miss.
-      for cell in 0..<Self.prefetchDistance where slots[cell] != 0 {
-        millrace_prefetch(base + Int(slots[cell]))
-      }
+      // The records lie all over the journal: warm those `prefetchDistance` cells ahead,
+      // whose headers would otherwise miss.
+      for cell in 0..<Self.prefetchDistance { warm(slots, cell, base) }
       for cell in 0..<ImageRow.slotsPerRow {
-        let ahead = cell &+ Self.prefetchDistance
-        if ahead < ImageRow.slotsPerRow, slots[ahead] != 0 {
-          millrace_prefetch(base + Int(slots[ahead]))
+        if cell &+ Self.prefetchDistance < ImageRow.slotsPerRow {
+          warm(slots, cell &+ Self.prefetchDistance, base)
         }
-        let offset = slots[cell]
-        guard offset != 0 else { continue }
-        let record = Self.record(in: journal, at: Int(offset)).unsafelyUnwrapped
-        cells[cell] =
-          record.tag == 2
-          ? nil : UnsafeRawBufferPointer(start: base + record.machine, count: record.machineCount)
+        let (change, state) = (slots[2 &* cell], slots[2 &* cell &+ 1])
+        if change != 0 {
+          let record = Self.record(in: journal, at: Int(change)).unsafelyUnwrapped
+          cells[cell] =
+            record.tag == JournalFormat.deleteTag
+            ? nil : UnsafeRawBufferPointer(start: base + record.machine, count: record.machineCount)
+        }
+        guard state != 0 else { continue }
+        guard cells[cell] != nil else { return nil }
+        let record = Self.record(in: journal, at: Int(state)).unsafelyUnwrapped
+        states[cell] = UnsafeRawBufferPointer(
+          start: base + record.machine, count: record.machineCount)
       }
     }
     var machines = 0
     for cell in 0..<ImageRow.slotsPerRow {
       guard let machine = cells[cell] else { continue }
-      ImageRow.append(cell: cell, machine: machine, to: body)
+      if let state = states[cell] {
+        guard ImageRow.append(cell: cell, machine: machine, state: state, to: body) else {
+          return nil
+        }
+      } else {
+        ImageRow.append(cell: cell, machine: machine, to: body)
+      }
       machines &+= 1
     }
     return machines
   }
+
+  /// Warms the headers of the records `slots` notes for `cell`.
+  @inline(__always)
+  private func warm(
+    _ slots: UnsafeMutablePointer<UInt32>, _ cell: Int, _ base: UnsafeRawPointer
+  ) {
+    if slots[2 &* cell] != 0 { millrace_prefetch(base + Int(slots[2 &* cell])) }
+    if slots[2 &* cell &+ 1] != 0 { millrace_prefetch(base + Int(slots[2 &* cell &+ 1])) }
+  }
 }
 
-/// The offset of each slot's latest record in a journal, for the rows some record falls in: a
-/// table of rows, each nil or `ImageRow.slotsPerRow` offsets (0: no record; a record never
-/// starts at 0, where the header is). Memory of its own, not arrays: a table written a million
-/// times would check its uniqueness and bounds every time. Freed by its owner
-/// (`deallocate()`).
+/// The offsets of each slot's latest save or delete and of its latest state record since, in a
+/// journal, for the rows some record falls in: a table of rows, each nil or
+/// `ImageRow.slotsPerRow` pairs of offsets (0: no record; a record never starts at 0, where the
+/// header is). Memory of its own, not arrays: a table written a million times would check its
+/// uniqueness and bounds every time. Freed by its owner (`deallocate()`).
 struct LatestRecords {
   /// One past the highest row a record falls in.
   private(set) var rows = 0
   private var table: UnsafeMutablePointer<UnsafeMutablePointer<UInt32>?>?
   private var capacity = 0
 
-  /// Notes the record at `offset` as `slot`'s latest.
+  /// Notes the record at `offset` as `slot`'s latest state record (`isState`), or as its
+  /// latest save or delete, which no state record follows yet.
   @inline(__always)
-  mutating func note(offset: Int, slot: UInt32) {
+  mutating func note(offset: Int, slot: UInt32, isState: Bool) {
     let row = ImageRow.row(of: slot)
     let slots: UnsafeMutablePointer<UInt32>
     if row < rows, let known = table.unsafelyUnwrapped[row] {
@@ -161,7 +188,13 @@ struct LatestRecords {
     } else {
       slots = addRow(row)
     }
-    slots[ImageRow.cell(of: slot)] = UInt32(truncatingIfNeeded: offset)
+    let pair = slots + 2 &* ImageRow.cell(of: slot)
+    let value = UInt32(truncatingIfNeeded: offset)
+    if isState {
+      pair[1] = value
+    } else {
+      (pair[0], pair[1]) = (value, 0)
+    }
   }
 
   /// Row `row`'s slots, made (none noted) and the table grown to hold it.
@@ -179,13 +212,14 @@ struct LatestRecords {
     }
     rows = max(rows, row + 1)
     if let known = table.unsafelyUnwrapped[row] { return known }
-    let slots = UnsafeMutablePointer<UInt32>.allocate(capacity: ImageRow.slotsPerRow)
-    slots.initialize(repeating: 0, count: ImageRow.slotsPerRow)
+    let slots = UnsafeMutablePointer<UInt32>.allocate(capacity: 2 * ImageRow.slotsPerRow)
+    slots.initialize(repeating: 0, count: 2 * ImageRow.slotsPerRow)
     table.unsafelyUnwrapped[row] = slots
     return slots
   }
 
-  /// Row `row`'s slots' latest records' offsets (0: none), or nil when no record falls in it.
+  /// Row `row`'s slots' records, two offsets a cell (its latest save or delete, its latest
+  /// state record since; 0 for none), or nil when no record falls in it.
   func slots(ofRow row: Int) -> UnsafeMutablePointer<UInt32>? {
     row < rows ? table.unsafelyUnwrapped[row] : nil
   }

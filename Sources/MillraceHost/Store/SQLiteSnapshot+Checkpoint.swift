@@ -6,7 +6,8 @@ extension SQLiteSnapshot {
   /// save's machine lies between its tag and its slot, copied as it is) and writes each row
   /// they fall in again: a row that had machines over its old row (its page kept), a new one inserted, an
   /// emptied one deleted. Rows no record falls in stay as they are. A record without a slot, or
-  /// whose tag is neither a save's nor a delete's, is damage.
+  /// whose tag is not a save's, a delete's or a state record's, is damage, and so is a state
+  /// record of a slot without a machine.
   ///
   /// Memory: 4 bytes a slot of the rows records fall in, one row's old body and its new one.
   func rewriteRows(journal: UnsafeRawBufferPointer, abandoned: (() -> Bool)?) throws(StoreError) {
@@ -25,7 +26,9 @@ extension SQLiteSnapshot {
         ? holdOldBody(try self.body(of: row)) : UnsafeRawBufferPointer(start: nil, count: 0)
       database.reset(selectBody)
       guard let machines = changes.rewrite(row, old: old, into: body) else {
-        throw damage("row \(row) does not decode (damaged)")
+        throw damage(
+          "row \(row) does not decode, or a state record falls in a slot of it with no machine"
+            + " (damaged)")
       }
       try write(row: row, machines: machines, existed: existed)
       setRowMachines(machines, at: row)

@@ -116,7 +116,9 @@ final class TurnJournal {
   /// whole ones. (Opening a journal left by a crash.)
   func recover() -> (records: Int, cutOff: Bool) {
     let (records, valid, cutOff) = withBytes(count: capacity) { bytes in
-      if version == JournalFormat.version { return JournalFormat.scan(bytes, epoch: epoch) }
+      if version >= JournalFormat.slottedVersion {
+        return JournalFormat.scan(bytes, epoch: epoch)
+      }
       let (changes, length, cutOff) = JournalFormat.decode(bytes, epoch: epoch, version: version)
       return (changes.count, length, cutOff)
     }

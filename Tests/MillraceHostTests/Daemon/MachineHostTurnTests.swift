@@ -55,6 +55,25 @@ final class MachineHostTurnTests {
     }
   }
 
+  /// The journal's current records, as text: `save NAME STATE [timers]`, `state STATE` (a
+  /// state record) or `delete NAME`.
+  private func records() throws -> [String] {
+    let bytes = try Data(contentsOf: URL(fileURLWithPath: directory + "/machines.journal"))
+    var records: [String] = []
+    bytes.withUnsafeBytes { bytes in
+      JournalFormat.forEachRecord(bytes, epoch: JournalFormat.epoch(ofHeader: bytes) ?? 0) {
+        let text = { (bytes: UnsafeRawBufferPointer) in String(decoding: bytes, as: UTF8.self) }
+        records.append(
+          $0.isStateChange
+            ? "state \(text($0.state))"
+            : $0.isDelete
+              ? "delete \(text($0.name))"
+              : "save \(text($0.name)) \(text($0.state))" + ($0.timers.isEmpty ? "" : " timers"))
+      }
+    }
+    return records
+  }
+
   private func post(_ input: String, to name: String) {
     #expect(host.machine(name)?.post(input, tag: .none) == .accepted)
   }
@@ -69,12 +88,43 @@ final class MachineHostTurnTests {
     post("inc", to: "c")
     runtime.dispatch()
     _ = host.finishTurn()
-    let states = try journal().map { change -> String in
-      guard case .save(let machine) = change else { return "delete" }
-      return machine.state
-    }
-    #expect(states == ["0", "3", "4"])
+    // Saved whole once, then its state alone: its name, kind and timers are the save's.
+    #expect(try records() == ["save c 0", "state 3", "state 4"])
     #expect(clockRead() == 0)
+  }
+
+  @Test("a state alone only after a save without timers, and while the machine has none")
+  func stateRecords() throws {
+    let driver = ManualDriver(runtime: runtime)
+    _ = try host.spawn(kind: "alarm", name: "a", state: nil).get()
+    _ = host.finishTurn()
+    for step in ["arm", "ring", nil, "ring"] {
+      // arm: a timer, saved whole with it; ring by hand: the timer still pending, whole again;
+      // the timer fires: whole, without it; ring again: now its state alone.
+      if let step { post(step, to: "a") } else { driver.advance(by: .seconds(61)) }
+      runtime.dispatch()
+      _ = host.finishTurn()
+    }
+    #expect(
+      try records() == [
+        "save a idle", "save a arm timers", "save a ring timers", "save a ring", "state ring",
+      ])
+  }
+
+  @Test("a failed commit makes the next record of each machine it held a whole save")
+  func stateAfterAFailedCommit() throws {
+    _ = try host.spawn(kind: "counter", name: "c", state: nil).get()
+    _ = try host.spawn(kind: "counter", name: "d", state: nil).get()
+    _ = host.finishTurn()
+    let c = try #require(host.directory.slot(of: "c"))
+    #expect(host.directory.entry(c).pointee.isStoredPlain)
+    // The commit fails: the store may hold none of the turn's saves.
+    post("inc", to: "c")
+    runtime.dispatch()
+    try host.store?.close()  // commits are refused from now on
+    #expect(host.finishTurn().refusal != nil)
+    #expect(!host.directory.entry(c).pointee.isStoredPlain)
+    #expect(host.directory.entry(c).pointee.isChanged)
   }
 
   @Test("a machine killed in its turn leaves its delete only; timers read the clock once a turn")

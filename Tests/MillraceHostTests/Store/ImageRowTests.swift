@@ -72,20 +72,43 @@ struct ImageRowTests {
     #expect(Self.read(Array(whole.dropLast(1))) == (["1 a on"], true))
   }
 
-  /// The rows a journal of `changes` (each a slot and the name and state of a `toggle` saved
-  /// in it, or nil for a delete, in journal order) makes of `old` (rows by number): each row's
-  /// cells read back, rows left empty absent; and the rows whose old body is damaged.
+  /// A change of a slot in a journal: a `toggle` saved, the slot's machine deleted, or its
+  /// state alone (a state record).
+  enum Change {
+    case save(name: String, state: String)
+    case delete
+    case state(String)
+  }
+
+  /// `apply(records:to:)` of saves (a name and state) and deletes (nil).
   static func apply(
     _ changes: [(slot: UInt32, machine: (name: String, state: String)?)], to old: [Int: [UInt8]]
   ) -> (rows: [Int: [String]], damaged: [Int]) {
+    apply(
+      records: changes.map {
+        ($0.slot, $0.machine.map { .save(name: $0.name, state: $0.state) } ?? .delete)
+      },
+      to: old)
+  }
+
+  /// The rows a journal of `changes` (in journal order) makes of `old` (rows by number): each
+  /// row's cells read back, rows left empty absent; and the rows whose old body is damaged or
+  /// that a state record of an empty slot damages.
+  static func apply(
+    records changes: [(slot: UInt32, change: Change)], to old: [Int: [UInt8]]
+  ) -> (rows: [Int: [String]], damaged: [Int]) {
     let records = ByteBuffer()
-    for (slot, machine) in changes {
-      let change =
-        machine.map {
-          JournalChange.save(StoredMachine(name: $0.name, kind: "toggle", state: $0.state))
-        }
-        ?? .delete(name: "gone")
-      JournalFormat.append(change, slot: slot, epoch: 1, to: records)
+    for (slot, change) in changes {
+      switch change {
+      case .save(let name, let state):
+        JournalFormat.append(
+          .save(StoredMachine(name: name, kind: "toggle", state: state)), slot: slot, epoch: 1,
+          to: records)
+      case .delete:
+        JournalFormat.append(.delete(name: "gone"), slot: slot, epoch: 1, to: records)
+      case .state(let state):
+        JournalFormat.appendState(slot: slot, state: state, epoch: 1, to: records)
+      }
     }
     let journal = JournalFormat.header(epoch: 1) + records.bytes
     return journal.withUnsafeBytes { bytes in
@@ -121,6 +144,46 @@ struct ImageRowTests {
     #expect(damaged.rows == [:] && damaged.damaged == [0])
   }
 
+  @Test("a state record changes the state of its slot's last save, in the journal or the row")
+  func stateRecords() {
+    let old = [0: Self.body([(1, Self.machine("x", "on")), (7, Self.machine("y", "on"))])]
+    let result = Self.apply(
+      records: [
+        (1, .state("off")), (7, .save(name: "b", state: "on")), (7, .state("mid")),
+        (7, .state("off")), (9, .save(name: "c", state: "on")), (9, .state("off")),
+        (9, .save(name: "c", state: "new")), (2048 + 3, .save(name: "d", state: "on")),
+        (2048 + 3, .state("off")), (2048 + 3, .delete),
+      ], to: old)
+    #expect(result.rows == [0: ["1 x off", "7 b off", "9 c new"]] && result.damaged.isEmpty)
+    // A state record of a slot without a machine is damage, whether never saved or deleted.
+    #expect(Self.apply(records: [(5, .state("on"))], to: old).damaged == [0])
+    #expect(Self.apply(records: [(1, .delete), (1, .state("on"))], to: old).damaged == [0])
+    // A machine with timers keeps them under a new state.
+    let timers = [
+      StoredTimer(
+        input: "ring", repeats: false, spanNanoseconds: 5, deadlineWallNanoseconds: 9,
+        remainingNanoseconds: nil, queue: 0, effectID: 3)
+    ]
+    let records = ByteBuffer()
+    JournalFormat.append(
+      .save(StoredMachine(name: "t", kind: "alarm", state: "armed", timers: timers)), slot: 4,
+      epoch: 1, to: records)
+    JournalFormat.appendState(slot: 4, state: "still", epoch: 1, to: records)
+    let journal = JournalFormat.header(epoch: 1) + records.bytes
+    journal.withUnsafeBytes { bytes in
+      let rows = try! RowChanges(journal: bytes)
+      let body = ByteBuffer()
+      #expect(rows.rewrite(0, old: UnsafeRawBufferPointer(start: nil, count: 0), into: body) == 1)
+      body.withUnsafeBytes { body in
+        var reader = ImageRow.Reader(body)
+        let machine = reader.next()?.machine
+        #expect(machine.map { String(decoding: $0.state, as: UTF8.self) } == "still")
+        #expect(machine.map { String(decoding: $0.kind, as: UTF8.self) } == "alarm")
+        #expect(machine.map { StoredTimers($0.timers).map(\.timer) } == timers)
+      }
+    }
+  }
+
   @Test("a record without a slot is refused, and an abandoned read stops")
   func refusals() {
     let records = ByteBuffer()
@@ -141,7 +204,7 @@ struct ImageRowTests {
     }
   }
 
-  @Test("random saves and deletes over rows of machines give what a map of slots gives")
+  @Test("random saves, deletes and states over rows of machines give what a map of slots gives")
   func againstAMap() {
     var generator = SystemRandomNumberGenerator()
     for round in 0..<20 {
@@ -154,21 +217,28 @@ struct ImageRowTests {
           (ImageRow.cell(of: slot), Self.machine(name, "on")))
         expected[slot] = "\(name) on"
       }
-      var changes: [(slot: UInt32, machine: (name: String, state: String)?)] = []
+      var changes: [(slot: UInt32, change: Change)] = []
       var touched: Set<Int> = []
       for step in 0..<Int(generator.next() % 3000) {
         let slot = UInt32(generator.next() % UInt64(slots))
-        touched.insert(ImageRow.row(of: slot))
-        if generator.next() % 4 == 0 {
-          changes.append((slot, nil))
+        let state = step % 2 == 0 ? "on" : "off"
+        switch generator.next() % 4 {
+        case 0:
+          changes.append((slot, .delete))
           expected[slot] = nil
-        } else {
-          let state = step % 2 == 0 ? "on" : "off"
-          changes.append((slot, ("m\(step)", state)))
+        case 1:
+          // A state record, for a slot that holds a machine (as the daemon writes them).
+          guard let machine = expected[slot] else { continue }
+          let name = machine.split(separator: " ")[0]
+          changes.append((slot, .state("s\(step)")))
+          expected[slot] = "\(name) s\(step)"
+        default:
+          changes.append((slot, .save(name: "m\(step)", state: state)))
           expected[slot] = "m\(step) \(state)"
         }
+        touched.insert(ImageRow.row(of: slot))
       }
-      let result = Self.apply(changes, to: old.mapValues { Self.body($0) })
+      let result = Self.apply(records: changes, to: old.mapValues { Self.body($0) })
       var wanted: [Int: [String]] = [:]
       for row in touched {
         let cells = expected.keys.filter { ImageRow.row(of: $0) == row }.sorted().map {

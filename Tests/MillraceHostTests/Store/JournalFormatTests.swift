@@ -237,7 +237,7 @@ struct JournalFormatTests {
 
   @Test("a header of another version, or none, is not a journal's")
   func unknownHeader() {
-    for magic in ["MRJRNL01", "MRJRNL07", "not a jo"] {
+    for magic in ["MRJRNL01", "MRJRNL08", "not a jo"] {
       let bytes = Array(magic.utf8) + [UInt8](repeating: 0, count: 8)
       #expect(bytes.withUnsafeBytes { JournalFormat.header(of: $0) } == nil, "\(magic)")
     }

@@ -109,6 +109,39 @@ struct MachineStoreTests {
     #expect(try reopened.loadAll() == [StoredMachine(name: "a", kind: "auth", state: "loggedIn")])
   }
 
+  @Test("state records are replayed over the save they follow, in the journal or the image")
+  func stateRecordsReplay() throws {
+    do {
+      let store = try MachineStore(directory: directory, durability: .batched)
+      try store.save(
+        StoredMachine(name: "a", kind: "auth", state: "loggingIn", timers: [timer]), slot: 3)
+      try store.commit()
+      try store.checkpoint()  // a is in the image
+      store.saveState(slot: 3, state: "loggedIn")
+      try store.save(StoredMachine(name: "b", kind: "door", state: "open"), slot: 4)
+      store.saveState(slot: 4, state: "closed")
+      try store.commit()
+      #expect(store.checkpoints == 1)
+      // Dropped without a checkpoint, as a kill -9 would leave it.
+    }
+    let reopened = try MachineStore(directory: directory, durability: .batched)
+    #expect(reopened.recoveryNote == nil && reopened.checkpoints == 1)
+    #expect(
+      try reopened.loadAll() == [
+        StoredMachine(name: "a", kind: "auth", state: "loggedIn", timers: [timer]),
+        StoredMachine(name: "b", kind: "door", state: "closed"),
+      ])
+    // A state record of a slot that holds no machine is damage: the checkpoint fails, and
+    // the journal keeps the turn.
+    reopened.saveState(slot: 9, state: "on")
+    try reopened.commit()
+    #expect(
+      performing: { try reopened.checkpoint() },
+      throws: { error in
+        (error as? StoreError)?.message.contains("no machine") == true
+      })
+  }
+
   @Test("a record cut off by a crash is dropped and reported; the turns before it are kept")
   func tornTail() throws {
     let journal = directory + "/machines.journal"

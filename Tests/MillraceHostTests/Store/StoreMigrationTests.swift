@@ -345,4 +345,21 @@ struct StoreMigrationTests {
     }
     try expectReplayed(JournalFormat.header(epoch: 90, version: 5) + records.bytes, epoch: 90)
   }
+
+  @Test("a version 6 journal (saves and deletes by slot) left by a crash is replayed as it is")
+  func version6Journal() throws {
+    do { try MachineStore(directory: directory, durability: .batched).close() }
+    let records = ByteBuffer()
+    for (slot, change): (UInt32, JournalChange) in [
+      (
+        0, .save(StoredMachine(name: "a", kind: "auth", state: "loggingIn", timers: [timer, tick]))
+      ),
+      (1, .save(StoredMachine(name: "b", kind: "toggle", state: "on"))),
+      (1, .delete(name: "b")),
+      (2, .save(StoredMachine(name: "c", kind: "toggle", state: "off"))),
+    ] {
+      JournalFormat.append(change, slot: slot, epoch: 90, to: records)
+    }
+    try expectReplayed(JournalFormat.header(epoch: 90, version: 6) + records.bytes, epoch: 90)
+  }
 }
