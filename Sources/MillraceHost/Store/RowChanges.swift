@@ -101,6 +101,46 @@ struct RowChanges: ~Copyable {
     for row in 0..<latest.rows where latest.slots(ofRow: row) != nil { try body(row) }
   }
 
+  /// Calls `body` for each slot of row `row` some record falls in, in slot order, with its
+  /// cell, whether a save or delete of it comes first (its latest), and the state text of its
+  /// latest state record since (nil for none; its bytes in the journal). When `body` returns
+  /// true, it took the state record (a `states` row holds it): `rewrite` no longer applies it.
+  /// Returns whether the row still needs `rewrite` (a save, a delete or a state record not
+  /// taken). A state record whose state part does not decode is left to `rewrite` (damage).
+  func takeStates<Failure: Error>(
+    ofRow row: Int,
+    _ body: (_ cell: Int, _ replaced: Bool, _ state: UnsafeRawBufferPointer?) throws(Failure)
+      -> Bool
+  ) throws(Failure) -> Bool {
+    guard let slots = latest.slots(ofRow: row) else { return false }
+    let base = journal.baseAddress.unsafelyUnwrapped
+    for cell in 0..<Self.prefetchDistance where slots[2 &* cell &+ 1] != 0 {
+      millrace_prefetch(base + Int(slots[2 &* cell &+ 1]))
+    }
+    var needsRewrite = false
+    for cell in 0..<ImageRow.slotsPerRow {
+      let ahead = cell &+ Self.prefetchDistance
+      if ahead < ImageRow.slotsPerRow, slots[2 &* ahead &+ 1] != 0 {
+        millrace_prefetch(base + Int(slots[2 &* ahead &+ 1]))
+      }
+      let (change, state) = (slots[2 &* cell], slots[2 &* cell &+ 1])
+      guard change != 0 || state != 0 else { continue }
+      var text: UnsafeRawBufferPointer?
+      if state != 0 {
+        let record = Self.record(in: journal, at: Int(state)).unsafelyUnwrapped
+        let part = UnsafeRawBufferPointer(start: base + record.machine, count: record.machineCount)
+        var at = 0
+        text = ImageChunk.part(part, at: &at)
+        if text == nil || at != part.count { return true }
+      }
+      if try body(cell, change != 0, text) {
+        slots[2 &* cell &+ 1] = 0
+      }
+      needsRewrite = needsRewrite || change != 0 || slots[2 &* cell &+ 1] != 0
+    }
+    return needsRewrite
+  }
+
   /// How many cells ahead of the one it applies `rewrite` warms the cache for that cell's
   /// record.
   static let prefetchDistance = 16

@@ -3,8 +3,9 @@ import CSQLite
 extension SQLiteSnapshot {
   /// One checkpoint's rewrite of the image, inside the open transaction: finds each slot's
   /// latest record, by row (`RowChanges`: a record's slot is its payload's last four bytes; a
-  /// save's machine lies between its tag and its slot, copied as it is) and writes each row
-  /// they fall in again: a row that had machines over its old row (its page kept), a new one inserted, an
+  /// save's machine lies between its tag and its slot, copied as it is), writes the `states`
+  /// rows of the slots whose state alone changed (`writeStates`), and writes each image row
+  /// that a save, a delete or a state record without a state id falls in again: a row that had machines over its old row (its page kept), a new one inserted, an
   /// emptied one deleted. Rows no record falls in stay as they are. A record without a slot, or
   /// whose tag is not a save's, a delete's or a state record's, is damage, and so is a state
   /// record of a slot without a machine.
@@ -13,13 +14,17 @@ extension SQLiteSnapshot {
   func rewriteRows(journal: UnsafeRawBufferPointer, abandoned: (() -> Bool)?) throws(StoreError) {
     let changes = try changes(in: journal, abandoned: abandoned)
     var hook = mergeHook
-    let body = newBody
-    try changes.forEachRow { (row) throws(StoreError) in
-      SharedCPU.yield()
+    let begins = { () in
       if let begins = hook {
         hook = nil
         begins()
       }
+    }
+    let rows = try writeStates(of: changes, begins: begins)
+    let body = newBody
+    for row in rows {
+      SharedCPU.yield()
+      begins()
       let existed = row < rowMachines.count && rowMachines[row] > 0
       let old =
         existed
@@ -33,6 +38,65 @@ extension SQLiteSnapshot {
       try write(row: row, machines: machines, existed: existed)
       setRowMachines(machines, at: row)
     }
+  }
+
+  /// Writes the `states` rows `changes` alter, each whole, before the image's rows are
+  /// rewritten: a slot's latest state record (its text given an id, `StateNames`) goes into
+  /// its `states` row and is taken from `changes`, so that its image row is not rewritten for
+  /// it; a save or delete with no state record after it, or a state record whose text gets no
+  /// id, clears the slot's entry (its image cell holds its state). Returns the image rows that
+  /// still need a rewrite, ascending. Calls `begins` before its first write.
+  private func writeStates(
+    of changes: borrowing RowChanges, begins: () -> Void
+  ) throws(StoreError) -> [Int] {
+    var rows: [Int] = []
+    let body = UnsafeMutableRawBufferPointer.allocate(
+      byteCount: StatesRow.bodyBytes, alignment: 16)
+    defer { body.deallocate() }
+    var statesRow = -1
+    var dirty = false
+    let names = stateNames
+    let storeName = { (id: UInt16, text: UnsafeRawBufferPointer) throws(StoreError) in
+      self.database.bind(self.insertStateName, 1, integer: Int64(id))
+      self.database.bind(self.insertStateName, 2, blob: text)
+      _ = try self.database.step(self.insertStateName)
+    }
+    func finish() throws(StoreError) {
+      guard dirty else { return }
+      begins()
+      database.bind(writeStates, 1, integer: Int64(statesRow))
+      database.bind(writeStates, 2, blob: UnsafeRawBufferPointer(body))
+      _ = try database.step(writeStates)
+      dirty = false
+    }
+    try changes.forEachRow { (row) throws(StoreError) in
+      let first = row << ImageRow.slotBits
+      if StatesRow.row(of: UInt32(truncatingIfNeeded: first)) != statesRow {
+        try finish()
+        statesRow = StatesRow.row(of: UInt32(truncatingIfNeeded: first))
+        body.initializeMemory(as: UInt8.self, repeating: 0)
+        if let old = try statesBody(of: statesRow) {
+          body.copyMemory(from: UnsafeRawBufferPointer(rebasing: old.prefix(body.count)))
+        }
+        database.reset(selectStates)
+      }
+      let needsRewrite = try changes.takeStates(ofRow: row) {
+        (cell, _, state) throws(StoreError) -> Bool in
+        let index = StatesRow.index(of: UInt32(truncatingIfNeeded: first | cell))
+        var id: UInt16 = 0
+        if let state { id = try names.id(of: state, storing: storeName) ?? 0 }
+        let old = StatesRow.id(at: index, in: UnsafeRawBufferPointer(body))
+        if old != id {
+          body[2 &* index] = UInt8(truncatingIfNeeded: id)
+          body[2 &* index &+ 1] = UInt8(truncatingIfNeeded: id >> 8)
+          dirty = true
+        }
+        return id != 0
+      }
+      if needsRewrite { rows.append(row) }
+    }
+    try finish()
+    return rows
   }
 
   /// `journal`'s records grouped by row, failures as the store's errors.

@@ -7,49 +7,20 @@ extension SQLiteSnapshot {
   /// rows and timers folded into a table of one row per machine (version 2's); 0 and 2 get
   /// `checkpoint` (epoch 0: every journal is newer); the table of one row per machine (0, 2
   /// and 3) and the chunks of version 4's image in name order become the image's rows, the
-  /// machines taking slots 0, 1, 2, ... in name order. Then sets the page size (`VACUUM`,
+  /// machines taking slots 0, 1, 2, ... in name order; every version before 6 gets the empty
+  /// `states` and `stateNames`. Then sets the page size (`VACUUM`,
   /// outside the write-ahead log) when the file has another.
   static func createOrMigrate(
     _ database: SQLiteConnection, from version: Int, tables: Set<String>
   ) throws(StoreError) {
     try database.execute("BEGIN IMMEDIATE")
     do {
-      var hasRows = tables.contains("machines")
-      if version < 2 {
-        try database.execute(
-          """
-          CREATE TABLE machines_v2(
-            name TEXT PRIMARY KEY NOT NULL, kind TEXT NOT NULL, state TEXT NOT NULL, timers BLOB
-          ) WITHOUT ROWID;
-          """)
-        if hasRows {
-          try database.execute(
-            """
-            INSERT INTO machines_v2(name, kind, state) SELECT name, kind, state FROM machines;
-            DROP TABLE machines;
-            """)
-        }
-        if tables.contains("timers") {
-          try migrateTimers(database)
-          try database.execute("DROP TABLE timers")
-        }
-        try database.execute("ALTER TABLE machines_v2 RENAME TO machines")
-        hasRows = true
-      }
+      if version < 5 { try writeImage(database, from: version, tables: tables) }
       try database.execute(
         """
-        CREATE TABLE IF NOT EXISTS checkpoint(epoch INTEGER NOT NULL);
-        INSERT INTO checkpoint SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM checkpoint);
-        CREATE TABLE rows(id INTEGER PRIMARY KEY, machines INTEGER NOT NULL, body BLOB NOT NULL);
+        CREATE TABLE states(id INTEGER PRIMARY KEY, body BLOB NOT NULL);
+        CREATE TABLE stateNames(id INTEGER PRIMARY KEY, text BLOB NOT NULL);
         """)
-      if hasRows {
-        try writeRows(fromRowsOf: database)
-        try database.execute("DROP TABLE machines")
-      }
-      if tables.contains("chunks") {
-        try writeRows(fromChunksOf: database)
-        try database.execute("DROP TABLE chunks")
-      }
       try database.execute("PRAGMA user_version=\(schemaVersion); COMMIT;")
     } catch {
       _ = try? database.execute("ROLLBACK")
@@ -65,6 +36,49 @@ extension SQLiteSnapshot {
       VACUUM;
       PRAGMA journal_mode=WAL;
       """)
+  }
+
+  /// Migrates a store of a schema before 5 to the image's rows (`createOrMigrate`), inside its
+  /// transaction.
+  private static func writeImage(
+    _ database: SQLiteConnection, from version: Int, tables: Set<String>
+  ) throws(StoreError) {
+    var hasRows = tables.contains("machines")
+    if version < 2 {
+      try database.execute(
+        """
+        CREATE TABLE machines_v2(
+          name TEXT PRIMARY KEY NOT NULL, kind TEXT NOT NULL, state TEXT NOT NULL, timers BLOB
+        ) WITHOUT ROWID;
+        """)
+      if hasRows {
+        try database.execute(
+          """
+          INSERT INTO machines_v2(name, kind, state) SELECT name, kind, state FROM machines;
+          DROP TABLE machines;
+          """)
+      }
+      if tables.contains("timers") {
+        try migrateTimers(database)
+        try database.execute("DROP TABLE timers")
+      }
+      try database.execute("ALTER TABLE machines_v2 RENAME TO machines")
+      hasRows = true
+    }
+    try database.execute(
+      """
+      CREATE TABLE IF NOT EXISTS checkpoint(epoch INTEGER NOT NULL);
+      INSERT INTO checkpoint SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM checkpoint);
+      CREATE TABLE rows(id INTEGER PRIMARY KEY, machines INTEGER NOT NULL, body BLOB NOT NULL);
+      """)
+    if hasRows {
+      try writeRows(fromRowsOf: database)
+      try database.execute("DROP TABLE machines")
+    }
+    if tables.contains("chunks") {
+      try writeRows(fromChunksOf: database)
+      try database.execute("DROP TABLE chunks")
+    }
   }
 
   /// Writes the rows of the table of one row per machine (`machines(name, kind, state,

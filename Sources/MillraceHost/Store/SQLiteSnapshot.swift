@@ -5,8 +5,11 @@ import MillraceWire
 /// `machines.sqlite3` under the data directory, as an *image indexed by store slot*: the
 /// machines of each `ImageRow.slotsPerRow` consecutive slots in one row of
 /// `rows(id INTEGER PRIMARY KEY, machines INTEGER, body BLOB)` (`id` is `slot >> slotBits`,
-/// `body` the row's machines in `ImageRow`'s form); and `checkpoint(epoch)`, one row: the epoch
-/// of the last journal whose records are in. `MachineStore` writes into it at checkpoints, a
+/// `body` the row's machines in `ImageRow`'s form); `states(id INTEGER PRIMARY KEY, body
+/// BLOB)`, the states that replace the image cells' own (`StatesRow`: a state record
+/// checkpointed without a rewrite of its image row), by ids in `stateNames(id INTEGER PRIMARY
+/// KEY, text BLOB)` (`StateNames`); and `checkpoint(epoch)`, one row: the epoch of the last
+/// journal whose records are in. `MachineStore` writes into it at checkpoints, a
 /// journal's records in one transaction.
 ///
 /// A checkpoint rewrites the rows its records fall in, each whole, and only those
@@ -19,7 +22,7 @@ import MillraceWire
 ///
 /// A store of an earlier layout is migrated when opened, in one transaction, then rewritten with
 /// this layout's page size (`VACUUM`) if it has another (`SQLiteSnapshot+Migration.swift`):
-/// schema version 4 (the image in chunks in name order), 3 and 2 (a `machines` table of one
+/// schema version 5 (without `states` and `stateNames`), 4 (the image in chunks in name order), 3 and 2 (a `machines` table of one
 /// row per machine, 2 without `checkpoint`), 0 (a rowid `machines` table and a `timers`
 /// table). The machines of an earlier layout take slots 0, 1, 2, ... in name order; the
 /// journals left with it, of the versions its daemons wrote (before 6, without slots), are
@@ -31,6 +34,9 @@ final class SQLiteSnapshot {
   private let beginStatement, commitStatement, rollbackStatement: SQLiteConnection.Statement
   let selectBody, insertRow, updateRow, deleteRow: SQLiteConnection.Statement
   private let updateEpoch: SQLiteConnection.Statement
+  let selectStates, writeStates, insertStateName: SQLiteConnection.Statement
+  /// The ids of state texts (`stateNames`), read at open.
+  let stateNames = StateNames()
   /// The machines in each row, by row id (0: no row).
   private(set) var rowMachines: [Int]
   /// A row's body read for a checkpoint (`holdOldBody`), and the body being written.
@@ -59,7 +65,7 @@ final class SQLiteSnapshot {
   private(set) var appliedEpoch: UInt64 = 0
 
   /// The schema version (`PRAGMA user_version`) of this layout.
-  static let schemaVersion = 5
+  static let schemaVersion = 6
   /// The page size of a new (or migrated) database.
   static let pageSize = 65536
 
@@ -103,6 +109,11 @@ final class SQLiteSnapshot {
     updateRow = try database.prepare("UPDATE rows SET machines = ?, body = ? WHERE id = ?")
     deleteRow = try database.prepare("DELETE FROM rows WHERE id = ?")
     updateEpoch = try database.prepare("UPDATE checkpoint SET epoch = ?")
+    selectStates = try database.prepare("SELECT body FROM states WHERE id = ?")
+    writeStates = try database.prepare(
+      "INSERT INTO states(id, body) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET body = excluded.body"
+    )
+    insertStateName = try database.prepare("INSERT INTO stateNames(id, text) VALUES (?, ?)")
     var epoch: UInt64 = 0
     try database.run("SELECT epoch FROM checkpoint") {
       epoch = UInt64(bitPattern: SQLiteConnection.integer($0, 0) ?? 0)
@@ -127,6 +138,21 @@ final class SQLiteSnapshot {
         operation: "read \(path)", code: SQLITE_CORRUPT,
         message: "row \(damaged) is not a row of the image (damaged)")
     }
+    // Ids 1, 2, 3, ... in order; a gap or a text too long for one is damage.
+    let names = stateNames
+    var badName: Int64?
+    try database.run("SELECT id, text FROM stateNames ORDER BY id") { row in
+      let id = SQLiteConnection.integer(row, 0) ?? 0
+      let text = SQLiteConnection.bytes(row, 1)
+      guard badName == nil, id == Int64(names.count + 1), text.count <= StateNames.longestText
+      else { return badName = badName ?? id }
+      names.append(text)
+    }
+    if let badName {
+      throw StoreError(
+        operation: "read \(path)", code: SQLITE_CORRUPT,
+        message: "state name \(badName) is out of order or too long (damaged)")
+    }
     self.rowMachines = rowMachines
     appliedEpoch = epoch
     measure()
@@ -145,21 +171,45 @@ final class SQLiteSnapshot {
     throws(Failure) -> Result
   {
     var rows = Rows(snapshot: self, rowMachines: rowMachines)
-    defer { database.reset(selectBody) }
+    defer {
+      database.reset(selectBody)
+      database.reset(selectStates)
+    }
     return try body(&rows)
   }
 
-  /// A read of the machines, one at a time, a row's body read in place.
+  /// A read of the machines, one at a time, a row's body read in place, each machine's state
+  /// the one its `states` row names, if any.
   struct Rows {
     fileprivate let snapshot: SQLiteSnapshot
     fileprivate let rowMachines: [Int]
     /// The next row id to read.
     private var rowIndex = 0
     private var reader: ImageRow.Reader?
+    /// The `states` row of the machines read (its body, copied), and its id (-1: none yet).
+    private var states: [UInt8] = []
+    private var statesRow = -1
 
     fileprivate init(snapshot: SQLiteSnapshot, rowMachines: [Int]) {
       self.snapshot = snapshot
       self.rowMachines = rowMachines
+    }
+
+    /// The state of the machine in `slot` that replaces its cell's, if any.
+    private mutating func replacedState(
+      of slot: UInt32
+    ) throws(StoreError) -> UnsafeRawBufferPointer? {
+      let row = StatesRow.row(of: slot)
+      if row != statesRow {
+        states = try snapshot.statesBody(of: row).map(Array.init) ?? []
+        statesRow = row
+      }
+      let id = states.withUnsafeBytes { StatesRow.id(at: StatesRow.index(of: slot), in: $0) }
+      guard id != 0 else { return nil }
+      guard let text = snapshot.stateNames.text(of: id) else {
+        throw snapshot.damage("the state of slot \(slot) names no state text (damaged)")
+      }
+      return text
     }
 
     /// The next machine (valid until the next call), or nil after the last; throws when SQLite
@@ -174,7 +224,8 @@ final class SQLiteSnapshot {
           }
           let slot = UInt32(truncatingIfNeeded: (rowIndex - 1) << ImageRow.slotBits | cell)
           return StoredRow(
-            slot: slot, name: machine.name, kind: machine.kind, state: machine.state,
+            slot: slot, name: machine.name, kind: machine.kind,
+            state: try replacedState(of: slot) ?? machine.state,
             timers: StoredTimers(machine.timers))
         }
         if let reader, reader.isDamaged {
@@ -195,6 +246,15 @@ final class SQLiteSnapshot {
     guard let row = try database.nextRow(selectBody) else {
       throw damage("row \(id) is missing (damaged)")
     }
+    return SQLiteConnection.bytes(row, 0)
+  }
+
+  /// The body of `states` row `id` in place (valid until `selectStates` is run again or
+  /// reset), or nil when there is none.
+  func statesBody(of id: Int) throws(StoreError) -> UnsafeRawBufferPointer? {
+    database.reset(selectStates)
+    database.bind(selectStates, 1, integer: Int64(id))
+    guard let row = try database.nextRow(selectStates) else { return nil }
     return SQLiteConnection.bytes(row, 0)
   }
 
@@ -236,6 +296,7 @@ final class SQLiteSnapshot {
     journal records: UnsafeRawBufferPointer, epoch: UInt64, abandoned: (() -> Bool)? = nil
   ) throws(StoreError) {
     let before = rowMachines
+    let names = stateNames.count
     do throws(StoreError) {
       try database.run(beginStatement)
       try rewriteRows(journal: records, abandoned: abandoned)
@@ -246,6 +307,7 @@ final class SQLiteSnapshot {
       // A failed statement, or a failed COMMIT, leaves the transaction open.
       _ = try? database.run(rollbackStatement)
       rowMachines = before
+      stateNames.rollBack(to: names)
       throw error
     }
     appliedEpoch = epoch

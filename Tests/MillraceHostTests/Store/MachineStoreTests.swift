@@ -131,15 +131,11 @@ struct MachineStoreTests {
         StoredMachine(name: "a", kind: "auth", state: "loggedIn", timers: [timer]),
         StoredMachine(name: "b", kind: "door", state: "closed"),
       ])
-    // A state record of a slot that holds no machine is damage: the checkpoint fails, and
-    // the journal keeps the turn.
+    // A state record of a slot that holds no machine (which the daemon does not write) goes
+    // into the slot's `states` row, and names no machine at a restore.
     reopened.saveState(slot: 9, state: "on")
     try reopened.commit()
-    #expect(
-      performing: { try reopened.checkpoint() },
-      throws: { error in
-        (error as? StoreError)?.message.contains("no machine") == true
-      })
+    #expect(try reopened.loadAll().count == 2)
   }
 
   @Test("a record cut off by a crash is dropped and reported; the turns before it are kept")

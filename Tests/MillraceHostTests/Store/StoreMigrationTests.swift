@@ -97,10 +97,12 @@ struct StoreMigrationTests {
       try store.close()
     }
     let (version, pageSize, tables) = try layout()
-    #expect(version == 5)
+    #expect(version == Int64(SQLiteSnapshot.schemaVersion))
     #expect(pageSize == Int64(SQLiteSnapshot.pageSize))
-    #expect(tables.count == 2)
+    #expect(tables.count == 4)
     #expect(tables.contains { $0.hasPrefix("CREATE TABLE rows") })
+    #expect(tables.contains { $0.hasPrefix("CREATE TABLE states") })
+    #expect(tables.contains { $0.hasPrefix("CREATE TABLE stateNames") })
     #expect(tables.contains { $0.hasPrefix("CREATE TABLE checkpoint") })
     var after = expected
     after[1] = StoredMachine(name: "b", kind: "toggle", state: "off", timers: [tick])
@@ -128,20 +130,20 @@ struct StoreMigrationTests {
   func migrateEmpty() throws {
     try makeVersion0Store(rows: "")
     #expect(try MachineStore(directory: directory, durability: .batched).loadAll().isEmpty)
-    #expect(try layout().version == 5)
+    #expect(try layout().version == Int64(SQLiteSnapshot.schemaVersion))
   }
 
   @Test("a store of a later schema version is refused, not changed")
   func laterVersion() throws {
     do {
       let later = try SQLiteConnection(path: directory + "/machines.sqlite3")
-      try later.execute("CREATE TABLE machines(name TEXT); PRAGMA user_version=6;")
+      try later.execute("CREATE TABLE machines(name TEXT); PRAGMA user_version=7;")
     }
     let refused = #expect(throws: StoreError.self) {
       _ = try MachineStore(directory: directory, durability: .batched)
     }
-    #expect(refused?.message.contains("schema version 6") == true)
-    #expect(try layout().version == 6)
+    #expect(refused?.message.contains("schema version 7") == true)
+    #expect(try layout().version == 7)
   }
 
   @Test("a store of schema version 2 (the compact table alone) gets its checkpoint epoch")
@@ -154,7 +156,7 @@ struct StoreMigrationTests {
       StoredMachine(name: "b", kind: "toggle", state: "off"),
     ]
     #expect(try MachineStore(directory: directory, durability: .batched).loadAll() == expected)
-    #expect(try layout().version == 5)
+    #expect(try layout().version == Int64(SQLiteSnapshot.schemaVersion))
     #expect(try MachineStore(directory: directory, durability: .batched).loadAll() == expected)
   }
 
@@ -188,7 +190,7 @@ struct StoreMigrationTests {
     expected[7].timers = [timer, tick]
     #expect(try MachineStore(directory: directory, durability: .batched).loadAll() == expected)
     let (version, _, tables) = try layout()
-    #expect(version == 5)
+    #expect(version == Int64(SQLiteSnapshot.schemaVersion))
     #expect(tables.contains { $0.hasPrefix("CREATE TABLE rows") })
     #expect(!tables.contains { $0.contains("\"machines\"") || $0.contains("TABLE machines") })
     let database = try SQLiteConnection(path: directory + "/machines.sqlite3")
@@ -268,7 +270,7 @@ struct StoreMigrationTests {
       try store.close()
     }
     let (version, _, tables) = try layout()
-    #expect(version == 5)
+    #expect(version == Int64(SQLiteSnapshot.schemaVersion))
     #expect(!tables.contains { $0.contains("chunks") })
     #expect(try MachineStore(directory: directory, durability: .batched).loadAll() == expected)
   }

@@ -1,0 +1,167 @@
+import Foundation
+import Testing
+
+@testable import MillraceHost
+
+/// The states apart from the image (`states`, `stateNames`): a checkpoint of state records
+/// writes them by id instead of rewriting the machines' image rows, a save clears them, and
+/// every read of the store sees them.
+@Suite("Store states")
+struct StoreStatesTests {
+  let directory = StoreFixtures.directory("millrace-states")
+
+  /// The image rows' bodies and the `states` rows' entries that are not 0, as SQLite holds
+  /// them (the store closed).
+  func tables() throws -> (rows: [Int64: [UInt8]], states: [UInt32: UInt16], names: [String]) {
+    let database = try SQLiteConnection(path: directory + "/machines.sqlite3")
+    var rows: [Int64: [UInt8]] = [:]
+    var states: [UInt32: UInt16] = [:]
+    var names: [String] = []
+    try database.run("SELECT id, body FROM rows") {
+      rows[SQLiteConnection.integer($0, 0) ?? -1] = Array(SQLiteConnection.bytes($0, 1))
+    }
+    try database.run("SELECT id, body FROM states") { row in
+      let id = Int(SQLiteConnection.integer(row, 0) ?? -1)
+      let body = SQLiteConnection.bytes(row, 1)
+      for index in 0..<StatesRow.slotsPerRow where StatesRow.id(at: index, in: body) != 0 {
+        states[UInt32(id << StatesRow.slotBits | index)] = StatesRow.id(at: index, in: body)
+      }
+    }
+    try database.run("SELECT text FROM stateNames ORDER BY id") {
+      names.append(String(decoding: SQLiteConnection.bytes($0, 0), as: UTF8.self))
+    }
+    return (rows, states, names)
+  }
+
+  func toggle(_ name: String, _ state: String) -> StoredMachine {
+    StoredMachine(name: name, kind: "toggle", state: state)
+  }
+
+  @Test("a checkpoint of state records writes their states by id, not the image's rows")
+  func statesApart() throws {
+    do {
+      let store = try MachineStore(directory: directory, durability: .batched)
+      try store.save(toggle("a", "off"), slot: 1)
+      try store.save(toggle("b", "off"), slot: 70_000)
+      try store.commit()
+      try store.close()
+    }
+    let before = try tables()
+    do {
+      let store = try MachineStore(directory: directory, durability: .batched)
+      store.saveState(slot: 1, state: "on")
+      store.saveState(slot: 70_000, state: "mid")
+      store.saveState(slot: 70_000, state: "on")
+      try store.commit()
+      try store.close()
+    }
+    let after = try tables()
+    #expect(after.rows == before.rows)
+    #expect(after.states == [1: 1, 70_000: 1] && after.names == ["on"])
+    // Every read sees the states, after a restart too.
+    do {
+      let store = try MachineStore(directory: directory, durability: .batched)
+      #expect(try store.loadAll() == [toggle("a", "on"), toggle("b", "on")])
+      var states: [UInt32: String] = [:]
+      try store.forEach { states[$0.slot] = String(decoding: $0.state, as: UTF8.self) }
+      #expect(states == [1: "on", 70_000: "on"])
+      // A save clears its slot's state (its cell holds its own); a delete too.
+      try store.save(toggle("a", "off"), slot: 1)
+      store.delete(slot: 70_000, name: "b")
+      try store.commit()
+      #expect(try store.loadAll() == [toggle("a", "off")])
+      try store.close()
+    }
+    #expect(try tables().states.isEmpty)
+  }
+
+  @Test("a state record after a save in one checkpoint, and one over a state by id")
+  func orderWithinACheckpoint() throws {
+    let store = try MachineStore(directory: directory, durability: .batched)
+    try store.save(toggle("a", "off"), slot: 3)
+    store.saveState(slot: 3, state: "on")
+    try store.save(toggle("b", "off"), slot: 4)
+    store.saveState(slot: 4, state: "on")
+    try store.save(toggle("b", "new"), slot: 4)
+    try store.commit()
+    try store.checkpoint()
+    #expect(try store.loadAll() == [toggle("a", "on"), toggle("b", "new")])
+    store.saveState(slot: 3, state: "off")
+    try store.commit()
+    #expect(try store.loadAll() == [toggle("a", "off"), toggle("b", "new")])
+  }
+
+  @Test("a state text too long for an id goes into its machine's image cell")
+  func longStateInTheImage() throws {
+    let long = String(repeating: "x", count: StateNames.longestText + 1)
+    do {
+      let store = try MachineStore(directory: directory, durability: .batched)
+      try store.save(toggle("a", "off"), slot: 0)
+      try store.commit()
+      try store.checkpoint()
+      store.saveState(slot: 0, state: "on")
+      try store.commit()
+      try store.checkpoint()
+      store.saveState(slot: 0, state: long)
+      try store.commit()
+      try store.close()
+    }
+    let tables = try tables()
+    #expect(tables.states.isEmpty && tables.names == ["on"])
+    #expect(
+      try MachineStore(directory: directory, durability: .batched).loadAll() == [
+        toggle("a", long)
+      ])
+  }
+
+  @Test("ids are given in order, and those of a rolled-back transaction are taken back")
+  func names() throws {
+    let names = StateNames()
+    var stored: [UInt16] = []
+    func id(_ text: String) throws -> UInt16? {
+      try Array(text.utf8).withUnsafeBytes { bytes in
+        try names.id(of: bytes) { (id, _) throws(StoreError) in stored.append(id) }
+      }
+    }
+    #expect(try id("on") == 1 && id("off") == 2 && id("on") == 1 && id("off") == 2)
+    #expect(stored == [1, 2])
+    #expect(try id("mid") == 3)
+    names.rollBack(to: 2)
+    #expect(names.text(of: 3) == nil && names.count == 2)
+    #expect(try id("later") == 3 && id("on") == 1)
+    #expect(names.text(of: 3).map { String(decoding: $0, as: UTF8.self) } == "later")
+    #expect(try id(String(repeating: "x", count: StateNames.longestText + 1)) == nil)
+  }
+
+  @Test("a store of schema 5 gets the empty tables; a state id without a text is damage")
+  func schema5AndDamage() throws {
+    do {
+      let store = try MachineStore(directory: directory, durability: .batched)
+      try store.save(toggle("a", "off"), slot: 0)
+      try store.commit()
+      try store.close()
+    }
+    do {
+      let database = try SQLiteConnection(path: directory + "/machines.sqlite3")
+      try database.execute("DROP TABLE states; DROP TABLE stateNames; PRAGMA user_version=5;")
+    }
+    do {
+      let store = try MachineStore(directory: directory, durability: .batched)
+      #expect(try store.loadAll() == [toggle("a", "off")])
+      store.saveState(slot: 0, state: "on")
+      try store.commit()
+      try store.close()
+    }
+    #expect(try tables().states == [0: 1])
+    do {
+      let database = try SQLiteConnection(path: directory + "/machines.sqlite3")
+      try database.execute("DELETE FROM stateNames")
+    }
+    let store = try MachineStore(directory: directory, durability: .batched)
+    #expect(
+      performing: { try store.loadAll() },
+      throws: { error in
+        (error as? StoreError)?.message.contains("names no state text") == true
+      })
+  }
+}
