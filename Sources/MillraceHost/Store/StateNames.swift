@@ -1,5 +1,11 @@
 import MillraceWire
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
+
 /// The ids of state texts in the snapshot's `stateNames(id INTEGER PRIMARY KEY, text BLOB)`,
 /// by which its `states` rows name a slot's state (`StatesRow`): 1 to `maximumID`, each
 /// for one text forever (an id is never given to another text, so a `states` row read at a
@@ -18,12 +24,14 @@ final class StateNames {
   /// The longest text that gets an id.
   static let longestText = 32
 
+  // Used by one thread at a time, and no access spans a call back into this object: no dynamic
+  // exclusivity checks (a checkpoint looks up an id for each state record).
   /// Each id's text, by id − 1, in memory of its own (valid until this is released).
-  private var texts: [UnsafeRawBufferPointer] = []
+  @exclusivity(unchecked) private var texts: [UnsafeRawBufferPointer] = []
   /// Ids by text.
-  private var ids: [[UInt8]: UInt16] = [:]
+  @exclusivity(unchecked) private var ids: [[UInt8]: UInt16] = [:]
   /// The texts found last: by `cacheIndex(of:)`, a text's bytes and its id (0: empty).
-  private var cache = [(text: UnsafeRawBufferPointer, id: UInt16)](
+  @exclusivity(unchecked) private var cache = [(text: UnsafeRawBufferPointer, id: UInt16)](
     repeating: (UnsafeRawBufferPointer(start: nil, count: 0), 0), count: 64)
 
   /// How many ids are given.
@@ -55,7 +63,14 @@ final class StateNames {
     guard text.count <= Self.longestText else { return nil }
     let slot = Self.cacheIndex(of: text)
     let cached = cache[slot]
-    if cached.id != 0, cached.text.elementsEqual(text) { return cached.id }
+    if cached.id != 0, cached.text.count == text.count,
+      text.count == 0
+        || memcmp(
+          cached.text.baseAddress.unsafelyUnwrapped, text.baseAddress.unsafelyUnwrapped,
+          text.count) == 0
+    {
+      return cached.id
+    }
     let id: UInt16
     if let known = ids[Array(text)] {
       id = known
