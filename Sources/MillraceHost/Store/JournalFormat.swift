@@ -206,24 +206,26 @@ enum JournalFormat {
     return (changes, length, cutOff)
   }
 
-  /// What `decode` finds in a journal of the version written, without decoding anything
-  /// (no `String`, no timer): how many records are whole and valid, the bytes they span, and
-  /// whether a record of this epoch was cut off or damaged after them.
-  static func scan(_ bytes: UnsafeRawBufferPointer, epoch: UInt64)
+  /// What a journal of `version` (6 or later: records with slots) holds, without decoding
+  /// anything (no `String`, no timer): how many records are whole and valid, the bytes they
+  /// span, and whether a record of this epoch was cut off or damaged after them. State
+  /// records count from version 7; in version 6 one is damage.
+  static func scan(_ bytes: UnsafeRawBufferPointer, epoch: UInt64, version: Int = version)
     -> (records: Int, length: Int, cutOff: Bool)
   {
-    forEachRecord(bytes, epoch: epoch) { _ in }
+    forEachRecord(bytes, epoch: epoch, version: version) { _ in }
   }
 
   /// Calls `body` with each record `scan` finds, in order, read in place (valid during the
   /// call); returns what `scan` does.
   @discardableResult
   static func forEachRecord(
-    _ bytes: UnsafeRawBufferPointer, epoch: UInt64, _ body: (JournalRecord) -> Void
+    _ bytes: UnsafeRawBufferPointer, epoch: UInt64, version: Int = version,
+    _ body: (JournalRecord) -> Void
   ) -> (records: Int, length: Int, cutOff: Bool) {
     var records = 0
-    let (length, cutOff) = walk(bytes, epoch: epoch) { payload in
-      guard let record = record(payload), record.isValid else { return false }
+    let (length, cutOff) = walk(bytes, epoch: epoch, version: version) { payload in
+      guard let record = record(payload, version: version), record.isValid else { return false }
       body(record)
       records += 1
       return true

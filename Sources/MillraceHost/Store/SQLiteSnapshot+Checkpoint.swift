@@ -85,12 +85,7 @@ extension SQLiteSnapshot {
         let index = StatesRow.index(of: UInt32(truncatingIfNeeded: first | cell))
         var id: UInt16 = 0
         if let state { id = try names.id(of: state, storing: storeName) ?? 0 }
-        let old = StatesRow.id(at: index, in: UnsafeRawBufferPointer(body))
-        if old != id {
-          body[2 &* index] = UInt8(truncatingIfNeeded: id)
-          body[2 &* index &+ 1] = UInt8(truncatingIfNeeded: id >> 8)
-          dirty = true
-        }
+        if StatesRow.set(id, at: index, in: body) { dirty = true }
         return id != 0
       }
       if needsRewrite { rows.append(row) }

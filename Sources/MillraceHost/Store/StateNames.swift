@@ -128,6 +128,15 @@ enum StatesRow {
   @inline(__always)
   static func index(of slot: UInt32) -> Int { Int(slot) & (slotsPerRow - 1) }
 
+  /// Writes `id` at `index` of `body` (a whole row's); returns whether it changed.
+  @inline(__always)
+  static func set(_ id: UInt16, at index: Int, in body: UnsafeMutableRawBufferPointer) -> Bool {
+    guard id != self.id(at: index, in: UnsafeRawBufferPointer(body)) else { return false }
+    body[2 &* index] = UInt8(truncatingIfNeeded: id)
+    body[2 &* index &+ 1] = UInt8(truncatingIfNeeded: id >> 8)
+    return true
+  }
+
   /// The state id at `index` of `body` (0 past its end).
   @inline(__always)
   static func id(at index: Int, in body: UnsafeRawBufferPointer) -> UInt16 {

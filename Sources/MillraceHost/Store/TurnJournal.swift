@@ -117,7 +117,7 @@ final class TurnJournal {
   func recover() -> (records: Int, cutOff: Bool) {
     let (records, valid, cutOff) = withBytes(count: capacity) { bytes in
       if version >= JournalFormat.slottedVersion {
-        return JournalFormat.scan(bytes, epoch: epoch)
+        return JournalFormat.scan(bytes, epoch: epoch, version: version)
       }
       let (changes, length, cutOff) = JournalFormat.decode(bytes, epoch: epoch, version: version)
       return (changes.count, length, cutOff)

@@ -217,6 +217,36 @@ struct JournalFormatTests {
     #expect(records[1].isDelete && records[1].encoded.isEmpty)
   }
 
+  @Test("a state record reads back from version 7, is damage in version 6, and ends decoding")
+  func stateRecord() {
+    let records = ByteBuffer()
+    JournalFormat.append(
+      .save(StoredMachine(name: "d", kind: "door", state: "open")), slot: 3, epoch: 1,
+      to: records)
+    let first = JournalFormat.headerSize + records.count
+    JournalFormat.appendState(slot: 3, state: "shut", epoch: 1, to: records)
+    // 12 bytes of header, the tag, the state's count and bytes, the slot.
+    #expect(JournalFormat.headerSize + records.count - first == 12 + 1 + 1 + 4 + 4)
+    for version in [6, 7] {
+      let bytes = JournalFormat.header(epoch: 1, version: version) + records.bytes
+      var read: [(state: Bool, slot: UInt32, text: String)] = []
+      let scanned = bytes.withUnsafeBytes { bytes in
+        JournalFormat.forEachRecord(bytes, epoch: 1, version: version) {
+          read.append(($0.isStateChange, $0.slot, String(decoding: $0.state, as: UTF8.self)))
+        }
+      }
+      if version == 7 {
+        #expect(scanned == (2, bytes.count, false))
+        #expect(read.map(\.state) == [false, true] && read[1].slot == 3 && read[1].text == "shut")
+      } else {
+        #expect(scanned == (1, first, true))
+      }
+      // Decoding into changes (for journals of earlier versions) stops at it.
+      let decoded = bytes.withUnsafeBytes { JournalFormat.decode($0, epoch: 1, version: version) }
+      #expect(decoded.changes.count == 1 && decoded.length == first && decoded.cutOff)
+    }
+  }
+
   @Test("the checksum is CRC-32C, the same with the processor's instruction as by the table")
   func checksumIsCRC32C() {
     #expect(Array("123456789".utf8).withUnsafeBytes { JournalFormat.checksum($0) } == 0xE306_9283)

@@ -1,4 +1,5 @@
 import Foundation
+import MillraceWire
 import Testing
 
 @testable import MillraceHost
@@ -162,6 +163,49 @@ struct StoreStatesTests {
       performing: { try store.loadAll() },
       throws: { error in
         (error as? StoreError)?.message.contains("names no state text") == true
+      })
+  }
+
+  @Test("ids given by a checkpoint that fails are taken back, so its retry stores them")
+  func idsOfAFailedCheckpoint() throws {
+    let snapshot = try SQLiteSnapshot(directory: directory, durability: .batched)
+    let records = ByteBuffer()
+    JournalFormat.append(.save(toggle("a", "off")), slot: 0, epoch: 1, to: records)
+    JournalFormat.appendState(slot: 0, state: "on", epoch: 1, to: records)
+    let journal = JournalFormat.header(epoch: 1) + records.bytes
+    // The states row's write fails, after "on" got its id.
+    try snapshot.database.execute(
+      "CREATE TEMP TRIGGER refuse BEFORE INSERT ON states BEGIN SELECT RAISE(ABORT, 'no'); END;")
+    #expect(throws: StoreError.self) {
+      try journal.withUnsafeBytes { try snapshot.apply(journal: $0, epoch: 1) }
+    }
+    #expect(snapshot.stateNames.count == 0)
+    try snapshot.database.execute("DROP TRIGGER refuse")
+    try journal.withUnsafeBytes { try snapshot.apply(journal: $0, epoch: 1) }
+    var names: [String] = []
+    try snapshot.database.run("SELECT text FROM stateNames ORDER BY id") {
+      names.append(String(decoding: SQLiteConnection.bytes($0, 0), as: UTF8.self))
+    }
+    #expect(names == ["on"])
+    let states = try snapshot.withRows { (rows) throws(StoreError) in
+      var states: [String] = []
+      while let row = try rows.next() { states.append(String(decoding: row.state, as: UTF8.self)) }
+      return states
+    }
+    #expect(states == ["on"])
+  }
+
+  @Test("state names out of order, or too long, are damage at open")
+  func namesDamaged() throws {
+    do { try MachineStore(directory: directory, durability: .batched).close() }
+    do {
+      let database = try SQLiteConnection(path: directory + "/machines.sqlite3")
+      try database.execute("INSERT INTO stateNames VALUES (2, 'on')")
+    }
+    #expect(
+      performing: { try MachineStore(directory: directory, durability: .batched) },
+      throws: {
+        ($0 as? StoreError)?.message.contains("state name 2 is out of order") == true
       })
   }
 }
