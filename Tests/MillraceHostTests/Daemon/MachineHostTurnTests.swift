@@ -149,6 +149,22 @@ final class MachineHostTurnTests {
     }
   }
 
+  @Test("a machine that takes a slot freed in an earlier turn is saved whole before its state alone")
+  func slotTakenAgain() throws {
+    let first = try host.spawn(kind: "counter", name: "c", state: nil).get()
+    _ = host.finishTurn()
+    #expect(host.kill("c"))
+    _ = host.finishTurn()
+    let again = try host.spawn(kind: "counter", name: "d", state: "5").get()
+    // The new machine is in the old one's slot: a state record there would name `c`.
+    try #require(again.id.index == first.id.index)
+    _ = host.finishTurn()
+    post("inc", to: "d")
+    runtime.dispatch()
+    _ = host.finishTurn()
+    #expect(try records() == ["save c 0", "delete c", "save d 5", "state 6"])
+  }
+
   @Test("a machine changed, killed and spawned again in a turn: its delete, then its one save")
   func killedAndSpawnedAgainInATurn() throws {
     let first = try host.spawn(kind: "counter", name: "c", state: nil).get()
