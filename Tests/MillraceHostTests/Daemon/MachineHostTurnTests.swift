@@ -149,7 +149,7 @@ final class MachineHostTurnTests {
     }
   }
 
-  @Test("a machine that takes a slot freed in an earlier turn is saved whole before its state alone")
+  @Test("a machine taking a slot freed in an earlier turn is saved whole before its state alone")
   func slotTakenAgain() throws {
     let first = try host.spawn(kind: "counter", name: "c", state: nil).get()
     _ = host.finishTurn()
