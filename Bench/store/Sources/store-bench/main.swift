@@ -10,6 +10,12 @@
 //   store-bench update DIR UPDATES [--rate R]
 //       UPDATES saves of random machines of the store in DIR (the state flipped, timers kept
 //       as they were), in turns of 1000, at most R a second; then a clean close.
+//   store-bench states DIR UPDATES [--range R] [--turn N]
+//       UPDATES state records (`saveState`, what a `SEND` that flips a toggle journals) of
+//       random machines among the first R slots of the store in DIR (default: all), in turns
+//       of N (default 300, a loaded daemon's commit), as fast as the store takes them; then a
+//       clean close. Reports the CPU a record of the checkpoint worker, of the close, and of
+//       every thread.
 //   store-bench read DIR
 //       opens the store in DIR and streams every row (name, kind, state, timers).
 //   store-bench size DIR
@@ -264,6 +270,59 @@ func update(_ directory: String, updates: Int, rate: Int) throws {
   report("update_cpu_us_per_save", (processCPU() - startCPU) * 1e6 / Double(updates))
 }
 
+/// SplitMix64: random enough to pick machines, and no system call a number.
+struct SplitMix: RandomNumberGenerator {
+  var state: UInt64
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+}
+
+func states(_ directory: String, updates: Int, range: Int?, turn: Int) throws {
+  let store = open(directory)
+  var slots: [UInt32] = []
+  var flipped: [Bool] = []
+  try store.forEach { row in
+    slots.append(row.slot)
+    flipped.append(false)
+  }
+  guard !slots.isEmpty else { fail("states: no machines in \(directory)") }
+  let count = min(range ?? slots.count, slots.count)
+  // Not `SystemRandomNumberGenerator`, whose every number is a system call.
+  var generator = SplitMix(state: UInt64(now() * 1e9))
+  let start = now()
+  let startCPU = processCPU()
+  let mainStart = cpuNow()
+  var done = 0
+  while done < updates {
+    for _ in 0..<min(turn, updates - done) {
+      let index = Int.random(in: 0..<count, using: &generator)
+      flipped[index].toggle()
+      store.saveState(slot: slots[index], state: flipped[index] ? "on" : "off")
+      done += 1
+    }
+    try store.commit()
+  }
+  let elapsed = now() - start
+  report("states_ms", elapsed * 1e3)
+  report("states_per_s", Double(updates) / elapsed, "%.0f")
+  // Checkpoint workers are threads of their own that end with their checkpoint: what is not
+  // this thread's is theirs.
+  let main = cpuNow() - mainStart
+  report("states_journal_cpu_ns_per_record", main * 1e9 / Double(updates))
+  report(
+    "states_worker_cpu_ns_per_record",
+    (processCPU() - startCPU - main) * 1e9 / Double(updates))
+  let closeCPU = processCPU()
+  try close(store, as: "states_close")
+  report("states_close_cpu_ns_per_record", (processCPU() - closeCPU) * 1e9 / Double(updates))
+  report("states_cpu_ns_per_record", (processCPU() - startCPU) * 1e9 / Double(updates))
+}
+
 func read(_ directory: String) throws {
   let start = now()
   let store = open(directory)
@@ -317,7 +376,7 @@ func size(_ directory: String) -> Int {
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard arguments.count >= 2 else {
-  fail("usage: store-bench fill|update|read|size DIR …")
+  fail("usage: store-bench fill|update|states|read|size DIR …")
 }
 let directory = arguments[1]
 
@@ -339,6 +398,10 @@ do {
   case "update":
     guard arguments.count >= 3, let updates = Int(arguments[2]) else { fail("update DIR N") }
     try update(directory, updates: updates, rate: option("--rate") ?? 0)
+  case "states":
+    guard arguments.count >= 3, let updates = Int(arguments[2]) else { fail("states DIR N") }
+    try states(
+      directory, updates: updates, range: option("--range"), turn: option("--turn") ?? 300)
   case "read":
     try read(directory)
   case "size":
