@@ -28,7 +28,7 @@
 # Env:   SCALE_N=1000000       machines (and redis keys); SCALE_N=100000 for a quick run
 #        MILLRACED=PATH        the daemon (default .build/release/millraced)
 #        SCALEGEN=PATH         the load generator (default .build/scale/scalegen)
-#        SCALE_ROUNDS=3        SEND rounds per daemon; SCALE_SEND_SECONDS=3 each
+#        SCALE_ROUNDS=5        SEND rounds per daemon (medians compared); SCALE_SEND_SECONDS=3 each
 #        SCALE_PIN=0           do not pin (default: servers on the last CPU, clients on the
 #                              others, as Bench/scripts/socket-bench.sh does)
 #        SCALE_OUT=DIR         where scale.md / scale.json go (default Bench/results)
@@ -45,7 +45,7 @@ MILLRACED="${MILLRACED:-$ROOT/.build/release/millraced}"
 GEN="${SCALEGEN:-$ROOT/.build/scale/scalegen}"
 OUT="${SCALE_OUT:-$ROOT/Bench/results}"
 RAW="$OUT/raw/scale"
-ROUNDS="${SCALE_ROUNDS:-3}"
+ROUNDS="${SCALE_ROUNDS:-5}"
 SEND_SECONDS="${SCALE_SEND_SECONDS:-3}"
 SEND_CONNS=50
 SEND_DEPTH=16
