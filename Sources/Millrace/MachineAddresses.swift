@@ -20,4 +20,15 @@ extension Runtime {
     let layout = _registry.variants[Int(record.pointee.variant)].layout
     return UnsafeRawBufferPointer(start: block, count: layout.pointee.blockBytes)
   }
+
+  /// `blockBytes(ofSlot:)` for a block that is not in the record (whose line a caller that
+  /// warmed the record has warmed already): nil also when the block lives in the record.
+  @inlinable @inline(__always)
+  public func separateBlockBytes(ofSlot index: UInt32) -> UnsafeRawBufferPointer? {
+    guard index < _registry.initialized else { return nil }
+    let record = _registry.records + Int(index)
+    guard let block = record.pointee.block, block != record._blockArea else { return nil }
+    let layout = _registry.variants[Int(record.pointee.variant)].layout
+    return UnsafeRawBufferPointer(start: block, count: layout.pointee.blockBytes)
+  }
 }

@@ -64,12 +64,17 @@ struct FootprintTests {
     let far = try #require(runtime.blockBytes(ofSlot: listed.id.index))
     #expect(far.count > _MachineRecord.inlineBlockBytes)
     #expect(far.loadUnaligned(as: Int.self) == 9)
+    // Apart from the record, only the pool's block.
+    #expect(runtime.separateBlockBytes(ofSlot: echo.id.index) == nil)
+    #expect(runtime.separateBlockBytes(ofSlot: listed.id.index)?.baseAddress == far.baseAddress)
+    #expect(runtime.separateBlockBytes(ofSlot: listed.id.index)?.count == far.count)
     // Killed, neither keeps a block, and the slots take machines of the other shape.
     runtime.remove(echo)
     runtime.remove(listed)
     runtime.dispatch()
     #expect(runtime.blockBytes(ofSlot: echo.id.index) == nil)
     #expect(runtime.blockBytes(ofSlot: listed.id.index) == nil)
+    #expect(runtime.separateBlockBytes(ofSlot: listed.id.index) == nil)
     let again = try runtime.spawn(Echo.self, state: 11, queues: [.latest(max: 1)])
     let small = try runtime.spawn(Echo.self, state: 13)
     #expect(Set([again.id.index, small.id.index]) == Set([echo.id.index, listed.id.index]))

@@ -26,11 +26,18 @@ struct ConnectionLookaheadTests {
     /// recorded.
     var onHandedOut: ((Connection) -> Void)?
     private var handed = 0
+    /// The state each request was handed out with, in order.
+    var states: [UInt64] = []
 
     init(lookahead: Int) { self.lookahead = lookahead }
 
     func connection(_ connection: Connection, received frame: Frame) {
+      self.connection(connection, received: frame, prefetched: 0)
+    }
+
+    func connection(_ connection: Connection, received frame: Frame, prefetched: UInt64) {
       events.append("get \(frame.string(at: 1))")
+      states.append(prefetched)
       handed += 1
       onRequest?(connection, handed)
       connection.write { $0.bulkString(frame[1]) }
@@ -44,23 +51,27 @@ struct ConnectionLookaheadTests {
     func connection(
       _ connection: Connection, prefetch frames: UnsafeBufferPointer<Frame>,
       into states: UnsafeMutableBufferPointer<UInt64>
-    ) {
+    ) -> Bool {
       for (index, frame) in frames.enumerated() {
         let word = frame.string(at: 1)
         events.append("pre \(word) 0")
         let number = Int(word.dropFirst())!
-        states[index] = warmsNothingMore(number) ? 0 : UInt64(number + 1) << 8 | 1
+        // A request with nothing more to warm keeps a state (its number, the stage past 0xff)
+        // to be handed out with: only the stages' answers end them.
+        states[index] = UInt64(number + 1) << 8 | (warmsNothingMore(number) ? 0xff : 1)
       }
+      return states.contains { $0 & 0xff != 0xff }
     }
 
     func connection(
       _ connection: Connection, prefetchFrom states: UnsafeMutableBufferPointer<UInt64>
-    ) {
-      #expect(states.contains { $0 != 0 }, "a stage after every state was left 0")
-      for index in states.indices where states[index] != 0 {
+    ) -> Bool {
+      #expect(states.contains { $0 & 0xff != 0xff }, "a stage after every request was done")
+      for index in states.indices where states[index] & 0xff != 0xff {
         events.append("pre w\((states[index] >> 8) - 1) \(states[index] & 0xff)")
         states[index] += 1
       }
+      return states.contains { $0 & 0xff != 0xff }
     }
   }
 
@@ -139,6 +150,8 @@ struct ConnectionLookaheadTests {
     #expect(handedOut == words.count)
     // One write of 40 requests: the first group is a whole one.
     #expect(handler.events.prefix(while: { $0.hasPrefix("pre") }).count == 3 * 16)
+    // Each request is handed out with the state its last stage left.
+    #expect(handler.states == words.indices.map { UInt64($0 + 1) << 8 | 3 })
   }
 
   @Test func aStageThatLeavesNoStateIsTheRequestsLast() throws {
@@ -152,6 +165,21 @@ struct ConnectionLookaheadTests {
       let stages = handler.events.filter { $0.hasPrefix("pre \(word) ") }
       #expect(stages == (0..<(number % 3 == 1 ? 1 : 3)).map { "pre \(word) \($0)" })
     }
+    #expect(
+      handler.states == words.indices.map { UInt64($0 + 1) << 8 | ($0 % 3 == 1 ? 0xff : 3) })
+  }
+
+  @Test func aFirstStageThatLeavesNothingToWarmIsTheGroupsLast() throws {
+    let handler = Handler(lookahead: 3)
+    handler.warmsNothingMore = { _ in true }
+    let words = Self.words(20)
+    _ = try Self.exchange(
+      handler, request: words.flatMap { respRequest(["ECHO", $0]) },
+      expected: words.flatMap { respBulk($0) }.count)
+    // No later stage was called (it would record an issue), and every request was handed out
+    // with the state the first left.
+    #expect(handler.events.filter { $0.hasPrefix("pre") } == words.map { "pre \($0) 0" })
+    #expect(handler.states == words.indices.map { UInt64($0 + 1) << 8 | 0xff })
   }
 
   @Test func withoutLookaheadNothingIsPrefetched() throws {
@@ -161,6 +189,7 @@ struct ConnectionLookaheadTests {
       handler, request: words.flatMap { respRequest(["ECHO", $0]) },
       expected: words.flatMap { respBulk($0) }.count)
     #expect(handler.events.filter { $0 != "handed" } == words.map { "get \($0)" })
+    #expect(handler.states == words.map { _ in 0 })
   }
 
   @Test func theHandlerHearsOfEachSliceHandedOutAndItsWritesGoWithItsReplies() throws {

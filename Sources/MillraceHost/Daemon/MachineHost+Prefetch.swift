@@ -17,7 +17,8 @@ extension MachineHost {
   static let saveDistance = 8
 
   /// Warms what saving `slots[position + saveDistance]` and `slots[position + saveDistance /
-  /// 2]` will read: the entries and records of the first, the block of the second. For a
+  /// 2]` will read: the entries and records of the first, the block of the second (when it is
+  /// not in its record). For a
   /// commit when there are so many machines (`lookahead` > 0) that the lines a turn changed
   /// have left the caches by then. Changes nothing a request can observe.
   func prefetchSave(_ slots: [UInt32], at position: Int) {
@@ -27,7 +28,7 @@ extension MachineHost {
       if let record = runtime.recordBytes(ofSlot: slots[far]) { Self.warm(record) }
     }
     let near = position &+ Self.saveDistance / 2
-    if near < slots.count, let block = runtime.blockBytes(ofSlot: slots[near]) {
+    if near < slots.count, let block = runtime.separateBlockBytes(ofSlot: slots[near]) {
       Self.warm(block)
     }
   }
@@ -48,22 +49,26 @@ extension MachineHost {
   }
 
   /// A later stage of warming the cache for `SEND`s, each reading only what the one before
-  /// warmed, for every state of `states` that is not 0: the bucket's entries one by one until
+  /// warmed, for every state of `states` still walking: the bucket's entries one by one until
   /// the one of the name's hash (`MachineDirectory.prefetchStep`), each with its slot's
   /// record in the runtime (most names lead their bucket: their record is warm one stage
-  /// sooner than if it waited for the entry to match), then the found machine's block. A state
-  /// carries the walk between the stages (0: nothing more to warm). Changes nothing a request
-  /// can observe.
-  func prefetchSends(from states: UnsafeMutableBufferPointer<UInt64>) {
-    for index in states.indices where states[index] != 0 {
+  /// sooner than if it waited for the entry to match), then the found machine's block when it
+  /// is not in the record. A state carries the walk between the stages, and its end to the
+  /// `SEND` (`send(utf8:arguments:to:prefetched:requester:ticket:)`). Returns whether some
+  /// state still walks. Changes nothing a request can observe.
+  func prefetchSends(from states: UnsafeMutableBufferPointer<UInt64>) -> Bool {
+    var walking = false
+    for index in states.indices where MachineDirectory.isWalking(states[index]) {
       let step = directory.prefetchStep(&states[index])
       if step.warmed != 0, let record = runtime.recordBytes(ofSlot: step.warmed &- 1) {
         Self.warm(record)
+        walking = true
       }
-      if step.found != 0, let block = runtime.blockBytes(ofSlot: step.found &- 1) {
+      if step.found != 0, let block = runtime.separateBlockBytes(ofSlot: step.found &- 1) {
         Self.warm(block)
       }
     }
+    return walking
   }
 
   /// Warms every cache line of `bytes` (a record or a block, which may span two), each once:

@@ -378,12 +378,16 @@ public final class MachineHost {
   /// `send` for a request's words as they arrived (UTF-8 bytes): the machine and the input are
   /// found without making a `String`. The words are not checked against the name rule here:
   /// no machine or input has a name that breaks it, so such a word is simply not found.
+  /// `prefetched` is the state the request's prefetch stages left (`prefetchSends(from:)`),
+  /// or 0: the lookup of `name` starts from the machine they found, if it still holds the
+  /// name, and is done in full otherwise.
   public func send(
     utf8 input: UnsafeRawBufferPointer,
     arguments: UnsafeBufferPointer<UnsafeRawBufferPointer> = .init(start: nil, count: 0),
-    to name: UnsafeRawBufferPointer, requester: any SendRequester, ticket: UInt64
+    to name: UnsafeRawBufferPointer, prefetched: UInt64 = 0, requester: any SendRequester,
+    ticket: UInt64
   ) -> Result<Void, HostFailure> {
-    guard let index = directory.slot(ofUTF8: name) else {
+    guard let index = directory.slot(ofUTF8: name, prefetched: prefetched) else {
       return .failure(Self.noMachine(named: name))
     }
     let entry = directory.entry(index)

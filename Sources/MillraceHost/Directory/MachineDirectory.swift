@@ -19,7 +19,9 @@ import Millrace
 ///   once no machine is left.
 /// - A lookup by name hashes its bytes once (`NameHash`, seeded at random unless a test fixes
 ///   the seed), reads a bucket head and the entries of its chain, and compares bytes only
-///   where the 32-bit hashes and lengths match. It neither allocates nor makes a `String`.
+///   where the 32-bit hashes and lengths match; one that starts where a prefetch walk ended
+///   (`slot(ofUTF8:prefetched:)`) reads that walk's entry first, and neither hashes nor reads
+///   a bucket when it holds the name. It neither allocates nor makes a `String`.
 /// - No operation blocks for long: index resizes are incremental (`NameBuckets`), and
 ///   `finishTurn()` moves a bounded number of buckets.
 /// - Names are compared byte for byte: the directory keys exactly what `NameRule` lets through
@@ -97,6 +99,20 @@ final class MachineDirectory {
     return buckets.find(hash: hash, in: entries) { $0.holds(name, hash: hash) }
   }
 
+  /// `slot(ofUTF8:)` starting from `prefetched`, a state a walk of `prefetchStep(_:)` left (or
+  /// any other value): when the walk found an entry, and that entry holds `name`, its slot,
+  /// without hashing the name again or reading its bucket; otherwise the lookup in full. The
+  /// same answer as `slot(ofUTF8:)` whatever `prefetched` is: the entry's bytes decide.
+  @inline(__always)
+  func slot(ofUTF8 name: UnsafeRawBufferPointer, prefetched: UInt64) -> UInt32? {
+    let link = UInt32(truncatingIfNeeded: prefetched >> 32)
+    if prefetched & Self.walking == 0, link != 0, Int(link) <= touched {
+      let slot = link &- 1
+      if entry(slot).holds(name, hash: UInt32(truncatingIfNeeded: prefetched)) { return slot }
+    }
+    return slot(ofUTF8: name)
+  }
+
   /// Warms the cache for a lookup to come of the name whose `hash(ofName:)` is `hash` (a
   /// prefetch hint, reading nothing but the bucket array's address): its bucket's head.
   /// Returns the state of the walk `prefetchStep(_:)` goes on with (never 0).
@@ -111,22 +127,20 @@ final class MachineDirectory {
     UInt32(truncatingIfNeeded: nameHash(name))
   }
 
-  /// One step of the walk `prefetchBucket(hash:)` began, reading only what the step before
-  /// warmed: from the bucket's head, warms its first entry; from an entry whose hash is the
-  /// name's, returns its slot + 1 as `found` (the name's entry, unless two names share a
-  /// hash; the walk ends there) and warms the name's bytes when they are not inline; from
-  /// another, warms the next entry of the bucket. An entry
-  /// warmed is returned as `warmed` (slot + 1), so that the caller can warm what goes with
-  /// that slot at the same time, before the entry says whether it is the name's. Sets `state`
-  /// to 0 once the walk ended (the bucket did, or `state` was 0 already).
+  /// One step of the walk `prefetchBucket(hash:)` began (nothing for a state not walking:
+  /// `isWalking`), reading only what the step before warmed: from the bucket's head, warms its first entry;
+  /// from an entry whose hash is the name's, returns its slot + 1 as `found` (the name's
+  /// entry, unless two names share a hash) and warms the name's bytes when they are not
+  /// inline; from another, warms the next entry of the bucket. An entry warmed is returned as
+  /// `warmed` (slot + 1), so that the caller can warm what goes with that slot at the same
+  /// time, before the entry says whether it is the name's.
   ///
-  /// The state: the name's hash in the low 32 bits, the entry warmed last (slot + 1, 0 for
-  /// the bucket's head) above it, and `walking`.
+  /// The state: the name's hash in the low 32 bits, an entry's slot + 1 above it (the entry
+  /// warmed last, 0 for the bucket's head), and `walking` while the walk goes on. A walk that
+  /// found an entry ends with that entry's slot + 1 and the hash, not walking (a lookup may
+  /// start there: `slot(ofUTF8:prefetched:)`); one that reached the bucket's end, with 0.
   func prefetchStep(_ state: inout UInt64) -> (found: UInt32, warmed: UInt32) {
-    guard state & Self.walking != 0 else {
-      state = 0
-      return (0, 0)
-    }
+    guard Self.isWalking(state) else { return (0, 0) }
     let hash = UInt32(truncatingIfNeeded: state)
     var link = UInt32(truncatingIfNeeded: (state & ~Self.walking) >> 32)
     if link == 0 {
@@ -134,7 +148,7 @@ final class MachineDirectory {
     } else {
       let entry = entries + Int(link &- 1)
       if entry.pointee.hash == hash {
-        state = 0
+        state &= ~Self.walking
         // A name past the inline bytes is compared where it lies, on the heap: warmed too.
         if entry.pointee.isOutOfLine,
           let name = UnsafeRawPointer(bitPattern: UInt(entry.pointee.bytes.0))
@@ -155,8 +169,12 @@ final class MachineDirectory {
     return (0, link)
   }
 
-  /// The bit that marks a state of `prefetchStep` (slots stay below 2³¹).
+  /// The bit that marks a state of `prefetchStep` whose walk goes on (slots stay below 2³¹).
   private static let walking: UInt64 = 1 << 63
+
+  /// Whether `state` is a walk `prefetchStep(_:)` goes on with.
+  @inline(__always)
+  static func isWalking(_ state: UInt64) -> Bool { state & walking != 0 }
 
   /// The slot of the machine named `name`, or nil.
   func slot(of name: String) -> UInt32? {

@@ -14,7 +14,7 @@ import CPrefetch
 /// Guarantees:
 /// - Growth and shrinking never stop the loop: like Redis's `dict`, a resize makes a second
 ///   bucket array and moves the buckets of the first into it a few at a time, on each insert,
-///   lookup and removal (`stepsPerOperation` buckets that hold names, skipping at most ten
+///   `find` and removal (`stepsPerOperation` buckets that hold names, skipping at most ten
 ///   empty buckets per one), and on each `rehash(buckets:)` the owner calls between turns. A
 ///   doubling moves the old array's N buckets within N / 2 operations (each moves two or
 ///   more), before the next doubling can be due (N / 2 more inserts), so at most two arrays

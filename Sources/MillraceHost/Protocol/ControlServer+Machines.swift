@@ -72,11 +72,14 @@ extension ControlServer {
       frame.withUnsafeBytes(of: 2) { input in
         guard NameRule.isValid(utf8: input) else { return .failure(HostFailure(.noinput, "")) }
         guard frame.count > 3 else {
-          return host.send(utf8: input, to: name, requester: session, ticket: ticket)
+          return host.send(
+            utf8: input, to: name, prefetched: session.prefetched, requester: session,
+            ticket: ticket)
         }
         return frame.withArguments(from: 3) { arguments in
           host.send(
-            utf8: input, arguments: arguments, to: name, requester: session, ticket: ticket)
+            utf8: input, arguments: arguments, to: name, prefetched: session.prefetched,
+            requester: session, ticket: ticket)
         }
       }
     }

@@ -65,6 +65,10 @@ final class Session: ConnectionHandler, SendRequester {
   /// A request that arrived while earlier `SEND`s of this connection were still queued; it
   /// runs once they are processed (the connection is paused meanwhile).
   @exclusivity(unchecked) var deferred: Frame?
+  /// While a request decoded ahead runs, the state its prefetch stages left
+  /// (`MachineHost.prefetchSends(from:)`), which a `SEND`'s lookup of its machine may start
+  /// from; 0 otherwise.
+  @exclusivity(unchecked) var prefetched: UInt64 = 0
   /// `SEND`s of this connection accepted and not processed yet (their inputs still queued).
   @exclusivity(unchecked) var unprocessedSends = 0
   /// Loop milliseconds when the connection opened, and when its last command ran (to a turn).
@@ -111,6 +115,12 @@ final class Session: ConnectionHandler, SendRequester {
     Unmanaged.passUnretained(server)._withUnsafeGuaranteedRef { $0.execute(frame, for: self) }
   }
 
+  func connection(_ connection: Connection, received frame: Frame, prefetched: UInt64) {
+    self.prefetched = prefetched
+    Unmanaged.passUnretained(server)._withUnsafeGuaranteedRef { $0.execute(frame, for: self) }
+    self.prefetched = 0
+  }
+
   var lookahead: Int { host._withUnsafeGuaranteedRef { $0.lookahead } }
 
   func connectionDidHandOut(_ connection: Connection) {
@@ -120,11 +130,17 @@ final class Session: ConnectionHandler, SendRequester {
   func connection(
     _ connection: Connection, prefetch frames: UnsafeBufferPointer<Frame>,
     into states: UnsafeMutableBufferPointer<UInt64>
-  ) {
-    guard let first = frames.baseAddress else { return }
-    host._withUnsafeGuaranteedRef { host in
+  ) -> Bool {
+    guard let first = frames.baseAddress else { return false }
+    return host._withUnsafeGuaranteedRef { host in
       // Each frame read where it lies: a copy would retain and release its arrays.
-      for index in frames.indices { states[index] = Self.prefetch(first + index, host) }
+      var walking: UInt64 = 0
+      for index in frames.indices {
+        let state = Self.prefetch(first + index, host)
+        states[index] = state
+        walking |= state
+      }
+      return walking != 0
     }
   }
 
@@ -132,14 +148,22 @@ final class Session: ConnectionHandler, SendRequester {
   /// requests.
   @inline(__always)
   private static func prefetch(_ frame: UnsafePointer<Frame>, _ host: MachineHost) -> UInt64 {
-    guard frame.pointee.count >= 3 && frame.pointee.part(0, equalsIgnoringCase: "SEND") else {
+    guard frame.pointee.count >= 3 && frame.pointee.withUnsafeBytes(of: 0, Self.isSend) else {
       return 0
     }
     return host.prefetchSend(
       toNameHash: frame.pointee.withUnsafeBytes(of: 1) { host.nameHash($0) })
   }
 
+  /// Whether `word` is `SEND` in any case: as one load, each byte's case bit set (a byte
+  /// with it set is a letter's lower case only for that letter's two cases).
+  @inline(__always)
+  static func isSend(_ word: UnsafeRawBufferPointer) -> Bool {
+    word.count == 4 && word.loadUnaligned(as: UInt32.self) | 0x2020_2020 == 0x646E_6573
+  }
+
   func connection(_ connection: Connection, prefetchFrom states: UnsafeMutableBufferPointer<UInt64>)
+    -> Bool
   {
     host._withUnsafeGuaranteedRef { $0.prefetchSends(from: states) }
   }

@@ -79,9 +79,9 @@ extension Connection {
   var lookahead: Int { storedHandler?.lookahead ?? 0 }
 
   /// A request, to the connection's handler or else the server's `onFrame`.
-  func deliver(_ frame: Frame) {
+  func deliver(_ frame: Frame, prefetched: UInt64 = 0) {
     if let handler = storedHandler {
-      handler.connection(self, received: frame)
+      handler.connection(self, received: frame, prefetched: prefetched)
     } else {
       server.onFrame?(self, frame)
     }

@@ -99,22 +99,23 @@ extension DecodingRequestReader {
         }
         advance(depth, handler, connection)
       }
-      connection.deliver(ahead.removeFirst())
+      let (frame, state) = ahead.removeFirst()
+      connection.deliver(frame, prefetched: state)
     }
     return false
   }
 
   /// Runs the `depth` prefetch stages of the requests waiting, through `handler`: each stage
-  /// one call for the whole group, the later ones while some request has more to warm.
+  /// one call for the whole group, the later ones while the stage before says some request
+  /// has more to warm.
   private func advance(_ depth: Int, _ handler: (any ConnectionHandler)?, _ connection: Connection)
   {
     // Optional chaining borrows the handler; `guard let` would retain and release it.
     guard handler != nil, depth > 0 else { return }
     ahead.withWaiting { frames, states in
-      handler?.connection(connection, prefetch: frames, into: states)
+      guard handler?.connection(connection, prefetch: frames, into: states) == true else { return }
       for _ in 1..<depth {
-        guard states.contains(where: { $0 != 0 }) else { return }
-        handler?.connection(connection, prefetchFrom: states)
+        guard handler?.connection(connection, prefetchFrom: states) == true else { return }
       }
     }
   }
@@ -166,11 +167,13 @@ final class RequestLookahead {
     end &+= 1
   }
 
-  /// Takes the front request out and returns its frame. Not empty.
-  func removeFirst() -> Frame {
+  /// Takes the front request out and returns its frame and the state its prefetch stages
+  /// left. Not empty.
+  func removeFirst() -> (Frame, UInt64) {
     let frame = (frames.unsafelyUnwrapped + front).move()
+    let state = states.unsafelyUnwrapped[front]
     front &+= 1
-    return frame
+    return (frame, state)
   }
 
   /// Calls `body` with the frames and states of the requests waiting, front first; it may

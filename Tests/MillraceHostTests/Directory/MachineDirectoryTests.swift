@@ -95,6 +95,7 @@ import Testing
       Self.insert(directory, Self.name(slot, length: length), slot: UInt32(slot))
     }
     var steps: [Int: Int] = [:]
+    var ends: [UInt64] = []
     for slot in 0..<1000 {
       let name = Array(Self.name(slot, length: length).utf8)
       var state = name.withUnsafeBytes {
@@ -106,7 +107,7 @@ import Testing
       var found: UInt32 = 0
       var warmed: UInt32 = 0
       var taken = 0
-      while state != 0 && taken < 100 {
+      while MachineDirectory.isWalking(state) && taken < 100 {
         let step = directory.prefetchStep(&state)
         if step.found != 0 { #expect(step.found == warmed && step.warmed == 0) }
         found = step.found
@@ -115,14 +116,19 @@ import Testing
       }
       #expect(found == UInt32(slot) + 1, "\(Self.name(slot, length: length))")
       steps[taken, default: 0] += 1
+      // The walk's end names the entry, and a lookup starting there finds the same slot.
+      #expect(state >> 32 == UInt64(slot) + 1)
+      #expect(
+        name.withUnsafeBytes { directory.slot(ofUTF8: $0, prefetched: state) } == UInt32(slot))
+      ends.append(state)
     }
     // Two steps when the name leads its bucket; more where names came after it in its bucket
     // (about a third of them, with as many buckets as names).
     #expect(steps[2, default: 0] > 500 && steps[2, default: 0] < 1000, "\(steps)")
     #expect(steps.keys.allSatisfy { $0 >= 2 && $0 <= 10 }, "\(steps)")
     // A walk that ended, or a name in no bucket: nothing to warm.
-    var ended: UInt64 = 0
-    #expect(directory.prefetchStep(&ended) == (0, 0) && ended == 0)
+    var ended = ends[0]
+    #expect(directory.prefetchStep(&ended) == (0, 0) && ended == ends[0])
     let empty = MachineDirectory(capacity: 8, seed: 3)
     var state = Array("x".utf8).withUnsafeBytes {
       empty.prefetchBucket(hash: empty.hash(ofName: $0))
@@ -133,6 +139,42 @@ import Testing
     var found: UInt32 = 0
     for _ in 0..<100 where state != 0 { found = directory.prefetchStep(&state).found }
     #expect(found == 0 && state == 0)
+  }
+
+  /// A lookup that starts where a prefetch walk ended (`slot(ofUTF8:prefetched:)`) gives what
+  /// a lookup in full gives, whatever it is handed: another name's walk, a walk whose machine
+  /// left and whose slot another name took, a walk not ended, nothing, or noise.
+  @Test func aLookupFromAPrefetchedStateIsTheLookupInFull() {
+    let directory = MachineDirectory(capacity: 1 << 10, seed: 5)
+    for slot in 0..<500 { Self.insert(directory, Self.name(slot, length: 0), slot: UInt32(slot)) }
+    func walk(_ name: String, steps: Int = 100) -> UInt64 {
+      var state = Array(name.utf8).withUnsafeBytes {
+        directory.prefetchBucket(hash: directory.hash(ofName: $0))
+      }
+      for _ in 0..<steps where MachineDirectory.isWalking(state) {
+        _ = directory.prefetchStep(&state)
+      }
+      return state
+    }
+    func lookup(_ name: String, _ prefetched: UInt64) -> UInt32? {
+      Array(name.utf8).withUnsafeBytes { directory.slot(ofUTF8: $0, prefetched: prefetched) }
+    }
+    let (a, b) = (Self.name(7, length: 0), Self.name(8, length: 0))
+    let (walkA, walkB) = (walk(a), walk(b))
+    #expect(lookup(a, walkA) == 7 && lookup(b, walkB) == 8)
+    #expect(lookup(a, walkB) == 7 && lookup(b, walkA) == 8)
+    #expect(lookup(a, 0) == 7 && lookup(a, walk(a, steps: 0)) == 7)
+    #expect(lookup("absent", walkA) == nil)
+    var generator = SystemRandomNumberGenerator()
+    for _ in 0..<1000 {
+      let noise = generator.next() as UInt64
+      #expect(lookup(a, noise) == 7 && lookup("absent", noise) == nil)
+    }
+    // Slot 7 emptied and taken by another name: a's old walk names it, and finds nothing.
+    directory.remove(7)
+    Self.insert(directory, "other", slot: 7)
+    #expect(lookup(a, walkA) == nil && lookup("other", walkA) == 7)
+    #expect(lookup("other", walk("other")) == 7)
   }
 
   @Test func lookupsAreRightWhileTheIndexGrowsAndShrinks() {
