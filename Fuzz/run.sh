@@ -39,7 +39,7 @@ sources() {
       Sources/MillraceHost/Store/{JournalRecord,TimerEncoding,LEB128,StoredTimers}.swift \
       Sources/MillraceHost/Store/{StoredMachine,UTF8Text,ImageChunk,StoredRow}.swift \
       Sources/MillraceWire/ByteBuffer.swift ;;
-    chunk) echo Sources/MillraceHost/Store/{ImageChunk,ImageRow,RowChanges,LEB128,StoredRow,StoredTimers}.swift \
+    chunk) echo Sources/MillraceHost/Store/{ImageChunk,ImageRow,RowChanges,ShortParts,LEB128,StoredRow,StoredTimers}.swift \
       Sources/MillraceHost/Store/{StoredMachine,TimerEncoding,UTF8Text,SharedCPU}.swift \
       Sources/MillraceHost/Store/{JournalFormat,JournalChange,JournalRecord}.swift \
       Sources/MillraceWire/ByteBuffer.swift ;;

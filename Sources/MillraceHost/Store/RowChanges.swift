@@ -11,20 +11,26 @@ import CPrefetch
 ///
 /// Made in one pass over the journal, in order: it checks each record's shape and notes its
 /// offset as its slot's latest save or delete, or as its latest state record since, in a table
-/// of the slots of each row some record falls in. `rewrite` then builds a row from its old
-/// body and those records, in slot order: only the changes that win are read, and records that
-/// lie all over the journal are read in an order known ahead (warmed). No name is hashed,
-/// sorted or compared: a slot freed and taken again ends up holding what its last change says.
+/// of the slots of each row some record falls in. A state record whose state part is short
+/// (`ShortParts`) is noted by its part's number instead, the part kept once here: reading the
+/// winners then takes no read of their records, which lie all over the journal. `rewrite` then
+/// builds a row from its old body and those records, in slot order: only the changes that win
+/// are read, and records that lie all over the journal are read in an order known ahead
+/// (warmed). No name is hashed, sorted or compared: a slot freed and taken again ends up
+/// holding what its last change says.
 ///
 /// Memory: 16 KiB a row some record falls in (8 bytes a slot of it), whatever the number of
-/// records, 8 bytes a row, and 32 bytes a cell of one row. The records themselves stay in the
-/// journal, which must outlive this.
+/// records, 8 bytes a row, 32 bytes a cell of one row, and 3.3 KiB of short parts. The records
+/// themselves stay in the journal, which must outlive this.
 struct RowChanges: ~Copyable {
   /// The journal: its header and its records, each whole (written by this process, or found
   /// whole when it was opened).
   let journal: UnsafeRawBufferPointer
-  /// Each row's slots' latest records (`LatestRecords`).
+  /// Each row's slots' latest records (`LatestRecords`): a journal offset, or for a state
+  /// record `shortPart` and its part's number in `parts`.
   private let latest: LatestRecords
+  /// The short state parts of the state records noted by number.
+  private let parts: ShortParts
   /// The records read.
   let count: Int
   /// A row's cells while it is rewritten: each cell's machine, nil for an empty one, and the
@@ -45,6 +51,9 @@ struct RowChanges: ~Copyable {
   init(journal: UnsafeRawBufferPointer, abandoned: (() -> Bool)? = nil) throws(Failure) {
     precondition(journal.count <= Int(UInt32.max), "a journal of 4 GiB or more")
     var latest = LatestRecords()
+    var parts = ShortParts()
+    // Offsets and part numbers tell apart by `shortPart`, which no offset has below 2 GiB.
+    let numbersParts = journal.count < Int(Self.shortPart)
     var count = 0
     var offset = JournalFormat.headerSize
     do throws(Failure) {
@@ -52,8 +61,15 @@ struct RowChanges: ~Copyable {
         guard record.slot != JournalFormat.noSlot, (1...3).contains(record.tag) else {
           throw .unslotted(offset: offset)
         }
-        latest.note(
-          offset: offset, slot: record.slot, isState: record.tag == JournalFormat.stateTag)
+        let isState = record.tag == JournalFormat.stateTag
+        var noted = offset
+        if isState, numbersParts, record.machineCount > 0,
+          record.machineCount <= ShortParts.longestPart,
+          let number = parts.number(of: journal, at: record.machine, count: record.machineCount)
+        {
+          noted = Int(Self.shortPart) | number
+        }
+        latest.note(offset: noted, slot: record.slot, isState: isState)
         count &+= 1
         offset = record.next
         if count & 1023 == 0 {
@@ -64,10 +80,12 @@ struct RowChanges: ~Copyable {
       if let abandoned, abandoned() { throw .abandoned }
     } catch {
       latest.deallocate()
+      parts.deallocate()
       throw error
     }
     self.journal = journal
     self.latest = latest
+    self.parts = parts
     self.count = count
     cells = .allocate(capacity: ImageRow.slotsPerRow)
     states = .allocate(capacity: ImageRow.slotsPerRow)
@@ -75,6 +93,7 @@ struct RowChanges: ~Copyable {
 
   deinit {
     latest.deallocate()
+    parts.deallocate()
     cells.deallocate()
     states.deallocate()
   }
@@ -114,21 +133,16 @@ struct RowChanges: ~Copyable {
   ) throws(Failure) -> Bool {
     guard let slots = latest.slots(ofRow: row) else { return false }
     let base = journal.baseAddress.unsafelyUnwrapped
-    for cell in 0..<Self.prefetchDistance where slots[2 &* cell &+ 1] != 0 {
-      millrace_prefetch(base + Int(slots[2 &* cell &+ 1]))
-    }
+    for cell in 0..<Self.prefetchDistance { warmRecord(slots[2 &* cell &+ 1], base) }
     var needsRewrite = false
     for cell in 0..<ImageRow.slotsPerRow {
       let ahead = cell &+ Self.prefetchDistance
-      if ahead < ImageRow.slotsPerRow, slots[2 &* ahead &+ 1] != 0 {
-        millrace_prefetch(base + Int(slots[2 &* ahead &+ 1]))
-      }
+      if ahead < ImageRow.slotsPerRow { warmRecord(slots[2 &* ahead &+ 1], base) }
       let (change, state) = (slots[2 &* cell], slots[2 &* cell &+ 1])
       guard change != 0 || state != 0 else { continue }
       var text: UnsafeRawBufferPointer?
       if state != 0 {
-        let record = Self.record(in: journal, at: Int(state)).unsafelyUnwrapped
-        let part = UnsafeRawBufferPointer(start: base + record.machine, count: record.machineCount)
+        let part = statePart(state, base)
         var at = 0
         text = ImageChunk.part(part, at: &at)
         if text == nil || at != part.count { return true }
@@ -176,9 +190,7 @@ struct RowChanges: ~Copyable {
         }
         guard state != 0 else { continue }
         guard cells[cell] != nil else { return nil }
-        let record = Self.record(in: journal, at: Int(state)).unsafelyUnwrapped
-        states[cell] = UnsafeRawBufferPointer(
-          start: base + record.machine, count: record.machineCount)
+        states[cell] = statePart(state, base)
       }
     }
     var machines = 0
@@ -202,14 +214,33 @@ struct RowChanges: ~Copyable {
     _ slots: UnsafeMutablePointer<UInt32>, _ cell: Int, _ base: UnsafeRawPointer
   ) {
     if slots[2 &* cell] != 0 { millrace_prefetch(base + Int(slots[2 &* cell])) }
-    if slots[2 &* cell &+ 1] != 0 { millrace_prefetch(base + Int(slots[2 &* cell &+ 1])) }
+    warmRecord(slots[2 &* cell &+ 1], base)
   }
+
+  /// Warms the header of the state record `noted` names, when it names one by its offset.
+  @inline(__always)
+  private func warmRecord(_ noted: UInt32, _ base: UnsafeRawPointer) {
+    if noted != 0 && noted < Self.shortPart { millrace_prefetch(base + Int(noted)) }
+  }
+
+  /// The state part of the state record `noted` (not 0) names: its short part's bytes, or
+  /// its record's.
+  @inline(__always)
+  private func statePart(_ noted: UInt32, _ base: UnsafeRawPointer) -> UnsafeRawBufferPointer {
+    guard noted < Self.shortPart else { return parts.part(Int(noted & ~Self.shortPart)) }
+    let record = Self.record(in: journal, at: Int(noted)).unsafelyUnwrapped
+    return UnsafeRawBufferPointer(start: base + record.machine, count: record.machineCount)
+  }
+
+  /// The bit of a noted state record that says it is noted by its short part's number.
+  static let shortPart: UInt32 = 1 << 31
 }
 
 /// The offsets of each slot's latest save or delete and of its latest state record since, in a
 /// journal, for the rows some record falls in: a table of rows, each nil or
 /// `ImageRow.slotsPerRow` pairs of offsets (0: no record; a record never starts at 0, where the
-/// header is). Memory of its own, not arrays: a table written a million times would check its
+/// header is; a state record may be noted by another value its owner reads back, as
+/// `RowChanges` notes one by its short part). Memory of its own, not arrays: a table written a million times would check its
 /// uniqueness and bounds every time. Freed by its owner (`deallocate()`).
 struct LatestRecords {
   /// One past the highest row a record falls in.

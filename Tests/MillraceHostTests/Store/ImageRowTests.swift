@@ -230,8 +230,11 @@ struct ImageRowTests {
           // A state record, for a slot that holds a machine (as the daemon writes them).
           guard let machine = expected[slot] else { continue }
           let name = machine.split(separator: " ")[0]
-          changes.append((slot, .state("s\(step)")))
-          expected[slot] = "\(name) s\(step)"
+          // Short parts (numbered by the pass: up to `ShortParts.capacity` of them, past
+          // which they are read from their records), and longer ones (always read there).
+          let state = step % 5 == 0 ? "a longer state \(step)" : "s\(step)"
+          changes.append((slot, .state(state)))
+          expected[slot] = "\(name) \(state)"
         default:
           changes.append((slot, .save(name: "m\(step)", state: state)))
           expected[slot] = "m\(step) \(state)"
