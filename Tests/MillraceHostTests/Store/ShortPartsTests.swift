@@ -9,7 +9,8 @@ import Testing
     defer { parts.deallocate() }
     // "on" and "off" as parts (a count byte, then the text), twice each, the last at the very
     // end of the bytes (read byte by byte there), with other bytes around them.
-    let bytes: [UInt8] = [9, 2] + Array("on".utf8) + [7, 3] + Array("off".utf8) + [0xFF, 2]
+    let bytes: [UInt8] =
+      [9, 2] + Array("on".utf8) + [7, 3] + Array("off".utf8) + [0xFF, 2]
       + Array("on".utf8) + [3] + Array("off".utf8)
     bytes.withUnsafeBytes { bytes in
       let on = parts.number(of: bytes, at: 1, count: 3)
