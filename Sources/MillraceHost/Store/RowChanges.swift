@@ -121,15 +121,18 @@ struct RowChanges: ~Copyable {
   }
 
   /// Calls `body` for each slot of row `row` some record falls in, in slot order, with its
-  /// cell, whether a save or delete of it comes first (its latest), and the state text of its
-  /// latest state record since (nil for none; its bytes in the journal). When `body` returns
+  /// cell, whether a save or delete of it comes first (its latest), the state text of its
+  /// latest state record since (nil for none; its bytes in the journal or in a short part),
+  /// and that short part's number (`ShortParts`; the same number for the same text throughout
+  /// the checkpoint, nil for a text read from its record). When `body` returns
   /// true, it took the state record (a `states` row holds it): `rewrite` no longer applies it.
   /// Returns whether the row still needs `rewrite` (a save, a delete or a state record not
   /// taken). A state record whose state part does not decode is left to `rewrite` (damage).
   func takeStates<Failure: Error>(
     ofRow row: Int,
-    _ body: (_ cell: Int, _ replaced: Bool, _ state: UnsafeRawBufferPointer?) throws(Failure)
-      -> Bool
+    _ body: (
+      _ cell: Int, _ replaced: Bool, _ state: UnsafeRawBufferPointer?, _ number: Int?
+    ) throws(Failure) -> Bool
   ) throws(Failure) -> Bool {
     guard let slots = latest.slots(ofRow: row) else { return false }
     let base = journal.baseAddress.unsafelyUnwrapped
@@ -147,7 +150,8 @@ struct RowChanges: ~Copyable {
         text = ImageChunk.part(part, at: &at)
         if text == nil || at != part.count { return true }
       }
-      if try body(cell, change != 0, text) {
+      let number = state >= Self.shortPart ? Int(state & ~Self.shortPart) : nil
+      if try body(cell, change != 0, text, number) {
         slots[2 &* cell &+ 1] = 0
       }
       needsRewrite = needsRewrite || change != 0 || slots[2 &* cell &+ 1] != 0

@@ -41,7 +41,8 @@ extension SQLiteSnapshot {
   }
 
   /// Writes the `states` rows `changes` alter, each whole, before the image's rows are
-  /// rewritten: a slot's latest state record (its text given an id, `StateNames`) goes into
+  /// rewritten: a slot's latest state record (its text given an id, `StateNames`, asked once
+  /// a checkpoint for a text noted as a short part) goes into
   /// its `states` row and is taken from `changes`, so that its image row is not rewritten for
   /// it; a save or delete with no state record after it, or a state record whose text gets no
   /// id, clears the slot's entry (its image cell holds its state). Returns the image rows that
@@ -56,6 +57,10 @@ extension SQLiteSnapshot {
     var statesRow = -1
     var dirty = false
     let names = stateNames
+    // The ids of the short parts' texts found so far (0: not yet), by part number.
+    let numbered = UnsafeMutableBufferPointer<UInt16>.allocate(capacity: ShortParts.capacity)
+    numbered.initialize(repeating: 0)
+    defer { numbered.deallocate() }
     let storeName = { (id: UInt16, text: UnsafeRawBufferPointer) throws(StoreError) in
       self.database.bind(self.insertStateName, 1, integer: Int64(id))
       self.database.bind(self.insertStateName, 2, blob: text)
@@ -81,10 +86,15 @@ extension SQLiteSnapshot {
         database.reset(selectStates)
       }
       let needsRewrite = try changes.takeStates(ofRow: row) {
-        (cell, _, state) throws(StoreError) -> Bool in
+        (cell, _, state, number) throws(StoreError) -> Bool in
         let index = StatesRow.index(of: UInt32(truncatingIfNeeded: first | cell))
         var id: UInt16 = 0
-        if let state { id = try names.id(of: state, storing: storeName) ?? 0 }
+        if let number, numbered[number] != 0 {
+          id = numbered[number]
+        } else if let state {
+          id = try names.id(of: state, storing: storeName) ?? 0
+          if let number { numbered[number] = id }
+        }
         if StatesRow.set(id, at: index, in: body) { dirty = true }
         return id != 0
       }

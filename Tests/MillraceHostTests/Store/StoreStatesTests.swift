@@ -208,4 +208,34 @@ struct StoreStatesTests {
         ($0 as? StoreError)?.message.contains("state name 2 is out of order") == true
       })
   }
+
+  @Test("many texts in one checkpoint, short and long, more than its short parts hold")
+  func manyTexts() throws {
+    let slots = 0..<UInt32(3000)
+    // Each slot's third state wins; the texts recur across slots, 400 short ones (more than
+    // `ShortParts.capacity`) and 50 longer ones.
+    func state(_ slot: UInt32, _ round: UInt32) -> String {
+      let value = slot &* 7 &+ round
+      return value % 7 == 0 ? "a longer state \(value % 50)" : "s\(value % 400)"
+    }
+    do {
+      let store = try MachineStore(directory: directory, durability: .batched)
+      for slot in slots { try store.save(toggle("m\(slot)", "off"), slot: slot * 11) }
+      try store.commit()
+      for round: UInt32 in 0..<3 {
+        for slot in slots { store.saveState(slot: slot * 11, state: state(slot, round)) }
+        try store.commit()
+      }
+      try store.close()
+    }
+    do {
+      let store = try MachineStore(directory: directory, durability: .batched)
+      var states: [UInt32: String] = [:]
+      try store.forEach { states[$0.slot] = String(decoding: $0.state, as: UTF8.self) }
+      #expect(states == Dictionary(uniqueKeysWithValues: slots.map { ($0 * 11, state($0, 2)) }))
+      try store.close()
+    }
+    let names = try tables().names
+    #expect(Set(names).count == names.count)
+  }
 }
