@@ -14,7 +14,7 @@
 /// that a burst's last few records do not cost a rewrite of the whole image each. A small
 /// snapshot keeps the minimums. The journal keeps only its latest records in memory
 /// (`TurnJournal.residentWindow`); a checkpoint's memory grows with the rows its records fall
-/// in, not with their number (4 bytes a slot of them, `RowChanges`). (Figures: Bench README,
+/// in, not with their number (8 bytes a slot of them, `RowChanges`). (Figures: Bench README,
 /// "Issue 22".)
 struct CheckpointPacing: Hashable, Sendable {
   /// Records committed since the last checkpoint started that make the next one due.

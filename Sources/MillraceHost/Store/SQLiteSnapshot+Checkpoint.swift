@@ -10,7 +10,8 @@ extension SQLiteSnapshot {
   /// whose tag is not a save's, a delete's or a state record's, is damage, and so is a state
   /// record of a slot without a machine.
   ///
-  /// Memory: 4 bytes a slot of the rows records fall in, one row's old body and its new one.
+  /// Memory: 8 bytes a slot of the rows records fall in, a few KiB of short parts, one row's
+  /// old body and its new one.
   func rewriteRows(journal: UnsafeRawBufferPointer, abandoned: (() -> Bool)?) throws(StoreError) {
     let changes = try changes(in: journal, abandoned: abandoned)
     var hook = mergeHook
