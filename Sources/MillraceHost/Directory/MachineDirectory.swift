@@ -128,10 +128,10 @@ final class MachineDirectory {
   }
 
   /// One step of the walk `prefetchBucket(hash:)` began (nothing for a state not walking:
-  /// `isWalking`), reading only what the step before warmed: from the bucket's head, warms its first entry;
-  /// from an entry whose hash is the name's, returns its slot + 1 as `found` (the name's
-  /// entry, unless two names share a hash) and warms the name's bytes when they are not
-  /// inline; from another, warms the next entry of the bucket. An entry warmed is returned as
+  /// `isWalking`), reading only what the step before warmed: from the bucket's head, warms
+  /// its first entry; from an entry whose hash is the name's, returns its slot + 1 as `found`
+  /// (the name's entry, unless two names share a hash) and warms the name's bytes when they
+  /// are not inline; from another, warms the next entry of the bucket. An entry warmed is returned as
   /// `warmed` (slot + 1), so that the caller can warm what goes with that slot at the same
   /// time, before the entry says whether it is the name's.
   ///

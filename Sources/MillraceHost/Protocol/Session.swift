@@ -112,7 +112,7 @@ final class Session: ConnectionHandler, SendRequester {
   // through `server` (unowned(unsafe)) each retains and releases what it reads. They are spelled
   // out at each call: a helper taking the closure left a closure thunk per request (callgrind).
   func connection(_ connection: Connection, received frame: Frame) {
-    Unmanaged.passUnretained(server)._withUnsafeGuaranteedRef { $0.execute(frame, for: self) }
+    self.connection(connection, received: frame, prefetched: 0)
   }
 
   func connection(_ connection: Connection, received frame: Frame, prefetched: UInt64) {

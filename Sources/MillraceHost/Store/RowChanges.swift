@@ -31,6 +31,9 @@ struct RowChanges: ~Copyable {
   private let latest: LatestRecords
   /// The short state parts of the state records noted by number.
   private let parts: ShortParts
+  /// Whether state records may be noted by number: the journal is under 2 GiB, so that no
+  /// offset has `shortPart` set. In a longer one every record is noted by its offset.
+  private let numbersParts: Bool
   /// The records read.
   let count: Int
   /// A row's cells while it is rewritten: each cell's machine, nil for an empty one, and the
@@ -86,6 +89,7 @@ struct RowChanges: ~Copyable {
     self.journal = journal
     self.latest = latest
     self.parts = parts
+    self.numbersParts = numbersParts
     self.count = count
     cells = .allocate(capacity: ImageRow.slotsPerRow)
     states = .allocate(capacity: ImageRow.slotsPerRow)
@@ -150,8 +154,7 @@ struct RowChanges: ~Copyable {
         text = ImageChunk.part(part, at: &at)
         if text == nil || at != part.count { return true }
       }
-      let number = state >= Self.shortPart ? Int(state & ~Self.shortPart) : nil
-      if try body(cell, change != 0, text, number) {
+      if try body(cell, change != 0, text, partNumber(state)) {
         slots[2 &* cell &+ 1] = 0
       }
       needsRewrite = needsRewrite || change != 0 || slots[2 &* cell &+ 1] != 0
@@ -224,14 +227,21 @@ struct RowChanges: ~Copyable {
   /// Warms the header of the state record `noted` names, when it names one by its offset.
   @inline(__always)
   private func warmRecord(_ noted: UInt32, _ base: UnsafeRawPointer) {
-    if noted != 0 && noted < Self.shortPart { millrace_prefetch(base + Int(noted)) }
+    if noted != 0 && partNumber(noted) == nil { millrace_prefetch(base + Int(noted)) }
+  }
+
+  /// The number of the short part a noted state record is noted by, or nil when it is noted
+  /// by its offset (or is 0).
+  @inline(__always)
+  private func partNumber(_ noted: UInt32) -> Int? {
+    numbersParts && noted >= Self.shortPart ? Int(noted & ~Self.shortPart) : nil
   }
 
   /// The state part of the state record `noted` (not 0) names: its short part's bytes, or
   /// its record's.
   @inline(__always)
   private func statePart(_ noted: UInt32, _ base: UnsafeRawPointer) -> UnsafeRawBufferPointer {
-    guard noted < Self.shortPart else { return parts.part(Int(noted & ~Self.shortPart)) }
+    if let number = partNumber(noted) { return parts.part(number) }
     let record = Self.record(in: journal, at: Int(noted)).unsafelyUnwrapped
     return UnsafeRawBufferPointer(start: base + record.machine, count: record.machineCount)
   }
@@ -244,8 +254,9 @@ struct RowChanges: ~Copyable {
 /// journal, for the rows some record falls in: a table of rows, each nil or
 /// `ImageRow.slotsPerRow` pairs of offsets (0: no record; a record never starts at 0, where the
 /// header is; a state record may be noted by another value its owner reads back, as
-/// `RowChanges` notes one by its short part). Memory of its own, not arrays: a table written a million times would check its
-/// uniqueness and bounds every time. Freed by its owner (`deallocate()`).
+/// `RowChanges` notes one by its short part). Memory of its own, not arrays: a table written a
+/// million times would check its uniqueness and bounds every time. Freed by its owner
+/// (`deallocate()`).
 struct LatestRecords {
   /// One past the highest row a record falls in.
   private(set) var rows = 0

@@ -3,6 +3,10 @@ import Testing
 
 @testable import MillraceHost
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// Rows of an image indexed by store slot (`ImageRow`) and a checkpoint's changes to them
 /// (`RowChanges`): machines found by slot, the latest change of a slot winning.
 @Suite("Image rows")
@@ -251,5 +255,54 @@ struct ImageRowTests {
       }
       #expect(result.rows == wanted && result.damaged.isEmpty, "round \(round)")
     }
+  }
+
+  @Test("in a journal of 2 GiB or more, a state record past 2 GiB is read from its offset")
+  func stateRecordsPastTwoGiB() throws {
+    // The bytes mapped, not written: only the pages the records lie on are touched.
+    let size = (1 << 31) + (1 << 16)
+    let mapped = mmap(
+      nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
+    guard let mapped, mapped != MAP_FAILED else {
+      Issue.record("no 2 GiB mapping")
+      return
+    }
+    defer { munmap(mapped, size) }
+    let bytes = mapped.assumingMemoryBound(to: UInt8.self)
+    var end = 0
+    func put(_ data: [UInt8], at offset: Int) {
+      data.withUnsafeBufferPointer {
+        (bytes + offset).update(from: $0.baseAddress!, count: $0.count)
+      }
+    }
+    put(JournalFormat.header(epoch: 1), at: 0)
+    // A save of slot 5, then a delete of slot 6 long enough to end past 2 GiB (a reader of
+    // the changes takes only its tag and its last four bytes), then a state record of slot 5.
+    let records = ByteBuffer()
+    JournalFormat.append(
+      .save(StoredMachine(name: "a", kind: "toggle", state: "off")), slot: 5, epoch: 1,
+      to: records)
+    put(records.bytes, at: JournalFormat.headerSize)
+    let filler = JournalFormat.headerSize + records.count
+    let payload = (1 << 31) - filler
+    withUnsafeBytes(of: UInt32(payload).littleEndian) { put(Array($0), at: filler) }
+    bytes[filler + JournalFormat.recordHeaderSize] = JournalFormat.deleteTag
+    end = filler + JournalFormat.recordHeaderSize + payload
+    withUnsafeBytes(of: UInt32(6).littleEndian) { put(Array($0), at: end - 4) }
+    #expect(end >= 1 << 31)
+    let state = ByteBuffer()
+    JournalFormat.appendState(slot: 5, state: "on", epoch: 1, to: state)
+    put(state.bytes, at: end)
+    end += state.count
+    let journal = UnsafeRawBufferPointer(start: mapped, count: end)
+    let changes = try RowChanges(journal: journal)
+    #expect(changes.count == 3)
+    var seen: [String] = []
+    _ = changes.takeStates(ofRow: 0) { cell, replaced, state, number in
+      let text = state.map { String(decoding: $0, as: UTF8.self) } ?? "-"
+      seen.append("\(cell) \(replaced) \(text) \(number.map(String.init) ?? "-")")
+      return false
+    }
+    #expect(seen == ["5 true on -", "6 true - -"])
   }
 }
