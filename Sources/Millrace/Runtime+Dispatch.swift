@@ -4,6 +4,15 @@ extension Runtime {
   /// Whether any machine has queued inputs.
   public var hasPendingInputs: Bool { _registry.hasReady }
 
+  /// Whether no machine has a queued input and no `dispatch` is running: then the next input
+  /// posted is the first that `dispatch(limit: 1)` resolves, and a caller may resolve it at
+  /// once instead of leaving it for the loop's dispatch (`MachineHost.send` does).
+  @inlinable
+  public var isAtRest: Bool {
+    let registry = _registry
+    return !registry.hasReady && !registry.isDispatching
+  }
+
   /// Resolves queued inputs, one per machine step, until none are left or `limit` steps were
   /// taken; returns the number of steps. Re-entrant calls (from an observer) return 0.
   ///

@@ -54,6 +54,29 @@ final class DaemonProcess {
     try? FileManager.default.removeItem(atPath: directory)
   }
 
+  /// Makes the daemon serve the machine files given (file name to text) from a machines
+  /// directory of its own instead of the shipped examples; returns the directory.
+  @discardableResult
+  func serveMachineFiles(_ files: [String: String]) throws -> String {
+    let machines = directory + "/machines"
+    try FileManager.default.createDirectory(atPath: machines, withIntermediateDirectories: true)
+    let index = try #require(arguments.firstIndex(of: "--machines"))
+    arguments[index + 1] = machines
+    for (name, text) in files {
+      try text.write(toFile: machines + "/" + name, atomically: true, encoding: .utf8)
+    }
+    return machines
+  }
+
+  /// A kind whose `go` sends itself `go` again: a spinner once started always has an input
+  /// queued, so the runtime is never at rest and a `SEND` to another machine is queued for the
+  /// loop's dispatch instead of resolved in place: a pipeline of them can fill its machine's
+  /// queue.
+  static let spinner = """
+    { "kind": "spinner", "initial": "spinning",
+      "transitions": [ { "on": "go", "from": "*", "effects": [ { "send": "go" } ] } ] }
+    """
+
   /// Starts the daemon and waits until its socket answers PING (up to 10 s); `quietly`, until
   /// its log says it is serving, without connecting (a connection wakes its loop).
   @discardableResult

@@ -80,15 +80,10 @@ struct DataMachineTests {
   /// the file's text, and its path there.
   func loginDaemon() throws -> (daemon: DaemonProcess, login: String, path: String) {
     let daemon = DaemonProcess()
-    let machines = daemon.directory + "/machines"
-    try FileManager.default.createDirectory(atPath: machines, withIntermediateDirectories: true)
-    let index = try #require(daemon.arguments.firstIndex(of: "--machines"))
-    daemon.arguments[index + 1] = machines
     let login = try String(
       contentsOfFile: DaemonProcess.repository + "/examples/machines/login.json", encoding: .utf8)
-    let path = machines + "/login.json"
-    try login.write(toFile: path, atomically: true, encoding: .utf8)
-    return (daemon, login, path)
+    let machines = try daemon.serveMachineFiles(["login.json": login])
+    return (daemon, login, machines + "/login.json")
   }
 
   @Test("a restart under a file whose variables changed refuses machines it cannot hold")

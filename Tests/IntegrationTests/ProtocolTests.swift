@@ -83,9 +83,14 @@ struct ProtocolTests {
 
   @Test("a full machine queue answers busy and changes nothing")
   func busy() throws {
-    let daemon = try DaemonProcess(["--queue-capacity", "4", "--when-full", "busy"]).start()
+    let daemon = DaemonProcess(["--queue-capacity", "4", "--when-full", "busy"])
+    try daemon.serveMachineFiles(["spinner.json": DaemonProcess.spinner])
+    try daemon.start()
     let client = try daemon.client()
     _ = try client.call("SPAWN", "counter", "c")
+    // With the runtime at rest each SEND would be resolved as it is read, and no queue fill.
+    _ = try client.call("SPAWN", "spinner", "s")
+    #expect(try client.call("SEND", "s", "go").strings == ["spinning", "spinning"])
     var batch: [UInt8] = []
     for _ in 0..<50 { batch += request(["SEND", "c", "inc"]) }
     try client.sendRaw(batch)
@@ -102,9 +107,13 @@ struct ProtocolTests {
 
   @Test("by default a full queue pauses the client instead: nothing is lost")
   func backPressure() throws {
-    let daemon = try DaemonProcess(["--queue-capacity", "4"]).start()
+    let daemon = DaemonProcess(["--queue-capacity", "4"])
+    try daemon.serveMachineFiles(["spinner.json": DaemonProcess.spinner])
+    try daemon.start()
     let client = try daemon.client()
     _ = try client.call("SPAWN", "counter", "c")
+    _ = try client.call("SPAWN", "spinner", "s")
+    #expect(try client.call("SEND", "s", "go").strings == ["spinning", "spinning"])
     var batch: [UInt8] = []
     for _ in 0..<50 { batch += request(["SEND", "c", "inc"]) }
     try client.sendRaw(batch)

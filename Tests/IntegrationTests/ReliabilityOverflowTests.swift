@@ -77,9 +77,14 @@ struct ReliabilityOverflowTests {
 
   @Test("--when-full wait: the connection pauses, every SEND is processed in order")
   func waitPausesTheConnection() throws {
-    let daemon = try DaemonProcess(["--queue-capacity", "4"]).start()
+    let daemon = DaemonProcess(["--queue-capacity", "4"])
+    try daemon.serveMachineFiles(["spinner.json": DaemonProcess.spinner])
+    try daemon.start()
     let client = try daemon.client()
     #expect(try client.call("SPAWN", "counter", "c") == .simple("OK"))
+    // With the runtime at rest each SEND would be resolved as it is read, and no queue fill.
+    #expect(try client.call("SPAWN", "spinner", "s") == .simple("OK"))
+    #expect(try client.call("SEND", "s", "go").strings == ["spinning", "spinning"])
     let before = daemon.residentKiB
     let probe = LatencyProbe(socketPath: daemon.socketPath, interval: 10_000)
     let sampler = Sampler(daemon)
@@ -108,9 +113,14 @@ struct ReliabilityOverflowTests {
 
   @Test("--when-full busy: the overflow is answered -BUSY and changes nothing")
   func busyAnswersBusy() throws {
-    let daemon = try DaemonProcess(["--queue-capacity", "4", "--when-full", "busy"]).start()
+    let daemon = DaemonProcess(["--queue-capacity", "4", "--when-full", "busy"])
+    try daemon.serveMachineFiles(["spinner.json": DaemonProcess.spinner])
+    try daemon.start()
     let client = try daemon.client()
     #expect(try client.call("SPAWN", "counter", "c") == .simple("OK"))
+    // With the runtime at rest each SEND would be resolved as it is read, and no queue fill.
+    #expect(try client.call("SPAWN", "spinner", "s") == .simple("OK"))
+    #expect(try client.call("SEND", "s", "go").strings == ["spinning", "spinning"])
     let before = daemon.residentKiB
     let probe = LatencyProbe(socketPath: daemon.socketPath, interval: 10_000)
     let sampler = Sampler(daemon)

@@ -41,6 +41,14 @@ extension MachineHost {
       tag = .none
     }
     guard tag != .none || onEvent != nil else { return }
+    // A `SEND` resolved in place that nobody else watches is answered without the event's
+    // text.
+    if tag == Self.inPlaceTag && onEvent == nil, let send = inPlace.take() {
+      let outcome = withUnsafePointer(to: event) { event in
+        withOperations(of: entry.pointee.kind) { $0.outcome(event) }
+      }
+      return send.requester.sendFinished(ticket: send.ticket, outcome)
+    }
     let text = withUnsafePointer(to: event) { event in
       withOperations(of: entry.pointee.kind) { $0.print(event) }
     }
@@ -49,18 +57,27 @@ extension MachineHost {
 
   /// Answers the `SEND` waiting for the event, then passes it to `onEvent`.
   private func handle(_ event: HostedEvent, of slot: UInt32) {
-    if event.tag != .none, let waiter = awaiting.remove(tag: event.tag.rawValue) {
+    if event.tag != .none, let (requester, ticket) = takeRequester(of: event.tag) {
       let outcome: SendOutcome =
         switch event {
         case .handled(_, let from, let to, _, _): .moved(from: from, to: to)
         case .rejected(let input, let state, _): .rejected(input: input, state: state)
         case .emitted: .machineRemoved(directory.entry(slot).name)  // outputs carry no tag
         }
-      waiter.requester.sendFinished(ticket: waiter.ticket, outcome)
+      requester.sendFinished(ticket: ticket, outcome)
     }
     // Nothing a reply does removes machines, but the entry is read afresh all the same.
     if let onEvent, directory.entry(slot).pointee.isTaken {
       onEvent(event, reference(slot))
     }
+  }
+
+  /// The requester and ticket of the `SEND` whose input carried `tag`, taken out (nil when
+  /// it was answered already: its machine was killed first).
+  private func takeRequester(of tag: PostTag) -> (any SendRequester, UInt64)? {
+    if tag == Self.inPlaceTag {
+      return inPlace.take().map { ($0.requester, $0.ticket) }
+    }
+    return awaiting.remove(tag: tag.rawValue).map { ($0.requester, $0.ticket) }
   }
 }

@@ -51,11 +51,24 @@ public final class MachineHost {
     var ticket: UInt64
   }
 
+  /// A `send` being resolved in place (`send(utf8:...)`): who its reply event answers. The
+  /// requester is not retained: it is the caller's, alive for the call.
+  struct InPlaceSend {
+    unowned(unsafe) var requester: any SendRequester
+    var ticket: UInt64
+  }
+
+  /// The tag of an input resolved in place, whose reply answers `inPlace`: never one of
+  /// `awaiting`'s (a slab tag's low half is a slot's index plus one, below 2³² − 1).
+  static let inPlaceTag = PostTag(.max)
+
   // The fields below are touched by every request and every turn, on the loop thread only,
   // and no access to one spans a call that could re-enter the host: no dynamic exclusivity
   // checks.
   /// The accepted `SEND`s whose input was not processed yet, by their inputs' tags.
   @exclusivity(unchecked) var awaiting = TagSlab<Waiter>()
+  /// The `send` whose input is being resolved in place; nil outside it.
+  @exclusivity(unchecked) var inPlace: InPlaceSend?
   /// The slots of machines changed in this turn (each marked `DirectoryEntry.isChanged`, so
   /// listed once); ones removed since are skipped when the turn is persisted.
   @exclusivity(unchecked) var dirty: [UInt32] = []
@@ -360,7 +373,8 @@ public final class MachineHost {
   }
 
   /// Posts `input` to `name`; on success `requester` is answered once the input is processed
-  /// (`SendRequester.sendFinished`), with `ticket`.
+  /// (`SendRequester.sendFinished`), with `ticket`: before this returns when no machine had
+  /// an input queued (the input is then resolved in place), at a later dispatch otherwise.
   /// `arguments` are the input's, each a value's text form.
   public func send(
     _ input: String, _ arguments: [String] = [], to name: String, requester: any SendRequester,
@@ -392,12 +406,23 @@ public final class MachineHost {
     }
     let entry = directory.entry(index)
     let id = entry.pointee.id(slot: index)
-    let tag = PostTag(awaiting.nextTag)
+    // With nothing queued, the input would be the next one the loop's dispatch resolves: it is
+    // resolved now, and its reply event answers the requester directly (`deliver`), with no
+    // waiter filed and no text made for the event.
+    let atRest = runtime.isAtRest
+    let tag = atRest ? Self.inPlaceTag : PostTag(awaiting.nextTag)
     let outcome = withOperations(of: entry.pointee.kind, { $0.post(id, input, arguments, tag) })
     guard case .accepted = outcome else {
       return .failure(refusal(outcome, of: index, input: input))
     }
-    _ = awaiting.insert(Waiter(machine: id, requester: requester, ticket: ticket))
+    guard atRest else {
+      _ = awaiting.insert(Waiter(machine: id, requester: requester, ticket: ticket))
+      return .success(())
+    }
+    inPlace = InPlaceSend(requester: requester, ticket: ticket)
+    runtime.dispatch(limit: 1)
+    // The machine was the only one ready, with this input alone queued: the step resolved it.
+    precondition(inPlace == nil, "an input resolved in place was not answered")
     return .success(())
   }
 

@@ -1,7 +1,8 @@
 /// Who is answered when an input posted with `MachineHost.send` has been processed.
 ///
 /// The host calls `sendFinished` exactly once per accepted send, on the loop thread, and keeps
-/// the requester alive until then.
+/// the requester alive until then. A send resolved in place (no machine had an input queued)
+/// is answered before `MachineHost.send` returns.
 public protocol SendRequester: AnyObject {
   /// The send filed with `ticket` is finished.
   func sendFinished(ticket: UInt64, _ outcome: SendOutcome)

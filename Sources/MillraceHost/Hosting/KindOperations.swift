@@ -69,6 +69,10 @@ final class KindOperations {
   /// directory entry names: a machine spawned by these operations is of their type, so the
   /// event always is.
   let print: (UnsafeRawPointer) -> HostedEvent
+  /// What a `SEND` is answered with for a reply event of one of the kind's machines (given
+  /// as `print`'s is), without the text `print` makes for the event's other readers: the
+  /// input's name only for a rejection.
+  let outcome: (UnsafeRawPointer) -> SendOutcome
 
   /// The operations of machines of type `M` in `runtime`, spawned with `extra` and `queues`
   /// (`M.Queue.policies` when nil), starting in `initial` unless a state is named, read and printed
@@ -172,6 +176,15 @@ final class KindOperations {
         .rejected(input: formatInput(input), state: formatState(state), tag: tag)
       case .emitted(let output):
         .emitted(formatOutput(output))
+      }
+    }
+    outcome = { event in
+      switch event.assumingMemoryBound(to: MachineEvent<M.Input, M.State, M.Output>.self).pointee {
+      case .replied(.handled(_, let from, let to), _):
+        .moved(from: formatState(from), to: formatState(to))
+      case .replied(.rejected(let input, let state), _):
+        .rejected(input: formatInput(input), state: formatState(state))
+      case .emitted: preconditionFailure("an output answers no SEND")
       }
     }
   }

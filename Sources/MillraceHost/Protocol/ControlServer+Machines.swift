@@ -14,7 +14,6 @@ extension ControlServer {
     guard _fastPath(!inExec), case .success = result else {
       return sendRarely(session, frame, result, slot: slot, ticket: ticket)
     }
-    session.unprocessedSends += 1
   }
 
   /// `send` for a `SEND` inside `EXEC` or one its post refused: room made for it where it
@@ -47,7 +46,6 @@ extension ControlServer {
     }
     switch result {
     case .success:
-      session.unprocessedSends += 1
       if inExec { processQueuedSends(of: session) }
     case .failure(let failure):
       guard let name = validName(frame, 1, session, slot, machine: true),
@@ -63,22 +61,30 @@ extension ControlServer {
     }
   }
 
-  /// Posts a `SEND`'s input and arguments, looked up by the request's bytes; an input that
-  /// breaks the name rule is reported as an invalid name by the caller.
+  /// Posts a `SEND`'s input and arguments, looked up by the request's bytes, counted in the
+  /// session's `unprocessedSends` until it is answered; an input that breaks the name rule is
+  /// reported as an invalid name by the caller.
   private func post(_ frame: Frame, _ session: Session, _ ticket: UInt64) -> Result<
     Void, HostFailure
   > {
+    session.countingSend { post(frame, session, ticket, prefetched: session.prefetched) }
+  }
+
+  /// `post` uncounted.
+  @inline(__always)
+  private func post(_ frame: Frame, _ session: Session, _ ticket: UInt64, prefetched: UInt64)
+    -> Result<Void, HostFailure>
+  {
     frame.withUnsafeBytes(of: 1) { name in
       frame.withUnsafeBytes(of: 2) { input in
         guard NameRule.isValid(utf8: input) else { return .failure(HostFailure(.noinput, "")) }
         guard frame.count > 3 else {
           return host.send(
-            utf8: input, to: name, prefetched: session.prefetched, requester: session,
-            ticket: ticket)
+            utf8: input, to: name, prefetched: prefetched, requester: session, ticket: ticket)
         }
         return frame.withArguments(from: 3) { arguments in
           host.send(
-            utf8: input, arguments: arguments, to: name, prefetched: session.prefetched,
+            utf8: input, arguments: arguments, to: name, prefetched: prefetched,
             requester: session, ticket: ticket)
         }
       }

@@ -289,10 +289,12 @@ public final class ControlServer {
       }
       let result =
         host.storeFailure.map { .failure(.storeUnusable($0, changeMade: false)) }
-        ?? host.send(
-          waiting.input, to: waiting.name, requester: session, ticket: waiting.slot.rawValue)
+        ?? session.countingSend {
+          host.send(
+            waiting.input, to: waiting.name, requester: session, ticket: waiting.slot.rawValue)
+        }
       switch result {
-      case .success: session.unprocessedSends += 1
+      case .success: break
       case .failure(let failure) where failure.code == .busy: continue
       case .failure(let failure):
         // A machine that moved to another node while the SEND waited: sent there.

@@ -69,7 +69,8 @@ final class Session: ConnectionHandler, SendRequester {
   /// (`MachineHost.prefetchSends(from:)`), which a `SEND`'s lookup of its machine may start
   /// from; 0 otherwise.
   @exclusivity(unchecked) var prefetched: UInt64 = 0
-  /// `SEND`s of this connection accepted and not processed yet (their inputs still queued).
+  /// `SEND`s of this connection accepted and not answered yet (their inputs still queued), and
+  /// the one being posted (`countingSend`).
   @exclusivity(unchecked) var unprocessedSends = 0
   /// Loop milliseconds when the connection opened, and when its last command ran (to a turn).
   let openedAt: UInt64
@@ -166,6 +167,17 @@ final class Session: ConnectionHandler, SendRequester {
     -> Bool
   {
     host._withUnsafeGuaranteedRef { $0.prefetchSends(from: states) }
+  }
+
+  /// Runs `post`, the post of a `SEND` answered to this session, counted in
+  /// `unprocessedSends`: before it runs, since a `SEND` resolved in place is answered (and
+  /// uncounted) before its post returns, and no longer if it is refused.
+  @inline(__always)
+  func countingSend(_ post: () -> Result<Void, HostFailure>) -> Result<Void, HostFailure> {
+    unprocessedSends += 1
+    let result = post()
+    if case .failure = result { unprocessedSends -= 1 }
+    return result
   }
 
   func sendFinished(ticket: UInt64, _ outcome: SendOutcome) {

@@ -201,14 +201,86 @@ final class MachineHostTurnTests {
     func sendFinished(ticket: UInt64, _ outcome: SendOutcome) { answers.append((ticket, outcome)) }
   }
 
+  /// Queues an input, posted past the host, to a counter of its own named `name`: the runtime
+  /// is then not at rest, so the host's sends queue their inputs instead of resolving them in
+  /// place.
+  static func queueInput(in host: MachineHost, name: String = "busy") throws {
+    let machine = try host.spawn(kind: "counter", name: name, state: nil).get()
+    #expect(host.runtime.lookup(Counter.self).post(.increment, to: machine.id) == .accepted)
+    #expect(!host.runtime.isAtRest)
+  }
+
+  @Test("a send finds the runtime at rest: resolved and answered before send returns, once")
+  func sendsResolvedInPlace() throws {
+    _ = try host.spawn(kind: "counter", name: "c", state: nil).get()
+    #expect(host.finishTurn().refusal == nil)
+    let requester = Requester()
+    #expect(runtime.isAtRest)
+    for (ticket, input) in [(1, "inc"), (2, "dec"), (3, "dec"), (4, "inc")] {
+      #expect(throws: Never.self) {
+        try host.send(input, to: "c", requester: requester, ticket: UInt64(ticket)).get()
+      }
+      #expect(requester.answers.count == ticket)
+      #expect(runtime.isAtRest)
+    }
+    #expect(host.awaiting.isEmpty && host.inPlace == nil)
+    #expect(requester.answers.map(\.0) == [1, 2, 3, 4])
+    #expect(
+      requester.answers.map(\.1) == [
+        .moved(from: "0", to: "1"), .moved(from: "1", to: "0"), .rejected(input: "dec", state: "0"),
+        .moved(from: "0", to: "1"),
+      ])
+    // Resolved in place or not, a handled input marks its machine for the turn's commit.
+    #expect(host.directory.entry(try #require(host.directory.slot(of: "c"))).pointee.isChanged)
+    runtime.dispatch()
+    #expect(requester.answers.count == 4)
+    #expect(host.finishTurn().refusal == nil)
+    #expect(try records() == ["save c 0", "state 1"])
+  }
+
+  @Test("a send resolved in place with onEvent set: answered once, then the event passed on")
+  func inPlaceWithOnEvent() throws {
+    _ = try host.spawn(kind: "counter", name: "c", state: "1").get()
+    let requester = Requester()
+    var seen: [(answers: Int, message: String)] = []
+    host.onEvent = { event, _ in seen.append((requester.answers.count, event.message)) }
+    #expect(throws: Never.self) {
+      try host.send("dec", to: "c", requester: requester, ticket: 7).get()
+    }
+    #expect(requester.answers.map(\.0) == [7])
+    #expect(requester.answers.map(\.1) == [.moved(from: "1", to: "0")])
+    // The reply first, then the event and the output it emitted.
+    #expect(seen.map(\.answers) == [1, 1])
+    #expect(seen.map(\.message) == ["dec 1 0", "emit zero"])
+    #expect(host.inPlace == nil)
+  }
+
+  @Test("a send behind a queued input waits for the dispatch, in order")
+  func sendsBehindQueuedInputs() throws {
+    _ = try host.spawn(kind: "counter", name: "c", state: nil).get()
+    try Self.queueInput(in: host)
+    let requester = Requester()
+    for ticket in 1...2 {
+      #expect(throws: Never.self) {
+        try host.send("inc", to: "c", requester: requester, ticket: UInt64(ticket)).get()
+      }
+    }
+    #expect(requester.answers.isEmpty)
+    runtime.dispatch()
+    #expect(requester.answers.map(\.0) == [1, 2])
+    #expect(requester.answers.map(\.1) == [.moved(from: "0", to: "1"), .moved(from: "1", to: "2")])
+    #expect(runtime.isAtRest)
+  }
+
   @Test("a full queue and a full input pool are told apart")
   func busyTexts() throws {
-    let runtime = Runtime(capacity: RuntimeCapacity(inputsPerMachine: 2, inputs: 3))
+    let runtime = Runtime(capacity: RuntimeCapacity(inputsPerMachine: 2, inputs: 4))
     let host = MachineHost(runtime: runtime, store: nil, logger: Logger(label: "test")) {
       HostClock(monotonic: .zero, wallNanoseconds: 0)
     }
     host.register([Counter.kind])
     for name in ["a", "b"] { _ = try host.spawn(kind: "counter", name: name, state: nil).get() }
+    try Self.queueInput(in: host)
     let requester = Requester()
     func send(to name: String) -> HostFailure? {
       guard case .failure(let failure) = host.send("inc", to: name, requester: requester, ticket: 0)
@@ -223,7 +295,7 @@ final class MachineHostTurnTests {
       send(to: "b")
         == HostFailure(
           .busy,
-          "the input pool is full: all 3 queued-input cells are taken (--max-inputs), 1 of them by b"
+          "the input pool is full: all 4 queued-input cells are taken (--max-inputs), 1 of them by b"
         ))
   }
 
@@ -232,6 +304,7 @@ final class MachineHostTurnTests {
     _ = try host.spawn(kind: "counter", name: "c", state: nil).get()
     _ = try host.spawn(kind: "counter", name: "gone", state: nil).get()
     let requester = Requester()
+    try Self.queueInput(in: host)
     for (ticket, name, input) in [
       (1, "c", "inc"), (2, "c", "dec"), (3, "c", "dec"), (4, "gone", "inc"),
     ] {
