@@ -17,47 +17,59 @@ extension MachineHost {
   }
 
   /// One event of the machine `id`: marks it changed (with a store: an input handled, or one
-  /// refused that a timer or effect posted), and prints it only when a waiting `SEND` or
-  /// `onEvent` needs the text.
+  /// refused that a timer or effect posted), answers the `SEND` it replies to, and prints it
+  /// only when that `SEND` waited or `onEvent` needs the text.
   @inline(__always)
   private func deliver<Input, State, Output>(
     _ event: MachineEvent<Input, State, Output>, of id: MachineID
   ) {
     guard let entry = directory.entry(of: id) else { return }
+    var answering: InPlaceSend? = nil
     let tag: PostTag
     switch event {
     case .replied(let reply, let replyTag):
       tag = replyTag
+      // An untagged reply during a `send` resolved in place is its input's: the one step of
+      // its dispatch.
+      if replyTag == .none { answering = inPlace.take() }
       // Only a store needs to know what changed. An input refused changes nothing, unless no
       // `SEND` posted it: then a timer (or an effect) did, and the machine's timers changed
       // (an `after` fired, an `every` ticked), which its record must say.
       if store != nil {
         switch reply {
         case .handled: markChanged(id.index)
-        case .rejected: if replyTag == .none { markChanged(id.index) }
+        case .rejected: if replyTag == .none && answering == nil { markChanged(id.index) }
         }
       }
     case .emitted:
       tag = .none
     }
-    guard tag != .none || onEvent != nil else { return }
-    // A `SEND` resolved in place that nobody else watches is answered without the event's
-    // text.
-    if tag == Self.inPlaceTag && onEvent == nil, let send = inPlace.take() {
-      let outcome = withUnsafePointer(to: event) { event in
-        withOperations(of: entry.pointee.kind) { $0.outcome(event) }
+    if let send = answering {
+      guard onEvent != nil else {
+        // Nobody else watches: the answer is made without the event's text.
+        let outcome = withUnsafePointer(to: event) { event in
+          withOperations(of: entry.pointee.kind) { $0.outcome(event) }
+        }
+        return send.requester.sendFinished(ticket: send.ticket, outcome)
       }
-      return send.requester.sendFinished(ticket: send.ticket, outcome)
+    } else if tag == .none && onEvent == nil {
+      return
     }
     let text = withUnsafePointer(to: event) { event in
       withOperations(of: entry.pointee.kind) { $0.print(event) }
     }
-    handle(text, of: id.index)
+    let waiter =
+      answering.map { ($0.requester, $0.ticket) }
+      ?? (tag == .none ? nil : awaiting.remove(tag: tag.rawValue).map { ($0.requester, $0.ticket) })
+    handle(text, answering: waiter, of: id.index)
   }
 
-  /// Answers the `SEND` waiting for the event, then passes it to `onEvent`.
-  private func handle(_ event: HostedEvent, of slot: UInt32) {
-    if event.tag != .none, let (requester, ticket) = takeRequester(of: event.tag) {
+  /// Answers the `SEND` the event replies to (nil when none waits: an input of a timer or an
+  /// effect, or of a `SEND` whose machine was killed first), then passes it to `onEvent`.
+  private func handle(
+    _ event: HostedEvent, answering waiter: (any SendRequester, UInt64)?, of slot: UInt32
+  ) {
+    if let (requester, ticket) = waiter {
       let outcome: SendOutcome =
         switch event {
         case .handled(_, let from, let to, _, _): .moved(from: from, to: to)
@@ -70,14 +82,5 @@ extension MachineHost {
     if let onEvent, directory.entry(slot).pointee.isTaken {
       onEvent(event, reference(slot))
     }
-  }
-
-  /// The requester and ticket of the `SEND` whose input carried `tag`, taken out (nil when
-  /// it was answered already: its machine was killed first).
-  private func takeRequester(of tag: PostTag) -> (any SendRequester, UInt64)? {
-    if tag == Self.inPlaceTag {
-      return inPlace.take().map { ($0.requester, $0.ticket) }
-    }
-    return awaiting.remove(tag: tag.rawValue).map { ($0.requester, $0.ticket) }
   }
 }

@@ -58,10 +58,6 @@ public final class MachineHost {
     var ticket: UInt64
   }
 
-  /// The tag of an input resolved in place, whose reply answers `inPlace`: never one of
-  /// `awaiting`'s (a slab tag's low half is a slot's index plus one, below 2³² − 1).
-  static let inPlaceTag = PostTag(.max)
-
   // The fields below are touched by every request and every turn, on the loop thread only,
   // and no access to one spans a call that could re-enter the host: no dynamic exclusivity
   // checks.
@@ -408,9 +404,10 @@ public final class MachineHost {
     let id = entry.pointee.id(slot: index)
     // With nothing queued, the input would be the next one the loop's dispatch resolves: it is
     // resolved now, and its reply event answers the requester directly (`deliver`), with no
-    // waiter filed and no text made for the event.
+    // waiter filed and no text made for the event. Untagged, a small input waits in the
+    // machine's block rather than in a cell of the input pool.
     let atRest = runtime.isAtRest
-    let tag = atRest ? Self.inPlaceTag : PostTag(awaiting.nextTag)
+    let tag = atRest ? PostTag.none : PostTag(awaiting.nextTag)
     let outcome = withOperations(of: entry.pointee.kind, { $0.post(id, input, arguments, tag) })
     guard case .accepted = outcome else {
       return .failure(refusal(outcome, of: index, input: input))
