@@ -68,14 +68,27 @@ final class DaemonProcess {
     return machines
   }
 
-  /// A kind whose `go` sends itself `go` again: a spinner once started always has an input
-  /// queued, so the runtime is never at rest and a `SEND` to another machine is queued for the
-  /// loop's dispatch instead of resolved in place: a pipeline of them can fill its machine's
-  /// queue.
-  static let spinner = """
-    { "kind": "spinner", "initial": "spinning",
-      "transitions": [ { "on": "go", "from": "*", "effects": [ { "send": "go" } ] } ] }
+  /// A kind whose `poke` queues a `tock` for itself: a `SEND t poke` resolved as it is read
+  /// leaves an input queued, so that the `SEND`s after it in the same read queue behind it
+  /// instead of being resolved in place, as they would behind timers or other machines' work
+  /// (`pokedIncrements`).
+  static let ticker = """
+    { "kind": "ticker", "initial": "idle",
+      "transitions": [ { "on": "poke", "from": "idle", "effects": [ { "send": "tock" } ] },
+                       { "on": "tock", "from": "idle" } ] }
     """
+
+  /// A daemon started with `arguments`, serving the `ticker` kind beside the built-in
+  /// `counter`, with a ticker `t` and a counter `c` spawned; and a client of it.
+  static func withTicker(_ arguments: [String]) throws -> (DaemonProcess, ControlClient) {
+    let daemon = DaemonProcess(arguments)
+    try daemon.serveMachineFiles(["ticker.json": ticker])
+    try daemon.start()
+    let client = try daemon.client()
+    #expect(try client.call("SPAWN", "counter", "c") == .simple("OK"))
+    #expect(try client.call("SPAWN", "ticker", "t") == .simple("OK"))
+    return (daemon, client)
+  }
 
   /// Starts the daemon and waits until its socket answers PING (up to 10 s); `quietly`, until
   /// its log says it is serving, without connecting (a connection wakes its loop).

@@ -83,44 +83,34 @@ struct ProtocolTests {
 
   @Test("a full machine queue answers busy and changes nothing")
   func busy() throws {
-    let daemon = DaemonProcess(["--queue-capacity", "4", "--when-full", "busy"])
-    try daemon.serveMachineFiles(["spinner.json": DaemonProcess.spinner])
-    try daemon.start()
-    let client = try daemon.client()
-    _ = try client.call("SPAWN", "counter", "c")
-    // With the runtime at rest each SEND would be resolved as it is read, and no queue fill.
-    _ = try client.call("SPAWN", "spinner", "s")
-    #expect(try client.call("SEND", "s", "go").strings == ["spinning", "spinning"])
-    var batch: [UInt8] = []
-    for _ in 0..<50 { batch += request(["SEND", "c", "inc"]) }
-    try client.sendRaw(batch)
+    let (daemon, client) = try DaemonProcess.withTicker([
+      "--queue-capacity", "4", "--when-full", "busy",
+    ])
+    try client.sendRaw(pokedIncrements(50))
     var accepted = 0
     var busy = 0
     for _ in 0..<50 {
+      let poke = try client.read()
+      #expect(poke.strings == ["idle", "idle"] || poke.errorCode == "BUSY")
       let reply = try client.read()
       if reply.errorCode == "BUSY" { busy += 1 } else if reply.strings?.count == 2 { accepted += 1 }
     }
     #expect(busy > 0)
     #expect(accepted + busy == 50)
     #expect(try client.call("STATE", "c") == .bulk("\(accepted)"))
+    #expect(daemon.isRunning)
   }
 
   @Test("by default a full queue pauses the client instead: nothing is lost")
   func backPressure() throws {
-    let daemon = DaemonProcess(["--queue-capacity", "4"])
-    try daemon.serveMachineFiles(["spinner.json": DaemonProcess.spinner])
-    try daemon.start()
-    let client = try daemon.client()
-    _ = try client.call("SPAWN", "counter", "c")
-    _ = try client.call("SPAWN", "spinner", "s")
-    #expect(try client.call("SEND", "s", "go").strings == ["spinning", "spinning"])
-    var batch: [UInt8] = []
-    for _ in 0..<50 { batch += request(["SEND", "c", "inc"]) }
-    try client.sendRaw(batch)
+    let (daemon, client) = try DaemonProcess.withTicker(["--queue-capacity", "4"])
+    try client.sendRaw(pokedIncrements(50))
     for step in 0..<50 {
+      #expect(try client.read().strings == ["idle", "idle"])
       #expect(try client.read().strings == ["\(step)", "\(step + 1)"])
     }
     #expect(try client.call("STATE", "c") == .bulk("50"))
+    #expect(daemon.isRunning)
   }
 
   @Test(
@@ -198,6 +188,14 @@ struct ProtocolTests {
     #expect(try daemon.redisCLI("SEND", "door", "lock").hasPrefix("REJECTED lock in opened\n"))
     #expect(try daemon.redisCLI("STATE", "door") == "opened\n")
   }
+}
+
+/// `count` pipelined pairs of `SEND t poke` and `SEND c inc` (`DaemonProcess.withTicker`): each
+/// `inc` arrives with an input of `t` queued, so it queues too and a pipeline can fill `c`'s
+/// queue. Each pair is answered with two replies.
+func pokedIncrements(_ count: Int) -> [UInt8] {
+  Array(repeating: request(["SEND", "t", "poke"]) + request(["SEND", "c", "inc"]), count: count)
+    .flatMap { $0 }
 }
 
 /// Bytes of one RESP request.

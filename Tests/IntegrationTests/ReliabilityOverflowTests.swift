@@ -12,8 +12,8 @@ struct ReliabilityOverflowTests {
   static let total = 50_000
   static let batch = 1_000
 
-  /// Writes `total` pipelined `SEND c inc` on `client` from another thread while the caller
-  /// reads; samples the daemon's RSS and paused clients meanwhile.
+  /// Writes `total` pipelined `SEND c inc`, each after a `SEND t poke` (`pokedIncrements`), on
+  /// `client` from another thread while the caller reads.
   final class Pusher: @unchecked Sendable {
     let client: ControlClient
     let finished = DispatchSemaphore(value: 0)
@@ -23,7 +23,7 @@ struct ReliabilityOverflowTests {
       self.client = client
       Thread.detachNewThread { [self] in
         defer { finished.signal() }
-        let bytes = Array(repeating: request(["SEND", "c", "inc"]), count: batch).flatMap { $0 }
+        let bytes = pokedIncrements(batch)
         do {
           for _ in 0..<(total / batch) { try self.client.sendRaw(bytes) }
         } catch {
@@ -77,21 +77,17 @@ struct ReliabilityOverflowTests {
 
   @Test("--when-full wait: the connection pauses, every SEND is processed in order")
   func waitPausesTheConnection() throws {
-    let daemon = DaemonProcess(["--queue-capacity", "4"])
-    try daemon.serveMachineFiles(["spinner.json": DaemonProcess.spinner])
-    try daemon.start()
-    let client = try daemon.client()
-    #expect(try client.call("SPAWN", "counter", "c") == .simple("OK"))
-    // With the runtime at rest each SEND would be resolved as it is read, and no queue fill.
-    #expect(try client.call("SPAWN", "spinner", "s") == .simple("OK"))
-    #expect(try client.call("SEND", "s", "go").strings == ["spinning", "spinning"])
+    let (daemon, client) = try DaemonProcess.withTicker(["--queue-capacity", "4"])
     let before = daemon.residentKiB
     let probe = LatencyProbe(socketPath: daemon.socketPath, interval: 10_000)
     let sampler = Sampler(daemon)
     let pusher = Pusher(client)
     var wrong = 0
-    for step in 0..<Self.total where try client.read().strings != ["\(step)", "\(step + 1)"] {
-      wrong += 1
+    for step in 0..<Self.total {
+      let (poke, reply) = (try client.read(), try client.read())
+      if poke.strings != ["idle", "idle"] || reply.strings != ["\(step)", "\(step + 1)"] {
+        wrong += 1
+      }
     }
     pusher.finished.wait()
     let (peak, paused) = sampler.stop()
@@ -113,14 +109,9 @@ struct ReliabilityOverflowTests {
 
   @Test("--when-full busy: the overflow is answered -BUSY and changes nothing")
   func busyAnswersBusy() throws {
-    let daemon = DaemonProcess(["--queue-capacity", "4", "--when-full", "busy"])
-    try daemon.serveMachineFiles(["spinner.json": DaemonProcess.spinner])
-    try daemon.start()
-    let client = try daemon.client()
-    #expect(try client.call("SPAWN", "counter", "c") == .simple("OK"))
-    // With the runtime at rest each SEND would be resolved as it is read, and no queue fill.
-    #expect(try client.call("SPAWN", "spinner", "s") == .simple("OK"))
-    #expect(try client.call("SEND", "s", "go").strings == ["spinning", "spinning"])
+    let (daemon, client) = try DaemonProcess.withTicker([
+      "--queue-capacity", "4", "--when-full", "busy",
+    ])
     let before = daemon.residentKiB
     let probe = LatencyProbe(socketPath: daemon.socketPath, interval: 10_000)
     let sampler = Sampler(daemon)
@@ -129,6 +120,10 @@ struct ReliabilityOverflowTests {
     var busy = 0
     var wrong: [String] = []
     for _ in 0..<Self.total {
+      let poke = try client.read()
+      if poke.strings != ["idle", "idle"] && poke.errorCode != "BUSY" && wrong.count < 5 {
+        wrong.append("a poke answered \(poke)")
+      }
       let reply = try client.read()
       if reply.errorCode == "BUSY" {
         busy += 1
