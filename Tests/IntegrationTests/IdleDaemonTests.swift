@@ -70,6 +70,21 @@ struct IdleDaemonTests {
     #expect(late.count <= 1, "ticks that waited for unrelated I/O (or 150 ms): \(late)")
   }
 
+  @Test("a timer a SEND resolved as it was read arms fires with no traffic to wake the loop")
+  func timerArmedInPlaceFiresUnattended() throws {
+    let daemon = try DaemonProcess(machines: machines(delay: "200ms")).start()
+    let client = try daemon.client()
+    // Each SEND finds nothing queued, so its step runs in the read callback: the loop must
+    // arm its timer for the new deadline before it sleeps. Nothing is sent in the 600 ms
+    // after; a STATE is read before a due timer fires, so a stalled one shows `armed`.
+    for round in 0..<3 {
+      #expect(try client.call("SPAWN", "latch", "l\(round)") == .simple("OK"))
+      #expect(try client.call("SEND", "l\(round)", "arm").strings == ["open", "armed"])
+      usleep(600_000)
+      #expect(try client.call("STATE", "l\(round)") == .bulk("fired"), "round \(round)")
+    }
+  }
+
   @Test(
     "timers pending at a stop fire after the restart with no client connected",
     arguments: [SIGTERM, SIGKILL])

@@ -67,25 +67,20 @@ extension ControlServer {
   private func post(_ frame: Frame, _ session: Session, _ ticket: UInt64) -> Result<
     Void, HostFailure
   > {
-    session.countingSend { post(frame, session, ticket, prefetched: session.prefetched) }
-  }
-
-  /// `post` uncounted.
-  @inline(__always)
-  private func post(_ frame: Frame, _ session: Session, _ ticket: UInt64, prefetched: UInt64)
-    -> Result<Void, HostFailure>
-  {
-    frame.withUnsafeBytes(of: 1) { name in
-      frame.withUnsafeBytes(of: 2) { input in
-        guard NameRule.isValid(utf8: input) else { return .failure(HostFailure(.noinput, "")) }
-        guard frame.count > 3 else {
-          return host.send(
-            utf8: input, to: name, prefetched: prefetched, requester: session, ticket: ticket)
-        }
-        return frame.withArguments(from: 3) { arguments in
-          host.send(
-            utf8: input, arguments: arguments, to: name, prefetched: prefetched,
-            requester: session, ticket: ticket)
+    let prefetched = session.prefetched
+    return session.countingSend {
+      frame.withUnsafeBytes(of: 1) { name in
+        frame.withUnsafeBytes(of: 2) { input in
+          guard NameRule.isValid(utf8: input) else { return .failure(HostFailure(.noinput, "")) }
+          guard frame.count > 3 else {
+            return host.send(
+              utf8: input, to: name, prefetched: prefetched, requester: session, ticket: ticket)
+          }
+          return frame.withArguments(from: 3) { arguments in
+            host.send(
+              utf8: input, arguments: arguments, to: name, prefetched: prefetched,
+              requester: session, ticket: ticket)
+          }
         }
       }
     }

@@ -238,6 +238,20 @@ final class MachineHostTurnTests {
     #expect(try records() == ["save c 0", "state 1"])
   }
 
+  @Test("a send rejected in place changes nothing: the turn commits no record")
+  func rejectedInPlaceMarksNothing() throws {
+    _ = try host.spawn(kind: "counter", name: "c", state: nil).get()
+    #expect(host.finishTurn().refusal == nil)
+    let requester = Requester()
+    #expect(throws: Never.self) {
+      try host.send("dec", to: "c", requester: requester, ticket: 1).get()
+    }
+    #expect(requester.answers.map(\.1) == [.rejected(input: "dec", state: "0")])
+    #expect(host.dirty.isEmpty)
+    #expect(host.finishTurn().refusal == nil)
+    #expect(try records() == ["save c 0"])
+  }
+
   @Test("a send resolved in place with onEvent set: answered once, then the event passed on")
   func inPlaceWithOnEvent() throws {
     _ = try host.spawn(kind: "counter", name: "c", state: "1").get()
