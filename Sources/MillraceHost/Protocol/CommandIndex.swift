@@ -52,22 +52,45 @@ struct CommandIndex {
     (self.table, self.perBucket) = (table, perBucket)
   }
 
-  /// `word` (under 16 bytes) folded to lower case (ASCII letters), zero-padded to 16 bytes, as
-  /// two little-endian words.
+  /// `word` (1 to 15 bytes) folded to lower case (ASCII letters), zero-padded to 16 bytes, as
+  /// two little-endian words. Reads only `word`'s bytes: two loads that may overlap, not one
+  /// byte at a time.
   @inline(__always)
-  private static func words(of word: UnsafeRawBufferPointer) -> (UInt64, UInt64) {
-    var low: UInt64 = 0
-    var high: UInt64 = 0
-    for index in 0..<word.count {
-      let byte = word[index]
-      let folded = UInt64(byte >= 65 && byte <= 90 ? byte | 0x20 : byte)
-      if index < 8 {
-        low |= folded << (8 * UInt64(index))
-      } else {
-        high |= folded << (8 * UInt64(index - 8))
-      }
+  static func words(of word: UnsafeRawBufferPointer) -> (UInt64, UInt64) {
+    let base = word.baseAddress.unsafelyUnwrapped
+    let count = word.count
+    func load<T: FixedWidthInteger>(_: T.Type, at offset: Int) -> UInt64 {
+      UInt64(T(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: T.self)))
     }
-    return (low, high)
+    var low: UInt64
+    var high: UInt64 = 0
+    if count >= 8 {
+      low = load(UInt64.self, at: 0)
+      // The last 8 bytes, shifted so that those already in `low` fall off (all 8 of 8).
+      high = load(UInt64.self, at: count &- 8) >> UInt64(8 &* (16 &- count))
+    } else if count >= 4 {
+      // Bytes 0...3 and count-4...count-1; where they overlap they are the same bytes.
+      low =
+        load(UInt32.self, at: 0) | load(UInt32.self, at: count &- 4) << UInt64(8 &* (count &- 4))
+    } else {
+      let middle = count >> 1
+      low =
+        load(UInt8.self, at: 0) | load(UInt8.self, at: middle) << UInt64(8 &* middle)
+        | load(UInt8.self, at: count &- 1) << UInt64(8 &* (count &- 1))
+    }
+    return (lowercased(low), lowercased(high))
+  }
+
+  /// `bytes` with each of its eight bytes that is an ASCII capital letter made lower case, all
+  /// at once: no byte's sum carries into the next.
+  @inline(__always)
+  static func lowercased(_ bytes: UInt64) -> UInt64 {
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let sevenBits = bytes & (0x7F &* ones)
+    let fromA = sevenBits &+ (0x80 &- 0x41) &* ones  // high bit set where the byte is >= "A"
+    let pastZ = sevenBits &+ (0x80 &- 0x5B) &* ones  // high bit set where the byte is > "Z"
+    let capitals = fromA & ~pastZ & ~bytes & (0x80 &* ones)
+    return bytes | capitals >> 2
   }
 
   private static func bucket(length: Int, first: UInt8) -> Int {

@@ -44,12 +44,14 @@ extension DecodingRequestReader {
   }
 
   func handOut(to connection: Connection, limit: Int) -> Bool {
-    // Taken once for the whole hand-out: its prefetch stages change nothing a request can
-    // observe, so they may go on through it should the connection's handler change meanwhile.
-    let handler = connection.storedHandler
-    let depth = handler?.lookahead ?? 0
+    // Read through optional chaining, which borrows the handler: a `let` would retain and
+    // release it once a read, for a hand-out that mostly does not need it again.
+    let depth = connection.lookahead
     if depth > 0 || !ahead.isEmpty || ahead.failure != nil {
-      return handOutAhead(to: connection, limit: limit, depth: depth, handler: handler)
+      // Taken once for the whole hand-out: its prefetch stages change nothing a request can
+      // observe, so they may go on through it should the connection's handler change meanwhile.
+      return handOutAhead(
+        to: connection, limit: limit, depth: depth, handler: connection.storedHandler)
     }
     var left = limit
     while connection.canHandOut {

@@ -35,6 +35,34 @@ import Testing
     }
   }
 
+  /// The folded words read a word's bytes by loads that may overlap: for every length and
+  /// bytes of every kind (capitals, their neighbours "@" and "[", bytes above 127) they equal
+  /// a byte-at-a-time fold.
+  @Test func foldedWordsMatchAByteAtATimeFold() {
+    var generator = SystemRandomNumberGenerator()
+    let tricky: [UInt8] = [
+      0, 0x40, 0x41, 0x5A, 0x5B, 0x60, 0x61, 0x7A, 0x7B, 0x7F, 0x80, 0xC1, 0xDA, 0xFF,
+    ]
+    for count in 1..<16 {
+      for round in 0..<400 {
+        let word = (0..<count).map { _ in
+          round % 2 == 0 ? tricky.randomElement(using: &generator)! : UInt8.random(in: 0...255)
+        }
+        var expected: (UInt64, UInt64) = (0, 0)
+        for (index, byte) in word.enumerated() {
+          let folded = UInt64(byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte)
+          if index < 8 {
+            expected.0 |= folded << (8 * UInt64(index))
+          } else {
+            expected.1 |= folded << (8 * UInt64(index - 8))
+          }
+        }
+        let found = word.withUnsafeBytes { CommandIndex.words(of: $0) }
+        #expect(found == expected, "\(word)")
+      }
+    }
+  }
+
   @Test func subcommandsAreFoundInAnyCase() throws {
     let client = try #require(table.command(named: "client"))
     #expect(
