@@ -19,7 +19,8 @@
 #       percentiles all fall in the first bucket. The latency picture and the p50 budget use rtt.
 #       Each judged millraced SEND, and redis-server's PING for reference, is also timed paired
 #       with the echo (rtt -p: blocks of 2000 requests alternating between the two), and the
-#       1-client budget is judged on that ratio.
+#       1-client budget is judged on that ratio. Each is timed paired once more with the client
+#       on another CPU (rtt-paired-apart), shown next to the verdict, not judged.
 #
 # Usage: socket-bench.sh [OUT_DIR]        (default: Bench/results/raw/socket)
 # Env:   BENCH_QUICK=1         fewer requests (the whole thing in ~30 s)
@@ -36,7 +37,7 @@
 # (~2.5 us for the echo server), which is what the servers are compared on. redis-benchmark,
 # the load generator, gets the other CPUs, as a load generator should.
 # Output: OUT_DIR/socket.tsv (one line per run: server, command, clients, pipeline, requests,
-#         round, file, server CPU ns over a redis-benchmark run), OUT_DIR/rb-*.txt (redis-benchmark's output), OUT_DIR/rtt-*.json (rtt; rtt-paired-*.json paired with the echo), logs.
+#         round, file, server CPU ns over a redis-benchmark run), OUT_DIR/rb-*.txt (redis-benchmark's output), OUT_DIR/rtt-*.json (rtt; rtt-paired-*.json paired with the echo, rtt-paired-apart-*.json the same with the client on another CPU), logs.
 # Every server it starts is stopped on exit, whatever happens (trap).
 set -euo pipefail
 
@@ -229,6 +230,22 @@ for round in $(seq 1 "$ROUNDS"); do
   done
 done
 
+# paired_rtt SERVER COMMAND ROUND KIND PINNING: rtt -p against the echo, the client pinned as
+# the array named PINNING says; a line of KIND in socket.tsv.
+paired_rtt() {
+  local server="$1" cmd="$2" round="$3" kind="$4" f
+  local -n pin="$5"
+  f="$kind-$server-$(tag_of "$cmd")-r$round.json"
+  log "round $round/$ROUNDS $server: rtt -n $N_RTT -p echo $cmd ($kind)"
+  # shellcheck disable=SC2086 # the command's words are its arguments
+  if timeout 300 "${pin[@]}" "$RTT" -s "${SOCK[$server]}" -p "${SOCK[echo]}" -q PING -n "$N_RTT" \
+    -w "$W_RTT" -o "$OUT/$f" $cmd 2>>"$OUT/$server.log"; then
+    printf '%s\t%s\t%s\t1\t%s\t%s\t%s\t\n' "$server" "$cmd" "$kind" "$N_RTT" "$round" "$f" >> "$OUT/socket.tsv"
+  else
+    log "$server: $kind rtt failed (see $OUT/$server.log)"
+  fi
+}
+
 # rtt paired with the echo: each judged millraced SEND (and redis-server's PING, for reference)
 # timed in blocks that alternate with the echo's PING (Bench/C/rtt -p), so that the ratio
 # compares the two at the same speed of the VM; the runs above give each server's own
@@ -242,14 +259,11 @@ for round in $(seq 1 "$ROUNDS"); do
       *) continue ;;
     esac
     case "|${CMDS[$server]}|" in *"|$cmd|"*) ;; *) continue ;; esac
-    f="rtt-paired-$server-$(tag_of "$cmd")-r$round.json"
-    log "round $round/$ROUNDS $server: rtt -n $N_RTT -p echo $cmd"
-    # shellcheck disable=SC2086 # the command's words are its arguments
-    if timeout 300 "${ON_SERVER[@]}" "$RTT" -s "${SOCK[$server]}" -p "${SOCK[echo]}" -q PING -n "$N_RTT" \
-      -w "$W_RTT" -o "$OUT/$f" $cmd 2>>"$OUT/$server.log"; then
-      printf '%s\t%s\trtt-paired\t1\t%s\t%s\t%s\t\n' "$server" "$cmd" "$N_RTT" "$round" "$f" >> "$OUT/socket.tsv"
-    else
-      log "$server: paired rtt failed (see $OUT/$server.log)"
+    paired_rtt "$server" "$cmd" "$round" rtt-paired ON_SERVER
+    # The same pairs with the client on another CPU, as a client process usually runs: the
+    # cross-CPU wake-up then weighs more than the server's work. Shown, not judged.
+    if [ "${#ON_CLIENT[@]}" -gt 0 ]; then
+      paired_rtt "$server" "$cmd" "$round" rtt-paired-apart ON_CLIENT
     fi
   done
 done

@@ -73,10 +73,11 @@ class DispatchRow(PairedRowChecks, unittest.TestCase):
     passing, failing, apart = 3_900, 4_100, 5.0
 
 
-def rtt_row(paired_rounds, errors=0, peer_errors=0):
+def rtt_row(paired_rounds, errors=0, peer_errors=0, other_cpu_rounds=(), other_cpu_errors=0):
     """The judged 1-client row (durability batched) for a SEND of 8 µs against an echo PING of
-    5 µs (1.6×, apart), with one paired run per ratio in `paired_rounds`, read back from the
-    files socket-bench.sh writes."""
+    5 µs (1.6×, apart), with one paired run per ratio in `paired_rounds` (and one with the
+    client on another CPU per ratio in `other_cpu_rounds`), read back from the files
+    socket-bench.sh writes."""
     with tempfile.TemporaryDirectory() as directory:
         rows = ["server\tcommand\tclients\tpipeline\trequests\tround\tfile\tserver_cpu_ns"]
 
@@ -88,12 +89,14 @@ def rtt_row(paired_rounds, errors=0, peer_errors=0):
 
         run("echo", "PING", "rtt", 1, {"percentiles": {"50": 5_000}})
         run("millraced-batched", "SEND t flip", "rtt", 1, {"percentiles": {"50": 8_000}, "errors": 0})
-        for i, ratio in enumerate(paired_rounds):
-            run("millraced-batched", "SEND t flip", "rtt-paired", i + 1,
-                {"percentiles": {"50": 8_000}, "errors": errors if i == 0 else 0,
-                 "peer": {"percentiles": {"50": 6_000}, "errors": peer_errors if i == 0 else 0},
-                 "paired": {"block": 2000, "pairs": 50, "ratio_p25": ratio - 0.05,
-                            "ratio_p50": ratio, "ratio_p75": ratio + 0.05}})
+        for kind, rounds, errs, peer_errs in (("rtt-paired", paired_rounds, errors, peer_errors),
+                                              ("rtt-paired-apart", other_cpu_rounds, other_cpu_errors, 0)):
+            for i, ratio in enumerate(rounds):
+                run("millraced-batched", "SEND t flip", kind, i + 1,
+                    {"percentiles": {"50": 8_000}, "errors": errs if i == 0 else 0,
+                     "peer": {"percentiles": {"50": 6_000}, "errors": peer_errs if i == 0 else 0},
+                     "paired": {"block": 2000, "pairs": 50, "ratio_p25": ratio - 0.05,
+                                "ratio_p50": ratio, "ratio_p75": ratio + 0.05}})
         with open(os.path.join(directory, "socket.tsv"), "w") as f:
             f.write("\n".join(rows) + "\n")
         sock = report.read_socket(directory)
@@ -117,6 +120,21 @@ class RoundTripRow(unittest.TestCase):
             row = rtt_row([1.40, 1.25, 1.20], errors=errors, peer_errors=peer_errors)
             self.assertIn("error replies", row["failed"])
             self.assertEqual(row["result"], "FAIL (error replies)")
+
+    def test_the_client_on_another_cpu_is_shown_not_judged(self):
+        # 1.03× there does not pass a row that fails on one CPU, and 2.0× does not fail one
+        # that passes; the median of its rounds is shown.
+        row = rtt_row([1.35, 1.40, 1.45], other_cpu_rounds=[1.02, 1.03, 1.05])
+        self.assertAlmostEqual(row["other_cpu_ratio"], 1.03)
+        self.assertIn("client on another CPU, paired: 1.03×", row["peer"])
+        self.assertIn("time ratio", row["failed"])
+        row = rtt_row([1.25], other_cpu_rounds=[2.0])
+        self.assertAlmostEqual(row["other_cpu_ratio"], 2.0)
+        self.assertEqual(row["result"], "PASS")
+
+    def test_error_replies_with_the_client_on_another_cpu_fail(self):
+        row = rtt_row([1.25], other_cpu_rounds=[1.03], other_cpu_errors=2)
+        self.assertEqual(row["result"], "FAIL (error replies)")
 
     def test_without_a_paired_run_the_p50s_decide(self):
         row = rtt_row([])
