@@ -57,8 +57,9 @@ struct CommandIndex {
   /// byte at a time.
   @inline(__always)
   static func words(of word: UnsafeRawBufferPointer) -> (UInt64, UInt64) {
-    let base = word.baseAddress.unsafelyUnwrapped
     let count = word.count
+    assert(count > 0 && count < 16, "a command word has 1 to 15 bytes")
+    let base = word.baseAddress.unsafelyUnwrapped
     func load<T: FixedWidthInteger>(_: T.Type, at offset: Int) -> UInt64 {
       UInt64(T(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: T.self)))
     }
