@@ -62,8 +62,9 @@ extension ControlServer {
   }
 
   /// Posts a `SEND`'s input and arguments, looked up by the request's bytes, counted in the
-  /// session's `unprocessedSends` until it is answered; an input that breaks the name rule is
-  /// reported as an invalid name by the caller.
+  /// session's `unprocessedSends` until it is answered. The words are not checked against the
+  /// name rule first: no machine or input has a name that breaks it, so such a word is not
+  /// found, and the refusal's answer (`sendRarely`) reports it as an invalid name.
   private func post(_ frame: Frame, _ session: Session, _ ticket: UInt64) -> Result<
     Void, HostFailure
   > {
@@ -71,7 +72,6 @@ extension ControlServer {
     return session.countingSend {
       frame.withUnsafeBytes(of: 1) { name in
         frame.withUnsafeBytes(of: 2) { input in
-          guard NameRule.isValid(utf8: input) else { return .failure(HostFailure(.noinput, "")) }
           guard frame.count > 3 else {
             return host.send(
               utf8: input, to: name, prefetched: prefetched, requester: session, ticket: ticket)
