@@ -32,6 +32,17 @@ extension Runtime {
     }
   }
 
+  /// The instant a timer starting now counts from: `presentTime`'s, taken into the runtime's
+  /// time (which never moves back), or else the last `advance(to:)`'s.
+  @inlinable
+  func _timerStart() -> Instant {
+    if let presentTime {
+      let present = presentTime()
+      if present > _currentTime { _currentTime = present }
+    }
+    return _currentTime
+  }
+
   /// Arms a timer for effect slot `slot` of machine `owner`, counted in the statistics; nil
   /// when the timer table is full.
   @inlinable

@@ -12,8 +12,9 @@
 /// - Not re-entrant: `dispatch` called from an observer returns 0, so no state is accessed
 ///   twice at once; the hot stored properties therefore skip Swift's dynamic exclusivity
 ///   checks (`@exclusivity(unchecked)`), which would otherwise cost more than the dispatch.
-/// - The runtime never reads a clock: the driver passes time in with `advance(to:)` and asks
-///   for `nextDeadline` (see `ManualDriver` for tests and bare-metal loops).
+/// - The runtime reads no clock of its own: the driver passes time in with `advance(to:)`, and
+///   through `presentTime` when a timer starts, and asks for `nextDeadline` (see `ManualDriver`
+///   for tests and bare-metal loops).
 public final class Runtime {
   /// The capacities fixed at creation.
   public let capacity: RuntimeCapacity
@@ -28,6 +29,14 @@ public final class Runtime {
   /// `complete(_:)` on the runtime's thread. When nil, jobs execute synchronously, inline, and
   /// complete at once.
   public internal(set) var jobExecutor: ((PendingJob) -> Void)?
+
+  /// The present, read when an `after` or `every` starts, so that its deadline counts from
+  /// that moment even when the driver has not advanced time since it woke: an event loop's
+  /// first input after a sleep starts its timers before the loop's turn advances the clock.
+  /// Nil (the default, and `ManualDriver`'s): timers count from the last `advance(to:)`. The
+  /// runtime's time never moves back; what falls due by it fires at the next `advance(to:)`.
+  @exclusivity(unchecked)
+  public var presentTime: (() -> Instant)?
 
   @usableFromInline
   @exclusivity(unchecked)

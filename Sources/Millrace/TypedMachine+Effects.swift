@@ -101,7 +101,7 @@ extension _TypedMachine {
       guard
         let timer = withRuntime({ runtime in
           runtime._armTimer(
-            deadline: runtime._currentTime.advanced(by: span).nanoseconds, period: period,
+            deadline: runtime._timerStart().advanced(by: span).nanoseconds, period: period,
             owner: id, slot: index, slotGeneration: generation)
         })
       else {

@@ -86,6 +86,33 @@ struct IdleDaemonTests {
   }
 
   @Test(
+    "a timer armed after the loop slept counts from its SEND, not from the loop's last turn",
+    arguments: ["none", "batched"])
+  func timerArmedAfterSleepCountsFromItsSend(durability: String) throws {
+    let daemon = try DaemonProcess(
+      ["--durability", durability], machines: machines(delay: "1s")
+    ).start()
+    let client = try daemon.client()
+    for round in 0..<2 {
+      #expect(try client.call("SPAWN", "latch", "l\(round)") == .simple("OK"))
+      // The loop sleeps with nothing due: no connection opens or closes, nothing is sent.
+      // The SEND then comes on a connection already open, so its read is the first thing the
+      // loop does when it wakes; a deadline counted from the turn before the sleep would be
+      // past already, and fire at once.
+      usleep(1_500_000)
+      let sent = Self.now()
+      #expect(try client.call("SEND", "l\(round)", "arm").strings == ["open", "armed"])
+      usleep(300_000)
+      // Checked only while the 1 s is surely not over: a stalled process cannot fail this.
+      if Self.now() - sent < 0.9 {
+        #expect(try client.call("STATE", "l\(round)") == .bulk("armed"), "round \(round)")
+      }
+      usleep(1_000_000)
+      #expect(try client.call("STATE", "l\(round)") == .bulk("fired"), "round \(round)")
+    }
+  }
+
+  @Test(
     "timers pending at a stop fire after the restart with no client connected",
     arguments: [SIGTERM, SIGKILL])
   func restoredTimersFireUnattended(stop signal: Int32) throws {

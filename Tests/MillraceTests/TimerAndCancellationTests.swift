@@ -144,4 +144,35 @@ struct TimerAndCancellationTests {
     #expect(recorder.replies.map(\.input) == [.request, .cancel("foo")])
     #expect(runtime.statistics.discarded == 1)
   }
+
+  @Test("a timer counts from the driver's present when one is given, else from the last advance")
+  func timerCountsFromThePresent() throws {
+    let machine = try runtime.spawn(Requester.self, state: .idle)
+    runtime.advance(to: .ms(100))
+    // The driver woke at 5 s and reads an input before its turn advances the runtime.
+    runtime.presentTime = { .ms(5000) }
+    _ = machine.post(.request)
+    runtime.dispatch()
+    #expect(runtime.nextDeadline == .ms(6000))
+    #expect(runtime.now == .ms(5000))
+    // Time never moves back, and nothing fired early: the timer is due at its deadline.
+    runtime.presentTime = { .ms(10) }
+    _ = machine.post(.cancel("foo"))
+    _ = machine.post(.request)
+    runtime.dispatch()
+    runtime.dispatch()
+    #expect(runtime.now == .ms(5000))
+    #expect(runtime.nextDeadline == .ms(6000))
+    runtime.advance(to: .ms(5999))
+    runtime.dispatch()
+    #expect(machine.state == .requesting)
+    // Without one, a timer counts from the last advance.
+    runtime.presentTime = nil
+    runtime.advance(to: .ms(6000))
+    runtime.dispatch()
+    #expect(machine.state == .idle)
+    _ = machine.post(.request)
+    runtime.dispatch()
+    #expect(runtime.nextDeadline == .ms(7000))
+  }
 }

@@ -91,6 +91,10 @@ public final class RuntimeLoop: LoopResource, ClosableHandleOwner {
     idle.pointee.data = Unmanaged.passUnretained(self).toOpaque()
     prepare.pointee.data = Unmanaged.passUnretained(self).toOpaque()
     loop.register(self)
+    // A timer an input read after a sleep starts counts from then, not from the turn before
+    // the sleep: the loop advances the runtime's time only at the end of its turns.
+    let origin = self.origin
+    runtime.presentTime = { Self.instant(since: origin) }
     timerFired = { [unowned self] in
       // A one-shot timer that fired is no longer armed, whatever the deadline.
       self.armedDeadline = nil
@@ -130,7 +134,12 @@ public final class RuntimeLoop: LoopResource, ClosableHandleOwner {
   }
 
   /// The runtime's clock: `startInstant` plus the nanoseconds since this object was created.
-  public var now: Instant { Instant(nanoseconds: uv_hrtime() &- origin) }
+  public var now: Instant { Self.instant(since: origin) }
+
+  /// The clock's reading, counted from `origin` (nanoseconds of `uv_hrtime`).
+  private static func instant(since origin: UInt64) -> Instant {
+    Instant(nanoseconds: uv_hrtime() &- origin)
+  }
 
   /// Fires due timers, dispatches one batch, runs the turn-end hook and re-arms the timer.
   /// Called by the loop; call it yourself after posting from outside a loop callback.
@@ -195,6 +204,7 @@ public final class RuntimeLoop: LoopResource, ClosableHandleOwner {
     runtime.installJobExecutor { _ in }
     onTurnEnd = nil
     turnEndHooks.removeAll()
+    runtime.presentTime = nil
     timer.close()
     pool.close()
     let handles = [
