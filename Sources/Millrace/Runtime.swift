@@ -36,7 +36,15 @@ public final class Runtime {
   /// Nil (the default, and `ManualDriver`'s): timers count from the last `advance(to:)`. The
   /// runtime's time never moves back; what falls due by it fires at the next `advance(to:)`.
   @exclusivity(unchecked)
-  public var presentTime: (() -> Instant)?
+  public var presentTime: (() -> Instant)? {
+    didSet { _hasPresentTime = presentTime != nil }
+  }
+
+  /// Whether `presentTime` is set: tested where a timer starts, so that a runtime without one
+  /// does not copy the optional closure (a retain and a release) to find it nil.
+  @usableFromInline
+  @exclusivity(unchecked)
+  var _hasPresentTime = false
 
   @usableFromInline
   @exclusivity(unchecked)
