@@ -34,29 +34,25 @@ PIN=()
 NCPU="$(nproc)"
 if command -v taskset >/dev/null && [ "$NCPU" -ge 2 ]; then PIN=(taskset -c "$((NCPU - 1))"); fi
 
-TMP="$(mktemp -d "${TMPDIR:-/tmp}/millrace-ab.XXXXXX")"
-PIDS=()
-cleanup() {
-  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$TMP"
-}
-trap cleanup EXIT
+# shellcheck source=Bench/scripts/lib.sh
+. "$ROOT/Bench/scripts/lib.sh"
+workspace millrace-ab
 
-# start NAME BINARY: a daemon on $TMP/NAME.sock with one toggle machine, t
+# start NAME BINARY: a daemon on $WORK/NAME.sock with one toggle machine, t
 start() {
-  local name="$1" binary="$2" i
-  mkdir -p "$TMP/data-$name"
-  "${PIN[@]}" "$binary" --socket "$TMP/$name.sock" --durability "$MODE" --data "$TMP/data-$name" \
-    --machines "$ROOT/examples/machines" >"$TMP/$name.log" 2>&1 &
+  local name="$1" binary="$2"
+  mkdir -p "$WORK/data-$name"
+  "${PIN[@]}" "$binary" --socket "$WORK/$name.sock" --durability "$MODE" --data "$WORK/data-$name" \
+    --machines "$ROOT/examples/machines" >"$WORK/$name.log" 2>&1 &
   PIDS+=($!)
-  for i in $(seq 100); do
-    redis-cli -s "$TMP/$name.sock" PING >/dev/null 2>&1 && break
-    sleep 0.1
-  done
+  wait_for_socket "$WORK/$name.sock"
   local spawned
-  spawned="$(redis-cli -s "$TMP/$name.sock" SPAWN toggle t 2>&1 || true)"
-  [ "$spawned" = OK ] || { echo "ab-rtt.sh: $name: SPAWN answered '$spawned' (see $TMP/$name.log)" >&2; exit 1; }
+  spawned="$(redis-cli -s "$WORK/$name.sock" SPAWN toggle t 2>&1 || true)"
+  if [ "$spawned" != OK ]; then
+    echo "ab-rtt.sh: $name: SPAWN answered '$spawned'; its log:" >&2
+    cat "$WORK/$name.log" >&2
+    exit 1
+  fi
 }
 start new "$NEW"
 start old "$OLD"
@@ -64,9 +60,9 @@ start old "$OLD"
 echo "NEW/OLD, $COMMAND, durability $MODE, $N requests a round: p25 p50 p75 of the pairs' ratios"
 for round in $(seq "$ROUNDS"); do
   # shellcheck disable=SC2086 # the command's words are its arguments
-  "${PIN[@]}" "$RTT" -s "$TMP/new.sock" -p "$TMP/old.sock" -q "$COMMAND" -n "$N" -w 5000 \
-    -o "$TMP/round$round.json" $COMMAND >/dev/null
-  python3 - "$TMP/round$round.json" "$round" <<'PY'
+  "${PIN[@]}" "$RTT" -s "$WORK/new.sock" -p "$WORK/old.sock" -q "$COMMAND" -n "$N" -w 5000 \
+    -o "$WORK/round$round.json" $COMMAND >/dev/null
+  python3 - "$WORK/round$round.json" "$round" <<'PY'
 import json, sys
 run = json.load(open(sys.argv[1]))
 paired = run["paired"]

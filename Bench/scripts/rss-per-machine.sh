@@ -22,25 +22,11 @@ if [ -z "$MILLRACED" ]; then
   done
 fi
 [ -x "$MILLRACED" ] || { echo "no millraced: build it with swift build -c release" >&2; exit 1; }
-WORK="$(mktemp -d)"
-PIDS=()
-cleanup() {
-  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
+# shellcheck source=Bench/scripts/lib.sh
+. "$HERE/lib.sh"
+workspace millrace-rss
 
 rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
-
-wait_for_socket() {
-  for _ in $(seq 1 200); do
-    [ -S "$1" ] && redis-cli -s "$1" PING >/dev/null 2>&1 && return 0
-    sleep 0.05
-  done
-  echo "no server on $1" >&2
-  return 1
-}
 
 # RESP for N commands: $1 is a printf format of the words after the name's number.
 commands() {
