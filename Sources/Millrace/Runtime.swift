@@ -177,6 +177,12 @@ public final class Runtime {
   /// The latest instant passed to `advance(to:)`.
   public var now: Instant { _currentTime }
 
+  /// Whether a `dispatch(limit:)` is running: an observer or `onDiagnostic` called now is
+  /// called from inside a step (an overflow reported then comes from the step's own effects,
+  /// which apply after its observers saw its reply), not from `advance(to:)`, `complete(_:)`
+  /// or a post.
+  public var isDispatching: Bool { _isDispatching }
+
   /// A snapshot of the runtime's counters and high-water marks.
   public var statistics: RuntimeStatistics {
     var statistics = _counters

@@ -79,6 +79,12 @@ public final class ByteBuffer {
     used += length
   }
 
+  /// Removes the last `count` bytes (at most all of them); keeps the memory.
+  public func removeLast(_ count: Int) {
+    precondition(count >= 0, "a negative count")
+    used -= min(count, used)
+  }
+
   /// Empties the buffer; keeps its memory unless it grew past `limit` bytes (a burst): then it
   /// returns to its first size, so the memory comes back afterwards.
   public func removeAll(keepingCapacityUpTo limit: Int = .max) {

@@ -19,6 +19,9 @@ public struct HostFailure: Error, Hashable, Sendable {
     case `internal`
     /// The store is unusable (its files deleted, replaced or unwritable): changes are refused.
     case misconf
+    /// The input was handled, but an effect of its transition was dropped for lack of room
+    /// (a full timer table, effect pool or queue): the change is made, the effect is not.
+    case overflow
   }
 
   /// What went wrong.

@@ -32,6 +32,9 @@ extension MachineHost {
       requester.sendFinished(ticket: ticket, outcome)
     }
     if case .replied(let reply, let tag) = event {
+      // A new step: an overflow reported from now on is not the last answered one's.
+      answeredStep = nil
+      if answeredWaiter != nil { answeredWaiter = nil }
       // An untagged reply during a `send` resolved in place is its input's: the one step of
       // its dispatch.
       let inPlaceSend = tag == .none ? inPlace.take() : nil
@@ -49,8 +52,12 @@ extension MachineHost {
       // read where it is held, unowned: no retain.
       if let inPlaceSend {
         answer(inPlaceSend.requester, inPlaceSend.ticket)
+        answeredStep = AnsweredStep(
+          requester: inPlaceSend.requester, ticket: inPlaceSend.ticket, machine: id)
       } else if tag != .none, let waiter = awaiting.remove(tag: tag.rawValue) {
         answer(waiter.requester, waiter.ticket)
+        answeredStep = AnsweredStep(requester: waiter.requester, ticket: waiter.ticket, machine: id)
+        answeredWaiter = consume waiter
       }
     }
     guard let onEvent else { return }

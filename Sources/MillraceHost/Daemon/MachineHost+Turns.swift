@@ -17,6 +17,8 @@ extension MachineHost {
   /// freed on a thread of its own (`HeapRelease.inBackground`);
   /// every turn moves a bounded number of index buckets while the name index resizes.
   public func finishTurn() -> TurnOutcome {
+    answeredStep = nil
+    if answeredWaiter != nil { answeredWaiter = nil }
     directory.finishTurn()
     let removed = removedThisTurn
     if _slowPath(removed > 0) { releaseRemoved() }

@@ -65,6 +65,10 @@ public final class MachineHost {
   @exclusivity(unchecked) var awaiting = TagSlab<Waiter>()
   /// The `send` whose input is being resolved in place; nil outside it.
   @exclusivity(unchecked) var inPlace: InPlaceSend?
+  /// The `SEND` or `SPAWN` the step being resolved answered (`MachineHost+Overflow.swift`).
+  @exclusivity(unchecked) var answeredStep: AnsweredStep?
+  /// The waiter `answeredStep` answered, holding its requester until the step's end.
+  @exclusivity(unchecked) var answeredWaiter: Waiter?
   /// The slots of machines changed in this turn (each marked `DirectoryEntry.isChanged`, so
   /// listed once); ones removed since are skipped when the turn is persisted.
   @exclusivity(unchecked) var dirty: [UInt32] = []
@@ -93,6 +97,11 @@ public final class MachineHost {
   /// Machine changes (one per machine and turn) made while the store was unusable, so kept in
   /// memory only.
   public internal(set) var unstoredChanges = 0
+  /// What the runtime dropped for lack of room, by cause (`MachineHost+Overflow.swift`).
+  public internal(set) var overflowCounts = OverflowCounts()
+  /// When an overflow was last logged, and how many were not logged since.
+  var lastOverflowLog: ContinuousClock.Instant?
+  var overflowsNotLogged = 0
 
   /// Creates a host. `store` is nil for durability `none`; `clock` pairs the runtime's time
   /// with the wall clock for stored timer deadlines. `nameSeed` fixes the seed of the name
@@ -107,9 +116,11 @@ public final class MachineHost {
     self.logger = logger
     self.clock = clock
     directory = MachineDirectory(capacity: runtime.capacity.machines, seed: nameSeed)
+    observeOverflow()
   }
 
   deinit {
+    runtime.onDiagnostic = nil
     removeAll()
     for stopObserving in observedTypes.values { stopObserving() }
     operationsBySlot.deallocate()

@@ -6,6 +6,18 @@
 public protocol SendRequester: AnyObject {
   /// The send filed with `ticket` is finished.
   func sendFinished(ticket: UInt64, _ outcome: SendOutcome)
+
+  /// The send filed with `ticket`, just finished (`sendFinished`), was handled, but an effect
+  /// of its transition was dropped for lack of room (`failure`, code `overflow`): its answer
+  /// must say so instead. Called at most once per failure, on the loop thread, before anything
+  /// else is answered. Returns whether the answer was changed; when not, the host logs the
+  /// failure instead. By default it is not changed.
+  func sendOverflowed(ticket: UInt64, _ failure: HostFailure) -> Bool
+}
+
+extension SendRequester {
+  /// Leaves the answer as it is (the host logs the failure).
+  public func sendOverflowed(ticket: UInt64, _ failure: HostFailure) -> Bool { false }
 }
 
 /// How an accepted send ended.

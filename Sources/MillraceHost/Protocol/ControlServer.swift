@@ -365,6 +365,23 @@ public final class ControlServer {
     hold(for: session, slot: Connection.ReplySlot(rawValue: ticket), write)
   }
 
+  /// Replaces the answer `answer(_:ticket:_:)` just gave `session` for `ticket` with `error`,
+  /// where it waits: held for the turn's commit, or completed in the connection and not yet
+  /// written. Returns false when it cannot (an answer inside `EXEC`'s reply, or one already
+  /// written).
+  func amendAnswer(_ session: Session, ticket: UInt64, with error: ReplyError) -> Bool {
+    guard ticket != Session.execTicket && ticket != Session.execSpawnTicket else { return false }
+    let slot = Connection.ReplySlot(rawValue: ticket)
+    guard holdsAcknowledgments else {
+      return session.connection.amendCompleted(slot) { $0.error(error.prefix, error.text) }
+    }
+    guard
+      let index = heldReplies.lastIndex(where: { $0.session === session && $0.slot == slot })
+    else { return false }
+    heldReplies[index].bytes = encodeHeld(session.version) { $0.error(error.prefix, error.text) }
+    return true
+  }
+
   /// A `SPAWN`'s reply once its machine's start ran: `OK`, or `-NOMACHINE` when the machine
   /// was removed before (its start input is always handled).
   static func writeSpawned(_ outcome: SendOutcome, into writer: inout RESPWriter) {

@@ -187,6 +187,10 @@ final class Session: ConnectionHandler, SendRequester {
     }
   }
 
+  func sendOverflowed(ticket: UInt64, _ failure: HostFailure) -> Bool {
+    server.amendAnswer(self, ticket: ticket, with: ReplyError(failure))
+  }
+
   // MARK: Replies
 
   /// Writes a reply now (behind any reserved slot), or as the next element of `EXEC`'s reply.

@@ -51,13 +51,38 @@ extension Connection {
       return false
     case .first:
       // Every reply before it was released to `outgoing`: encode it right behind them.
+      let start = outgoing.count
       encode(into: outgoing, build)
+      lastCompleted = LastCompleted(slot: slot, start: start, end: outgoing.count)
       replies.releaseReady { bytes in bytes.withUnsafeBytes { outgoing.append($0) } }
     case .waiting:
       replies.fill(slot) { encode(into: $0, build) }
+      lastCompleted = LastCompleted(slot: slot, start: -1, end: -1)
     }
     didQueue()
     return state != .closed
+  }
+
+  /// Replaces the reply the last `complete(_:...)` put in `slot` with the one `build` encodes,
+  /// if it is still unwritten: for a handler that learns, before the bytes leave, that the
+  /// request it just answered did not do all it said (its effects overflowed). Returns false,
+  /// changing nothing, when `slot` was not the last completed, its reply was handed to the
+  /// socket, or the connection is closed.
+  @discardableResult
+  public func amendCompleted(_ slot: ReplySlot, _ build: (inout RESPWriter) -> Void) -> Bool {
+    loop.assertInLoop()
+    guard state != .closed, let last = lastCompleted, last.slot == slot else { return false }
+    if last.start < 0 {
+      return replies.refill(slot) { encode(into: $0, build) }
+    }
+    guard last.end <= outgoing.count else { return false }
+    // The replies released behind it stay behind it.
+    let behind = outgoing.withUnsafeBytes(in: last.end..<outgoing.count) { Array($0) }
+    outgoing.removeLast(outgoing.count - last.start)
+    encode(into: outgoing, build)
+    lastCompleted = LastCompleted(slot: slot, start: last.start, end: outgoing.count)
+    behind.withUnsafeBytes { outgoing.append($0) }
+    return true
   }
 
   private func encode(into target: ByteBuffer, _ build: (inout RESPWriter) -> Void) {
@@ -140,6 +165,7 @@ extension Connection {
       inFlightCount = rest
     }
     outgoing.removeAll(keepingCapacityUpTo: 256 * 1024)
+    lastCompleted = nil
     finishDrainingIfDone()
   }
 

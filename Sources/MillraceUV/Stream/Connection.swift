@@ -130,6 +130,16 @@ public final class Connection: StreamHandle, BatchedWriter {
   @exclusivity(unchecked) var writeInFlight = false
   /// Replies that wait for an earlier reserved one.
   @exclusivity(unchecked) var replies = ReplySequence()
+  /// Where the last `complete(_:...)` put its reply, until it is written (`amendCompleted`).
+  @exclusivity(unchecked) var lastCompleted: LastCompleted?
+
+  /// A completed reply's place: `outgoing[start..<end]`, or (`start` -1) its slot's buffer in
+  /// `replies`.
+  struct LastCompleted {
+    var slot: ReplySlot
+    var start: Int
+    var end: Int
+  }
 
   init(
     server: StreamServer, stream: UnsafeMutablePointer<uv_stream_t>, id: UInt64, peer: String,
@@ -212,6 +222,7 @@ public final class Connection: StreamHandle, BatchedWriter {
   override func willCloseHandle() {
     stopReading()
     outgoing = ByteBuffer(capacity: 16)
+    lastCompleted = nil
     replies.removeAll()
     reader.release()
   }

@@ -82,6 +82,18 @@ struct ReplySequence {
     fill(replyAt: index, encode)
   }
 
+  /// Empties the buffer of `slot`, completed and still waiting, and calls `encode` with it;
+  /// returns false, changing nothing, when `slot` is not such a slot.
+  mutating func refill(_ slot: Connection.ReplySlot, _ encode: (ByteBuffer) -> Void) -> Bool {
+    guard let index = index(of: slot), index != head, replies[index].ready else { return false }
+    if let bytes = replies[index].bytes {
+      waitingByteCount -= bytes.count
+      bytes.removeAll()
+    }
+    fill(replyAt: index, encode)
+    return true
+  }
+
   /// After the first slot was completed and sent: calls `send` with the bytes of every
   /// completed reply right behind it, in order, and forgets their slots.
   mutating func releaseReady(_ send: (ByteBuffer) -> Void) {

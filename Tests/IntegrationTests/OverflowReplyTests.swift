@@ -1,0 +1,130 @@
+import Foundation
+import MillraceClient
+import Testing
+
+/// A timer the runtime drops for lack of room is never silent (DESIGN §1): the `SEND` or
+/// `SPAWN` whose transition started it is answered `-OVERFLOW`, naming the machine and the
+/// limit, instead of its usual reply; the change itself is made; `INFO` counts it. Both with
+/// replies held for the commit (`batched`) and written as they are made (`none`).
+@Suite("Overflow answered to the client", .serialized)
+struct OverflowReplyTests {
+  /// A daemon with room for two timers, serving the shipped `door` (whose `open` starts an
+  /// `after 5s`), the `ticker` (`DaemonProcess.ticker`) and the `circuit-breaker` (whose
+  /// initial state starts an `every` on entry).
+  static func daemon(_ durability: String) throws -> (DaemonProcess, ControlClient) {
+    let daemon = DaemonProcess(["--max-timers", "2", "--durability", durability])
+    let examples = DaemonProcess.repository + "/examples/machines/"
+    try daemon.serveMachineFiles([
+      "door.json": try String(contentsOfFile: examples + "door.json", encoding: .utf8),
+      "circuit-breaker.json": try String(
+        contentsOfFile: examples + "circuit-breaker.json", encoding: .utf8),
+      "ticker.json": DaemonProcess.ticker,
+    ])
+    try daemon.start()
+    return (daemon, try daemon.client())
+  }
+
+  static func overflowCount(_ client: ControlClient) throws -> String? {
+    let info = try client.call("INFO", "millrace").string ?? ""
+    return info.split(separator: "\r\n").first { $0.hasPrefix("overflow_timers:") }
+      .map { String($0.dropFirst("overflow_timers:".count)) }
+  }
+
+  @Test(
+    "a SEND whose timer finds the table full is answered -OVERFLOW; its change is made",
+    arguments: ["none", "batched"])
+  func sendAnsweredOverflow(durability: String) throws {
+    let (daemon, client) = try Self.daemon(durability)
+    for name in ["d1", "d2", "d3"] {
+      #expect(try client.call("SPAWN", "door", name) == .simple("OK"))
+    }
+    #expect(try client.call("SEND", "d1", "open").strings == ["closed", "opened"])
+    #expect(try client.call("SEND", "d2", "open").strings == ["closed", "opened"])
+    let refused = try client.call("SEND", "d3", "open")
+    #expect(refused.errorCode == "OVERFLOW")
+    let text = refused.description
+    #expect(text.contains("machine d3") && text.contains("--max-timers 2"), "\(text)")
+    #expect(try client.call("STATE", "d3") == .bulk("opened"))
+    #expect(try Self.overflowCount(client) == "1")
+    // Answered to the client, so not logged.
+    #expect(!daemon.logText.contains("overflow:"), "\(daemon.logText)")
+    // A timer freed, the next one fits.
+    #expect(try client.call("SEND", "d1", "close").strings == ["opened", "closed"])
+    #expect(try client.call("SEND", "d3", "close").strings == ["opened", "closed"])
+    #expect(try client.call("SEND", "d3", "open").strings == ["closed", "opened"])
+    #expect(try Self.overflowCount(client) == "1")
+  }
+
+  @Test(
+    "an overflowing SEND's answer keeps its place among the replies pipelined around it",
+    arguments: ["none", "batched"])
+  func pipelinedOrder(durability: String) throws {
+    let (daemon, client) = try Self.daemon(durability)
+    defer { withExtendedLifetime(daemon) {} }
+    #expect(try client.call("SPAWN", "ticker", "t") == .simple("OK"))
+    for name in ["d1", "d2", "d3"] {
+      #expect(try client.call("SPAWN", "door", name) == .simple("OK"))
+    }
+    #expect(try client.call("SEND", "d1", "open").strings == ["closed", "opened"])
+    #expect(try client.call("SEND", "d2", "open").strings == ["closed", "opened"])
+    // `poke` leaves an input queued: the SEND behind it waits in the queue, the PING behind
+    // that is answered at once and waits behind the SEND's place; the SEND's answer then goes
+    // out with the PING's right behind it, and is replaced there.
+    let requests = [
+      ["SEND", "t", "poke"], ["SEND", "d3", "open"], ["PING"], ["SEND", "d1", "close"],
+      ["PING"],
+    ]
+    for words in requests { try client.send(words) }
+    let replies = try requests.map { _ in try client.read() }
+    #expect(replies[0].strings == ["idle", "idle"])
+    #expect(replies[1].errorCode == "OVERFLOW", "\(replies[1])")
+    #expect(replies[2] == .simple("PONG"))
+    #expect(replies[3].strings == ["opened", "closed"])
+    #expect(replies[4] == .simple("PONG"))
+    #expect(try client.call("STATE", "d3") == .bulk("opened"))
+    // Now the SEND is answered while the one before it (the second `poke`, queued behind the
+    // first one's `tock`) still waits: its answer waits in its own place, replaced there.
+    #expect(try client.call("SEND", "d1", "open").strings == ["closed", "opened"])
+    let waiting = [
+      ["SEND", "d3", "close"], ["SEND", "t", "poke"], ["SEND", "t", "poke"],
+      ["SEND", "d3", "open"], ["PING"],
+    ]
+    for words in waiting { try client.send(words) }
+    let answers = try waiting.map { _ in try client.read() }
+    #expect(answers[0].strings == ["opened", "closed"])
+    #expect(answers[1].strings == ["idle", "idle"])
+    #expect(answers[2].strings == ["idle", "idle"])
+    #expect(answers[3].errorCode == "OVERFLOW", "\(answers[3])")
+    #expect(answers[4] == .simple("PONG"))
+    #expect(try Self.overflowCount(client) == "2")
+  }
+
+  @Test("a SPAWN whose initial state's timer finds the table full is answered -OVERFLOW")
+  func spawnAnsweredOverflow() throws {
+    let (daemon, client) = try Self.daemon("batched")
+    defer { withExtendedLifetime(daemon) {} }
+    #expect(try client.call("SPAWN", "circuit-breaker", "b1") == .simple("OK"))
+    #expect(try client.call("SPAWN", "circuit-breaker", "b2") == .simple("OK"))
+    let refused = try client.call("SPAWN", "circuit-breaker", "b3")
+    #expect(refused.errorCode == "OVERFLOW", "\(refused)")
+    #expect(try client.call("STATE", "b3") == .bulk("closed"))
+    #expect(try Self.overflowCount(client) == "1")
+  }
+
+  @Test("inside EXEC the answer stays, and the overflow is logged with the machine's name")
+  func execLogsOverflow() throws {
+    let (daemon, client) = try Self.daemon("batched")
+    for name in ["d1", "d2", "d3"] {
+      #expect(try client.call("SPAWN", "door", name) == .simple("OK"))
+    }
+    #expect(try client.call("SEND", "d1", "open").strings == ["closed", "opened"])
+    #expect(try client.call("SEND", "d2", "open").strings == ["closed", "opened"])
+    #expect(try client.call("MULTI") == .simple("OK"))
+    #expect(try client.call("SEND", "d3", "open") == .simple("QUEUED"))
+    let replies = try client.call("EXEC").elements
+    #expect(replies?.first?.strings == ["closed", "opened"])
+    #expect(try Self.overflowCount(client) == "1")
+    let logged = daemon.logText.split(separator: "\n").filter { $0.contains("overflow:") }
+    #expect(logged.count == 1 && logged[0].contains("machine d3"), "\(daemon.logText)")
+  }
+}
