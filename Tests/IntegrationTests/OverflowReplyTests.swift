@@ -18,11 +18,23 @@ struct OverflowReplyTests {
       "door.json": try String(contentsOfFile: examples + "door.json", encoding: .utf8),
       "circuit-breaker.json": try String(
         contentsOfFile: examples + "circuit-breaker.json", encoding: .utf8),
-      "ticker.json": DaemonProcess.ticker,
+      "ticker.json": DaemonProcess.ticker, "relay.json": relay,
     ])
     try daemon.start()
     return (daemon, try daemon.client())
   }
+
+  /// A kind whose `go` starts a short timer, whose input starts two long ones: a transition
+  /// no client waits for.
+  static let relay = """
+    { "kind": "relay", "initial": "a",
+      "transitions": [
+        { "on": "go", "from": "a", "to": "b",
+          "effects": [ { "after": "100ms", "send": "next" } ] },
+        { "on": "next", "from": "b", "to": "c",
+          "effects": [ { "after": "1h", "send": "never" }, { "after": "2h", "send": "never" } ] },
+        { "on": "never", "from": "c" }, { "on": "reset", "from": "c", "to": "a" } ] }
+    """
 
   static func overflowCount(_ client: ControlClient) throws -> String? {
     let info = try client.call("INFO", "millrace").string ?? ""
@@ -111,20 +123,40 @@ struct OverflowReplyTests {
     #expect(try Self.overflowCount(client) == "1")
   }
 
-  @Test("inside EXEC the answer stays, and the overflow is logged with the machine's name")
-  func execLogsOverflow() throws {
+  @Test("inside EXEC the SEND's element of the reply is the error; a timer's drop is logged")
+  func execAndLog() throws {
     let (daemon, client) = try Self.daemon("batched")
-    for name in ["d1", "d2", "d3"] {
+    for name in ["d1", "d2", "d3", "d4"] {
       #expect(try client.call("SPAWN", "door", name) == .simple("OK"))
     }
     #expect(try client.call("SEND", "d1", "open").strings == ["closed", "opened"])
     #expect(try client.call("SEND", "d2", "open").strings == ["closed", "opened"])
     #expect(try client.call("MULTI") == .simple("OK"))
     #expect(try client.call("SEND", "d3", "open") == .simple("QUEUED"))
+    #expect(try client.call("PING") == .simple("QUEUED"))
     let replies = try client.call("EXEC").elements
-    #expect(replies?.first?.strings == ["closed", "opened"])
+    #expect(replies?.count == 2)
+    #expect(replies?.first?.errorCode == "OVERFLOW", "\(String(describing: replies))")
+    #expect(replies?.last == .simple("PONG"))
     #expect(try Self.overflowCount(client) == "1")
-    let logged = daemon.logText.split(separator: "\n").filter { $0.contains("overflow:") }
-    #expect(logged.count == 1 && logged[0].contains("machine d3"), "\(daemon.logText)")
+    #expect(!daemon.logText.contains("overflow:"), "\(daemon.logText)")
+  }
+
+  @Test("a timer dropped by a transition no client waits for is logged, naming the machine")
+  func timerInputLogsOverflow() throws {
+    let (daemon, client) = try Self.daemon("none")
+    #expect(try client.call("SPAWN", "relay", "r1") == .simple("OK"))
+    #expect(try client.call("SPAWN", "door", "d1") == .simple("OK"))
+    #expect(try client.call("SEND", "r1", "go").strings == ["a", "b"])
+    #expect(try client.call("SEND", "d1", "open").strings == ["closed", "opened"])
+    // At 100 ms `next` fires (its slot freed) and starts two timers: the second finds none.
+    var logged: [Substring] = []
+    for _ in 0..<100 where logged.isEmpty {
+      usleep(20_000)
+      logged = daemon.logText.split(separator: "\n").filter { $0.contains("overflow:") }
+    }
+    #expect(logged.count == 1 && logged.first?.contains("machine r1") == true, "\(logged)")
+    #expect(try client.call("STATE", "r1") == .bulk("c"))
+    #expect(try Self.overflowCount(client) == "1")
   }
 }

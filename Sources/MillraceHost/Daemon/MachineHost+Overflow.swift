@@ -9,7 +9,7 @@ import Millrace
 ///   wire), naming the machine and what was dropped: the change is made, the effect is not.
 ///   The runtime applies a step's effects after its observers saw its reply, so the answer is
 ///   changed where it waits (`SendRequester.sendOverflowed`), before it is written.
-/// - Otherwise (the input of a timer, of an effect or of a job; no client waits) it is logged
+/// - Otherwise (the transition of a timer's or a job's input; no client waits) it is logged
 ///   at `warning`, naming the machine: at most one line a second, the next line counting the
 ///   ones left out.
 /// - Either way it is counted by cause (`overflowCounts`, `INFO`'s `overflow_*` fields).

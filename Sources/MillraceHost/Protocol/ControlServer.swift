@@ -360,17 +360,26 @@ public final class ControlServer {
       }
     }
     if ticket == Session.execTicket || ticket == Session.execSpawnTicket {
+      session.execAnswerStart = session.execReply?.buffer.count ?? 0
       return session.reply(write)
     }
     hold(for: session, slot: Connection.ReplySlot(rawValue: ticket), write)
   }
 
   /// Replaces the answer `answer(_:ticket:_:)` just gave `session` for `ticket` with `error`,
-  /// where it waits: held for the turn's commit, or completed in the connection and not yet
-  /// written. Returns false when it cannot (an answer inside `EXEC`'s reply, or one already
+  /// where it waits: the last element of `EXEC`'s reply, held for the turn's commit, or
+  /// completed in the connection and not yet written. Returns false when it cannot (already
   /// written).
   func amendAnswer(_ session: Session, ticket: UInt64, with error: ReplyError) -> Bool {
-    guard ticket != Session.execTicket && ticket != Session.execSpawnTicket else { return false }
+    if ticket == Session.execTicket || ticket == Session.execSpawnTicket {
+      guard let exec = session.execReply, session.execAnswerStart <= exec.buffer.count else {
+        return false
+      }
+      exec.buffer.removeLast(exec.buffer.count - session.execAnswerStart)
+      var writer = RESPWriter(appendingTo: exec.buffer, version: session.version)
+      writer.error(error.prefix, error.text)
+      return true
+    }
     let slot = Connection.ReplySlot(rawValue: ticket)
     guard holdsAcknowledgments else {
       return session.connection.amendCompleted(slot) { $0.error(error.prefix, error.text) }

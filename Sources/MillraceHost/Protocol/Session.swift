@@ -58,6 +58,9 @@ final class Session: ConnectionHandler, SendRequester {
   @exclusivity(unchecked) var transaction: Transaction?
   /// The elements of the `EXEC` reply being built (nil outside `EXEC`).
   @exclusivity(unchecked) var execReply: (buffer: ByteBuffer, count: Int)?
+  /// Where the last answer to a `SEND` or `SPAWN` inside `EXEC` starts in `execReply`'s
+  /// buffer (`ControlServer.amendAnswer`).
+  @exclusivity(unchecked) var execAnswerStart = 0
   /// A `SEND` waiting for room in its machine's queue (the connection is paused meanwhile),
   /// with the reply slot it answers in.
   @exclusivity(unchecked) var blockedSend:
