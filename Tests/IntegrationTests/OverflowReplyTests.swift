@@ -11,20 +11,31 @@ struct OverflowReplyTests {
   /// A daemon with room for two timers, serving the shipped `door` (whose `open` starts an
   /// `after 5s`), the `ticker` (`DaemonProcess.ticker`) and the `circuit-breaker` (whose
   /// initial state starts an `every` on entry).
-  static func daemon(_ durability: String) throws -> (DaemonProcess, ControlClient) {
-    let daemon = DaemonProcess(["--max-timers", "2", "--durability", durability])
+  static func daemon(_ durability: String, limits: [String] = ["--max-timers", "2"]) throws
+    -> (DaemonProcess, ControlClient)
+  {
+    let daemon = DaemonProcess(limits + ["--durability", durability])
     let examples = DaemonProcess.repository + "/examples/machines/"
     try daemon.serveMachineFiles([
       "door.json": try String(contentsOfFile: examples + "door.json", encoding: .utf8),
       "circuit-breaker.json": try String(
         contentsOfFile: examples + "circuit-breaker.json", encoding: .utf8),
-      "ticker.json": DaemonProcess.ticker, "relay.json": relay,
+      "ticker.json": DaemonProcess.ticker, "relay.json": relay, "twice.json": twice,
     ])
     try daemon.start()
     return (daemon, try daemon.client())
   }
 
-  /// A kind whose `go` starts a short timer, whose input starts two long ones: a transition
+  /// A kind whose `poke` sends itself two `tock`s: with room for one queued input, the second
+  /// is dropped.
+  static let twice = """
+    { "kind": "twice", "initial": "idle",
+      "transitions": [
+        { "on": "poke", "from": "idle", "effects": [ { "send": "tock" }, { "send": "tock" } ] },
+        { "on": "tock", "from": "idle" } ] }
+    """
+
+  /// A kind whose `go` starts a short timer, whose input starts three long ones: a transition
   /// no client waits for.
   static let relay = """
     { "kind": "relay", "initial": "a",
@@ -32,14 +43,16 @@ struct OverflowReplyTests {
         { "on": "go", "from": "a", "to": "b",
           "effects": [ { "after": "100ms", "send": "next" } ] },
         { "on": "next", "from": "b", "to": "c",
-          "effects": [ { "after": "1h", "send": "never" }, { "after": "2h", "send": "never" } ] },
+          "effects": [ { "after": "1h", "send": "never" }, { "after": "2h", "send": "never" },
+                       { "after": "3h", "send": "never" } ] },
         { "on": "never", "from": "c" }, { "on": "reset", "from": "c", "to": "a" } ] }
     """
 
-  static func overflowCount(_ client: ControlClient) throws -> String? {
+  static func overflowCount(_ client: ControlClient, _ cause: String = "timers") throws -> String? {
+    let field = "overflow_\(cause):"
     let info = try client.call("INFO", "millrace").string ?? ""
-    return info.split(separator: "\r\n").first { $0.hasPrefix("overflow_timers:") }
-      .map { String($0.dropFirst("overflow_timers:".count)) }
+    return info.split(separator: "\r\n").first { $0.hasPrefix(field) }
+      .map { String($0.dropFirst(field.count)) }
   }
 
   @Test(
@@ -149,7 +162,8 @@ struct OverflowReplyTests {
     #expect(try client.call("SPAWN", "door", "d1") == .simple("OK"))
     #expect(try client.call("SEND", "r1", "go").strings == ["a", "b"])
     #expect(try client.call("SEND", "d1", "open").strings == ["closed", "opened"])
-    // At 100 ms `next` fires (its slot freed) and starts two timers: the second finds none.
+    // At 100 ms `next` fires (its slot freed) and starts three timers: the second and third
+    // find none, and the second's line stands for both (one line a second at most).
     var logged: [Substring] = []
     for _ in 0..<100 where logged.isEmpty {
       usleep(20_000)
@@ -157,6 +171,34 @@ struct OverflowReplyTests {
     }
     #expect(logged.count == 1 && logged.first?.contains("machine r1") == true, "\(logged)")
     #expect(try client.call("STATE", "r1") == .bulk("c"))
-    #expect(try Self.overflowCount(client) == "1")
+    #expect(try Self.overflowCount(client) == "2")
+    #expect(daemon.logText.split(separator: "\n").filter { $0.contains("overflow:") }.count == 1)
+  }
+
+  @Test("a SEND whose effect finds no free effect slot is answered -OVERFLOW")
+  func effectSlotAnsweredOverflow() throws {
+    let (daemon, client) = try Self.daemon("none", limits: ["--max-effects", "2"])
+    defer { withExtendedLifetime(daemon) {} }
+    for name in ["d1", "d2", "d3"] {
+      #expect(try client.call("SPAWN", "door", name) == .simple("OK"))
+    }
+    #expect(try client.call("SEND", "d1", "open").strings == ["closed", "opened"])
+    #expect(try client.call("SEND", "d2", "open").strings == ["closed", "opened"])
+    let refused = try client.call("SEND", "d3", "open")
+    #expect(refused.errorCode == "OVERFLOW", "\(refused)")
+    #expect(refused.description.contains("--max-effects"), "\(refused)")
+    #expect(try Self.overflowCount(client, "effects") == "1")
+  }
+
+  @Test("a SEND whose transition sends an input to a full queue is answered -OVERFLOW")
+  func sentInputAnsweredOverflow() throws {
+    let (daemon, client) = try Self.daemon("batched", limits: ["--queue-capacity", "1"])
+    defer { withExtendedLifetime(daemon) {} }
+    #expect(try client.call("SPAWN", "twice", "w") == .simple("OK"))
+    let refused = try client.call("SEND", "w", "poke")
+    #expect(refused.errorCode == "OVERFLOW", "\(refused)")
+    #expect(refused.description.contains("machine w"), "\(refused)")
+    #expect(try Self.overflowCount(client, "inputs") == "1")
+    #expect(!daemon.logText.contains("overflow:"), "\(daemon.logText)")
   }
 }

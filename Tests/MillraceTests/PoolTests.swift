@@ -61,11 +61,19 @@ struct PoolTests {
   func effectPoolIsShared() throws {
     let runtime = Runtime(capacity: RuntimeCapacity(machines: 3, effects: 2))
     var diagnostics: [Diagnostic] = []
-    runtime.onDiagnostic = { diagnostics.append($0) }
+    var reportedInDispatch: [Bool] = []
+    runtime.onDiagnostic = { [unowned runtime] in
+      diagnostics.append($0)
+      reportedInDispatch.append(runtime.isDispatching)
+    }
     let machines = try (0..<3).map { _ in try runtime.spawn(Counter.self, state: 0) }
     for machine in machines { _ = machine.post(.arm) }
+    #expect(!runtime.isDispatching)
     runtime.dispatch()
+    #expect(!runtime.isDispatching)
     #expect(diagnostics == [.effectSlotsFull(machines[2].id)])
+    // Reported from the step's effects: inside the dispatch (`Runtime.isDispatching`).
+    #expect(reportedInDispatch == [true])
     #expect(runtime.statistics.timers == 2)
     _ = machines[0].post(.disarm)
     _ = machines[2].post(.arm)

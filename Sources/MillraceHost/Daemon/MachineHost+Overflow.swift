@@ -9,9 +9,11 @@ import Millrace
 ///   wire), naming the machine and what was dropped: the change is made, the effect is not.
 ///   The runtime applies a step's effects after its observers saw its reply, so the answer is
 ///   changed where it waits (`SendRequester.sendOverflowed`), before it is written.
-/// - Otherwise (the transition of a timer's or a job's input; no client waits) it is logged
-///   at `warning`, naming the machine: at most one line a second, the next line counting the
-///   ones left out.
+/// - Otherwise (the transition of a timer's or a job's input, or such an input itself finding
+///   its queue full; no client waits) it is logged at `warning`, naming the machine: at most
+///   one line a second, the next line counting the ones left out.
+/// - A timer or effect slot that a restore finds full is not logged here: outside a step only
+///   a restore starts effects, and its caller reports each timer it could not restore.
 /// - Either way it is counted by cause (`overflowCounts`, `INFO`'s `overflow_*` fields).
 extension MachineHost {
   /// The `SEND` or `SPAWN` the step being resolved answered: whose effects, applied after the
@@ -53,8 +55,11 @@ extension MachineHost {
     case .inputQueueFull: overflowCounts.inputs += 1
     case .effectBufferFull(_, let dropped): overflowCounts.recorded += dropped
     }
-    if runtime.isDispatching, let step = answeredStep,
-      Self.step(of: step.machine, made: diagnostic),
+    guard runtime.isDispatching else {
+      if case .inputQueueFull = diagnostic { logOverflow(failure) }
+      return
+    }
+    if let step = answeredStep, Self.step(of: step.machine, made: diagnostic),
       step.requester.sendOverflowed(ticket: step.ticket, failure)
     {
       return
@@ -80,11 +85,11 @@ extension MachineHost {
     }
     switch diagnostic {
     case .timersFull(let id):
-      return "\(name(id)) handled the input (the change is made), but a timer it started was "
-        + "dropped: every timer slot is in use (--max-timers \(runtime.capacity.timers))"
+      return "\(name(id)) made its transition, but a timer it started was dropped: every timer "
+        + "slot is in use (--max-timers \(runtime.capacity.timers))"
     case .effectSlotsFull(let id):
-      return "\(name(id)) handled the input (the change is made), but an effect it started was "
-        + "dropped: no free effect slot (--max-effects)"
+      return "\(name(id)) made its transition, but an effect it started was dropped: no free "
+        + "effect slot (--max-effects)"
     case .inputQueueFull(let id, let source):
       let from: String
       switch source {
